@@ -1,0 +1,294 @@
+"""Assertion helpers: score, record on the current test, fail with an actionable message.
+
+Each ``assert_*`` helper wraps one evaluator. On success it returns the
+:class:`~pytest_llmeval.result.Result`; on failure it raises
+:class:`LLMEvalAssertionError` (an ``AssertionError``) whose message shows each
+metric against its threshold, the evidence, the model and case, and the
+signature. Every helper takes these keyword arguments besides its own:
+
+- ``threshold``: threshold of the primary metric for this call;
+- ``thresholds``: ``{metric: value}`` for any metric (``None`` switches one off);
+- ``model``, ``case``: the model under test and the case id (default: from the
+  ``llmeval`` marker or fixture);
+- ``question``, ``metadata``: recorded with the case.
+
+Threshold precedence: this call, then ``--llmeval-threshold``, then the
+``llmeval_thresholds`` ini option, then the catalog default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .case import Case
+from .recording import current_context
+from .result import Result
+
+__all__ = [
+    "LLMEvalAssertionError",
+    "evaluate",
+    "assert_check",
+    "assert_matches",
+    "assert_json",
+    "assert_no_pii",
+    "assert_no_sensitive_data",
+    "assert_no_encoded_leak",
+    "assert_not_looping",
+    "assert_rouge",
+    "assert_bleu",
+    "assert_exact_match",
+    "assert_edit_distance",
+    "format_failure",
+]
+
+_CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
+
+
+class LLMEvalAssertionError(AssertionError):
+    """An llmeval check failed; ``result`` holds the scores and evidence."""
+
+    def __init__(self, message: str, result: Result) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.0f}" if value == int(value) and abs(value) > 1 else f"{value:.3f}"
+
+
+def format_failure(result: Result, actual: str | None = None) -> str:
+    """The message of a failed check."""
+    lines = []
+    failed = result.failed_metrics()
+    if failed:
+        checks = []
+        for metric in failed:
+            sign = "<" if result.higher_is_better.get(metric, True) else ">"
+            checks.append(f"{metric} {_fmt(result.metrics[metric])} {sign} threshold {_fmt(result.thresholds[metric])}")
+        lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(checks))
+    else:
+        lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")
+    if result.reason:
+        lines.append(f"  why: {result.reason}")
+    scores = ", ".join(f"{k}={_fmt(v)}" for k, v in result.metrics.items() if v is not None)
+    lines.append(f"  scores: {scores}")
+    who = []
+    if result.model:
+        who.append(f"model: {result.model}")
+    if result.case_id:
+        who.append(f"case: {result.case_id}")
+    if who:
+        lines.append("  " + "  ".join(who))
+    if actual is not None:
+        shown = actual if len(actual) <= 300 else actual[:300] + f"... ({len(actual)} chars)"
+        lines.append(f"  answer: {shown!r}")
+    lines.append(f"  signature: {result.signature.key}")
+    return "\n".join(lines)
+
+
+def _thresholds(
+    name: str, threshold: float | None, thresholds: Mapping[str, float | None] | None, primary: str, session: Mapping[str, float]
+) -> dict[str, float | None]:
+    merged: dict[str, float | None] = dict(session)
+    if thresholds is not None:
+        if not isinstance(thresholds, Mapping):
+            raise TypeError(f"{name}: argument 'thresholds' must be a mapping of metric to number, got {type(thresholds).__name__}")
+        merged.update(thresholds)
+    if threshold is not None:
+        merged[primary] = threshold
+    return merged
+
+
+def evaluate(
+    name: str,
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    case: str | None = None,
+    record: bool = True,
+    **fields: Any,
+) -> Result:
+    """Run evaluator ``name`` on one case and return the result without asserting.
+
+    ``fields`` are case fields (``actual``, ``expected``, ``question``, ``context``,
+    ``conditions``, ``history``, ``model``, ``metadata``); ``params`` go to the
+    evaluator. Inside a test the result is recorded unless ``record=False``.
+
+    >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
+    True
+    """
+    unknown = sorted(set(fields) - set(_CASE_FIELDS))
+    if unknown:
+        raise TypeError(
+            f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "
+            f"and evaluator parameters go in params={{...}}"
+        )
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
+    context = current_context()
+    if context is not None:
+        if fields.get("model") is None:
+            fields["model"] = context.model
+        case = case if case is not None else (context.case or context.nodeid)
+    the_case = Case(case_id=case, **fields)
+    params = dict(params or {})
+    if context is not None:
+        evaluator = context.evaluator(name, params)
+        session_thresholds = context.threshold_overrides(name)
+    else:
+        from .registry import Registry
+
+        evaluator = Registry().create(name, **params)
+        session_thresholds = {}
+    in_force = _thresholds(name, threshold, thresholds, evaluator.primary_metric().name, session_thresholds)
+    [result] = evaluator.evaluate([the_case], thresholds=in_force)
+    if record and context is not None:
+        context.record(result)
+    return result
+
+
+def assert_check(
+    name: str,
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    case: str | None = None,
+    **fields: Any,
+) -> Result:
+    """Run evaluator ``name`` and fail the test if the case misses a threshold.
+
+    The generic form of every ``assert_*`` helper, for any registered evaluator:
+    ``assert_check("rouge", actual=answer, expected=reference, threshold=0.4)``.
+    """
+    __tracebackhide__ = True
+    result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, **fields)
+    if not result.passed:
+        raise LLMEvalAssertionError(format_failure(result, fields.get("actual")), result)
+    return result
+
+
+def _common(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
+    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case"})
+    if bad:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
+
+
+def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate_context: bool = True, **kwargs: Any) -> Result:
+    """The answer (and context, if given) satisfies a condition like ``'"15,969" AND NOT "Real"'``.
+
+    Quoted strings are substrings, ``regexp("...")`` is :func:`re.search`;
+    combine with AND, OR, NOT and parentheses.
+    """
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check(
+        "text_matching", actual=actual, conditions=condition, context=context,
+        params={"evaluate_context": evaluate_context}, **kwargs,
+    )
+
+
+def assert_json(actual: str, schema: Any = None, *, strip_fences: bool = True, **kwargs: Any) -> Result:
+    """The answer parses as JSON and follows ``schema`` (a JSON Schema; ``None`` or ``{}``: any JSON)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check(
+        "json_schema", actual=actual, params={"schema": {} if schema is None else schema, "strip_fences": strip_fences}, **kwargs
+    )
+
+
+def assert_no_pii(
+    actual: str, *, context: Any = None, kinds: Any = None, allow: Any = (), evaluate_context: bool = True, **kwargs: Any
+) -> Result:
+    """No e-mail, card number, SSN, phone number, IBAN or IP address in the answer (or context)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
+    return assert_check("pii_leakage", actual=actual, context=context, params=params, **kwargs)
+
+
+def assert_no_sensitive_data(
+    actual: str, *, context: Any = None, kinds: Any = None, allow: Any = (), evaluate_context: bool = True, **kwargs: Any
+) -> Result:
+    """No private key, certificate, API key, cloud key, token, product key or password in the answer (or context)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
+    return assert_check("sensitive_data", actual=actual, context=context, params=params, **kwargs)
+
+
+def assert_no_encoded_leak(
+    actual: str,
+    *,
+    conditions: str | None = None,
+    context: Any = None,
+    encoding: str = "auto",
+    evaluate_context: bool = True,
+    **kwargs: Any,
+) -> Result:
+    """Base16/base64 parts of the answer, decoded, satisfy ``conditions`` (else hold no PII)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"encoding": encoding, "evaluate_context": evaluate_context}
+    return assert_check("encoding_guardrail", actual=actual, conditions=conditions, context=context, params=params, **kwargs)
+
+
+def assert_not_looping(actual: str, **kwargs: Any) -> Result:
+    """The answer does not repeat itself (unique sentences; optionally repeated substrings, compressibility)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("looping", actual=actual, **kwargs)
+
+
+def assert_rouge(actual: str, expected: Any, *, use_stemmer: bool = False, split_summaries: bool = True, **kwargs: Any) -> Result:
+    """ROUGE against the expected answer(s); primary metric ROUGE-L F1."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"use_stemmer": use_stemmer, "split_summaries": split_summaries}
+    return assert_check("rouge", actual=actual, expected=expected, params=params, **kwargs)
+
+
+def assert_bleu(
+    actual: str, expected: Any, *, smoothing: str = "method1", weights: Any = None, lowercase: bool = False, **kwargs: Any
+) -> Result:
+    """Sentence BLEU against the expected answer(s); primary metric BLEU-1."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"smoothing": smoothing, "weights": weights, "lowercase": lowercase}
+    return assert_check("bleu", actual=actual, expected=expected, params=params, **kwargs)
+
+
+def assert_exact_match(
+    actual: str,
+    expected: Any,
+    *,
+    ignore_case: bool = False,
+    ignore_whitespace: bool = True,
+    ignore_punctuation: bool = False,
+    **kwargs: Any,
+) -> Result:
+    """The answer equals one of the expected answers after normalisation."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
+    return assert_check("exact_match", actual=actual, expected=expected, params=params, **kwargs)
+
+
+def assert_edit_distance(
+    actual: str,
+    expected: Any,
+    *,
+    ignore_case: bool = False,
+    ignore_whitespace: bool = True,
+    ignore_punctuation: bool = False,
+    **kwargs: Any,
+) -> Result:
+    """Character-level similarity (1 - normalised Levenshtein distance) to the expected answer(s)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
+    return assert_check("edit_distance", actual=actual, expected=expected, params=params, **kwargs)

@@ -1,0 +1,209 @@
+"""The inputs of one check.
+
+A :class:`Case` mirrors one row of an evaluation dataset (the format of seed 002:
+``input`` with the question and conversation history, ``expected_output``,
+``metadata``), extended with what the system under test produced: the actual
+answer, the retrieved context and the model's name.
+
+>>> case = Case(actual="Paris", expected="Paris", question="Capital of France?")
+>>> case.expected
+('Paris',)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["Case", "CASE_FIELDS", "load_cases"]
+
+#: What each field of a case means, used in error messages.
+CASE_FIELDS: Mapping[str, str] = MappingProxyType(
+    {
+        "question": "the question or prompt sent to the model",
+        "actual": "the actual answer produced by the model",
+        "expected": "the expected answer (ground truth), one or several",
+        "context": "the retrieved context, as ordered chunks",
+        "conditions": "a text-matching condition such as '\"15,969\" AND NOT \"Real\"'",
+        "history": "the conversation history, as {'role', 'content'} messages",
+        "model": "the name of the model under test",
+        "case_id": "the id of the test case",
+        "metadata": "free-form metadata",
+    }
+)
+
+
+def _optional_text(owner: str, name: str, value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"{owner}: argument {name!r} must be a str or None, got {type(value).__name__}")
+
+
+def _texts(owner: str, name: str, value: object) -> tuple[str, ...]:
+    """Normalise one text or a sequence of texts into a tuple of str."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (bytes, bytearray)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{owner}: argument {name!r} must be a str or a sequence of str, got {type(value).__name__}"
+        )
+    items = tuple(value)
+    for index, item in enumerate(items):
+        if not isinstance(item, str):
+            raise TypeError(
+                f"{owner}: argument {name!r}[{index}] must be a str, got {type(item).__name__}"
+            )
+    return items
+
+
+def _history(owner: str, value: object) -> tuple[Mapping[str, str], ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{owner}: argument 'history' must be a sequence of {{'role', 'content'}} mappings, "
+            f"got {type(value).__name__}"
+        )
+    messages = []
+    for index, message in enumerate(value):
+        if not isinstance(message, Mapping) or not isinstance(message.get("content"), str):
+            raise TypeError(
+                f"{owner}: argument 'history'[{index}] must be a mapping with a str 'content' "
+                f"and a 'role', got {message!r:.80}"
+            )
+        messages.append(MappingProxyType({"role": str(message.get("role", "user")), "content": message["content"]}))
+    return tuple(messages)
+
+
+@dataclass(frozen=True)
+class Case:
+    """The inputs of one check; immutable.
+
+    Args:
+        actual: The actual answer produced by the model under test.
+        expected: The expected answer, or several acceptable ones.
+        question: The question or prompt.
+        context: The retrieved context, one chunk or ordered chunks.
+        conditions: A text-matching condition (see :mod:`pytest_llmeval.conditions`).
+        history: The conversation history before the question.
+        model: The name of the model under test.
+        case_id: The id of this case, used to find the most difficult case.
+        metadata: Free-form metadata (category, difficulty, perturbation, ...).
+    """
+
+    actual: str | None = None
+    expected: tuple[str, ...] = ()
+    question: str | None = None
+    context: tuple[str, ...] = ()
+    conditions: str | None = None
+    history: tuple[Mapping[str, str], ...] = ()
+    model: str | None = None
+    case_id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        owner = "Case"
+        for name in ("actual", "question", "conditions", "model", "case_id"):
+            _optional_text(owner, name, getattr(self, name))
+        object.__setattr__(self, "expected", _texts(owner, "expected", self.expected))
+        object.__setattr__(self, "context", _texts(owner, "context", self.context))
+        object.__setattr__(self, "history", _history(owner, self.history))
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"Case: argument 'metadata' must be a mapping, got {type(self.metadata).__name__}")
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    def has(self, name: str) -> bool:
+        """Whether the field ``name`` was given (an empty string counts as given)."""
+        value = getattr(self, name)
+        if isinstance(value, tuple):
+            return len(value) > 0
+        return value is not None
+
+    def replace(self, **changes: Any) -> Case:
+        """Return a copy with some fields changed."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(changes)
+        return Case(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict in the dataset format (seed 002) this class reads."""
+        record: dict[str, Any] = {
+            "id": self.case_id,
+            "input": {
+                "question": self.question,
+                "conversation_history": [dict(m) for m in self.history],
+            },
+            "expected_output": {"answer": list(self.expected)},
+            "metadata": dict(self.metadata),
+            "retrieved_context": list(self.context),
+            "conditions": self.conditions,
+            "model": self.model,
+            "actual_output": self.actual,
+        }
+        return record
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Case:
+        """Build a case from one dataset row.
+
+        Accepts the seed-002 layout (``input.question``, ``input.conversation_history``,
+        ``expected_output.answer``, ``metadata``) plus ``id``, ``retrieved_context``,
+        ``conditions``, ``model`` and ``actual_output`` (a string, or a mapping with
+        ``answer``). Flat keys (``question``, ``expected``, ``context``, ``actual``) work too.
+
+        >>> Case.from_record({"input": {"question": "2+2?"}, "expected_output": {"answer": "4"},
+        ...                   "actual_output": "4", "model": "m"}).expected
+        ('4',)
+        """
+        if not isinstance(record, Mapping):
+            raise TypeError(f"Case.from_record: a record must be a mapping, got {type(record).__name__}")
+        inp = record.get("input", {})
+        if isinstance(inp, str):
+            inp = {"question": inp}
+        expected_output = record.get("expected_output", record.get("expected"))
+        if isinstance(expected_output, Mapping):
+            expected_output = expected_output.get("answer")
+        actual = record.get("actual_output", record.get("actual"))
+        if isinstance(actual, Mapping):
+            actual = actual.get("answer")
+        return cls(
+            actual=actual,
+            expected=expected_output,
+            question=inp.get("question", record.get("question")),
+            context=record.get("retrieved_context", record.get("context")),
+            conditions=record.get("conditions"),
+            history=inp.get("conversation_history", record.get("history")),
+            model=record.get("model"),
+            case_id=None if record.get("id") is None else str(record.get("id")),
+            metadata=record.get("metadata") or {},
+        )
+
+
+def load_cases(path: str | os.PathLike[str]) -> list[Case]:
+    """Read cases from a JSON Lines file, one :meth:`Case.from_record` row a line.
+
+    Blank lines and lines starting with ``#`` are skipped. A bad line raises
+    ``ValueError`` naming the file and the line number.
+    """
+    cases: list[Case] = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            text = line.strip()
+            if not text or text.startswith("#"):
+                continue
+            try:
+                cases.append(Case.from_record(json.loads(text)))
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{os.fspath(path)}:{number}: not a valid case: {exc}") from exc
+    return cases
+
+
+def as_sequence(value: Sequence[Case] | Case) -> Sequence[Case]:
+    """Accept one case or a sequence of cases."""
+    return (value,) if isinstance(value, Case) else value

@@ -1,0 +1,241 @@
+"""The evaluator contract.
+
+An evaluator is a small class that declares, as class attributes, what it needs
+(``requires``), what it measures (``metrics``) and how (``reproducible``,
+``needs_judge``, ``uses_models``, ``gpu``); takes its parameters as keyword
+arguments, checked when it is built; and scores a **batch** of cases at once,
+returning one :class:`~pytest_llmeval.result.Result` per case.
+
+Subclasses implement :meth:`Evaluator.score` (one case) or, when batching pays
+(model calls), :meth:`Evaluator.score_batch`.
+
+>>> from pytest_llmeval.evaluators.lexical import ExactMatch
+>>> [r.passed for r in ExactMatch(ignore_case=True).evaluate([Case(actual="Paris", expected="paris")])]
+[True]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..case import CASE_FIELDS, Case
+from ..result import Result, Signature
+
+__all__ = ["Evaluator", "MetricSpec", "Score", "MissingInputError", "EXCERPT_CHARS"]
+
+#: How much of an answer a result keeps for reports.
+EXCERPT_CHARS = 300
+
+
+class MissingInputError(ValueError):
+    """A case lacks a field the evaluator requires."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric an evaluator reports.
+
+    Args:
+        name: Key in ``Result.metrics``.
+        description: One line for reports and ``--help``.
+        higher_is_better: Direction of the metric.
+        range: The values it can take.
+        threshold: Default threshold (from the catalog), or ``None`` for none.
+        primary: Whether it is the evaluator's primary metric (exactly one is).
+    """
+
+    name: str
+    description: str
+    higher_is_better: bool = True
+    range: tuple[float, float] = (0.0, 1.0)
+    threshold: float | None = 0.5
+    primary: bool = False
+
+
+@dataclass(frozen=True)
+class Score:
+    """What :meth:`Evaluator.score` returns for one case, before thresholds."""
+
+    metrics: Mapping[str, float | None]
+    reason: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Evaluator:
+    """Base class of every evaluator.
+
+    Class attributes a subclass sets:
+
+    - ``name``: the registry name; ``version``: bumped when scores change.
+    - ``requires``: case fields that must be present; ``uses``: optional ones it reads.
+    - ``metrics``: :class:`MetricSpec` tuple, exactly one ``primary``.
+    - ``defaults``: parameter names and default values; anything else is refused.
+    - ``reproducible``, ``needs_judge``, ``uses_models``, ``gpu``: catalog flags.
+    """
+
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "1"
+    description: ClassVar[str] = ""
+    requires: ClassVar[tuple[str, ...]] = ("actual",)
+    uses: ClassVar[tuple[str, ...]] = ()
+    metrics: ClassVar[tuple[MetricSpec, ...]] = ()
+    defaults: ClassVar[Mapping[str, Any]] = {}
+    reproducible: ClassVar[bool] = True
+    needs_judge: ClassVar[bool] = False
+    uses_models: ClassVar[bool] = False
+    gpu: ClassVar[bool] = False
+
+    def __init__(self, **params: Any) -> None:
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            valid = ", ".join(sorted(self.defaults)) or "none"
+            raise TypeError(f"{self.name}: unknown parameter(s) {', '.join(unknown)}; valid parameters: {valid}")
+        self.params: dict[str, Any] = {**self.defaults, **params}
+        self.configure()
+
+    # -- hooks for subclasses -------------------------------------------------
+
+    def configure(self) -> None:
+        """Check ``self.params`` and prepare; raise ``ValueError``/``TypeError`` naming the parameter."""
+
+    def score(self, case: Case) -> Score:
+        """Score one case."""
+        raise NotImplementedError(f"{type(self).__name__} must implement score() or score_batch()")
+
+    def score_batch(self, cases: Sequence[Case]) -> list[Score]:
+        """Score many cases; override to batch model calls."""
+        return [self.score(case) for case in cases]
+
+    def backend(self) -> str:
+        """The library (and version) that computes the scores."""
+        return "python"
+
+    def scoring_model(self) -> str | None:
+        """The scoring model's name, for evaluators that use one."""
+        return None
+
+    def signature_params(self) -> Mapping[str, Any]:
+        """The parameters that affect scores (all of them by default)."""
+        return self.params
+
+    # -- the contract ---------------------------------------------------------
+
+    @classmethod
+    def metric_specs(cls) -> dict[str, MetricSpec]:
+        return {spec.name: spec for spec in cls.metrics}
+
+    @classmethod
+    def primary_metric(cls) -> MetricSpec:
+        primaries = [spec for spec in cls.metrics if spec.primary]
+        if len(primaries) != 1:
+            raise TypeError(f"{cls.__name__} must declare exactly one primary metric, has {len(primaries)}")
+        return primaries[0]
+
+    def signature(self) -> Signature:
+        return Signature(
+            evaluator=self.name,
+            version=self.version,
+            backend=self.backend(),
+            model=self.scoring_model(),
+            params=self.signature_params(),
+        )
+
+    def check_inputs(self, case: Case) -> None:
+        """Raise :class:`MissingInputError` naming each required field the case lacks."""
+        if not isinstance(case, Case):
+            raise TypeError(f"{self.name}: expected a Case, got {type(case).__name__}")
+        missing = [name for name in self.requires if not case.has(name)]
+        if missing:
+            wanted = "; ".join(f"{name!r} ({CASE_FIELDS[name]})" for name in missing)
+            raise MissingInputError(f"{self.name} requires {wanted}, but the case has none")
+
+    def resolve_thresholds(self, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
+        """The thresholds in force: the primary metric's default, then ``overrides``."""
+        specs = self.metric_specs()
+        thresholds: dict[str, float] = {}
+        primary = self.primary_metric()
+        if primary.threshold is not None:
+            thresholds[primary.name] = primary.threshold
+        for metric, value in (overrides or {}).items():
+            if metric not in specs:
+                raise ValueError(
+                    f"{self.name}: no metric {metric!r} to set a threshold on; metrics: {', '.join(specs)}"
+                )
+            if value is None:
+                thresholds.pop(metric, None)
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{self.name}: threshold for {metric!r} must be a number, got {value!r}")
+            low, high = specs[metric].range
+            if not low <= value <= high:
+                raise ValueError(f"{self.name}: threshold {value} for {metric!r} is outside its range [{low}, {high}]")
+            thresholds[metric] = float(value)
+        return thresholds
+
+    def evaluate(
+        self,
+        cases: Sequence[Case],
+        *,
+        thresholds: Mapping[str, float] | None = None,
+    ) -> list[Result]:
+        """Score ``cases`` and judge them against the thresholds; one result per case, in order."""
+        cases = list(cases)
+        for case in cases:
+            self.check_inputs(case)
+        in_force = self.resolve_thresholds(thresholds)
+        scores = self.score_batch(cases)
+        if len(scores) != len(cases):
+            raise RuntimeError(f"{self.name}: score_batch returned {len(scores)} scores for {len(cases)} cases")
+        specs = self.metric_specs()
+        directions = {name: spec.higher_is_better for name, spec in specs.items()}
+        signature = self.signature()
+        primary = self.primary_metric().name
+        results = []
+        for case, score in zip(cases, scores):
+            unknown = set(score.metrics) - set(specs)
+            if unknown:
+                raise RuntimeError(f"{self.name}: score() returned undeclared metrics {sorted(unknown)}")
+            metrics = {name: score.metrics.get(name) for name in specs}
+            draft = Result(
+                evaluator=self.name,
+                metrics=metrics,
+                primary=primary,
+                passed=True,
+                thresholds=in_force,
+                higher_is_better=directions,
+                signature=signature,
+            )
+            failed = draft.failed_metrics()
+            # A primary metric that could not be computed never counts as a pass.
+            unscored = metrics[primary] is None and primary in in_force
+            results.append(
+                Result(
+                    evaluator=self.name,
+                    metrics=metrics,
+                    primary=primary,
+                    passed=not failed and not unscored,
+                    thresholds=in_force,
+                    higher_is_better=directions,
+                    signature=signature,
+                    reason=score.reason,
+                    details=score.details,
+                    model=case.model,
+                    case_id=case.case_id,
+                    excerpt=None if case.actual is None else case.actual[:EXCERPT_CHARS],
+                )
+            )
+        return results
+
+
+def require_choice(owner: str, name: str, value: Any, choices: Sequence[Any]) -> None:
+    """Raise ``ValueError`` naming the parameter and the valid values."""
+    if value not in choices:
+        raise ValueError(f"{owner}: parameter {name!r} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+
+
+def require_type(owner: str, name: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
+    """Raise ``TypeError`` naming the parameter and what was expected."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
+        raise TypeError(f"{owner}: parameter {name!r} must be {what}; got {value!r:.80}")

@@ -1,0 +1,111 @@
+"""JSON validity and JSON Schema compliance (catalog: JSON Schema Evaluator)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Any
+
+from ..case import Case
+from .base import Evaluator, MetricSpec, Score, require_type
+
+__all__ = ["JsonSchema", "json_path"]
+
+_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
+_MAX_ERRORS = 10
+
+
+def json_path(parts: Any) -> str:
+    """``['items', 0, 'price']`` -> ``$.items[0].price``."""
+    path = "$"
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(part)) else f"[{json.dumps(part)}]")
+    return path
+
+
+class JsonSchema(Evaluator):
+    """Is the answer JSON, and does it follow the schema?
+
+    Parameters:
+        schema: a JSON Schema (mapping, boolean, or JSON text); ``{}`` only checks
+            that the answer parses as JSON.
+        strip_fences: accept an answer wrapped in one Markdown code fence (```json ... ```).
+
+    >>> from pytest_llmeval.case import Case
+    >>> schema = {"type": "object", "required": ["price"]}
+    >>> [r] = JsonSchema(schema=schema).evaluate([Case(actual='{"cost": 3}')])
+    >>> r.passed, r.reason
+    (False, "schema violation at $: 'price' is a required property")
+    """
+
+    name = "json_schema"
+    description = "The answer parses as JSON and validates against a JSON Schema"
+    defaults: Mapping[str, Any] = {"schema": {}, "strip_fences": True}
+    metrics = (
+        MetricSpec("valid", "1 when the answer is valid JSON that follows the schema", primary=True),
+        MetricSpec("invalid", "1 when the answer is not JSON or violates the schema", higher_is_better=False),
+    )
+
+    def configure(self) -> None:
+        require_type(self.name, "strip_fences", self.params["strip_fences"], bool, "True or False")
+        schema = self.params["schema"]
+        if isinstance(schema, str):
+            try:
+                schema = json.loads(schema)
+            except ValueError as exc:
+                raise ValueError(f"{self.name}: parameter 'schema' is a str but not JSON: {exc}") from None
+        if schema is None:
+            schema = {}
+        if not isinstance(schema, (Mapping, bool)):
+            raise TypeError(
+                f"{self.name}: parameter 'schema' must be a JSON Schema (a mapping, a bool or JSON text); "
+                f"got {type(schema).__name__}"
+            )
+        import jsonschema
+
+        validator_class = jsonschema.validators.validator_for(schema)
+        try:
+            validator_class.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            where = json_path(exc.path)
+            raise ValueError(
+                f"{self.name}: parameter 'schema' is not a valid JSON Schema: {exc.message} (at {where} of the schema)"
+            ) from None
+        self.params["schema"] = schema
+        self._validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+        self._best_match = jsonschema.exceptions.best_match
+
+    def backend(self) -> str:
+        return f"jsonschema {metadata.version('jsonschema')}"
+
+    def score(self, case: Case) -> Score:
+        text = case.actual or ""
+        if self.params["strip_fences"]:
+            fenced = _FENCE.match(text)
+            if fenced:
+                text = fenced.group(1)
+        try:
+            document = json.loads(text)
+        except ValueError as exc:
+            error = exc if isinstance(exc, json.JSONDecodeError) else None
+            where = f" (line {error.lineno}, column {error.colno})" if error else ""
+            message = error.msg if error else str(exc)
+            reason = "answer is empty, not JSON" if not text.strip() else f"answer is not JSON: {message}{where}"
+            details: dict[str, Any] = {"stage": "parse", "error": message}
+            if error:
+                details.update(line=error.lineno, column=error.colno, position=error.pos)
+            return Score({"valid": 0.0, "invalid": 1.0}, reason, details)
+        errors = sorted(self._validator.iter_errors(document), key=lambda e: (list(e.absolute_path), e.message))
+        if not errors:
+            return Score({"valid": 1.0, "invalid": 0.0}, "valid JSON that follows the schema", {"stage": "valid"})
+        best = self._best_match(errors)
+        listed = [
+            {"path": json_path(e.absolute_path), "message": e.message[:300], "validator": str(e.validator)}
+            for e in errors[:_MAX_ERRORS]
+        ]
+        reason = f"schema violation at {json_path(best.absolute_path)}: {best.message[:300]}"
+        if len(errors) > 1:
+            reason += f" (and {len(errors) - 1} more)"
+        return Score({"valid": 0.0, "invalid": 1.0}, reason, {"stage": "schema", "errors": listed, "error_count": len(errors)})

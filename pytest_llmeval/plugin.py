@@ -1,0 +1,101 @@
+"""The pytest plugin (entry point ``pytest11: llmeval``): options, marker, fixture, hooks.
+
+Imports only the standard library, pytest and this package's light modules; every
+evaluator and reporter is imported when first used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+import pytest
+
+from .recording import TestContext
+from .session import EvalSession, parse_threshold, session_key
+
+# Help texts: capitalised, no trailing period (as pytest and xdist write them).
+REPORT_HELP = (
+    "Write llmeval reports to PATH: a .json, .md or .html file, or a directory "
+    "that receives report.json, report.md and report.html (repeatable)"
+)
+THRESHOLD_HELP = (
+    "Override a threshold, as EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.4 "
+    "(repeatable; wins over llmeval_thresholds, loses to a threshold passed in the test)"
+)
+THRESHOLDS_INI_HELP = "Threshold overrides, one EVALUATOR.METRIC=NUMBER per line"
+REPORT_INI_HELP = "Report paths written when --llmeval-report is not given, one per line"
+SUMMARY_HELP = "Leave out the llmeval leaderboard from the terminal summary"
+MARKER_HELP = (
+    "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
+    "test, the case id and free tags such as perturbation='typos'"
+)
+
+_context_key = pytest.StashKey[TestContext]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("llmeval", "LLM evaluation (pytest-llmeval)")
+    group.addoption("--llmeval-report", action="append", default=[], metavar="PATH", dest="llmeval_report", help=REPORT_HELP)
+    group.addoption(
+        "--llmeval-threshold",
+        action="append",
+        default=[],
+        metavar="EVALUATOR.METRIC=NUMBER",
+        dest="llmeval_threshold",
+        type=parse_threshold,
+        help=THRESHOLD_HELP,
+    )
+    group.addoption(
+        "--llmeval-no-summary", action="store_false", dest="llmeval_summary", default=True, help=SUMMARY_HELP
+    )
+    parser.addini("llmeval_thresholds", THRESHOLDS_INI_HELP, type="linelist", default=[])
+    parser.addini("llmeval_report", REPORT_INI_HELP, type="linelist", default=[])
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER_HELP)
+    session = EvalSession(config)
+    config.stash[session_key] = session
+    config.pluginmanager.register(session, "llmeval-session")
+    config.hook.pytest_llmeval_register_evaluators(registry=session.registry)
+    session.load_thresholds()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config.stash[session_key].check_thresholds()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    eval_session = config.stash.get(session_key, None)
+    if eval_session is not None:
+        config.pluginmanager.unregister(eval_session)
+        del config.stash[session_key]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
+    context = item.config.stash[session_key].context_for(item)
+    item.stash[_context_key] = context
+    token = context.activate()
+    try:
+        return (yield)
+    finally:
+        context.deactivate(token)
+
+
+@pytest.fixture
+def llmeval(request: pytest.FixtureRequest) -> TestContext:
+    """The llmeval context of this test.
+
+    Set ``llmeval.model`` / ``llmeval.case`` to tag the checks that follow, call
+    ``llmeval.check(name, ...)`` for any registered evaluator, and read
+    ``llmeval.results`` for what was recorded so far.
+    """
+    return request.node.stash[_context_key]

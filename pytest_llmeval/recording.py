@@ -1,0 +1,122 @@
+"""Recording results on the running test.
+
+While a test runs, the plugin makes a :class:`TestContext` current (a
+:class:`contextvars.ContextVar`, so it follows the test into asyncio tasks).
+Assertion helpers find it, take the model and case defaults from it, and
+record each result in ``item.user_properties``:
+
+- ``("llmeval", "<JSON record>")``: the whole result, read back by the
+  controller to build the leaderboard and reports (this is what travels from
+  xdist workers, inside pytest's own test reports);
+- ``("llmeval.<evaluator>.<metric>", value)``: one property per metric value,
+  and ``("llmeval.<evaluator>.passed", True/False)``, for JUnit readers.
+
+The ``llmeval`` fixture returns the same object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .evaluators.base import Evaluator
+    from .result import Result
+
+__all__ = ["TestContext", "current_context", "RECORD_PROPERTY", "encode_record", "decode_record"]
+
+#: Name of the ``user_properties`` entry carrying a whole result as JSON.
+RECORD_PROPERTY = "llmeval"
+
+_CURRENT: ContextVar[TestContext | None] = ContextVar("pytest_llmeval_current_test", default=None)
+
+
+def current_context() -> TestContext | None:
+    """The context of the running test, or ``None`` outside a test."""
+    return _CURRENT.get()
+
+
+def encode_record(result: Result, tags: Mapping[str, Any]) -> str:
+    record = result.to_dict()
+    if tags:
+        record["tags"] = dict(tags)
+    return json.dumps(record, separators=(",", ":"), sort_keys=True, default=str)
+
+
+def decode_record(value: object) -> dict[str, Any]:
+    """Parse one ``llmeval`` property value; raise ``ValueError`` if it is not a record."""
+    data = json.loads(value) if isinstance(value, str) else value
+    if not isinstance(data, dict) or "evaluator" not in data or "metrics" not in data:
+        raise ValueError(f"not an llmeval record: {value!r:.80}")
+    return data
+
+
+class TestContext:
+    """What a test knows about its checks: the model and case it is about, and where results go.
+
+    Attributes:
+        model: Default model name for checks in this test (from ``@pytest.mark.llmeval(model=...)``).
+        case: Default case id (from the marker; else the test's node id).
+        tags: Other marker keywords (perturbation, category, ...), stored with each result.
+        results: The results recorded so far in this test.
+    """
+
+    __test__ = False  # not a test class, despite the name
+
+    def __init__(
+        self,
+        *,
+        nodeid: str,
+        user_properties: list[tuple[str, object]],
+        evaluator_factory: Callable[[str, Mapping[str, Any]], Evaluator],
+        threshold_overrides: Callable[[str], Mapping[str, float]],
+        model: str | None = None,
+        case: str | None = None,
+        tags: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.nodeid = nodeid
+        self.model = model
+        self.case = case
+        self.tags: dict[str, Any] = dict(tags or {})
+        self.results: list[Result] = []
+        self._user_properties = user_properties
+        self._evaluator_factory = evaluator_factory
+        self._threshold_overrides = threshold_overrides
+
+    def activate(self) -> object:
+        return _CURRENT.set(self)
+
+    @staticmethod
+    def deactivate(token: object) -> None:
+        _CURRENT.reset(token)  # type: ignore[arg-type]
+
+    def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
+        return self._evaluator_factory(name, params)
+
+    def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
+        return self._threshold_overrides(evaluator)
+
+    def record(self, result: Result) -> None:
+        """Attach ``result`` to the running test."""
+        self.results.append(result)
+        self._user_properties.append((RECORD_PROPERTY, encode_record(result, self.tags)))
+        for metric, value in result.metrics.items():
+            if value is not None:
+                self._user_properties.append((f"{RECORD_PROPERTY}.{result.evaluator}.{metric}", round(value, 6)))
+        self._user_properties.append((f"{RECORD_PROPERTY}.{result.evaluator}.passed", result.passed))
+
+    # Conveniences so the fixture reads well: llmeval.check("rouge", actual=..., expected=...)
+    def check(self, name: str, **kwargs: Any) -> Result:
+        """Same as :func:`pytest_llmeval.assert_check`."""
+        __tracebackhide__ = True
+        from .assertions import assert_check
+
+        return assert_check(name, **kwargs)
+
+    def evaluate(self, name: str, **kwargs: Any) -> Result:
+        """Same as :func:`pytest_llmeval.evaluate`."""
+        from .assertions import evaluate
+
+        return evaluate(name, **kwargs)

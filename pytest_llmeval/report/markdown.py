@@ -1,0 +1,75 @@
+"""The Markdown report: leaderboard tables fit for ``$GITHUB_STEP_SUMMARY``."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+__all__ = ["render", "MAX_FAILURES"]
+
+#: Failed checks listed at most; the JSON report has them all.
+MAX_FAILURES = 50
+
+
+def _cell(text: object, limit: int = 120) -> str:
+    flat = " ".join(str(text).split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    for ch in "\\|`*_<>[]":
+        flat = flat.replace(ch, "\\" + ch)
+    return flat
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def render(report: dict[str, Any]) -> str:
+    summary = report["summary"]
+    lines = ["# LLM evaluation", ""]
+    lines.append(
+        f"{summary['checks']} checks on {len(summary['models'])} model(s): "
+        f"**{summary['passed']} passed** ({summary['pass_rate']:.0%})."
+    )
+    if summary.get("best_model"):
+        totals = summary["model_totals"][summary["best_model"]]
+        lines.append(f"Best model: **{_cell(summary['best_model'])}** ({totals['passed']}/{totals['count']} checks passed).")
+    hard = summary.get("hardest_case")
+    if hard:
+        lines.append(
+            f"Most difficult case: `{_cell(hard['case_id'])}`, failed by {len(hard['failed_models'])}/{hard['models']} "
+            f"model(s) ({_cell(', '.join(hard['failed_models']))})."
+        )
+    lines.append("")
+
+    by_check: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in summary["leaderboard"]:
+        by_check[row["check"]].append(row)
+    if by_check:
+        lines += ["## Leaderboard", ""]
+    for check, rows in by_check.items():
+        direction = "higher is better" if rows[0]["higher_is_better"] else "lower is better"
+        lines += [f"### {_cell(check)}: {_cell(rows[0]['metric'])} ({direction})", ""]
+        lines += ["| model | mean | pass rate | passed | n |", "|---|---:|---:|---:|---:|"]
+        for row in rows:
+            lines.append(
+                f"| {_cell(row['model'])} | {_num(row['mean'])} | {row['pass_rate']:.0%} | {row['passed']} | {row['count']} |"
+            )
+        lines.append("")
+
+    failures = [r for r in report.get("results", []) if not r.get("passed")]
+    if failures:
+        lines += ["## Failed checks", "", "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
+        for record in failures[:MAX_FAILURES]:
+            primary = record["primary"]
+            lines.append(
+                f"| {_cell(record.get('nodeid', ''), 80)} | {_cell(record.get('model') or '')} | {_cell(record['evaluator'])} "
+                f"| {_num(record['metrics'].get(primary))} | {_num(record.get('thresholds', {}).get(primary))} "
+                f"| {_cell(record.get('reason', ''))} |"
+            )
+        if len(failures) > MAX_FAILURES:
+            lines.append(f"\n{len(failures) - MAX_FAILURES} more failed checks are in the JSON report.")
+        lines.append("")
+    run = report["run"]
+    lines.append(f"<sub>pytest-llmeval {run['plugin']}, pytest {run['pytest']}, Python {run['python']}, {run['finished']}</sub>")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,217 @@
+"""Immutable results of one check, with the signature that makes them comparable.
+
+A :class:`Result` holds the metric values one evaluator gave one case, whether the
+case passed its thresholds, a short reason and the evidence. Its :class:`Signature`
+says how the values were made (evaluator and version, backend, scoring model,
+parameters), in the spirit of sacrebleu's signatures: two results may be compared
+only when their signatures are equal.
+
+>>> sig = Signature("exact_match", "1", backend="python", params={"ignore_case": True})
+>>> r = Result("exact_match", {"exact_match": 1.0}, primary="exact_match", passed=True,
+...            thresholds={"exact_match": 0.5}, higher_is_better={"exact_match": True},
+...            signature=sig)
+>>> Result.from_dict(r.to_dict()) == r
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = ["Result", "Signature", "freeze", "thaw"]
+
+#: Version of the record layout written to ``user_properties`` and reports.
+RECORD_VERSION = 1
+
+
+def freeze(value: Any) -> Any:
+    """Deep-copy a JSON-like value into read-only containers."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Turn a frozen value back into plain ``dict`` / ``list`` for JSON."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a result was made; results compare only when signatures are equal.
+
+    Args:
+        evaluator: Registered evaluator name.
+        version: Evaluator implementation version; bumped whenever scores change.
+        backend: The library that computed the score, with its version.
+        model: The scoring model (embedder, classifier, judge), if any.
+        params: The evaluator parameters that affect the score.
+    """
+
+    evaluator: str
+    version: str
+    backend: str = "python"
+    model: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", freeze(dict(sorted(dict(self.params).items()))))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    @property
+    def key(self) -> str:
+        """A stable, readable one-line form, e.g. ``rouge|v1|rouge-score 0.1.2|use_stemmer=True``."""
+        parts = [self.evaluator, f"v{self.version}", self.backend]
+        if self.model:
+            parts.append(f"model={self.model}")
+        parts.extend(f"{k}={json.dumps(thaw(v), sort_keys=True)}" for k, v in self.params.items())
+        return "|".join(parts)
+
+    @property
+    def digest(self) -> str:
+        """Short hash of :attr:`key`, for labels."""
+        return hashlib.sha256(self.key.encode()).hexdigest()[:8]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "evaluator": self.evaluator,
+            "version": self.version,
+            "backend": self.backend,
+            "model": self.model,
+            "params": thaw(self.params),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Signature:
+        return cls(
+            evaluator=data["evaluator"],
+            version=str(data["version"]),
+            backend=data.get("backend", "python"),
+            model=data.get("model"),
+            params=data.get("params") or {},
+        )
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one evaluator concluded about one case; immutable.
+
+    Args:
+        evaluator: Registered evaluator name.
+        metrics: Metric name to value; ``None`` where the metric does not apply
+            (e.g. a retrieval metric for a case without context).
+        primary: Name of the primary metric.
+        passed: Whether every metric with a threshold met it.
+        thresholds: The thresholds that were applied, by metric.
+        higher_is_better: Direction of each metric.
+        signature: How the values were made.
+        reason: One line a person can act on.
+        details: Evidence (matched spans, schema error path, ...), JSON-serialisable.
+        model: The model under test that produced the answer.
+        case_id: The id of the evaluated case.
+        excerpt: The beginning of the evaluated answer, for reports.
+    """
+
+    evaluator: str
+    metrics: Mapping[str, float | None]
+    primary: str
+    passed: bool
+    thresholds: Mapping[str, float]
+    higher_is_better: Mapping[str, bool]
+    signature: Signature
+    reason: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    case_id: str | None = None
+    excerpt: str | None = None
+
+    def __post_init__(self) -> None:
+        metrics = {}
+        for name, value in dict(self.metrics).items():
+            if value is not None:
+                value = float(value)
+                if math.isnan(value):
+                    value = None
+            metrics[str(name)] = value
+        object.__setattr__(self, "metrics", MappingProxyType(metrics))
+        object.__setattr__(self, "thresholds", MappingProxyType({k: float(v) for k, v in dict(self.thresholds).items()}))
+        object.__setattr__(self, "higher_is_better", MappingProxyType({k: bool(v) for k, v in dict(self.higher_is_better).items()}))
+        object.__setattr__(self, "details", freeze(dict(self.details)))
+        if self.primary not in self.metrics:
+            raise ValueError(f"Result: primary metric {self.primary!r} is not among metrics {sorted(self.metrics)}")
+
+    @property
+    def score(self) -> float | None:
+        """The value of the primary metric."""
+        return self.metrics[self.primary]
+
+    @property
+    def threshold(self) -> float | None:
+        """The threshold of the primary metric, if one was applied."""
+        return self.thresholds.get(self.primary)
+
+    def failed_metrics(self) -> list[str]:
+        """Names of the metrics that missed their threshold."""
+        failed = []
+        for name, limit in self.thresholds.items():
+            value = self.metrics.get(name)
+            if value is None:
+                continue
+            ok = value >= limit if self.higher_is_better.get(name, True) else value <= limit
+            if not ok:
+                failed.append(name)
+        return failed
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict; :meth:`from_dict` reads it back equal."""
+        return {
+            "record": RECORD_VERSION,
+            "evaluator": self.evaluator,
+            "metrics": dict(self.metrics),
+            "primary": self.primary,
+            "passed": self.passed,
+            "thresholds": dict(self.thresholds),
+            "higher_is_better": dict(self.higher_is_better),
+            "signature": self.signature.to_dict(),
+            "reason": self.reason,
+            "details": thaw(self.details),
+            "model": self.model,
+            "case_id": self.case_id,
+            "excerpt": self.excerpt,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Result:
+        """Rebuild a result written by :meth:`to_dict`."""
+        if not isinstance(data, Mapping) or "evaluator" not in data:
+            raise ValueError(f"Result.from_dict: not a result record: {data!r:.80}")
+        return cls(
+            evaluator=data["evaluator"],
+            metrics=data["metrics"],
+            primary=data["primary"],
+            passed=bool(data["passed"]),
+            thresholds=data.get("thresholds") or {},
+            higher_is_better=data.get("higher_is_better") or {},
+            signature=Signature.from_dict(data["signature"]),
+            reason=data.get("reason", ""),
+            details=data.get("details") or {},
+            model=data.get("model"),
+            case_id=data.get("case_id"),
+            excerpt=data.get("excerpt"),
+        )

@@ -1,0 +1,270 @@
+"""The per-run state: one :class:`EvalSession` in ``config.stash``.
+
+It owns the evaluator registry and instance cache, the threshold overrides from
+the command line and ini file, and (on the controller) the records read back
+from every test report; it writes the reports and the terminal summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+import warnings
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .recording import RECORD_PROPERTY, TestContext, decode_record
+from .registry import Registry, UnknownEvaluatorError
+
+if TYPE_CHECKING:
+    from .evaluators.base import Evaluator
+
+__all__ = ["EvalSession", "session_key", "parse_threshold", "LLMEvalWarning"]
+
+
+class LLMEvalWarning(pytest.PytestWarning):
+    """Something pytest-llmeval could not do, that did not stop the run."""
+
+
+def parse_threshold(text: str) -> tuple[str, str, float]:
+    """Parse ``EVALUATOR.METRIC=NUMBER`` (an argparse type).
+
+    >>> parse_threshold("rouge.rougeL=0.4")
+    ('rouge', 'rougeL', 0.4)
+    """
+    name, sep, value = str(text).partition("=")
+    evaluator, dot, metric = name.strip().partition(".")
+    try:
+        number = float(value)
+    except ValueError:
+        number = None
+    if not sep or not dot or not evaluator or not metric or number is None:
+        raise argparse.ArgumentTypeError(
+            f"invalid threshold {text!r}: expected EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.5"
+        )
+    return evaluator, metric.strip(), number
+
+
+def _outcome(report: pytest.TestReport) -> str:
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    if report.failed:
+        return "failed" if report.when == "call" else "error"
+    return "skipped" if report.skipped else "passed"
+
+
+session_key = pytest.StashKey["EvalSession"]()
+
+
+class EvalSession:
+    """State of one pytest run (one per process: controller and each xdist worker)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.registry = Registry()
+        self.is_worker = hasattr(config, "workerinput")
+        self.records: list[dict[str, Any]] = []
+        self.outcomes: dict[str, str] = {}
+        self.bad_records = 0
+        self.written: list[str] = []
+        self.started = time.time()
+        self._evaluators: dict[tuple[str, str], Evaluator] = {}
+        self._overrides: dict[str, dict[str, float]] = {}
+        self._thresholds_checked = False
+
+    # -- set-up ------------------------------------------------------------------
+
+    def load_thresholds(self) -> None:
+        """Read ``llmeval_thresholds`` (ini) then ``--llmeval-threshold`` (CLI, wins)."""
+        sources: list[tuple[str, str]] = [(line, "llmeval_thresholds in the config file") for line in self.config.getini("llmeval_thresholds")]
+        for evaluator, metric, value in [parse_threshold_safe(line, where) for line, where in sources]:
+            self._overrides.setdefault(evaluator, {})[metric] = value
+        for evaluator, metric, value in self.config.getoption("llmeval_threshold") or []:
+            self._overrides.setdefault(evaluator, {})[metric] = value
+
+    def check_thresholds(self) -> None:
+        """Fail early, naming the option, when an override names an unknown evaluator or metric."""
+        for evaluator, metrics in self._overrides.items():
+            try:
+                cls = self.registry.resolve(evaluator)
+            except UnknownEvaluatorError as exc:
+                raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {exc}") from None
+            known = cls.metric_specs()
+            for metric in metrics:
+                if metric not in known:
+                    raise pytest.UsageError(
+                        f"--llmeval-threshold / llmeval_thresholds: {evaluator} has no metric {metric!r}; "
+                        f"its metrics: {', '.join(known)}"
+                    )
+
+    # -- used by tests -----------------------------------------------------------
+
+    def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
+        """A cached evaluator instance for ``name`` and ``params``."""
+        key = (name, json.dumps(params, sort_keys=True, default=repr))
+        if key not in self._evaluators:
+            self._evaluators[key] = self.registry.create(name, **params)
+        return self._evaluators[key]
+
+    def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
+        return self._overrides.get(evaluator, {})
+
+    def context_for(self, item: pytest.Item) -> TestContext:
+        model = case = None
+        tags: dict[str, Any] = {}
+        for marker in reversed(list(item.iter_markers("llmeval"))):  # farthest first, closest wins
+            if marker.args:
+                raise pytest.UsageError(
+                    f"{item.nodeid}: @pytest.mark.llmeval takes keyword arguments only, e.g. llmeval(model='gpt-4o', case='q1')"
+                )
+            kwargs = dict(marker.kwargs)
+            model = kwargs.pop("model", model)
+            case = kwargs.pop("case", case)
+            tags.update(kwargs)
+        for name, value in (("model", model), ("case", case)):
+            if value is not None and not isinstance(value, str):
+                raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {name!r} must be a str, got {value!r}")
+        return TestContext(
+            nodeid=item.nodeid,
+            user_properties=item.user_properties,
+            evaluator_factory=self.evaluator,
+            threshold_overrides=self.threshold_overrides,
+            model=model,
+            case=case,
+            tags=tags,
+        )
+
+    # -- collection (controller and single process) -------------------------------
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.outcomes[report.nodeid] = _outcome(report)
+        elif report.when == "teardown" and report.failed and self.outcomes.get(report.nodeid) == "passed":
+            self.outcomes[report.nodeid] = "error"
+        if report.when != "teardown":
+            return
+        for name, value in report.user_properties:
+            if name != RECORD_PROPERTY:
+                continue
+            try:
+                record = decode_record(value)
+            except ValueError:
+                self.bad_records += 1
+                continue
+            record["nodeid"] = report.nodeid
+            self.records.append(record)
+
+    # -- the end of the run (controller) ----------------------------------------
+
+    def build_report(self) -> dict[str, Any]:
+        from . import __version__
+        from .aggregate import summarize
+
+        summary = summarize(self.records)
+        for record in self.records:
+            record["outcome"] = self.outcomes.get(record["nodeid"], "unknown")
+        finished = time.time()
+        workers = getattr(self.config.option, "numprocesses", None)
+        report: dict[str, Any] = {
+            "format": "pytest-llmeval-report",
+            "version": 1,
+            "run": {
+                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(finished)),
+                "duration_s": round(finished - self.started, 3),
+                "plugin": __version__,
+                "pytest": pytest.__version__,
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "args": [str(a) for a in self.config.invocation_params.args],
+                "workers": workers,
+                "ci": bool(os.environ.get("CI")),
+            },
+            "summary": summary.to_dict(),
+            "tests": dict(sorted(self.outcomes.items())),
+            "results": self.records,
+        }
+        self.config.hook.pytest_llmeval_update_report(config=self.config, report=report)
+        return report
+
+    def report_paths(self) -> list[str]:
+        paths = list(self.config.getoption("llmeval_report") or [])
+        if not paths:
+            paths = [str(p) for p in self.config.getini("llmeval_report")]
+        return paths
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker:
+            return
+        if self.bad_records:
+            warnings.warn(LLMEvalWarning(f"{self.bad_records} llmeval record(s) in user_properties could not be read"), stacklevel=1)
+        if not self.records and not self.report_paths():
+            return
+        self.add_junit_properties()
+        paths = self.report_paths()
+        if not paths:
+            return
+        from .report import write_reports
+
+        report = self.build_report()
+        for path in paths:
+            try:
+                self.written.extend(write_reports(report, path))
+            except (OSError, ValueError) as exc:
+                warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)
+                self.written.append(f"FAILED {path}: {exc}")
+
+    def add_junit_properties(self) -> None:
+        """Put the leaderboard into the JUnit ``<testsuite>`` properties (allowed by every junit_family)."""
+        try:
+            from _pytest.junitxml import xml_key
+        except ImportError:  # pragma: no cover - pytest internals moved
+            return
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None or not self.records:
+            return
+        from .aggregate import summarize
+
+        summary = summarize(self.records)
+        xml.add_global_property("llmeval.checks", summary.checks)
+        xml.add_global_property("llmeval.passed", summary.passed)
+        if summary.best_model:
+            xml.add_global_property("llmeval.best_model", summary.best_model)
+        for row in summary.rows:
+            prefix = f"llmeval.{row.model}.{row.check}.{row.metric}"
+            if row.mean is not None:
+                xml.add_global_property(f"{prefix}.mean", round(row.mean, 6))
+            xml.add_global_property(f"{prefix}.pass_rate", round(row.pass_rate, 6))
+            xml.add_global_property(f"{prefix}.count", row.count)
+
+    @pytest.hookimpl
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or not self.config.getoption("llmeval_summary"):
+            return
+        if not self.records and not self.written:
+            return
+        from .aggregate import summarize
+        from .report.terminal import render_summary
+
+        width = getattr(terminalreporter, "_tw", None)
+        fullwidth = getattr(width, "fullwidth", 80) if width is not None else 80
+        terminalreporter.write_sep("=", "llmeval summary")
+        for line in render_summary(summarize(self.records), width=min(fullwidth, 100)):
+            terminalreporter.write_line(line)
+        for path in self.written:
+            terminalreporter.write_line(f"llmeval report: {path}")
+
+
+def parse_threshold_safe(line: str, where: str) -> tuple[str, str, float]:
+    try:
+        return parse_threshold(line)
+    except argparse.ArgumentTypeError as exc:
+        raise pytest.UsageError(f"{where}: {exc}") from None
+

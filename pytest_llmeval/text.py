@@ -1,0 +1,97 @@
+"""Text helpers shared by evaluators: sentence splitting and normalisation.
+
+The sentence splitter is a small rule-based one (no downloads): it breaks after
+``.``, ``!``, ``?`` (and runs of them, with closing quotes or brackets) followed
+by whitespace, and on blank lines, but not after common abbreviations, initials
+or numbers such as ``5 p.m.`` followed by a lower-case word.
+
+>>> split_sentences("Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3.")
+['Dr. Smith went to Washington.', 'He arrived at 5 p.m. on Jan. 3.']
+>>> normalize("  Hello,   World! ", ignore_case=True, ignore_punctuation=True)
+'hello world'
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+
+__all__ = ["split_sentences", "normalize", "excerpt"]
+
+_ABBREVIATIONS = frozenset(
+    """
+    mr mrs ms dr prof sr jr st mt vs etc e.g i.e cf al fig no nos vol pp ed eds
+    jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun
+    inc ltd co corp dept univ est approx a.m p.m gen col lt sgt capt rev hon
+    """.split()
+)
+
+_BOUNDARY = re.compile(r"""([.!?…]+['"”’)\]]*)(\s+)""")
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+_TITLES = frozenset("mr mrs ms dr prof st mt jr sr gen col lt sgt capt rev hon".split())
+
+
+def _abbreviation_kind(chunk: str) -> str | None:
+    """``'title'`` (never ends a sentence), ``'other'`` (may), or ``None`` (not an abbreviation)."""
+    words = chunk.rstrip(".").rsplit(None, 1)
+    if not words:
+        return None
+    word = words[-1].lower().lstrip("([\"'")
+    if word in _TITLES:
+        return "title"
+    if word in _ABBREVIATIONS:
+        return "other"
+    if re.fullmatch(r"(?:[a-z]\.)*[a-z]", word):
+        # Single initials ("J. R. R. Tolkien") and dotted acronyms ("U.S.").
+        return "title"
+    return None
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences, stripped, empty ones dropped."""
+    sentences: list[str] = []
+    for paragraph in _PARAGRAPH.split(text):
+        start = 0
+        for match in _BOUNDARY.finditer(paragraph):
+            end = match.end(1)
+            following = paragraph[match.end():match.end() + 1]
+            candidate = paragraph[start:end]
+            if match.group(1) == ".":
+                kind = _abbreviation_kind(candidate)
+                if kind == "title" or (following and not following.isupper() and (kind or following.islower())):
+                    continue
+            sentences.append(candidate.strip())
+            start = match.end()
+        sentences.append(paragraph[start:].strip())
+    return [s for s in sentences if s]
+
+
+_PUNCTUATION = re.compile(r"[\W_]+", re.UNICODE)
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(
+    text: str,
+    *,
+    ignore_case: bool = False,
+    ignore_whitespace: bool = True,
+    ignore_punctuation: bool = False,
+) -> str:
+    """Normalise ``text`` for comparison: Unicode NFC, then the chosen folds."""
+    text = unicodedata.normalize("NFC", text)
+    if ignore_case:
+        text = text.casefold()
+    if ignore_punctuation:
+        text = "".join(" " if ch in string.punctuation or unicodedata.category(ch).startswith("P") else ch for ch in text)
+    if ignore_whitespace or ignore_punctuation:
+        text = _SPACES.sub(" ", text).strip()
+    return text
+
+
+def excerpt(text: str, limit: int = 120) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, on one line."""
+    flat = _SPACES.sub(" ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
