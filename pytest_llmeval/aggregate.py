@@ -175,7 +175,7 @@ def _hardest_case(records: list[Mapping[str, Any]]) -> HardCase | None:
             continue
         failed_checks = sum(outcomes.count(False) for outcomes in per_model.values())
         hard = HardCase(case_id, failed_models, len(per_model), failed_checks)
-        key = (len(failed_models) / len(per_model), len(failed_models), failed_checks)
+        key = (len(failed_models), len(failed_models) / len(per_model), failed_checks)
         if best is None or key > best[0]:
             best = (key, hard)
     return None if best is None else best[1]

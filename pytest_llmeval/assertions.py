@@ -59,7 +59,7 @@ def _fmt(value: float | None) -> str:
     return f"{value:.0f}" if value == int(value) and abs(value) > 1 else f"{value:.3f}"
 
 
-def format_failure(result: Result, actual: str | None = None) -> str:
+def format_failure(result: Result, length: int | None = None) -> str:
     """The message of a failed check."""
     lines = []
     failed = result.failed_metrics()
@@ -82,9 +82,9 @@ def format_failure(result: Result, actual: str | None = None) -> str:
         who.append(f"case: {result.case_id}")
     if who:
         lines.append("  " + "  ".join(who))
-    if actual is not None:
-        shown = actual if len(actual) <= 300 else actual[:300] + f"... ({len(actual)} chars)"
-        lines.append(f"  answer: {shown!r}")
+    if result.excerpt is not None:
+        more = f" ... ({length} chars)" if length is not None and length > len(result.excerpt) else ""
+        lines.append(f"  answer: {result.excerpt!r}{more}")
     lines.append(f"  signature: {result.signature.key}")
     return "\n".join(lines)
 
@@ -168,7 +168,8 @@ def assert_check(
     __tracebackhide__ = True
     result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, **fields)
     if not result.passed:
-        raise LLMEvalAssertionError(format_failure(result, fields.get("actual")), result)
+        actual = fields.get("actual")
+        raise LLMEvalAssertionError(format_failure(result, len(actual) if isinstance(actual, str) else None), result)
     return result
 
 

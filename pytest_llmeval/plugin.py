@@ -32,6 +32,7 @@ MARKER_HELP = (
 )
 
 _context_key = pytest.StashKey[TestContext]()
+_marker_error_key = pytest.StashKey[Exception]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -81,13 +82,26 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, Any, Any]:
-    context = item.config.stash[session_key].context_for(item)
+    eval_session = item.config.stash[session_key]
+    try:
+        context = eval_session.context_for(item)
+    except pytest.UsageError as exc:
+        # Reported as this test's set-up error (below), not as an error of the whole run.
+        item.stash[_marker_error_key] = exc
+        context = eval_session.context_for(item, use_markers=False)
     item.stash[_context_key] = context
     token = context.activate()
     try:
         return (yield)
     finally:
         context.deactivate(token)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    error = item.stash.get(_marker_error_key, None)
+    if error is not None:
+        raise error
 
 
 @pytest.fixture

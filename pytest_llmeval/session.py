@@ -114,10 +114,11 @@ class EvalSession:
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
         return self._overrides.get(evaluator, {})
 
-    def context_for(self, item: pytest.Item) -> TestContext:
+    def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> TestContext:
         model = case = None
         tags: dict[str, Any] = {}
-        for marker in reversed(list(item.iter_markers("llmeval"))):  # farthest first, closest wins
+        markers = list(item.iter_markers("llmeval")) if use_markers else []
+        for marker in reversed(markers):  # farthest first, closest wins
             if marker.args:
                 raise pytest.UsageError(
                     f"{item.nodeid}: @pytest.mark.llmeval takes keyword arguments only, e.g. llmeval(model='gpt-4o', case='q1')"
@@ -162,12 +163,17 @@ class EvalSession:
 
     # -- the end of the run (controller) ----------------------------------------
 
+    def ordered_records(self) -> list[dict[str, Any]]:
+        """Records by test id (stable within a test), so xdist's arrival order never shows."""
+        return sorted(self.records, key=lambda record: record["nodeid"])
+
     def build_report(self) -> dict[str, Any]:
         from . import __version__
         from .aggregate import summarize
 
-        summary = summarize(self.records)
-        for record in self.records:
+        records = self.ordered_records()
+        summary = summarize(records)
+        for record in records:
             record["outcome"] = self.outcomes.get(record["nodeid"], "unknown")
         finished = time.time()
         workers = getattr(self.config.option, "numprocesses", None)
@@ -188,7 +194,7 @@ class EvalSession:
             },
             "summary": summary.to_dict(),
             "tests": dict(sorted(self.outcomes.items())),
-            "results": self.records,
+            "results": records,
         }
         self.config.hook.pytest_llmeval_update_report(config=self.config, report=report)
         return report
@@ -232,7 +238,7 @@ class EvalSession:
             return
         from .aggregate import summarize
 
-        summary = summarize(self.records)
+        summary = summarize(self.ordered_records())
         xml.add_global_property("llmeval.checks", summary.checks)
         xml.add_global_property("llmeval.passed", summary.passed)
         if summary.best_model:
@@ -256,7 +262,7 @@ class EvalSession:
         width = getattr(terminalreporter, "_tw", None)
         fullwidth = getattr(width, "fullwidth", 80) if width is not None else 80
         terminalreporter.write_sep("=", "llmeval summary")
-        for line in render_summary(summarize(self.records), width=min(fullwidth, 100)):
+        for line in render_summary(summarize(self.ordered_records()), width=min(fullwidth, 100)):
             terminalreporter.write_line(line)
         for path in self.written:
             terminalreporter.write_line(f"llmeval report: {path}")

@@ -72,6 +72,7 @@ class Evaluator:
     - ``requires``: case fields that must be present; ``uses``: optional ones it reads.
     - ``metrics``: :class:`MetricSpec` tuple, exactly one ``primary``.
     - ``defaults``: parameter names and default values; anything else is refused.
+    - ``case_specific``: parameters that belong to the case, kept out of the signature.
     - ``reproducible``, ``needs_judge``, ``uses_models``, ``gpu``: catalog flags.
     """
 
@@ -82,6 +83,9 @@ class Evaluator:
     uses: ClassVar[tuple[str, ...]] = ()
     metrics: ClassVar[tuple[MetricSpec, ...]] = ()
     defaults: ClassVar[Mapping[str, Any]] = {}
+    #: Parameters that describe the case rather than the method (a JSON schema, say):
+    #: left out of the signature, so results for different cases stay comparable.
+    case_specific: ClassVar[tuple[str, ...]] = ()
     reproducible: ClassVar[bool] = True
     needs_judge: ClassVar[bool] = False
     uses_models: ClassVar[bool] = False
@@ -108,6 +112,10 @@ class Evaluator:
         """Score many cases; override to batch model calls."""
         return [self.score(case) for case in cases]
 
+    def redact(self, text: str, score: Score) -> str:
+        """The answer as reports may show it; leakage evaluators mask what they found."""
+        return text
+
     def backend(self) -> str:
         """The library (and version) that computes the scores."""
         return "python"
@@ -117,8 +125,8 @@ class Evaluator:
         return None
 
     def signature_params(self) -> Mapping[str, Any]:
-        """The parameters that affect scores (all of them by default)."""
-        return self.params
+        """The parameters that define the scoring method (all but ``case_specific`` ones)."""
+        return {k: v for k, v in self.params.items() if k not in self.case_specific}
 
     # -- the contract ---------------------------------------------------------
 
@@ -223,7 +231,7 @@ class Evaluator:
                     details=score.details,
                     model=case.model,
                     case_id=case.case_id,
-                    excerpt=None if case.actual is None else case.actual[:EXCERPT_CHARS],
+                    excerpt=None if case.actual is None else self.redact(case.actual, score)[:EXCERPT_CHARS],
                 )
             )
         return results

@@ -80,6 +80,11 @@ class _PatternLeakage(Evaluator):
     def find(self, text: str) -> list[Finding]:
         return scan(text, self._active, allow=self._allow)
 
+    def redact(self, text: str, score: Score) -> str:
+        for finding in reversed([f for f in score.details.get("findings", ()) if f["where"] == "answer"]):
+            text = text[: finding["start"]] + f"[{finding['kind']}: {finding['masked']}]" + text[finding["end"]:]
+        return text
+
     def score(self, case: Case) -> Score:
         answer = self.find(case.actual or "")
         check_context = self.params["evaluate_context"] and bool(case.context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
@@ -43,6 +44,7 @@ class JsonSchema(Evaluator):
     name = "json_schema"
     description = "The answer parses as JSON and validates against a JSON Schema"
     defaults: Mapping[str, Any] = {"schema": {}, "strip_fences": True}
+    case_specific = ("schema",)
     metrics = (
         MetricSpec("valid", "1 when the answer is valid JSON that follows the schema", primary=True),
         MetricSpec("invalid", "1 when the answer is not JSON or violates the schema", higher_is_better=False),
@@ -74,6 +76,7 @@ class JsonSchema(Evaluator):
                 f"{self.name}: parameter 'schema' is not a valid JSON Schema: {exc.message} (at {where} of the schema)"
             ) from None
         self.params["schema"] = schema
+        self._schema_id = hashlib.sha256(json.dumps(schema, sort_keys=True, default=str).encode()).hexdigest()[:12]
         self._validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
         self._best_match = jsonschema.exceptions.best_match
 
@@ -81,7 +84,10 @@ class JsonSchema(Evaluator):
         return f"jsonschema {metadata.version('jsonschema')}"
 
     def score(self, case: Case) -> Score:
-        text = case.actual or ""
+        score = self._score(case.actual or "")
+        return Score(score.metrics, score.reason, {**score.details, "schema_sha256": self._schema_id})
+
+    def _score(self, text: str) -> Score:
         if self.params["strip_fences"]:
             fenced = _FENCE.match(text)
             if fenced:

@@ -83,17 +83,17 @@ def _repeat_at(codes, length: int, cache: dict[str, Any]) -> tuple[int, int] | N
     h1 = _window_hashes(codes, length, _P1, _B1, cache)
     h2 = _window_hashes(codes, length, _P2, _B2, cache)
     keys = (h1 << np.uint64(32)) | h2
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     ordered = keys[order]
-    boundaries = np.flatnonzero(np.diff(ordered)) + 1
-    firsts = np.concatenate(([0], boundaries))
-    lasts = np.concatenate((boundaries, [len(ordered)])) - 1
-    gaps = order[lasts] - order[firsts]
+    firsts = np.concatenate(([0], np.flatnonzero(ordered[1:] != ordered[:-1]) + 1))
+    starts = np.minimum.reduceat(order, firsts)
+    ends = np.maximum.reduceat(order, firsts)
+    gaps = ends - starts
     hits = np.flatnonzero(gaps >= length)
     if not len(hits):
         return None
     group = hits[np.argmax(gaps[hits])]
-    return int(order[firsts[group]]), int(order[lasts[group]])
+    return int(starts[group]), int(ends[group])
 
 
 def longest_repeated_substring(text: str) -> tuple[str, int]:
