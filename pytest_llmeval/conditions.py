@@ -206,6 +206,10 @@ class _Parser:
             else:
                 raise self.error(f"unexpected character {ch!r}", i)
 
+    def shown(self, token: tuple[str, str, int]) -> str:
+        """A token as written (strings keep their quotes)."""
+        return self.raw.get(token[2], token[1])
+
     def peek(self) -> tuple[str, str, int] | None:
         return self.tokens[self.index] if self.index < len(self.tokens) else None
 
@@ -214,7 +218,7 @@ class _Parser:
         if token is None:
             raise self.error(f"expected {what} but the condition ended", len(self.source))
         if token[0] != kind:
-            raise self.error(f"expected {what}, found {token[1]!r}", token[2])
+            raise self.error(f"expected {what}, found {self.shown(token)!r}", token[2])
         self.index += 1
         return token
 
@@ -224,7 +228,7 @@ class _Parser:
         node = self.parse_or()
         token = self.peek()
         if token is not None:
-            raise self.error(f"unexpected {token[1]!r}; expected AND, OR or the end", token[2])
+            raise self.error(f"unexpected {self.shown(token)!r}; expected AND, OR or the end", token[2])
         return node
 
     def parse_or(self) -> _Node:
@@ -272,7 +276,7 @@ class _Parser:
             node = self.parse_or()
             self.take(")", "')'")
             return node
-        raise self.error(f"expected a string, regexp(...) or '(', found {value!r}", position)
+        raise self.error(f"expected a string, regexp(...) or '(', found {self.shown(token)!r}", position)
 
 
 def parse_condition(source: str) -> Condition:

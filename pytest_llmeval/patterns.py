@@ -73,12 +73,23 @@ def _luhn(value: str) -> bool:
     return total % 10 == 0
 
 
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3(?:0[0-5]|[68])|6(?:011|5|4[4-9]|22)|35|62)")
+# Issuer prefixes and the lengths their card numbers have.
+_CARD_RULES: tuple[tuple[re.Pattern[str], frozenset[int]], ...] = (
+    (re.compile(r"^4"), frozenset({13, 16, 19})),  # Visa
+    (re.compile(r"^(?:5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720))"), frozenset({16})),  # Mastercard
+    (re.compile(r"^3[47]"), frozenset({15})),  # American Express
+    (re.compile(r"^3(?:0[0-5]|[689])"), frozenset({14, 16, 19})),  # Diners Club
+    (re.compile(r"^6(?:011|5|4[4-9]|22)"), frozenset({16, 17, 18, 19})),  # Discover
+    (re.compile(r"^35(?:2[89]|[3-8])"), frozenset({16, 17, 18, 19})),  # JCB
+    (re.compile(r"^62"), frozenset({16, 17, 18, 19})),  # UnionPay
+)
 
 
 def _card(value: str) -> bool:
     digits = re.sub(r"\D", "", value)
-    return bool(_CARD_PREFIX.match(digits)) and _luhn(digits) and len(set(digits)) > 1
+    if len(set(digits)) < 2 or not _luhn(digits):
+        return False
+    return any(prefix.match(digits) and len(digits) in lengths for prefix, lengths in _CARD_RULES)
 
 
 # IBAN lengths by country (ISO 13616 registry), for the common countries.
@@ -159,9 +170,12 @@ PII_DETECTORS: tuple[Detector, ...] = (
     Detector(
         "phone",
         "phone number",
+        # Not part of a longer run of digit groups (account numbers, IBANs, card numbers).
         re.compile(
-            _B + r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}" + _E
+            r"(?<![\d][ .-])(?:"
+            + _B + r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}" + _E
             + r"|" + _B + r"\+\d{1,3}[ .-]?\d{6,12}" + _E
+            + r")(?![ .-]\d)"
         ),
         _phone,
     ),
@@ -186,9 +200,12 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
     ),
     Detector("certificate", "PEM certificate", re.compile(r"-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----")),
-    Detector("openai_api_key", "OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}(?![\w-])")),
     Detector("anthropic_api_key", "Anthropic API key", re.compile(r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,}")),
-    Detector("h2o_api_key", "H2O.ai / h2oGPTe API key", re.compile(r"\bsk-[A-Za-z0-9]{4,}-[A-Za-z0-9]{20,}")),
+    Detector(
+        "sk_api_key",
+        "sk- secret key (OpenAI, H2O.ai h2oGPTe and other OpenAI-style APIs)",
+        re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}(?![\w-])"),
+    ),
     Detector("github_token", "GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})\b")),
     Detector("gitlab_token", "GitLab personal access token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
     Detector("slack_token", "Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),

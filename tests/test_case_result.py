@@ -1,0 +1,124 @@
+"""Case, load_cases, Result, Signature, the registry."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_llmeval import Case, Registry, Result, Signature, UnknownEvaluatorError, load_cases
+from pytest_llmeval.evaluators.lexical import ExactMatch
+
+RECORD = {
+    "id": "capital-australia",
+    "input": {
+        "question": "What is the capital of Australia?",
+        "conversation_history": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris"}],
+    },
+    "expected_output": {"answer": "Canberra"},
+    "metadata": {"category": "Geography", "difficulty": "Easy"},
+    "retrieved_context": ["Canberra is the capital."],
+    "model": "m",
+    "actual_output": {"answer": "Canberra."},
+}
+
+
+def test_case_from_seed_record_and_back():
+    case = Case.from_record(RECORD)
+    assert case.question == "What is the capital of Australia?"
+    assert case.expected == ("Canberra",) and case.actual == "Canberra."
+    assert case.history[1]["content"] == "Paris" and case.context == ("Canberra is the capital.",)
+    assert case.metadata["difficulty"] == "Easy" and case.case_id == "capital-australia" and case.model == "m"
+    assert Case.from_record(case.to_dict()) == case
+    flat = Case.from_record({"question": "q", "expected": ["a", "b"], "actual": "a", "context": "c"})
+    assert flat.expected == ("a", "b") and flat.context == ("c",)
+
+
+def test_case_is_immutable_and_validated():
+    case = Case(actual="x", metadata={"a": 1})
+    with pytest.raises(AttributeError):
+        case.actual = "y"
+    with pytest.raises(TypeError):
+        case.metadata["a"] = 2
+    with pytest.raises(TypeError, match="argument 'history'\\[0\\] must be a mapping with a str 'content'"):
+        Case(history=[{"role": "user"}])
+    with pytest.raises(TypeError, match="argument 'metadata' must be a mapping"):
+        Case(metadata=[1])
+    assert case.replace(actual="y").actual == "y"
+
+
+def test_load_cases(tmp_path):
+    path = tmp_path / "cases.jsonl"
+    path.write_text("# comment\n\n" + json.dumps(RECORD) + "\n" + json.dumps({**RECORD, "model": "n"}) + "\n")
+    assert [c.model for c in load_cases(path)] == ["m", "n"]
+    path.write_text(json.dumps(RECORD) + "\n{broken\n")
+    with pytest.raises(ValueError, match="cases.jsonl:2: not a valid case"):
+        load_cases(path)
+
+
+def test_example_dataset_loads():
+    from pathlib import Path
+
+    cases = load_cases(Path(__file__).parent.parent / "examples" / "recorded_answers.jsonl")
+    assert len(cases) == 15 and {c.model for c in cases} == {"acme-large", "acme-small", "tiny-chat"}
+
+
+def test_signature_key_and_equality():
+    one = Signature("rouge", "1", backend="rouge-score 0.1.2", params={"use_stemmer": True, "a": [1]})
+    two = Signature("rouge", "1", backend="rouge-score 0.1.2", params={"a": [1], "use_stemmer": True})
+    assert one == two and hash(one) == hash(two)
+    assert one.key == 'rouge|v1|rouge-score 0.1.2|a=[1]|use_stemmer=true'
+    assert Signature.from_dict(one.to_dict()) == one
+    assert one != Signature("rouge", "2", backend="rouge-score 0.1.2", params={"a": [1], "use_stemmer": True})
+
+
+def test_result_validation_and_nan():
+    sig = Signature("x", "1")
+    with pytest.raises(ValueError, match="primary metric 'b' is not among metrics"):
+        Result("x", {"a": 1.0}, primary="b", passed=True, thresholds={}, higher_is_better={}, signature=sig)
+    result = Result("x", {"a": float("nan")}, primary="a", passed=False, thresholds={}, higher_is_better={}, signature=sig)
+    assert result.score is None
+    with pytest.raises(ValueError, match="not a result record"):
+        Result.from_dict({"nope": 1})
+
+
+def test_registry_register_and_errors():
+    registry = Registry(entry_points=False)
+    with pytest.raises(UnknownEvaluatorError, match="no evaluator named 'nope'; known evaluators: bleu, "):
+        registry.resolve("nope")
+    registry.register("strict_match", ExactMatch)
+    assert registry.resolve("strict_match") is ExactMatch
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register("strict_match", "pytest_llmeval.evaluators.lexical:Rouge")
+    with pytest.raises(ValueError, match="must look like 'package.module:Class'"):
+        registry.register("bad", "just_a_module")
+    with pytest.raises(ValueError, match="must be an identifier"):
+        registry.register("bad name", ExactMatch)
+    registry.register("missing", "no_such_package.mod:Thing")
+    with pytest.raises(ImportError, match="needs the module 'no_such_package', which is not installed"):
+        registry.resolve("missing")
+    registry.register("not_evaluator", "json:JSONDecoder")
+    with pytest.raises(TypeError, match="not an Evaluator subclass"):
+        registry.resolve("not_evaluator")
+
+
+def test_entry_point_registration(monkeypatch):
+    from importlib import metadata
+
+    class FakeEntryPoint:
+        name = "from_plugin"
+        value = "pytest_llmeval.evaluators.lexical:ExactMatch"
+
+    monkeypatch.setattr(metadata, "entry_points", lambda group: [FakeEntryPoint()] if group == "pytest_llmeval.evaluators" else [])
+    assert Registry().resolve("from_plugin") is ExactMatch
+
+
+def test_evaluate_outside_pytest_context_and_argument_errors():
+    from pytest_llmeval import evaluate
+
+    with pytest.raises(TypeError, match="rouge: unknown argument\\(s\\) use_stemmer; case fields are"):
+        evaluate("rouge", actual="a", expected="a", use_stemmer=True)
+    with pytest.raises(TypeError, match="argument 'params' must be a mapping"):
+        evaluate("rouge", actual="a", expected="a", params=[1])
+    with pytest.raises(TypeError, match="argument 'thresholds' must be a mapping"):
+        evaluate("rouge", actual="a", expected="a", thresholds=0.5)

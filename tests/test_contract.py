@@ -1,0 +1,134 @@
+"""One harness for every registered evaluator: metadata, inputs, ranges, round trips, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from pytest_llmeval import Case, MissingInputError, Registry, Result
+from pytest_llmeval.case import CASE_FIELDS
+
+REGISTRY = Registry(entry_points=False)
+NAMES = REGISTRY.names()
+
+# Inputs that every evaluator can score, whatever it requires.
+GOOD = dict(
+    actual="Brazil revenue was 15,969 million in 2023. Contact the team for details.",
+    expected=("Brazil revenue was 15,969 million in 2023.",),
+    question="What was the revenue in Brazil?",
+    context=("Annual report: Brazil revenue was 15,969 million.",),
+    conditions='"15,969" AND NOT "Real"',
+)
+
+
+def make_case(name: str, **changes) -> Case:
+    fields = {k: v for k, v in GOOD.items() if k in REGISTRY.resolve(name).requires + REGISTRY.resolve(name).uses or k == "actual"}
+    fields.update(changes)
+    return Case(**fields)
+
+
+def test_every_builtin_is_registered():
+    assert NAMES == sorted(
+        ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping", "pii_leakage",
+         "rouge", "sensitive_data", "text_matching"]
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_metadata(name):
+    cls = REGISTRY.resolve(name)
+    assert cls.name == name and isinstance(cls.version, str) and cls.description
+    names = [spec.name for spec in cls.metrics]
+    assert len(names) == len(set(names))
+    primary = cls.primary_metric()
+    assert primary.threshold is not None
+    for spec in cls.metrics:
+        low, high = spec.range
+        assert low < high
+        if spec.threshold is not None:
+            assert low <= spec.threshold <= high
+    assert set(cls.requires) <= set(CASE_FIELDS) and set(cls.uses) <= set(CASE_FIELDS)
+    assert cls.reproducible and not cls.needs_judge and not cls.uses_models
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scores_in_range_round_trip_and_reproducible(name):
+    evaluator = REGISTRY.create(name)
+    cases = [make_case(name), make_case(name, actual="Something else entirely. Real numbers."), make_case(name, actual="")]
+    results = evaluator.evaluate(cases)
+    assert len(results) == 3
+    specs = evaluator.metric_specs()
+    for case, result in zip(cases, results):
+        assert isinstance(result, Result) and result.evaluator == name
+        assert set(result.metrics) == set(specs)
+        assert result.score is not None, "the primary metric is always scored"
+        for metric, value in result.metrics.items():
+            if value is not None:
+                low, high = specs[metric].range
+                assert low <= value <= high and not math.isnan(value), (metric, value)
+        assert result.passed == (not result.failed_metrics())
+        assert result.reason
+        assert Result.from_dict(json.loads(json.dumps(result.to_dict()))) == result
+        assert result.excerpt == (case.actual or "")[:300] or name in ("pii_leakage", "sensitive_data")
+    assert REGISTRY.create(name).evaluate(cases) == results
+    assert results[0].signature.evaluator == name and results[0].signature.version == evaluator.version
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_results_are_immutable(name):
+    [result] = REGISTRY.create(name).evaluate([make_case(name)])
+    with pytest.raises(AttributeError):
+        result.passed = True
+    with pytest.raises(TypeError):
+        result.metrics[result.primary] = 1.0  # type: ignore[index]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_missing_required_inputs_are_named(name):
+    cls = REGISTRY.resolve(name)
+    for field in cls.requires:
+        with pytest.raises(MissingInputError) as info:
+            REGISTRY.create(name).evaluate([make_case(name, **{field: None})])
+        assert f"{name} requires {field!r} ({CASE_FIELDS[field]})" in str(info.value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_non_string_answer_is_a_type_error(name):
+    with pytest.raises(TypeError, match="argument 'actual' must be a str or None, got bytes"):
+        make_case(name, actual=b"bytes")
+    with pytest.raises(TypeError, match=r"argument 'expected'\[1\] must be a str, got int"):
+        Case(actual="x", expected=["a", 2])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_megabyte_answer_gets_a_defined_score(name):
+    words = "the model answered a question about revenue in brazil and the capital of australia".split()
+    text = " ".join(words[(i * 7) % len(words)] + str(i % 97) for i in range(120_000))[:1_000_000]
+    [result] = REGISTRY.create(name).evaluate([make_case(name, actual=text)])
+    assert result.score is not None
+    assert len(result.excerpt or "") <= 300
+    assert len(json.dumps(result.to_dict())) < 20_000
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unknown_parameter_lists_the_valid_ones(name):
+    with pytest.raises(TypeError) as info:
+        REGISTRY.create(name, no_such_parameter=1)
+    assert f"{name}: unknown parameter(s) no_such_parameter; valid parameters:" in str(info.value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_thresholds_validated(name):
+    evaluator = REGISTRY.create(name)
+    primary = evaluator.primary_metric().name
+    with pytest.raises(ValueError, match=f"{name}: no metric 'nope' to set a threshold on"):
+        evaluator.evaluate([make_case(name)], thresholds={"nope": 0.5})
+    with pytest.raises(TypeError, match="must be a number"):
+        evaluator.evaluate([make_case(name)], thresholds={primary: "high"})
+    low, high = evaluator.metric_specs()[primary].range
+    with pytest.raises(ValueError, match="outside its range"):
+        evaluator.evaluate([make_case(name)], thresholds={primary: high + 1})
+    [off] = evaluator.evaluate([make_case(name, actual="")], thresholds={primary: None})
+    assert off.passed and off.thresholds == {}

@@ -1,0 +1,87 @@
+"""Aggregation and the report writers, without a pytest run."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from pytest_llmeval import Case
+from pytest_llmeval.aggregate import NO_MODEL, summarize
+from pytest_llmeval.evaluators.lexical import ExactMatch, Rouge
+from pytest_llmeval.report import atomic_write, write_reports
+from pytest_llmeval.report import markdown
+from pytest_llmeval.report.terminal import render_summary
+
+
+def records(*triples, evaluator=None):
+    evaluator = evaluator or ExactMatch()
+    out = []
+    for model, case_id, answer in triples:
+        [result] = evaluator.evaluate([Case(actual=answer, expected="yes", model=model, case_id=case_id)])
+        out.append({**result.to_dict(), "nodeid": f"t::{model}-{case_id}"})
+    return out
+
+
+def test_summary_rows_best_model_hardest_case():
+    recs = records(("a", "q1", "yes"), ("a", "q2", "yes"), ("b", "q1", "no"), ("b", "q2", "yes"), ("c", "q1", "no"), ("c", "q2", "no"))
+    summary = summarize(recs)
+    assert summary.checks == 6 and summary.passed == 3 and summary.models == ("a", "b", "c")
+    assert [(r.model, r.passed, r.count) for r in summary.rows] == [("a", 2, 2), ("b", 1, 2), ("c", 0, 2)]
+    assert summary.best_model == "a"
+    assert summary.hardest_case.case_id == "q1" and summary.hardest_case.failed_models == ("b", "c")
+
+
+def test_unlike_signatures_are_never_averaged():
+    strict = records(("a", "q1", "Yes"))
+    lenient = records(("a", "q1", "Yes"), evaluator=ExactMatch(ignore_case=True))
+    summary = summarize(strict + lenient)
+    assert len(summary.rows) == 2
+    assert {r.mean for r in summary.rows} == {0.0, 1.0}
+    assert all(r.check.startswith("exact_match#") for r in summary.rows)
+
+
+def test_lower_is_better_ranking_and_unnamed_model():
+    [good] = Rouge().evaluate([Case(actual="a b c", expected="a b c")])
+    rec = {**good.to_dict(), "model": None, "nodeid": "t::x"}
+    summary = summarize([rec])
+    assert summary.models == (NO_MODEL,) and summary.best_model is None
+    lines = render_summary(summary)
+    assert lines[0] == "1 checks on 1 model(s): 1 passed (100%)"
+    assert all(len(line) <= 80 for line in lines)
+
+
+def test_empty_summary():
+    summary = summarize([])
+    assert summary.checks == 0 and summary.hardest_case is None and summary.rows == ()
+
+
+def test_markdown_escapes_table_breakers():
+    recs = records(("a|b", "q1", "no"))
+    report = {
+        "summary": summarize(recs).to_dict(),
+        "results": [{**r, "reason": "pipe | and <b>tag</b>\nnewline"} for r in recs],
+        "run": {"plugin": "0", "pytest": "9", "python": "3", "finished": "now"},
+    }
+    text = markdown.render(report)
+    assert "| a\\|b |" in text
+    assert "pipe \\| and \\<b\\>tag\\</b\\> newline" in text
+
+
+def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    target = tmp_path / "report.json"
+    target.write_text("old")
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        atomic_write(str(target), "new")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_write_reports_rejects_unknown_extension(tmp_path):
+    with pytest.raises(ValueError, match="unknown report extension '.csv'"):
+        write_reports({}, str(tmp_path / "x.csv"))
