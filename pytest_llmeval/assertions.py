@@ -40,6 +40,13 @@ __all__ = [
     "assert_exact_match",
     "assert_edit_distance",
     "format_failure",
+    "assert_grounded",
+    "assert_accurate",
+    "assert_similar",
+    "assert_similar_sentences",
+    "assert_relevant",
+    "assert_context_relevant",
+    "assert_context_ranked",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -293,3 +300,83 @@ def assert_edit_distance(
     _common(kwargs)
     params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
     return assert_check("edit_distance", actual=actual, expected=expected, params=params, **kwargs)
+
+
+# -- embedding checks (pytest-llmeval[embeddings]) ---------------------------------------
+
+
+def assert_grounded(actual: str, context: Any, *, model: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
+    """Every answer sentence is close to some context sentence (groundedness, default threshold 0.75).
+
+    The failure names the least grounded sentence and its closest context sentence.
+    """
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("groundedness", actual=actual, context=context, model=model, params={"model": embedding_model}, **kwargs)
+
+
+def assert_accurate(
+    actual: str,
+    expected: Any,
+    *,
+    short_string_metric: str = "normalized_edit_distance",
+    short_string_threshold: int = 10,
+    embedding_model: str | None = None,
+    **kwargs: Any,
+) -> Result:
+    """The least accurate answer sentence is close to the expected answer (answer accuracy, 0.75).
+
+    Short answers (both at most ``short_string_threshold`` characters) are scored by
+    ``short_string_metric`` instead: ``normalized_edit_distance``, ``exact_match``,
+    ``token_jaccard`` or ``embeddings``.
+    """
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"model": embedding_model, "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold}
+    return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
+
+
+def assert_similar(
+    actual: str, expected: Any, *, method: str = "embeddings", cross_encoder: str | None = None,
+    embedding_model: str | None = None, **kwargs: Any,
+) -> Result:
+    """The answer means the same as the expected answer (semantic similarity, 0.75).
+
+    ``method="cross-encoder"`` scores the pair with the ``cross_encoder`` model instead of embeddings.
+    """
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"model": embedding_model, "method": method, "cross_encoder": cross_encoder}
+    return assert_check("semantic_similarity", actual=actual, expected=expected, params=params, **kwargs)
+
+
+def assert_similar_sentences(actual: str, expected: Any, *, embedding_model: str | None = None, **kwargs: Any) -> Result:
+    """Answer sentences are close to expected sentences (mean similarity 0.75; ``thresholds`` for the minimum)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("semantic_sentence_similarity", actual=actual, expected=expected, params={"model": embedding_model}, **kwargs)
+
+
+def assert_relevant(actual: str, question: str, *, embedding_model: str | None = None, **kwargs: Any) -> Result:
+    """Some answer sentence is close to the question (answer relevancy, 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history"))
+    return assert_check("answer_relevancy_similarity", actual=actual, question=question, params={"model": embedding_model}, **kwargs)
+
+
+def assert_context_relevant(question: str, context: Any, *, embedding_model: str | None = None, **kwargs: Any) -> Result:
+    """The retrieved context is relevant to the question (soft recall 0.75; ``thresholds`` for precision)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    return assert_check("context_relevancy", question=question, context=context, params={"model": embedding_model}, **kwargs)
+
+
+def assert_context_ranked(
+    question: str, context: Any, *, relevance_threshold: float = 0.7, out_of_range_rank: int = 10,
+    embedding_model: str | None = None, **kwargs: Any,
+) -> Result:
+    """The first relevant chunk is ranked high (reciprocal rank, 0.75: the first chunk must be relevant)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    params = {"model": embedding_model, "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
+    return assert_check("context_mrr", question=question, context=context, params=params, **kwargs)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from .models import DEFAULT_EMBEDDING_MODEL, ModelCache, parse_device, parse_precision
 from .recording import TestContext
 from .session import EvalSession, parse_threshold, session_key
 
@@ -26,6 +27,10 @@ THRESHOLD_HELP = (
 THRESHOLDS_INI_HELP = "Threshold overrides, one EVALUATOR.METRIC=NUMBER per line"
 REPORT_INI_HELP = "Report paths written when --llmeval-report is not given, one per line"
 SUMMARY_HELP = "Leave out the llmeval leaderboard from the terminal summary"
+DEVICE_HELP = "Device for models: auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N (default: auto)"
+PRECISION_HELP = "Model precision: auto (fp16 on CUDA, else fp32), fp32 or fp16 (default: auto)"
+CACHE_DIR_HELP = "Folder of the embedding cache, or 'off' (default: .llmeval_cache in the rootdir)"
+EMBEDDING_MODEL_HELP = f"Embedding model: a sentence-transformers name or local folder (default: {DEFAULT_EMBEDDING_MODEL}, embedded)"
 MARKER_HELP = (
     "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
     "test, the case id and free tags such as perturbation='typos'"
@@ -56,6 +61,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--llmeval-no-summary", action="store_false", dest="llmeval_summary", default=True, help=SUMMARY_HELP
     )
+    group.addoption("--llmeval-device", dest="llmeval_device", type=parse_device, metavar="DEVICE", help=DEVICE_HELP)
+    group.addoption("--llmeval-precision", dest="llmeval_precision", type=parse_precision, metavar="PRECISION", help=PRECISION_HELP)
+    group.addoption("--llmeval-cache-dir", dest="llmeval_cache_dir", metavar="DIR", help=CACHE_DIR_HELP)
+    group.addoption("--llmeval-embedding-model", dest="llmeval_embedding_model", metavar="MODEL", help=EMBEDDING_MODEL_HELP)
+    parser.addini("llmeval_device", DEVICE_HELP, default="auto")
+    parser.addini("llmeval_precision", PRECISION_HELP, default="auto")
+    parser.addini("llmeval_cache_dir", CACHE_DIR_HELP, default=".llmeval_cache")
+    parser.addini("llmeval_embedding_model", EMBEDDING_MODEL_HELP, default=DEFAULT_EMBEDDING_MODEL)
     parser.addini("llmeval_thresholds", THRESHOLDS_INI_HELP, type="linelist", default=[])
     parser.addini("llmeval_report", REPORT_INI_HELP, type="linelist", default=[])
 
@@ -102,6 +115,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     error = item.stash.get(_marker_error_key, None)
     if error is not None:
         raise error
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    models = config.stash[session_key].models
+    cache = models.cache_dir or "off"
+    return (
+        f"llmeval: device {models.device} (resolved when a model first loads), precision {models.precision}, "
+        f"embedding model {models.embedding_model}, cache {cache}"
+    )
+
+
+@pytest.fixture(scope="session")
+def llmeval_models(request: pytest.FixtureRequest) -> ModelCache:
+    """This process's model cache: ``llmeval_models.warm(texts)`` encodes texts up front in one pass."""
+    return request.config.stash[session_key].models
 
 
 @pytest.fixture

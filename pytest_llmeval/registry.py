@@ -45,6 +45,13 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "bleu": "pytest_llmeval.evaluators.lexical:Bleu",
         "exact_match": "pytest_llmeval.evaluators.lexical:ExactMatch",
         "edit_distance": "pytest_llmeval.evaluators.lexical:EditDistance",
+        "groundedness": "pytest_llmeval.evaluators.semantic:Groundedness",
+        "answer_accuracy": "pytest_llmeval.evaluators.semantic:AnswerAccuracy",
+        "semantic_sentence_similarity": "pytest_llmeval.evaluators.semantic:SemanticSentenceSimilarity",
+        "semantic_similarity": "pytest_llmeval.evaluators.semantic:SemanticSimilarity",
+        "answer_relevancy_similarity": "pytest_llmeval.evaluators.semantic:AnswerRelevancySimilarity",
+        "context_relevancy": "pytest_llmeval.evaluators.semantic:ContextRelevancy",
+        "context_mrr": "pytest_llmeval.evaluators.semantic:ContextMRR",
     }
 )
 

