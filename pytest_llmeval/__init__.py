@@ -10,34 +10,96 @@ modules; evaluators import their libraries when first used.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .assertions import (
-    LLMEvalAssertionError,
-    assert_accurate,
-    assert_context_ranked,
-    assert_context_relevant,
-    assert_grounded,
-    assert_relevant,
-    assert_similar,
-    assert_similar_sentences,
-    assert_bleu,
-    assert_check,
-    assert_edit_distance,
-    assert_exact_match,
-    assert_json,
-    assert_matches,
-    assert_no_encoded_leak,
-    assert_no_pii,
-    assert_no_sensitive_data,
-    assert_not_looping,
-    assert_rouge,
-    evaluate,
-)
-from .case import Case, load_cases
-from .conditions import ConditionSyntaxError, parse_condition
-from .evaluators.base import Evaluator, MetricSpec, MissingInputError, Score
-from .registry import Registry, UnknownEvaluatorError
-from .result import Result, Signature
+
+# Public names -> the module that defines them. They are imported on first access
+# (PEP 562), so loading the plugin costs pytest only the modules it needs itself.
+_EXPORTS = {
+    "LLMEvalAssertionError": "assertions",
+    "assert_accurate": "assertions",
+    "assert_bertscore": "assertions",
+    "assert_bleu": "assertions",
+    "assert_check": "assertions",
+    "assert_context_ranked": "assertions",
+    "assert_context_relevant": "assertions",
+    "assert_edit_distance": "assertions",
+    "assert_exact_match": "assertions",
+    "assert_grounded": "assertions",
+    "assert_json": "assertions",
+    "assert_matches": "assertions",
+    "assert_no_encoded_leak": "assertions",
+    "assert_no_pii": "assertions",
+    "assert_no_sensitive_data": "assertions",
+    "assert_not_looping": "assertions",
+    "assert_relevant": "assertions",
+    "assert_rouge": "assertions",
+    "assert_similar": "assertions",
+    "assert_similar_sentences": "assertions",
+    "evaluate": "assertions",
+    "Case": "case",
+    "load_cases": "case",
+    "ConditionSyntaxError": "conditions",
+    "parse_condition": "conditions",
+    "Evaluator": "evaluators.base",
+    "MetricSpec": "evaluators.base",
+    "MissingInputError": "evaluators.base",
+    "Score": "evaluators.base",
+    "ModelCache": "models",
+    "ModelLoadError": "models",
+    "Registry": "registry",
+    "UnknownEvaluatorError": "registry",
+    "Result": "result",
+    "Signature": "result",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_llmeval' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from .assertions import (
+        LLMEvalAssertionError,
+        assert_accurate,
+        assert_bertscore,
+        assert_context_ranked,
+        assert_context_relevant,
+        assert_grounded,
+        assert_relevant,
+        assert_similar,
+        assert_similar_sentences,
+        assert_bleu,
+        assert_check,
+        assert_edit_distance,
+        assert_exact_match,
+        assert_json,
+        assert_matches,
+        assert_no_encoded_leak,
+        assert_no_pii,
+        assert_no_sensitive_data,
+        assert_not_looping,
+        assert_rouge,
+        evaluate,
+    )
+    from .case import Case, load_cases
+    from .conditions import ConditionSyntaxError, parse_condition
+    from .evaluators.base import Evaluator, MetricSpec, MissingInputError, Score
+    from .models import ModelCache, ModelLoadError
+    from .registry import Registry, UnknownEvaluatorError
+    from .result import Result, Signature
 
 __all__ = [
     "__version__",
@@ -47,12 +109,15 @@ __all__ = [
     "LLMEvalAssertionError",
     "MetricSpec",
     "MissingInputError",
+    "ModelCache",
+    "ModelLoadError",
     "Registry",
     "Result",
     "Score",
     "Signature",
     "UnknownEvaluatorError",
     "assert_accurate",
+    "assert_bertscore",
     "assert_bleu",
     "assert_check",
     "assert_context_ranked",

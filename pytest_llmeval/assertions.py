@@ -47,6 +47,7 @@ __all__ = [
     "assert_relevant",
     "assert_context_relevant",
     "assert_context_ranked",
+    "assert_bertscore",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -380,3 +381,12 @@ def assert_context_ranked(
     _common(kwargs, allowed=("model", "metadata", "history", "actual"))
     params = {"model": embedding_model, "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
     return assert_check("context_mrr", question=question, context=context, params=params, **kwargs)
+
+
+def assert_bertscore(
+    actual: str, expected: Any, *, idf: bool = False, bertscore_model: str | None = None, **kwargs: Any
+) -> Result:
+    """BERTScore F1 against the expected answer(s) (default threshold 0.75; precision and recall via ``thresholds``)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("bertscore", actual=actual, expected=expected, params={"model": bertscore_model, "idf": idf}, **kwargs)

@@ -52,6 +52,7 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "answer_relevancy_similarity": "pytest_llmeval.evaluators.semantic:AnswerRelevancySimilarity",
         "context_relevancy": "pytest_llmeval.evaluators.semantic:ContextRelevancy",
         "context_mrr": "pytest_llmeval.evaluators.semantic:ContextMRR",
+        "bertscore": "pytest_llmeval.evaluators.bertscore:BertScore",
     }
 )
 
@@ -72,10 +73,13 @@ class Registry:
     def __init__(self, *, entry_points: bool = True) -> None:
         self._targets: dict[str, Target] = dict(BUILTIN_EVALUATORS)
         self._resolved: dict[str, type[Evaluator]] = {}
-        if entry_points:
-            self._load_entry_points()
+        # Scanning installed distributions costs milliseconds: done when first needed.
+        self._entry_points_pending = entry_points
 
     def _load_entry_points(self) -> None:
+        if not self._entry_points_pending:
+            return
+        self._entry_points_pending = False
         from importlib.metadata import entry_points
 
         for entry in entry_points(group=ENTRY_POINT_GROUP):
@@ -95,18 +99,23 @@ class Registry:
         self._resolved.pop(name, None)
 
     def __contains__(self, name: object) -> bool:
+        if name not in self._targets:
+            self._load_entry_points()
         return name in self._targets
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._targets))
+        return iter(self.names())
 
     def names(self) -> list[str]:
+        self._load_entry_points()
         return sorted(self._targets)
 
     def resolve(self, name: str) -> type[Evaluator]:
         """The evaluator class registered under ``name``, imported now if needed."""
         if name in self._resolved:
             return self._resolved[name]
+        if name not in self._targets:
+            self._load_entry_points()
         if name not in self._targets:
             raise UnknownEvaluatorError(f"no evaluator named {name!r}; known evaluators: {', '.join(self.names())}")
         target = self._targets[name]

