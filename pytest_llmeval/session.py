@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import time
 import warnings
 from collections.abc import Mapping
@@ -211,6 +210,8 @@ class EvalSession:
         return sorted(self.records, key=lambda record: record["nodeid"])
 
     def build_report(self) -> dict[str, Any]:
+        import platform
+
         from . import __version__
         from .aggregate import summarize
 

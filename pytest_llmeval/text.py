@@ -2,8 +2,9 @@
 
 The sentence splitter is a small rule-based one (no downloads): it breaks after
 ``.``, ``!``, ``?`` (and runs of them, with closing quotes or brackets) followed
-by whitespace, and on blank lines, but not after common abbreviations, initials
-or numbers such as ``5 p.m.`` followed by a lower-case word.
+by whitespace, on blank lines and before list items, but not after common
+abbreviations, initials, decimals, list markers (``1.``), or ``5 p.m.`` followed
+by a lower-case word.
 
 >>> split_sentences("Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3.")
 ['Dr. Smith went to Washington.', 'He arrived at 5 p.m. on Jan. 3.']
@@ -29,6 +30,9 @@ _ABBREVIATIONS = frozenset(
 
 _BOUNDARY = re.compile(r"""([.!?…]+['"”’)\]]*)(\s+)""")
 _PARAGRAPH = re.compile(r"\n\s*\n")
+# A new line that starts a list item ("- ", "* ", "1. ", "2) ", "a. ") starts a new block.
+_LIST_ITEM = re.compile(r"\n(?=[ \t]*(?:[-*•+]|\d{1,3}[.)]|[a-zA-Z][.)])[ \t]+\S)")
+_MARKER_ONLY = re.compile(r"^\s*(?:\d{1,3}|[a-zA-Z])[.)]$")
 
 
 _TITLES = frozenset("mr mrs ms dr prof st mt jr sr gen col lt sgt capt rev hon".split())
@@ -53,12 +57,15 @@ def _abbreviation_kind(chunk: str) -> str | None:
 def split_sentences(text: str) -> list[str]:
     """Split ``text`` into sentences, stripped, empty ones dropped."""
     sentences: list[str] = []
-    for paragraph in _PARAGRAPH.split(text):
+    blocks = [block for paragraph in _PARAGRAPH.split(text) for block in _LIST_ITEM.split(paragraph)]
+    for paragraph in blocks:
         start = 0
         for match in _BOUNDARY.finditer(paragraph):
             end = match.end(1)
             following = paragraph[match.end():match.end() + 1]
             candidate = paragraph[start:end]
+            if _MARKER_ONLY.match(candidate):
+                continue  # "1. Open the app." is one item, not "1." and a sentence
             if match.group(1) == ".":
                 kind = _abbreviation_kind(candidate)
                 if kind == "title" or (following and not following.isupper() and (kind or following.islower())):

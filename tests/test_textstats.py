@@ -84,3 +84,15 @@ def test_sentence_splitter_keeps_abbreviations():
         "New paragraph",
     ]
     assert split_sentences("") == []
+
+
+def test_sentence_splitter_keeps_list_items_and_decimals():
+    assert split_sentences("Steps:\n1. Open the app.\n2. Click Settings.\n3. Choose Export") == [
+        "Steps:",
+        "1. Open the app.",
+        "2. Click Settings.",
+        "3. Choose Export",
+    ]
+    assert split_sentences("- first item\n- second item\n* third") == ["- first item", "- second item", "* third"]
+    assert split_sentences("Pi is 3.14. Version 2.0 shipped.") == ["Pi is 3.14.", "Version 2.0 shipped."]
+    assert split_sentences("I counted to 10. Then I stopped.") == ["I counted to 10.", "Then I stopped."]

@@ -142,6 +142,13 @@ class Evaluator:
         return primaries[0]
 
     def signature(self) -> Signature:
+        """How this evaluator scores; computed once (reading package versions is not free)."""
+        cached = self.__dict__.get("_signature")
+        if cached is None:
+            cached = self.__dict__["_signature"] = self._make_signature()
+        return cached
+
+    def _make_signature(self) -> Signature:
         return Signature(
             evaluator=self.name,
             version=self.version,

@@ -54,6 +54,7 @@ class EmbeddingEvaluator(Evaluator):
     def bind(self, models: ModelCache) -> None:
         """Use the session's model cache (the plugin calls this)."""
         self.models = models
+        self.__dict__.pop("_signature", None)  # the scoring model's signature depends on the cache
 
     def _cache(self) -> ModelCache:
         if self.models is None:
