@@ -130,10 +130,15 @@ def main() -> None:
     model.encode(["warm up"], show_progress_bar=False)
     quiet = lambda line: None  # noqa: E731
 
-    memory = ModelCache(device=args.device, cache_dir=None, announce=quiet)
-    memory.embedder()._model = model  # share the loaded weights: (1) and (2) measure encoding, not loading
-    t_hand, hand_scores = timed(hand_written, model, cases)
-    t_batched, batched_scores = timed(plugin_batched, cases, memory)
+    # (1) alternates the two sides three times and keeps each side's best: the machine is noisy.
+    t_hand = t_batched = float("inf")
+    for _ in range(3):
+        elapsed, hand_scores = timed(hand_written, model, cases)
+        t_hand = min(t_hand, elapsed)
+        memory = ModelCache(device=args.device, cache_dir=None, announce=quiet)
+        memory.embedder()._model = model  # share the loaded weights: (1) and (2) measure encoding, not loading
+        elapsed, batched_scores = timed(plugin_batched, cases, memory)
+        t_batched = min(t_batched, elapsed)
     assert np.allclose(hand_scores, batched_scores, atol=1e-5)
 
     fresh = ModelCache(device=args.device, cache_dir=None, announce=quiet)
