@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from pytest_llmeval import (
+    assert_grounded,
     assert_json,
     assert_matches,
     assert_no_pii,
@@ -81,3 +82,9 @@ def test_no_leaks(case):
 def test_not_looping(case):
     """No answer goes into a loop."""
     assert_not_looping(case.actual)
+
+
+@pytest.mark.parametrize("case", cases(lambda c: bool(c.context) and c.metadata["category"] != "privacy"))
+def test_grounded_in_context(case):
+    """RAG answers stay close to what was retrieved (embedded all-MiniLM-L6-v2, no download)."""
+    assert_grounded(case.actual, case.context, threshold=0.6)
