@@ -104,7 +104,7 @@ def test_relevancy_context_relevancy_and_mrr(make):
     assert nothing.score == 0.0 and nothing.reason == "no relevant chunk"
     with pytest.raises(ValueError, match="parameter 'relevance_threshold' must be between 0 and 1"):
         make("context_mrr", relevance_threshold=2)
-    with pytest.raises(ValueError, match="parameter 'out_of_range_rank' must be a positive integer"):
+    with pytest.raises(ValueError, match="parameter 'out_of_range_rank' must be at least 1"):
         make("context_mrr", out_of_range_rank=0)
 
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..case import Case
-from .base import MetricSpec, Score, require_type
+from .base import MetricSpec, Score, require_number, require_type
 from .semantic import EmbeddingEvaluator
 
 __all__ = ["BertScore"]
@@ -53,9 +53,7 @@ class BertScore(EmbeddingEvaluator):
     def configure(self) -> None:
         super().configure()
         require_type(self.name, "idf", self.params["idf"], bool, "True or False")
-        require_type(self.name, "max_length", self.params["max_length"], int, "a positive integer")
-        if self.params["max_length"] < 8:
-            raise ValueError(f"{self.name}: parameter 'max_length' must be at least 8; got {self.params['max_length']}")
+        require_number(self.name, "max_length", self.params["max_length"], low=8, integer=True)
 
     def _model_name(self) -> str:
         return self.params["model"] or self._cache().embedding_model

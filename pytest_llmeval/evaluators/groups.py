@@ -21,7 +21,7 @@ from typing import Any
 
 from ..case import Case
 from ..text import excerpt
-from .base import Evaluator, MetricSpec, Score, require_type
+from .base import Evaluator, MetricSpec, Score, require_number, require_type
 from .semantic import EmbeddingEvaluator
 
 __all__ = ["SelfConsistency", "QuestionsDrift", "stratified_sample"]
@@ -68,9 +68,7 @@ class SelfConsistency(Evaluator):
 
     def configure(self) -> None:
         size = self.params["max_group_size"]
-        require_type(self.name, "max_group_size", size, int, "an integer of at least 2")
-        if size < 2:
-            raise ValueError(f"{self.name}: parameter 'max_group_size' must be at least 2; got {size}")
+        require_number(self.name, "max_group_size", size, low=2, integer=True)
         require_type(self.name, "use_stemmer", self.params["use_stemmer"], bool, "True or False")
         require_type(self.name, "seed", self.params["seed"], int, "an integer")
         from rouge_score import rouge_scorer
@@ -125,12 +123,8 @@ class QuestionsDrift(EmbeddingEvaluator):
     def configure(self) -> None:
         super().configure()
         ratio = self.params["split_ratio"]
-        require_type(self.name, "split_ratio", ratio, (int, float), "a number between 0.1 and 0.9")
-        if not 0.1 <= ratio <= 0.9:
-            raise ValueError(f"{self.name}: parameter 'split_ratio' must be between 0.1 and 0.9; got {ratio}")
-        require_type(self.name, "min_cases", self.params["min_cases"], int, "an integer of at least 2")
-        if self.params["min_cases"] < 2:
-            raise ValueError(f"{self.name}: parameter 'min_cases' must be at least 2; got {self.params['min_cases']}")
+        require_number(self.name, "split_ratio", ratio, low=0.1, high=0.9)
+        require_number(self.name, "min_cases", self.params["min_cases"], low=2, integer=True)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         import numpy as np

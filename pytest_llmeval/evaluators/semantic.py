@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..case import Case
 from ..text import excerpt, normalize, split_sentences
-from .base import Evaluator, MetricSpec, Score, require_choice, require_type
+from .base import Evaluator, MetricSpec, Score, require_choice, require_number, require_type
 
 if TYPE_CHECKING:
     import numpy as np
@@ -224,9 +224,7 @@ class AnswerAccuracy(_SentenceMatch):
         super().configure()
         require_choice(self.name, "short_string_metric", self.params["short_string_metric"], SHORT_STRING_METRICS)
         threshold = self.params["short_string_threshold"]
-        require_type(self.name, "short_string_threshold", threshold, int, "a non-negative integer")
-        if threshold < 0:
-            raise ValueError(f"{self.name}: parameter 'short_string_threshold' must be >= 0; got {threshold}")
+        require_number(self.name, "short_string_threshold", threshold, low=0, integer=True)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         fallback = self.params["short_string_metric"]
@@ -438,13 +436,8 @@ class ContextMRR(EmbeddingEvaluator):
     def configure(self) -> None:
         super().configure()
         threshold = self.params["relevance_threshold"]
-        require_type(self.name, "relevance_threshold", threshold, (int, float), "a number between 0 and 1")
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"{self.name}: parameter 'relevance_threshold' must be between 0 and 1; got {threshold}")
-        rank = self.params["out_of_range_rank"]
-        require_type(self.name, "out_of_range_rank", rank, int, "a positive integer")
-        if rank < 1:
-            raise ValueError(f"{self.name}: parameter 'out_of_range_rank' must be a positive integer; got {rank}")
+        require_number(self.name, "relevance_threshold", threshold, low=0, high=1)
+        require_number(self.name, "out_of_range_rank", self.params["out_of_range_rank"], low=1, integer=True)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         limit = self.params["relevance_threshold"]

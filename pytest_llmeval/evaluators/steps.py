@@ -18,7 +18,7 @@ from typing import Any
 
 from ..case import Case
 from ..text import excerpt
-from .base import MetricSpec, Score, require_type
+from .base import MetricSpec, Score, require_number
 from .semantic import EmbeddingEvaluator, _similarity
 
 __all__ = ["StepAlignment", "extract_steps", "align_steps"]
@@ -114,10 +114,8 @@ class StepAlignment(EmbeddingEvaluator):
     def configure(self) -> None:
         super().configure()
         threshold = self.params["match_threshold"]
-        require_type(self.name, "match_threshold", threshold, (int, float), "a number between 0 and 1")
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"{self.name}: parameter 'match_threshold' must be between 0 and 1; got {threshold}")
-        require_type(self.name, "max_steps", self.params["max_steps"], int, "a positive integer")
+        require_number(self.name, "match_threshold", threshold, low=0, high=1)
+        require_number(self.name, "max_steps", self.params["max_steps"], low=1, integer=True)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         limit = self.params["max_steps"]
