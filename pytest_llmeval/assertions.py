@@ -51,6 +51,8 @@ __all__ = [
     "assert_self_consistent",
     "assert_no_question_drift",
     "assert_steps_aligned",
+    "assert_not_toxic",
+    "assert_sentiment",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -484,3 +486,30 @@ def assert_steps_aligned(
     _common(kwargs)
     params = {"model": embedding_model, "match_threshold": match_threshold}
     return assert_check("step_alignment", actual=actual, context=context, params=params, **kwargs)
+
+
+# -- classifier checks (pytest-llmeval[toxicity], [sentiment]) ------------------------------
+
+
+def assert_not_toxic(
+    actual: str, *, backend: str = "auto", checkpoint: str | None = None, config_path: str | None = None, **kwargs: Any
+) -> Result:
+    """No sentence of the answer is toxic (max toxicity over sentences, default threshold 0.75).
+
+    ``backend="auto"``: detoxify when ``checkpoint`` is given, else the offline
+    profanity-check model. The failure names the most toxic sentence and category.
+    """
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"backend": backend, "checkpoint": checkpoint, "config_path": config_path}
+    return assert_check("toxicity", actual=actual, params=params, **kwargs)
+
+
+def assert_sentiment(
+    actual: str, *, backend: str = "vader", classifier: str | None = None, positive_label: str = "POSITIVE", **kwargs: Any
+) -> Result:
+    """The answer's sentiment is at least the threshold (default -0.05: not negative; scale -1..1)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"backend": backend, "model": classifier, "positive_label": positive_label}
+    return assert_check("sentiment", actual=actual, params=params, **kwargs)

@@ -56,6 +56,8 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "self_consistency": "pytest_llmeval.evaluators.groups:SelfConsistency",
         "questions_drift": "pytest_llmeval.evaluators.groups:QuestionsDrift",
         "step_alignment": "pytest_llmeval.evaluators.steps:StepAlignment",
+        "toxicity": "pytest_llmeval.evaluators.classification:Toxicity",
+        "sentiment": "pytest_llmeval.evaluators.classification:Sentiment",
     }
 )
 

@@ -16,6 +16,12 @@ import numpy  # noqa: F401
 from nltk.translate import bleu_score  # noqa: F401
 from rouge_score import rouge_scorer  # noqa: F401
 
+try:  # the toxicity model's libraries, when installed (same reason)
+    import profanity_check  # noqa: F401
+    import sklearn  # noqa: F401
+except ImportError:
+    pass
+
 
 @pytest.fixture
 def junit_properties():

@@ -244,6 +244,30 @@ class Evaluator:
         return results
 
 
+class ModelEvaluator(Evaluator):
+    """An evaluator that runs a local model through the session's :class:`~pytest_llmeval.models.ModelCache`.
+
+    The plugin calls :meth:`bind` with the session's cache, so each model loads once
+    per process; used on its own, the evaluator makes a private cache on first use.
+    """
+
+    uses_models = True
+    gpu = True
+    models: Any = None
+
+    def bind(self, models: Any) -> None:
+        """Use the session's model cache (the plugin calls this)."""
+        self.models = models
+        self.__dict__.pop("_signature", None)  # the scoring model's signature may depend on the cache
+
+    def _cache(self) -> Any:
+        if self.models is None:
+            from ..models import ModelCache
+
+            self.models = ModelCache()
+        return self.models
+
+
 def require_choice(owner: str, name: str, value: Any, choices: Sequence[Any]) -> None:
     """Raise ``ValueError`` naming the parameter and the valid values."""
     if value not in choices:

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..case import Case
 from ..text import excerpt, normalize, split_sentences
-from .base import Evaluator, MetricSpec, Score, require_choice, require_number, require_type
+from .base import MetricSpec, ModelEvaluator, Score, require_choice, require_number, require_type
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..models import Embedder, ModelCache
+    from ..models import Embedder
 
 __all__ = [
     "EmbeddingEvaluator",
@@ -39,29 +39,14 @@ __all__ = [
 SHORT_STRING_METRICS = ("normalized_edit_distance", "exact_match", "token_jaccard", "embeddings")
 
 
-class EmbeddingEvaluator(Evaluator):
+class EmbeddingEvaluator(ModelEvaluator):
     """Base of the embedding checks: a bound model cache and batched encoding.
 
     Parameter ``model``: the embedding model (a sentence-transformers name or a
     local folder); default the session's ``llmeval_embedding_model``.
     """
 
-    uses_models = True
-    gpu = True
     defaults: Mapping[str, Any] = {"model": None}
-    models: ModelCache | None = None
-
-    def bind(self, models: ModelCache) -> None:
-        """Use the session's model cache (the plugin calls this)."""
-        self.models = models
-        self.__dict__.pop("_signature", None)  # the scoring model's signature depends on the cache
-
-    def _cache(self) -> ModelCache:
-        if self.models is None:
-            from ..models import ModelCache
-
-            self.models = ModelCache()
-        return self.models
 
     @property
     def embedder(self) -> Embedder:
