@@ -53,6 +53,10 @@ __all__ = [
     "assert_steps_aligned",
     "assert_not_toxic",
     "assert_sentiment",
+    "assert_unbiased",
+    "assert_no_prompt_injection",
+    "assert_no_hallucination",
+    "assert_fluent",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -513,3 +517,33 @@ def assert_sentiment(
     _common(kwargs)
     params = {"backend": backend, "model": classifier, "positive_label": positive_label}
     return assert_check("sentiment", actual=actual, params=params, **kwargs)
+
+
+def assert_unbiased(actual: str, *, classifier: str | None = None, **kwargs: Any) -> Result:
+    """No gender, racial or political bias (reference classifier d4data/bias-detection-model; threshold 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("fairness_bias", actual=actual, params={"model": classifier}, **kwargs)
+
+
+def assert_no_prompt_injection(question: str, *, classifier: str | None = None, **kwargs: Any) -> Result:
+    """The prompt is not an injection attempt (reference deepset/deberta-v3-base-injection; threshold 0.5)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    return assert_check("prompt_injection", question=question, params={"model": classifier}, **kwargs)
+
+
+def assert_no_hallucination(
+    actual: str, context: Any, *, method: str = "hhem", nli_model: str | None = None, **kwargs: Any
+) -> Result:
+    """The answer is supported by a context chunk (HHEM or NLI factual consistency, threshold 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("hallucination", actual=actual, context=context, params={"method": method, "model": nli_model}, **kwargs)
+
+
+def assert_fluent(actual: str, *, language_model: str | None = None, **kwargs: Any) -> Result:
+    """The answer's perplexity under a language model is at most the threshold (default 200)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("perplexity", actual=actual, params={"model": language_model}, **kwargs)

@@ -58,6 +58,10 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "step_alignment": "pytest_llmeval.evaluators.steps:StepAlignment",
         "toxicity": "pytest_llmeval.evaluators.classification:Toxicity",
         "sentiment": "pytest_llmeval.evaluators.classification:Sentiment",
+        "fairness_bias": "pytest_llmeval.evaluators.detectors:FairnessBias",
+        "prompt_injection": "pytest_llmeval.evaluators.detectors:PromptInjection",
+        "hallucination": "pytest_llmeval.evaluators.detectors:Hallucination",
+        "perplexity": "pytest_llmeval.evaluators.language_model:Perplexity",
     }
 )
 

