@@ -62,6 +62,10 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "prompt_injection": "pytest_llmeval.evaluators.detectors:PromptInjection",
         "hallucination": "pytest_llmeval.evaluators.detectors:Hallucination",
         "perplexity": "pytest_llmeval.evaluators.language_model:Perplexity",
+        "gptscore_summary_ref": "pytest_llmeval.evaluators.gptscore:GPTScoreSummaryRef",
+        "gptscore_summary": "pytest_llmeval.evaluators.gptscore:GPTScoreSummary",
+        "gptscore_translation": "pytest_llmeval.evaluators.gptscore:GPTScoreTranslation",
+        "gptscore_qa": "pytest_llmeval.evaluators.gptscore:GPTScoreQA",
     }
 )
 

@@ -33,7 +33,10 @@ def tiny_models(tmp_path_factory):
     PARAMS["fairness_bias"] = {"model": tiny_classifier(folder("bias"), ["Non-biased", "Biased"])}
     PARAMS["prompt_injection"] = {"model": tiny_classifier(folder("injection"), ["LEGIT", "INJECTION"])}
     PARAMS["hallucination"] = {"method": "nli", "model": tiny_classifier(folder("nli"), ["contradiction", "entailment", "neutral"])}
-    PARAMS["perplexity"] = {"model": tiny_causal_lm(folder("lm"))}
+    lm = tiny_causal_lm(folder("lm"))
+    PARAMS["perplexity"] = {"model": lm}
+    for name in ("gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa"):
+        PARAMS[name] = {"model": lm}
 
 
 def create(name: str, **params):
@@ -71,7 +74,7 @@ def make_case(name: str, **changes) -> Case:
 
 DETERMINISTIC = ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping", "self_consistency",
                  "pii_leakage", "rouge", "sensitive_data", "text_matching"]
-EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity",
+EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity", "gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa",
              "semantic_sentence_similarity", "semantic_similarity"]
 
 

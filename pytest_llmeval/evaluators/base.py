@@ -16,6 +16,7 @@ Subclasses implement :meth:`Evaluator.score` (one case) or, when batching pays
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -171,7 +172,7 @@ class Evaluator:
         specs = self.metric_specs()
         thresholds: dict[str, float] = {}
         primary = self.primary_metric()
-        if primary.threshold is not None:
+        if primary.threshold is not None and not math.isinf(primary.threshold):
             thresholds[primary.name] = primary.threshold
         for metric, value in (overrides or {}).items():
             if metric not in specs:
@@ -183,6 +184,9 @@ class Evaluator:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise TypeError(f"{self.name}: threshold for {metric!r} must be a number, got {value!r}")
+            if math.isinf(value) and (value > 0) != specs[metric].higher_is_better:
+                thresholds.pop(metric, None)  # an infinite limit gates nothing (the catalog's GPTScore default)
+                continue
             low, high = specs[metric].range
             if not low <= value <= high:
                 raise ValueError(f"{self.name}: threshold {value} for {metric!r} is outside its range [{low}, {high}]")

