@@ -57,6 +57,8 @@ __all__ = [
     "assert_no_prompt_injection",
     "assert_no_hallucination",
     "assert_fluent",
+    "assert_good_summary",
+    "assert_gptscore",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -547,3 +549,24 @@ def assert_fluent(actual: str, *, language_model: str | None = None, **kwargs: A
     __tracebackhide__ = True
     _common(kwargs)
     return assert_check("perplexity", actual=actual, params={"model": language_model}, **kwargs)
+
+
+def assert_good_summary(summary: str, source: str, *, nli_model: str | None = None, **kwargs: Any) -> Result:
+    """The summary covers its source (geometric completeness, 0.75) and is entailed by it (``thresholds`` for faithfulness)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history"))
+    params = {} if nli_model is None else {"nli_model": nli_model}
+    return assert_check("summarization", actual=summary, question=source, params=params, **kwargs)
+
+
+def assert_gptscore(kind: str, actual: str, *, language_model: str | None = None, **kwargs: Any) -> Result:
+    """GPTScore of ``kind`` (``summary_ref``, ``summary``, ``translation`` or ``qa``); records scores, gates only with a threshold.
+
+    Pass ``expected=`` for ``summary_ref`` and ``translation``, ``question=`` for ``summary`` and ``qa``.
+    """
+    __tracebackhide__ = True
+    kinds = ("summary_ref", "summary", "translation", "qa")
+    if kind not in kinds:
+        raise ValueError(f"assert_gptscore: argument 'kind' must be one of {', '.join(kinds)}; got {kind!r}")
+    _common(kwargs, allowed=("model", "metadata", "history", "question", "expected"))
+    return assert_check(f"gptscore_{kind}", actual=actual, params={"model": language_model}, **kwargs)

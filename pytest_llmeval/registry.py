@@ -66,6 +66,7 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "gptscore_summary": "pytest_llmeval.evaluators.gptscore:GPTScoreSummary",
         "gptscore_translation": "pytest_llmeval.evaluators.gptscore:GPTScoreTranslation",
         "gptscore_qa": "pytest_llmeval.evaluators.gptscore:GPTScoreQA",
+        "summarization": "pytest_llmeval.evaluators.summarization:Summarization",
     }
 )
 

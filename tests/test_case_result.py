@@ -122,3 +122,18 @@ def test_evaluate_outside_pytest_context_and_argument_errors():
         evaluate("rouge", actual="a", expected="a", params=[1])
     with pytest.raises(TypeError, match="argument 'thresholds' must be a mapping"):
         evaluate("rouge", actual="a", expected="a", thresholds=0.5)
+
+
+def test_public_api_is_complete_and_lazy():
+    import subprocess
+    import sys
+
+    import pytest_llmeval
+
+    assert set(pytest_llmeval.__all__) - {"__version__"} == set(pytest_llmeval._EXPORTS)
+    for name in pytest_llmeval.__all__:
+        assert getattr(pytest_llmeval, name) is not None
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        pytest_llmeval.nope  # noqa: B018
+    code = "import sys, pytest_llmeval; print('pytest_llmeval.assertions' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

@@ -32,7 +32,9 @@ def tiny_models(tmp_path_factory):
     folder = tmp_path_factory.mktemp
     PARAMS["fairness_bias"] = {"model": tiny_classifier(folder("bias"), ["Non-biased", "Biased"])}
     PARAMS["prompt_injection"] = {"model": tiny_classifier(folder("injection"), ["LEGIT", "INJECTION"])}
-    PARAMS["hallucination"] = {"method": "nli", "model": tiny_classifier(folder("nli"), ["contradiction", "entailment", "neutral"])}
+    nli = tiny_classifier(folder("nli"), ["contradiction", "entailment", "neutral"])
+    PARAMS["hallucination"] = {"method": "nli", "model": nli}
+    PARAMS["summarization"] = {"nli_model": nli}
     lm = tiny_causal_lm(folder("lm"))
     PARAMS["perplexity"] = {"model": lm}
     for name in ("gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa"):
@@ -74,7 +76,7 @@ def make_case(name: str, **changes) -> Case:
 
 DETERMINISTIC = ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping", "self_consistency",
                  "pii_leakage", "rouge", "sensitive_data", "text_matching"]
-EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity", "gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa",
+EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity", "gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa", "summarization",
              "semantic_sentence_similarity", "semantic_similarity"]
 
 
