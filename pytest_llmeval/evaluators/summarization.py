@@ -37,7 +37,7 @@ def three_segment_distance(points: Any) -> float:
 
     >>> import numpy as np
     >>> three_segment_distance(np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 3.0]]))
-    13.0
+    12.0
     """
     import numpy as np
 
