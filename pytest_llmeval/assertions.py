@@ -33,6 +33,7 @@ __all__ = [
     "assert_json",
     "assert_no_pii",
     "assert_no_sensitive_data",
+    "assert_no_pii_presidio",
     "assert_no_encoded_leak",
     "assert_not_looping",
     "assert_rouge",
@@ -243,6 +244,17 @@ def assert_no_pii(
     _common(kwargs)
     params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
     return assert_check("pii_leakage", actual=actual, context=context, params=params, **kwargs)
+
+
+def assert_no_pii_presidio(
+    actual: str, *, context: Any = None, entities: Any = None, score_threshold: float = 0.5, evaluate_context: bool = True,
+    **kwargs: Any,
+) -> Result:
+    """No PII by Microsoft Presidio (names, locations, contacts, IDs) in the answer (or context); the detail has an anonymised text."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"entities": entities, "score_threshold": score_threshold, "evaluate_context": evaluate_context}
+    return assert_check("pii_presidio", actual=actual, context=context, params=params, **kwargs)
 
 
 def assert_no_sensitive_data(

@@ -67,6 +67,7 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "gptscore_translation": "pytest_llmeval.evaluators.gptscore:GPTScoreTranslation",
         "gptscore_qa": "pytest_llmeval.evaluators.gptscore:GPTScoreQA",
         "summarization": "pytest_llmeval.evaluators.summarization:Summarization",
+        "pii_presidio": "pytest_llmeval.evaluators.presidio:PresidioPii",
     }
 )
 

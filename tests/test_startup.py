@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-HEAVY = ("torch", "sentence_transformers", "transformers", "detoxify", "profanity_check", "vaderSentiment", "openai", "deepeval")
+HEAVY = ("torch", "sentence_transformers", "transformers", "detoxify", "profanity_check", "vaderSentiment", "presidio_analyzer", "spacy", "openai", "deepeval")
 
 PROBE = """
 import sys
