@@ -79,3 +79,14 @@ def test_seq2seq_scoring_model(tmp_path, models):
                                         decoder_start_token_id=0, pad_token_id=0)).save_pretrained(tmp_path)
     [result] = build("gptscore_translation", models, model=str(tmp_path)).evaluate([Case(actual="the dog ran .", expected="the dog ran .")])
     assert all(0.0 <= v < math.inf for v in result.metrics.values())
+
+
+def test_batched_scores_equal_one_at_a_time(lm, models):
+    from pytest_llmeval.evaluators.gptscore import continuation_nlls
+
+    evaluator = build("gptscore_summary", models, model=lm)
+    pairs = [("the cat sat on", " the mat ."), ("the dog", " ran ."), ("", " the cat sat on the mat on the mat ."), ("the", "")]
+    batched = continuation_nlls(evaluator, lm, pairs)
+    single = [continuation_nll(evaluator, lm, p, c) for p, c in pairs]
+    assert batched == pytest.approx(single, rel=1e-4)
+    assert batched[3] == 0.0

@@ -30,40 +30,73 @@ from ..case import Case
 from .base import MetricSpec, ModelEvaluator, Score, require_type
 from .language_model import EMBEDDED_LM, load_language_model
 
-__all__ = ["GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA", "continuation_nll"]
+__all__ = ["GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA", "continuation_nll", "continuation_nlls"]
 
 INF = math.inf
 
 
-def continuation_nll(evaluator: ModelEvaluator, model_name: str | None, prefix: str, continuation: str) -> float:
-    """Mean negative log-likelihood of ``continuation``'s tokens after ``prefix``."""
+_BATCH = 16
+
+
+def _limit(model: Any) -> int:
+    values = [getattr(model.config, k, None) for k in ("n_positions", "max_position_embeddings")]
+    return min([v for v in values if isinstance(v, int)] or [1024])
+
+
+def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """Mean negative log-likelihood of each continuation's tokens after its prefix, in padded batches."""
     import torch
 
     tokenizer, model, device = load_language_model(evaluator, model_name)
-    target = tokenizer(continuation, return_tensors="pt", add_special_tokens=False)["input_ids"][0]
-    if len(target) == 0:
-        return 0.0
-    if getattr(model.config, "is_encoder_decoder", False):
-        source = tokenizer(prefix, return_tensors="pt", truncation=True)["input_ids"].to(device)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+    limit = _limit(model)
+    rows: list[tuple[list[int], list[int]]] = []
+    for prefix, continuation in pairs:
+        target = tokenizer(continuation, add_special_tokens=False)["input_ids"][: limit - 1]
+        if seq2seq:
+            source = tokenizer(prefix, truncation=True)["input_ids"]
+        else:
+            source = tokenizer(prefix, add_special_tokens=False)["input_ids"]
+            if tokenizer.bos_token_id is not None:
+                source = [tokenizer.bos_token_id, *source]
+            source = source[-(limit - len(target)):] if len(source) + len(target) > limit else source
+            if not source and target:  # nothing to condition on: the first target token is not scored
+                source, target = target[:1], target[1:]
+        rows.append((source, target))
+    values = [0.0] * len(rows)
+    scored = [i for i, (_, target) in enumerate(rows) if target]
+    for start in range(0, len(scored), _BATCH):
+        chunk = scored[start:start + _BATCH]
+        if seq2seq:
+            sources = [rows[i][0] for i in chunk]
+            targets = [rows[i][1] for i in chunk]
+            width, depth = max(map(len, sources)), max(map(len, targets))
+            input_ids = torch.tensor([s + [pad] * (width - len(s)) for s in sources], device=device)
+            attention = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sources], device=device)
+            labels = torch.tensor([t + [-100] * (depth - len(t)) for t in targets], device=device)
+            with torch.no_grad():
+                logits = model(input_ids=input_ids, attention_mask=attention, labels=labels).logits.float()
+            losses = torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, reduction="none", ignore_index=-100)
+            for row, i in enumerate(chunk):
+                values[i] = float(losses[row, : len(rows[i][1])].mean())
+            continue
+        sequences = [rows[i][0] + rows[i][1] for i in chunk]
+        width = max(map(len, sequences))
+        input_ids = torch.tensor([q + [pad] * (width - len(q)) for q in sequences], device=device)
+        attention = torch.tensor([[1] * len(q) + [0] * (width - len(q)) for q in sequences], device=device)
         with torch.no_grad():
-            return float(model(input_ids=source, labels=target.unsqueeze(0).to(device)).loss)
-    context = tokenizer(prefix, return_tensors="pt", add_special_tokens=False)["input_ids"][0]
-    if tokenizer.bos_token_id is not None:
-        context = torch.cat([torch.tensor([tokenizer.bos_token_id]), context])
-    limit = min([v for v in (getattr(model.config, "n_positions", None), getattr(model.config, "max_position_embeddings", None))
-                 if isinstance(v, int)] or [1024])
-    target = target[: limit - 1]
-    context = context[-(limit - len(target)):] if len(context) + len(target) > limit else context
-    if len(context) == 0:  # nothing to condition on: the first target token is not scored
-        context, target = target[:1], target[1:]
-        if len(target) == 0:
-            return 0.0
-    ids = torch.cat([context, target]).unsqueeze(0).to(device)
-    with torch.no_grad():
-        logits = model(ids).logits.float()[0]
-    start = len(context)
-    predicted = logits[start - 1:-1]
-    return float(torch.nn.functional.cross_entropy(predicted, ids[0, start:], reduction="mean"))
+            logits = model(input_ids=input_ids, attention_mask=attention).logits.float()
+        for row, i in enumerate(chunk):
+            begin, end = len(rows[i][0]), len(sequences[row])
+            predicted = logits[row, begin - 1:end - 1]
+            values[i] = float(torch.nn.functional.cross_entropy(predicted, input_ids[row, begin:end], reduction="mean"))
+    return values
+
+
+def continuation_nll(evaluator: ModelEvaluator, model_name: str | None, prefix: str, continuation: str) -> float:
+    """Mean negative log-likelihood of ``continuation``'s tokens after ``prefix``."""
+    return continuation_nlls(evaluator, model_name, [(prefix, continuation)])[0]
 
 
 class _GPTScore(ModelEvaluator):
@@ -92,15 +125,23 @@ class _GPTScore(ModelEvaluator):
         raise NotImplementedError
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        out = []
-        for case in cases:
-            metrics: dict[str, float | None] = {}
+        # Every (case, aspect, direction) becomes one (prefix, continuation) pair, scored in padded batches.
+        jobs: list[tuple[int, str]] = []
+        pairs: list[tuple[str, str]] = []
+        for index, case in enumerate(cases):
             for aspect, template in self.templates.items():
-                prefix_template, _, _ = template.partition("{target}")
-                values = [continuation_nll(self, self.params["model"], prefix_template.format(source=source), " " + target.strip())
-                          for source, target in self.pairs(case)]
-                metrics[aspect] = sum(values) / len(values)
-            primary = self.primary_metric().name
+                prefix_template = template.partition("{target}")[0]
+                for source, target in self.pairs(case):
+                    jobs.append((index, aspect))
+                    pairs.append((prefix_template.format(source=source), " " + target.strip()))
+        values = continuation_nlls(self, self.params["model"], pairs)
+        sums: dict[tuple[int, str], list[float]] = {}
+        for job, value in zip(jobs, values):
+            sums.setdefault(job, []).append(value)
+        primary = self.primary_metric().name
+        out = []
+        for index, case in enumerate(cases):
+            metrics: dict[str, float | None] = {a: sum(sums[(index, a)]) / len(sums[(index, a)]) for a in self.templates}
             out.append(Score(metrics, f"{primary} {metrics[primary]:.3f} nats/token (lower is better)",
                              {"directions": len(self.pairs(case))}))
         return out
