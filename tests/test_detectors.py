@@ -113,3 +113,17 @@ def test_perplexity_default_model_missing_or_present(models):
          Case(actual="park lovely the walked weather we so, to was the.")]
     )
     assert fluent.score < shuffled.score
+
+
+def test_perplexity_batched_equals_sliding(tiny_lm, models):
+    texts = ["the cat sat on the mat .", "the dog ran .", "the cat", "cat"]
+    batched = build("perplexity", models, model=tiny_lm).evaluate([Case(actual=t) for t in texts])
+    for text, result in zip(texts, batched):
+        [alone] = build("perplexity", models, model=tiny_lm, max_tokens=2 ** 20).evaluate([Case(actual=text)])
+        evaluator = build("perplexity", models, model=tiny_lm)
+        total, tokens = evaluator._nll(text)
+        if tokens:
+            assert result.metrics["mean_nll"] == pytest.approx(total / tokens, rel=1e-4)
+            assert result.details["tokens"] == tokens
+        else:
+            assert result.score is None and alone.score is None

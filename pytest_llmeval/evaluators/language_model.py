@@ -153,10 +153,25 @@ class Perplexity(ModelEvaluator):
         return total, counted
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
+        from .detectors import _positions
+        from .gptscore import continuation_nlls
+
+        tokenizer, model, _ = self._load()
+        window = min(self.params["max_length"], _positions(model, tokenizer))
+        texts = [c.actual or "" for c in cases]
+        counts = [len(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+        has_bos = tokenizer.bos_token_id is not None
+        # Texts that fit one window are scored together in padded batches; longer ones slide a window.
+        short = [i for i, n in enumerate(counts) if n + has_bos <= window and n <= self.params["max_tokens"]]
+        batched = dict(zip(short, continuation_nlls(self, self.params["model"], [("", texts[i]) for i in short])))
         out = []
-        for case in cases:
-            total, tokens = self._nll(case.actual or "")
-            if tokens == 0:
+        for index, text in enumerate(texts):
+            if index in batched:
+                tokens = counts[index] - (0 if has_bos else 1)
+                total = batched[index] * tokens
+            else:
+                total, tokens = self._nll(text)
+            if tokens <= 0:
                 out.append(Score({"perplexity": None, "mean_nll": None}, "too short to score: needs at least one token", {"tokens": 0}))
                 continue
             mean = total / tokens
