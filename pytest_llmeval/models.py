@@ -105,6 +105,15 @@ def half_precision(device: str, precision: str) -> bool:
     return precision == "fp16" or (precision == "auto" and device.startswith("cuda"))
 
 
+def place(model: Any, cache: ModelCache) -> tuple[Any, str]:
+    """Put a torch model in eval mode on the session's device, in half precision where configured."""
+    device = resolve_device(cache.device)
+    model = model.eval().to(device)
+    if half_precision(device, cache.precision):
+        model = model.half()
+    return model, device
+
+
 def cuda_likely() -> bool:
     """Guess, without importing torch, whether ``auto`` will find a CUDA device (checked at load)."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")

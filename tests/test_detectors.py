@@ -11,7 +11,7 @@ pytest.importorskip("transformers")
 from pytest_llmeval import Case, Registry  # noqa: E402
 from pytest_llmeval.models import ModelCache, ModelLoadError  # noqa: E402
 
-from .conftest import WORDS, tiny_classifier, tiny_causal_lm  # noqa: E402
+from .conftest import tiny_causal_lm, tiny_classifier  # noqa: E402
 
 REGISTRY = Registry(entry_points=False)
 @pytest.fixture

@@ -248,6 +248,16 @@ class Evaluator:
         return results
 
 
+def package_version(package: str) -> str:
+    """``"name version"`` of an installed distribution, or ``"name (not installed)"`` (for signatures)."""
+    from importlib import metadata
+
+    try:
+        return f"{package} {metadata.version(package)}"
+    except metadata.PackageNotFoundError:
+        return f"{package} (not installed)"
+
+
 class ModelEvaluator(Evaluator):
     """An evaluator that runs a local model through the session's :class:`~pytest_llmeval.models.ModelCache`.
 

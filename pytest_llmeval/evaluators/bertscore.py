@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..case import Case
-from .base import MetricSpec, Score, require_number, require_type
+from .base import MetricSpec, Score, package_version, require_number, require_type
 from .semantic import EmbeddingEvaluator
 
 __all__ = ["BertScore"]
@@ -68,9 +68,7 @@ class BertScore(EmbeddingEvaluator):
         return {"idf": self.params["idf"], "max_length": self.params["max_length"]}
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        return f"transformers {metadata.version('transformers')}"
+        return package_version("transformers")
 
     def _encoder(self) -> tuple[Any, Any, str]:
         name = self._model_name()
@@ -79,10 +77,9 @@ class BertScore(EmbeddingEvaluator):
         def build() -> tuple[Any, Any, str]:
             from transformers import AutoModel, AutoTokenizer
 
-            from ..models import _EMBEDDED_ALIASES, embedded_model_path, half_precision, resolve_device
+            from ..models import _EMBEDDED_ALIASES, embedded_model_path, place
 
             path = embedded_model_path() if name in _EMBEDDED_ALIASES and embedded_model_path() else name
-            device = resolve_device(cache.device)
             try:
                 tokenizer = AutoTokenizer.from_pretrained(path)
                 model = AutoModel.from_pretrained(path)
@@ -90,9 +87,7 @@ class BertScore(EmbeddingEvaluator):
                 from ..models import ModelLoadError
 
                 raise ModelLoadError(f"could not load the BERTScore model {name!r}: {exc}") from None
-            model.eval().to(device)
-            if half_precision(device, cache.precision):
-                model = model.half()
+            model, device = place(model, cache)
             return tokenizer, model, device
 
         return cache.model(f"bertscore encoder {name}", build)

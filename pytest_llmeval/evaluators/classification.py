@@ -30,7 +30,7 @@ from typing import Any
 
 from ..case import Case
 from ..text import excerpt, split_sentences
-from .base import MetricSpec, ModelEvaluator, Score, require_choice, require_type
+from .base import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
 
 __all__ = ["Toxicity", "Sentiment"]
 
@@ -81,13 +81,7 @@ class Toxicity(ModelEvaluator):
             raise ValueError(f"{self.name}: parameter 'checkpoint' is for the detoxify backend; set backend='detoxify'")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        package = "alt-profanity-check" if self.params["backend"] == "profanity-check" else "detoxify"
-        try:
-            return f"{package} {metadata.version(package)}"
-        except metadata.PackageNotFoundError:
-            return f"{package} (not installed)"
+        return package_version("alt-profanity-check" if self.params["backend"] == "profanity-check" else "detoxify")
 
     def scoring_model(self) -> str | None:
         if self.params["backend"] == "profanity-check":
@@ -212,13 +206,7 @@ class Sentiment(ModelEvaluator):
         require_type(self.name, "positive_label", self.params["positive_label"], str, "a label name")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        package = "vaderSentiment" if self.params["backend"] == "vader" else "transformers"
-        try:
-            return f"{package} {metadata.version(package)}"
-        except metadata.PackageNotFoundError:
-            return f"{package} (not installed)"
+        return package_version("vaderSentiment" if self.params["backend"] == "vader" else "transformers")
 
     def scoring_model(self) -> str | None:
         if self.params["backend"] == "vader":
@@ -238,22 +226,9 @@ class Sentiment(ModelEvaluator):
         return self._cache().model("sentiment lexicon (VADER)", build)
 
     def _classifier(self) -> Any:
-        name = self.params["model"]
+        from .detectors import _load_classifier
 
-        def build() -> Any:
-            from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-            from ..models import ModelLoadError, resolve_device
-
-            try:
-                tokenizer = AutoTokenizer.from_pretrained(name)
-                model = AutoModelForSequenceClassification.from_pretrained(name)
-            except Exception as exc:  # noqa: BLE001
-                raise ModelLoadError(f"{self.name}: could not load the classifier {name!r}: {exc}. Pass model= a local folder.") from None
-            device = resolve_device(self._cache().device)
-            return tokenizer, model.eval().to(device), device
-
-        return self._cache().model(f"sentiment classifier {name}", build)
+        return _load_classifier(self, self.params["model"])
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         texts = [c.actual or "" for c in cases]

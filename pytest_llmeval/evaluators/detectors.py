@@ -24,7 +24,7 @@ from typing import Any
 
 from ..case import Case
 from ..text import excerpt
-from .base import MetricSpec, ModelEvaluator, Score, require_choice, require_number, require_type
+from .base import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_number, require_type
 
 __all__ = ["FairnessBias", "PromptInjection", "Hallucination"]
 
@@ -35,7 +35,7 @@ def _load_classifier(evaluator: ModelEvaluator, name: str, **kwargs: Any) -> tup
     def build() -> tuple[Any, Any, str]:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from ..models import ModelLoadError, resolve_device
+        from ..models import ModelLoadError, place
 
         try:
             tokenizer = AutoTokenizer.from_pretrained(name)
@@ -45,8 +45,8 @@ def _load_classifier(evaluator: ModelEvaluator, name: str, **kwargs: Any) -> tup
                 f"{evaluator.name}: could not load the model {name!r}: {exc}. Pass model= a local folder with the "
                 f"model's weights, config and tokenizer (offline, the hub is not reachable)."
             ) from None
-        device = resolve_device(evaluator._cache().device)
-        return tokenizer, model.eval().to(device), device
+        model, device = place(model, evaluator._cache())
+        return tokenizer, model, device
 
     return evaluator._cache().model(f"{evaluator.name} model {name}", build)
 
@@ -77,9 +77,7 @@ class _ClassProbability(ModelEvaluator):
         require_number(self.name, "max_length", self.params["max_length"], low=8, integer=True)
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        return f"transformers {metadata.version('transformers')}"
+        return package_version("transformers")
 
     def scoring_model(self) -> str | None:
         from ..models import model_identity
@@ -161,10 +159,7 @@ class Hallucination(ModelEvaluator):
         require_type(self.name, "model", self.params["model"], str, "a model name or folder")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        package = "transformers" if self.params["method"] == "hhem" else "sentence-transformers"
-        return f"{package} {metadata.version(package)}"
+        return package_version("transformers" if self.params["method"] == "hhem" else "sentence-transformers")
 
     def scoring_model(self) -> str | None:
         from ..models import model_identity

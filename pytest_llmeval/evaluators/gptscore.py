@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..case import Case
-from .base import MetricSpec, ModelEvaluator, Score, require_type
+from .base import MetricSpec, ModelEvaluator, Score, package_version, require_type
 from .language_model import EMBEDDED_LM, load_language_model
 
 __all__ = ["GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA", "continuation_nll", "continuation_nlls"]
@@ -111,9 +111,7 @@ class _GPTScore(ModelEvaluator):
             require_type(self.name, "model", self.params["model"], str, "a causal or seq2seq language model name or folder")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        return f"transformers {metadata.version('transformers')}"
+        return package_version("transformers")
 
     def scoring_model(self) -> str | None:
         from ..models import model_identity

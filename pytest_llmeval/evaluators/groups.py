@@ -21,7 +21,7 @@ from typing import Any
 
 from ..case import Case
 from ..text import excerpt
-from .base import Evaluator, MetricSpec, Score, require_number, require_type
+from .base import Evaluator, MetricSpec, Score, package_version, require_number, require_type
 from .semantic import EmbeddingEvaluator
 
 __all__ = ["SelfConsistency", "QuestionsDrift", "stratified_sample"]
@@ -76,9 +76,7 @@ class SelfConsistency(Evaluator):
         self._scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=self.params["use_stemmer"])
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        return f"rouge-score {metadata.version('rouge-score')}"
+        return package_version("rouge-score")
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         answers = [c.actual or "" for c in cases]

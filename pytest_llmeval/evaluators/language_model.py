@@ -25,7 +25,7 @@ from importlib.util import find_spec
 from typing import Any
 
 from ..case import Case
-from .base import MetricSpec, ModelEvaluator, Score, require_number, require_type
+from .base import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
 
 __all__ = ["Perplexity", "embedded_lm_file"]
 
@@ -53,7 +53,7 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
     def build() -> tuple[Any, Any, str]:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
-        from ..models import ModelLoadError, resolve_device
+        from ..models import ModelLoadError, place
 
         kwargs: dict[str, Any] = {}
         source = name
@@ -73,8 +73,8 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
         except Exception as exc:  # noqa: BLE001
             raise ModelLoadError(f"{evaluator.name}: could not load the language model {name or source!r}: {exc}. "
                                  f"Pass model= a local folder (offline, the hub is not reachable).") from None
-        device = resolve_device(evaluator._cache().device)
-        return tokenizer, model.eval().to(device), device
+        model, device = place(model, evaluator._cache())
+        return tokenizer, model, device
 
     return evaluator._cache().model(f"language model {name or EMBEDDED_LM}", build)
 
@@ -107,9 +107,7 @@ class Perplexity(ModelEvaluator):
             raise ValueError(f"{self.name}: parameter 'stride' must be at most 'max_length'")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        return f"transformers {metadata.version('transformers')}"
+        return package_version("transformers")
 
     def scoring_model(self) -> str | None:
         from ..models import model_identity

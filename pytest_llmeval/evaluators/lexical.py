@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from importlib import metadata
 from typing import Any
 
 from ..case import Case
 from ..text import normalize, split_sentences
-from .base import Evaluator, MetricSpec, Score, require_choice, require_type
+from .base import Evaluator, MetricSpec, Score, package_version, require_choice, require_type
 
 __all__ = ["Rouge", "Bleu", "ExactMatch", "EditDistance", "levenshtein"]
 
@@ -54,7 +53,7 @@ class Rouge(Evaluator):
         self._scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=self.params["use_stemmer"])
 
     def backend(self) -> str:
-        return f"rouge-score {metadata.version('rouge-score')}"
+        return package_version("rouge-score")
 
     def _prepare(self, text: str) -> str:
         if self.params["split_summaries"] and "\n" not in text:
@@ -129,7 +128,7 @@ class Bleu(Evaluator):
         self._smoothing = getattr(SmoothingFunction(), self.params["smoothing"])
 
     def backend(self) -> str:
-        return f"nltk {metadata.version('nltk')}"
+        return package_version("nltk")
 
     def tokens(self, text: str) -> list[str]:
         return self._tokenize(text.lower() if self.params["lowercase"] else text)

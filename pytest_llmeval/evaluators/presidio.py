@@ -16,7 +16,7 @@ from typing import Any
 
 from ..case import Case
 from ..patterns import mask
-from .base import MetricSpec, ModelEvaluator, Score, require_number, require_type
+from .base import ModelEvaluator, Score, package_version, require_number, require_type
 from .safety import _leak_metric_specs, _leak_metrics
 
 __all__ = ["PresidioPii"]
@@ -65,12 +65,7 @@ class PresidioPii(ModelEvaluator):
         require_type(self.name, "evaluate_context", self.params["evaluate_context"], bool, "True or False")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        try:
-            return f"presidio-analyzer {metadata.version('presidio-analyzer')}"
-        except metadata.PackageNotFoundError:
-            return "presidio-analyzer (not installed)"
+        return package_version("presidio-analyzer")
 
     def scoring_model(self) -> str | None:
         return f"spacy:{self.params['spacy_model']}"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..case import Case
 from ..text import excerpt, normalize, split_sentences
-from .base import MetricSpec, ModelEvaluator, Score, require_choice, require_number, require_type
+from .base import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_number, require_type
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,12 +58,7 @@ class EmbeddingEvaluator(ModelEvaluator):
             require_type(self.name, "model", model, str, "a sentence-transformers model name or a local folder")
 
     def backend(self) -> str:
-        from importlib import metadata
-
-        try:
-            return f"sentence-transformers {metadata.version('sentence-transformers')}"
-        except metadata.PackageNotFoundError:
-            return "sentence-transformers (not installed)"
+        return package_version("sentence-transformers")
 
     def scoring_model(self) -> str | None:
         return self.embedder.signature

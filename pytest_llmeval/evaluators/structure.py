@@ -6,11 +6,10 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from importlib import metadata
 from typing import Any
 
 from ..case import Case
-from .base import Evaluator, MetricSpec, Score, require_type
+from .base import Evaluator, MetricSpec, Score, package_version, require_type
 
 __all__ = ["JsonSchema", "json_path"]
 
@@ -81,7 +80,7 @@ class JsonSchema(Evaluator):
         self._best_match = jsonschema.exceptions.best_match
 
     def backend(self) -> str:
-        return f"jsonschema {metadata.version('jsonschema')}"
+        return package_version("jsonschema")
 
     def score(self, case: Case) -> Score:
         score = self._score(case.actual or "")
