@@ -1,0 +1,1 @@
+"""LLM judges: the Judge protocol, an OpenAI-protocol implementation, and the verdict cache."""

@@ -1,0 +1,85 @@
+"""The judge protocol: messages in, text (and parsed JSON) out.
+
+A :class:`Judge` answers one chat request. :func:`extract_json` reads JSON out of
+a reply tolerantly (a bare object, a fenced block, or the first balanced object in
+prose), so small open-weight judges that wrap their JSON in words still parse.
+A reply cut off by the token limit (``finish_reason == "length"``) is a parse
+failure, never a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = ["Judge", "JudgeReply", "JudgeError", "JudgeParseError", "extract_json"]
+
+Message = Mapping[str, str]
+
+
+class JudgeError(RuntimeError):
+    """The judge could not be reached or refused the request (after retries)."""
+
+
+class JudgeParseError(ValueError):
+    """The judge answered, but not with what the check asked for."""
+
+
+@dataclass(frozen=True)
+class JudgeReply:
+    text: str
+    finish_reason: str = "stop"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        """The reply's JSON; :class:`JudgeParseError` if there is none or the reply was truncated."""
+        if self.finish_reason == "length":
+            raise JudgeParseError("the judge's reply was cut off at the token limit (finish_reason=length); raise max_tokens")
+        return extract_json(self.text)
+
+
+class Judge(Protocol):
+    """Anything that answers a chat request."""
+
+    name: str
+
+    def complete(self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None) -> JudgeReply: ...
+
+    def signature(self) -> Mapping[str, Any]:
+        """Model and parameters that change verdicts (never the API key)."""
+        ...
+
+
+_FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in ``text``: the whole text, a fenced block, or the first balanced ``{...}`` / ``[...]``.
+
+    >>> extract_json('Sure! ```json\\n{"verdict": "yes"}\\n``` Hope that helps.')
+    {'verdict': 'yes'}
+    >>> extract_json('The answer is {"score": 4} overall.')
+    {'score': 4}
+    """
+    candidates = [text.strip()]
+    candidates += [m.group(1).strip() for m in _FENCED.finditer(text)]
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            pass
+    decoder = json.JSONDecoder()
+    for index, ch in enumerate(text):
+        if ch in "{[":
+            try:
+                value, _ = decoder.raw_decode(text[index:])
+                return value
+            except ValueError:
+                continue
+    raise JudgeParseError(f"no JSON in the judge's reply: {text[:200]!r}")

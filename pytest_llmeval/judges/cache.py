@@ -1,0 +1,90 @@
+"""The verdict cache: every judge reply recorded once, replayed in CI at zero cost.
+
+A verdict's key is the SHA-256 of a canonical JSON of everything that could change
+it: evaluator name and version, the prompt template's hash, the judge's model and
+parameters, the inputs, and the repeat index. Each verdict is one small, readable,
+diff-friendly JSON file (``<cache>/verdicts/<2 hex>/<key>.json``) meant to be
+committed; writes go to a temporary file and are renamed into place, so xdist
+workers never corrupt each other's entries (two writers of one key write the same
+content).
+
+Modes: ``record`` (read through, ask the judge on a miss, record), ``replay`` (a miss
+fails that check with a message naming it: for CI), ``off``. A file that cannot be
+read, or whose key does not match its content, is reported and not trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["VerdictCache", "ReplayMiss", "verdict_key", "MODES"]
+
+MODES = ("record", "replay", "off")
+
+
+class ReplayMiss(LookupError):
+    """Replay-only mode and no recorded verdict for this request."""
+
+
+def verdict_key(request: Mapping[str, Any]) -> str:
+    canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class VerdictCache:
+    def __init__(self, directory: str | None, mode: str = "record") -> None:
+        if mode not in MODES:
+            raise ValueError(f"verdict cache mode must be one of {', '.join(MODES)}; got {mode!r}")
+        self.directory = None if directory is None else os.path.join(directory, "verdicts")
+        self.mode = mode if directory is not None else "off"
+        self.hits = 0
+        self.misses = 0
+        self.corrupt: list[str] = []
+
+    def _path(self, key: str) -> str:
+        assert self.directory is not None
+        return os.path.join(self.directory, key[:2], f"{key}.json")
+
+    def get(self, request: Mapping[str, Any], *, what: str) -> Mapping[str, Any] | None:
+        """The recorded reply for ``request``; ``None`` to ask the judge; :class:`ReplayMiss` in replay mode."""
+        if self.mode == "off":
+            return None
+        key = verdict_key(request)
+        path = self._path(key)
+        if os.path.exists(path):
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    entry = json.load(handle)
+                if entry.get("key") != key or verdict_key(entry.get("request", {})) != key or "reply" not in entry:
+                    raise ValueError("key does not match the content")
+                self.hits += 1
+                return entry["reply"]
+            except (OSError, ValueError) as exc:
+                self.corrupt.append(f"{path}: {exc}")
+        self.misses += 1
+        if self.mode == "replay":
+            raise ReplayMiss(
+                f"{what}: no recorded judge verdict (replay-only mode, key {key[:12]}); run once with "
+                f"--llmeval-judge-cache=record and a judge configured, then commit the cache"
+            )
+        return None
+
+    def put(self, request: Mapping[str, Any], reply: Mapping[str, Any]) -> None:
+        if self.mode != "record":
+            return
+        key = verdict_key(request)
+        path = self._path(key)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        text = json.dumps({"key": key, "request": request, "reply": reply}, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+        handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".verdict-", suffix=".tmp")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text + "\n")
+        os.replace(temporary, path)
+
+    def stats(self) -> dict[str, Any]:
+        return {"mode": self.mode, "hits": self.hits, "misses": self.misses, "corrupt": list(self.corrupt)}

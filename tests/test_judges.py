@@ -1,0 +1,137 @@
+"""The judge layer against a real OpenAI-protocol HTTP server (the real openai client, not patched)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+pytest.importorskip("openai")
+
+from pytest_llmeval.judges.base import JudgeError, JudgeParseError, extract_json  # noqa: E402
+from pytest_llmeval.judges.cache import ReplayMiss, VerdictCache, verdict_key  # noqa: E402
+from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
+
+from .judge_server import ScriptedJudgeServer  # noqa: E402
+
+SECRET = "sk-test-secret-never-shown-0123456789"
+
+
+@pytest.fixture
+def server():
+    running = ScriptedJudgeServer().start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def judge(server, monkeypatch):
+    monkeypatch.setenv("LLMEVAL_TEST_KEY", SECRET)
+    return OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=2,
+                       price_per_million=(1.0, 2.0))
+
+
+MESSAGES = [{"role": "user", "content": "Is the sky blue? Answer as JSON."}]
+
+
+def test_reply_usage_cost_and_request(judge, server):
+    server.script.append({"text": 'Sure! ```json\n{"verdict": "yes"}\n```', "prompt_tokens": 100, "completion_tokens": 20})
+    reply = judge.complete(MESSAGES, schema={"type": "object"})
+    assert reply.json() == {"verdict": "yes"}
+    assert judge.stats() == {"model": "scripted-judge", "calls": 1, "prompt_tokens": 100, "completion_tokens": 20, "cost": 0.00014}
+    sent = server.requests[0]
+    assert sent["model"] == "scripted-judge" and sent["temperature"] == 0.0 and sent["seed"] == 0
+    assert sent["response_format"] == {"type": "json_object"}
+    assert server.headers[0]["authorization"] == f"Bearer {SECRET}"  # sent to the server, and nowhere else
+    assert SECRET not in json.dumps(judge.signature()) and SECRET not in json.dumps(judge.stats())
+
+
+def test_truncated_reply_is_a_parse_failure_not_a_verdict(judge, server):
+    server.script.append({"text": '{"verdict": "ye', "finish_reason": "length"})
+    reply = judge.complete(MESSAGES)
+    with pytest.raises(JudgeParseError, match="cut off at the token limit"):
+        reply.json()
+    with pytest.raises(JudgeParseError, match="no JSON in the judge's reply"):
+        extract_json("I think the answer is yes.")
+
+
+def test_429_and_500_are_retried(judge, server):
+    server.script.extend([{"status": 429}, {"status": 500}, {"text": '{"verdict": "no"}'}])
+    assert judge.complete(MESSAGES).json() == {"verdict": "no"}
+    assert len(server.requests) == 3
+
+
+def test_persistent_failure_and_timeout_are_judge_errors(judge, server):
+    server.script.extend([{"status": 503}] * 3)
+    with pytest.raises(JudgeError, match="judge 'scripted-judge' at http://127.0.0.1:.* failed: InternalServerError"):
+        judge.complete(MESSAGES)
+    assert len(server.requests) == 3  # first try + 2 retries
+    slow = OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=0.2, max_retries=0)
+    server.script.append({"text": "{}", "delay": 1.0})
+    with pytest.raises(JudgeError, match="APITimeoutError"):
+        slow.complete(MESSAGES)
+
+
+def test_malformed_http_body_is_a_judge_error(judge, server):
+    server.script.extend([{"malformed": True}] * 3)
+    with pytest.raises((JudgeError, ValueError)):
+        judge.complete(MESSAGES)
+
+
+def test_bad_configuration():
+    with pytest.raises(ValueError, match="'json_mode' must be one of 'schema', 'object', 'none'"):
+        OpenAIJudge("m", json_mode="xml")
+    with pytest.raises(ValueError, match="'model' must be a non-empty model name"):
+        OpenAIJudge("")
+
+
+REQUEST = {"evaluator": "faithfulness", "version": "1", "template": "abc", "judge": {"model": "m"}, "inputs": {"a": 1}, "repeat": 0}
+
+
+def test_cache_record_then_replay(tmp_path):
+    cache = VerdictCache(str(tmp_path), "record")
+    assert cache.get(REQUEST, what="check") is None
+    cache.put(REQUEST, {"text": '{"verdict": "yes"}'})
+    replay = VerdictCache(str(tmp_path), "replay")
+    assert replay.get(REQUEST, what="check") == {"text": '{"verdict": "yes"}'}
+    assert replay.stats() == {"mode": "replay", "hits": 1, "misses": 0, "corrupt": []}
+    with pytest.raises(ReplayMiss, match="test_x: no recorded judge verdict \\(replay-only mode"):
+        replay.get({**REQUEST, "repeat": 1}, what="test_x")
+    [path] = list((tmp_path / "verdicts").rglob("*.json"))
+    entry = json.loads(path.read_text())
+    assert entry["key"] == verdict_key(REQUEST) and path.name == f"{entry['key']}.json"
+    assert VerdictCache(str(tmp_path), "off").get(REQUEST, what="x") is None
+
+
+def test_corrupt_or_tampered_entries_are_not_trusted(tmp_path):
+    cache = VerdictCache(str(tmp_path), "record")
+    cache.put(REQUEST, {"text": "yes"})
+    [path] = list((tmp_path / "verdicts").rglob("*.json"))
+    entry = json.loads(path.read_text())
+    entry["request"]["inputs"] = {"a": 2}  # content no longer matches its key
+    path.write_text(json.dumps(entry))
+    fresh = VerdictCache(str(tmp_path), "record")
+    assert fresh.get(REQUEST, what="x") is None and "key does not match" in fresh.corrupt[0]
+    path.write_text("{not json")
+    with pytest.raises(ReplayMiss):
+        VerdictCache(str(tmp_path), "replay").get(REQUEST, what="x")
+
+
+def test_concurrent_writers_never_corrupt(tmp_path):
+    def write(n):
+        cache = VerdictCache(str(tmp_path), "record")
+        for i in range(30):
+            cache.put({**REQUEST, "repeat": i % 5}, {"text": f"reply {i % 5}"})
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    replay = VerdictCache(str(tmp_path), "replay")
+    for i in range(5):
+        assert replay.get({**REQUEST, "repeat": i}, what="x") == {"text": f"reply {i}"}
+    assert not list((tmp_path / "verdicts").rglob("*.tmp"))
+    with pytest.raises(ValueError, match="verdict cache mode must be one of record, replay, off"):
+        VerdictCache(str(tmp_path), "sometimes")
