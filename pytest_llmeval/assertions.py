@@ -60,6 +60,8 @@ __all__ = [
     "assert_fluent",
     "assert_good_summary",
     "assert_gptscore",
+    "assert_faithful",
+    "assert_context_precision",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -178,7 +180,19 @@ def _run(
         evaluator = Registry().create(name, **params)
         session_thresholds = {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.primary_metric().name, session_thresholds)
-    results = evaluator.evaluate(cases, thresholds=in_force)
+    if getattr(evaluator, "needs_judge", False):
+        from .judges.runner import JudgeUnavailable
+
+        try:
+            results = evaluator.evaluate(cases, thresholds=in_force)
+        except JudgeUnavailable as exc:
+            if context is None:
+                raise
+            import pytest
+
+            pytest.skip(str(exc))
+    else:
+        results = evaluator.evaluate(cases, thresholds=in_force)
     if record and context is not None:
         for result in results:
             context.record(result)
@@ -582,3 +596,20 @@ def assert_gptscore(kind: str, actual: str, *, language_model: str | None = None
         raise ValueError(f"assert_gptscore: argument 'kind' must be one of {', '.join(kinds)}; got {kind!r}")
     _common(kwargs, allowed=("model", "metadata", "history", "question", "expected"))
     return assert_check(f"gptscore_{kind}", actual=actual, params={"model": language_model}, **kwargs)
+
+
+# -- LLM-judge checks (pytest-llmeval[judge]) ---------------------------------------------
+
+
+def assert_faithful(actual: str, context: Any, *, unknown_claims: str = "unsupported", **kwargs: Any) -> Result:
+    """The context supports the answer's claims (LLM judge; threshold 0.75). Skipped when no judge is configured."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("faithfulness", actual=actual, context=context, params={"unknown_claims": unknown_claims}, **kwargs)
+
+
+def assert_context_precision(question: str, expected: Any, context: Any, **kwargs: Any) -> Result:
+    """Chunks useful for the expected answer are ranked first (LLM judge; threshold 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    return assert_check("context_precision", question=question, expected=expected, context=context, **kwargs)

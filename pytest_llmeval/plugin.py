@@ -31,6 +31,12 @@ DEVICE_HELP = "Device for models: auto (cuda, then mps, then cpu), cpu, mps, cud
 PRECISION_HELP = "Model precision: auto (fp16 on CUDA, else fp32), fp32 or fp16 (default: auto)"
 CACHE_DIR_HELP = "Folder of the embedding cache, or 'off' (default: .llmeval_cache in the rootdir)"
 EMBEDDING_MODEL_HELP = f"Embedding model: a sentence-transformers name or local folder (default: {DEFAULT_EMBEDDING_MODEL}, embedded)"
+JUDGE_MODEL_HELP = "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)"
+JUDGE_URL_HELP = "Base URL of the judge's OpenAI-compatible endpoint (default: the OpenAI API)"
+JUDGE_KEY_ENV_HELP = "Name of the environment variable holding the judge's API key (default: OPENAI_API_KEY)"
+JUDGE_CACHE_HELP = "Judge verdict cache: record (default: replay what is recorded, ask and record the rest), replay (a missing verdict fails the check), off"
+JUDGE_DIR_HELP = "Folder of the recorded judge verdicts, meant to be committed (default: llmeval_judge)"
+OFFLINE_HELP = "Never call a judge: replay recorded verdicts and skip judge checks that need a new one"
 MARKER_HELP = (
     "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
     "test, the case id and free tags such as perturbation='typos'"
@@ -65,6 +71,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llmeval-precision", dest="llmeval_precision", type=parse_precision, metavar="PRECISION", help=PRECISION_HELP)
     group.addoption("--llmeval-cache-dir", dest="llmeval_cache_dir", metavar="DIR", help=CACHE_DIR_HELP)
     group.addoption("--llmeval-embedding-model", dest="llmeval_embedding_model", metavar="MODEL", help=EMBEDDING_MODEL_HELP)
+    group.addoption("--llmeval-judge-model", dest="llmeval_judge_model", metavar="MODEL", help=JUDGE_MODEL_HELP)
+    group.addoption("--llmeval-judge-base-url", dest="llmeval_judge_base_url", metavar="URL", help=JUDGE_URL_HELP)
+    group.addoption("--llmeval-judge-cache", dest="llmeval_judge_cache", choices=("record", "replay", "off"), help=JUDGE_CACHE_HELP)
+    group.addoption("--llmeval-offline", dest="llmeval_offline", action="store_true", default=False, help=OFFLINE_HELP)
+    parser.addini("llmeval_judge_model", JUDGE_MODEL_HELP, default="")
+    parser.addini("llmeval_judge_base_url", JUDGE_URL_HELP, default="")
+    parser.addini("llmeval_judge_api_key_env", JUDGE_KEY_ENV_HELP, default="OPENAI_API_KEY")
+    parser.addini("llmeval_judge_cache", JUDGE_CACHE_HELP, default="record")
+    parser.addini("llmeval_judge_dir", JUDGE_DIR_HELP, default="llmeval_judge")
     parser.addini("llmeval_device", DEVICE_HELP, default="auto")
     parser.addini("llmeval_precision", PRECISION_HELP, default="auto")
     parser.addini("llmeval_cache_dir", CACHE_DIR_HELP, default=".llmeval_cache")

@@ -68,6 +68,8 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "gptscore_qa": "pytest_llmeval.evaluators.gptscore:GPTScoreQA",
         "summarization": "pytest_llmeval.evaluators.summarization:Summarization",
         "pii_presidio": "pytest_llmeval.evaluators.presidio:PresidioPii",
+        "context_precision": "pytest_llmeval.evaluators.judged:ContextPrecision",
+        "faithfulness": "pytest_llmeval.evaluators.judged:Faithfulness",
     }
 )
 

@@ -77,6 +77,9 @@ class EvalSession:
         self._overrides: dict[str, dict[str, float]] = {}
         self.worker_models: dict[str, dict[str, Any]] = {}
         self.models = self._model_cache()
+        self.judge_skips = 0
+        self.worker_judges: list[dict[str, Any]] = []
+        self._judge: Any = None
 
     def _setting(self, name: str) -> str:
         """A model setting: the command line wins over the ini file."""
@@ -102,6 +105,26 @@ class EvalSession:
             embedding_model=self._setting("llmeval_embedding_model"),
             announce=self.announce,
         )
+
+    @property
+    def judge(self) -> Any:
+        """The session's judge runner, built on first use (the openai client only when a verdict is asked for)."""
+        if self._judge is None:
+            from .judges.cache import VerdictCache
+            from .judges.runner import JudgeRunner
+
+            model = self._setting("llmeval_judge_model")
+            mode = self._setting("llmeval_judge_cache")
+            cache = VerdictCache(str(self.config.rootpath / str(self.config.getini("llmeval_judge_dir"))), mode)
+            judge = None
+            if model:
+                from .judges.openai_judge import OpenAIJudge
+
+                judge = OpenAIJudge(model, base_url=self._setting("llmeval_judge_base_url") or None,
+                                    api_key_env=str(self.config.getini("llmeval_judge_api_key_env")))
+            self._judge = JudgeRunner(judge, cache, offline=bool(self.config.getoption("llmeval_offline")),
+                                      why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
+        return self._judge
 
     def announce(self, line: str) -> None:
         """Show progress (model loads) on the terminal, even while output is captured."""
@@ -150,6 +173,8 @@ class EvalSession:
             bind = getattr(evaluator, "bind", None)
             if bind is not None:
                 bind(self.models)
+            if getattr(evaluator, "needs_judge", False) and hasattr(evaluator, "bind_judge"):
+                evaluator.bind_judge(self.judge)
             self._evaluators[key] = evaluator
         return self._evaluators[key]
 
@@ -188,6 +213,8 @@ class EvalSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.outcomes[report.nodeid] = _outcome(report)
+            if report.skipped and "llmeval judge unavailable" in str(report.longrepr):
+                self.judge_skips += 1
         elif report.when == "teardown" and report.failed and self.outcomes.get(report.nodeid) == "passed":
             self.outcomes[report.nodeid] = "error"
         if report.when != "teardown":
@@ -237,6 +264,7 @@ class EvalSession:
                 "ci": bool(os.environ.get("CI")),
             },
             "models": self.model_stats(),
+            "judge": self.judge_stats(),
             "summary": summary.to_dict(),
             "tests": dict(sorted(self.outcomes.items())),
             "results": records,
@@ -257,6 +285,19 @@ class EvalSession:
         if "llmeval_models" in output:
             worker = (getattr(node, "workerinput", None) or {}).get("workerid", f"worker{len(self.worker_models)}")
             self.worker_models[str(worker)] = output["llmeval_models"]
+        if "llmeval_judge" in output:
+            self.worker_judges.append(output["llmeval_judge"])
+
+    def judge_stats(self) -> dict[str, Any]:
+        """Judge calls, tokens, cost and cache use, workers added up; skips counted on the controller."""
+        parts = ([self._judge.stats()] if self._judge is not None else []) + self.worker_judges
+        totals: dict[str, Any] = {"skipped_checks": self.judge_skips}
+        for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures"):
+            totals[key] = round(sum(p.get(key, 0) or 0 for p in parts), 6)
+        totals["cache_hits"] = sum(p["cache"]["hits"] for p in parts)
+        totals["cache_misses"] = sum(p["cache"]["misses"] for p in parts)
+        totals["corrupt_cache_files"] = [c for p in parts for c in p["cache"]["corrupt"]]
+        return totals
 
     def model_stats(self) -> dict[str, Any]:
         return {"controller": self.models.stats(), "workers": dict(sorted(self.worker_models.items()))}
@@ -269,6 +310,8 @@ class EvalSession:
             warnings.warn(LLMEvalWarning(f"could not write the embedding cache: {exc}"), stacklevel=1)
         if self.is_worker:
             self.config.workeroutput["llmeval_models"] = self.models.stats()  # type: ignore[attr-defined]
+            if self._judge is not None:
+                self.config.workeroutput["llmeval_judge"] = self._judge.stats()  # type: ignore[attr-defined]
             return
         try:
             self.models.compact()
@@ -319,7 +362,7 @@ class EvalSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or not self.config.getoption("llmeval_summary"):
             return
-        if not self.records and not self.written:
+        if not self.records and not self.written and not self.judge_skips:
             return
         from .aggregate import summarize
         from .report.terminal import render_summary
@@ -327,10 +370,20 @@ class EvalSession:
         width = getattr(terminalreporter, "_tw", None)
         fullwidth = getattr(width, "fullwidth", 80) if width is not None else 80
         terminalreporter.write_sep("=", "llmeval summary")
-        for line in render_summary(summarize(self.ordered_records()), width=min(fullwidth, 100)):
-            terminalreporter.write_line(line)
+        if self.records:
+            for line in render_summary(summarize(self.ordered_records()), width=min(fullwidth, 100)):
+                terminalreporter.write_line(line)
         for line in self.model_lines():
             terminalreporter.write_line(line)
+        judge = self.judge_stats()
+        if judge["calls"] or judge["cache_hits"] or judge["skipped_checks"] or judge["corrupt_cache_files"]:
+            terminalreporter.write_line(
+                f"llmeval judge: {judge['calls']} call(s), {judge['prompt_tokens']}+{judge['completion_tokens']} tokens, "
+                f"cost {judge['cost']:.4f}; {judge['cache_hits']} verdict(s) replayed; {judge['parse_failures']} parse failure(s); "
+                f"{judge['skipped_checks']} check(s) skipped"
+            )
+            for problem in judge["corrupt_cache_files"]:
+                terminalreporter.write_line(f"llmeval judge: untrusted cache file {problem}")
         for path in self.written:
             terminalreporter.write_line(f"llmeval report: {path}")
 

@@ -21,6 +21,10 @@ try:  # the toxicity model's libraries, when installed (same reason)
     import sklearn  # noqa: F401
 except ImportError:
     pass
+try:  # the judge's client (same reason)
+    import openai  # noqa: F401
+except ImportError:
+    pass
 
 
 @pytest.fixture

@@ -1,0 +1,130 @@
+"""Judge checks through the plugin, against a real OpenAI-protocol server: record, replay, skip, parse failures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("openai")
+
+from pytest_llmeval import Case, Registry  # noqa: E402
+from pytest_llmeval.evaluators.judged import weighted_precision  # noqa: E402
+from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
+from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
+from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
+
+from .judge_server import ScriptedJudgeServer  # noqa: E402
+
+SECRET = "sk-judge-secret-value-0123456789abcdef"
+
+SUITE = """
+from pytest_llmeval import assert_faithful, assert_context_precision
+
+def test_faithful():
+    assert_faithful("Brazil revenue was 15,969 million. Growth was 4 percent.", ["Brazil revenue was 15,969 million."],
+                    threshold=0.4)
+
+def test_precision():
+    assert_context_precision("Revenue?", "15,969 million", ["chunk a", "chunk b", "chunk c", "chunk d"])
+"""
+
+
+def yes_no(*verdicts):
+    return [{"text": json.dumps({"verdict": v, "reason": "scripted"})} for v in verdicts]
+
+
+@pytest.fixture
+def server():
+    running = ScriptedJudgeServer().start()
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize("verdicts, expected", [((1, 0, 0, 1), 0.75), ((0, 1, 0, 1), 0.5), ((0, 0), 0.0), ((1,), 1.0)])
+def test_weighted_precision_reproduces_the_seed(verdicts, expected):
+    assert weighted_precision([bool(v) for v in verdicts]) == expected
+
+
+def runner_for(server, tmp_path, mode="record"):
+    return JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0), VerdictCache(str(tmp_path), mode))
+
+
+def test_context_precision_with_scripted_verdicts(server, tmp_path):
+    evaluator = Registry(entry_points=False).create("context_precision")
+    evaluator.bind_judge(runner_for(server, tmp_path))
+    server.script.extend(yes_no("yes", "no", "no", "yes"))
+    [result] = evaluator.evaluate([Case(question="q", expected="a", context=["1", "2", "3", "4"])])
+    assert result.score == 0.75 and result.passed and result.metrics["parse_failure"] == 0.0
+    assert "chunk" in server.requests[0]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("unknown, expected", [("unsupported", 1 / 3), ("supported", 2 / 3)])
+def test_faithfulness_ragas_vs_deepeval(server, tmp_path, unknown, expected):
+    evaluator = Registry(entry_points=False).create("faithfulness", unknown_claims=unknown)
+    evaluator.bind_judge(runner_for(server, tmp_path))
+    server.script.append({"text": json.dumps({"claims": ["c1", "c2", "c3"]})})
+    server.script.extend(yes_no("yes", "idk", "no"))
+    [result] = evaluator.evaluate([Case(actual="answer", context=["ctx"])])
+    assert result.score == pytest.approx(expected)
+    assert [c["verdict"] for c in result.details["claims"]] == ["yes", "idk", "no"]
+
+
+def test_malformed_verdict_is_a_parse_failure(server, tmp_path):
+    runner = runner_for(server, tmp_path)
+    evaluator = Registry(entry_points=False).create("context_precision")
+    evaluator.bind_judge(runner)
+    server.script.append({"text": "I think it is probably useful."})
+    [result] = evaluator.evaluate([Case(question="q", expected="a", context=["1"])])
+    assert result.score is None and not result.passed and result.metrics["parse_failure"] == 1.0
+    assert "no JSON in the judge's reply" in result.reason
+    server.script.append({"text": '{"verdict": "ye', "finish_reason": "length"})
+    [cut] = evaluator.evaluate([Case(question="q2", expected="a", context=["1"])])
+    assert "finish_reason=length" in cut.reason and runner.parse_failures == 2
+
+
+def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
+    monkeypatch.setenv("JUDGE_KEY", SECRET)
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\nllmeval_judge_api_key_env = JUDGE_KEY\n")
+    pytester.makepyfile(SUITE)
+    server.script.append({"text": json.dumps({"claims": ["Brazil revenue was 15,969 million.", "Growth was 4 percent."]})})
+    server.script.extend(yes_no("yes", "idk"))
+    server.script.extend(yes_no("yes", "no", "no", "yes"))
+    first = pytester.runpytest("--llmeval-report=first.json", "-p", "no:randomly")
+    first.assert_outcomes(passed=2)
+    calls = len(server.requests)
+    assert calls == 7
+    first.stdout.fnmatch_lines(["llmeval judge: 7 call(s), 70+35 tokens, cost 0.0000; 0 verdict(s) replayed; 0 parse failure(s); 0 check(s) skipped"])
+
+    second = pytester.runpytest("--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
+    second.assert_outcomes(passed=2)
+    assert len(server.requests) == calls  # zero HTTP calls on replay
+    one = json.loads((pytester.path / "first.json").read_text())
+    two = json.loads((pytester.path / "second.json").read_text())
+    assert [r["metrics"] for r in one["results"]] == [r["metrics"] for r in two["results"]]
+    assert two["judge"]["cache_hits"] == 7 and two["judge"]["calls"] == 0
+    everything = "".join(p.read_text() for p in pytester.path.rglob("*") if p.is_file() and p.suffix in (".json", ".md", ".html", ".xml"))
+    assert SECRET not in everything + first.stdout.str() + second.stdout.str()
+
+
+def test_replay_miss_fails_naming_the_check(pytester, server):
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("--llmeval-judge-cache=replay")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*ReplayMiss: faithfulness claims: no recorded judge verdict (replay-only mode*"])
+    assert server.requests == []
+
+
+def test_no_judge_or_offline_skips_with_a_reason(pytester, server):
+    pytester.makepyfile(SUITE)
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=2)
+    result.stdout.fnmatch_lines(["llmeval judge: 0 call(s)*; 2 check(s) skipped",
+                                 "*llmeval judge unavailable: no judge configured (set --llmeval-judge-model*"])
+    assert "0 checks on 0 model(s)" not in result.stdout.str()
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
+    offline = pytester.runpytest("--llmeval-offline", "-rs")
+    offline.assert_outcomes(skipped=2)
+    offline.stdout.fnmatch_lines(["*llmeval judge unavailable: offline (--llmeval-offline)*"])
+    assert server.requests == []
