@@ -62,6 +62,8 @@ __all__ = [
     "assert_gptscore",
     "assert_faithful",
     "assert_context_precision",
+    "assert_context_recall",
+    "assert_answer_correct",
 ]
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -613,3 +615,20 @@ def assert_context_precision(question: str, expected: Any, context: Any, **kwarg
     __tracebackhide__ = True
     _common(kwargs, allowed=("model", "metadata", "history", "actual"))
     return assert_check("context_precision", question=question, expected=expected, context=context, **kwargs)
+
+
+def assert_context_recall(expected: Any, context: Any, **kwargs: Any) -> Result:
+    """The context holds the expected answer's statements (LLM judge; threshold 0.75; best of several expected answers)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "actual", "question"))
+    return assert_check("context_recall", expected=expected, context=context, **kwargs)
+
+
+def assert_answer_correct(
+    actual: str, expected: Any, *, f1_weight: float = 0.75, similarity_weight: float = 0.25, **kwargs: Any
+) -> Result:
+    """Statement F1 against the expected answer blended with embedding similarity (LLM judge; threshold 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"f1_weight": f1_weight, "similarity_weight": similarity_weight}
+    return assert_check("answer_correctness", actual=actual, expected=expected, params=params, **kwargs)

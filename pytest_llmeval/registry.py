@@ -70,6 +70,10 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "pii_presidio": "pytest_llmeval.evaluators.presidio:PresidioPii",
         "context_precision": "pytest_llmeval.evaluators.judged:ContextPrecision",
         "faithfulness": "pytest_llmeval.evaluators.judged:Faithfulness",
+        "context_recall": "pytest_llmeval.evaluators.judged:ContextRecall",
+        "context_relevancy_judge": "pytest_llmeval.evaluators.judged:ContextRelevancyJudge",
+        "hallucination_judge": "pytest_llmeval.evaluators.judged:HallucinationJudge",
+        "answer_correctness": "pytest_llmeval.evaluators.judged:AnswerCorrectness",
     }
 )
 

@@ -84,7 +84,7 @@ EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "con
              "semantic_sentence_similarity", "semantic_similarity"]
 
 
-JUDGED = ["context_precision", "faithfulness"]
+JUDGED = ["answer_correctness", "context_precision", "context_recall", "context_relevancy_judge", "faithfulness", "hallucination_judge"]
 
 
 def test_every_builtin_is_registered():

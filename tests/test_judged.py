@@ -128,3 +128,42 @@ def test_no_judge_or_offline_skips_with_a_reason(pytester, server):
     offline.assert_outcomes(skipped=2)
     offline.stdout.fnmatch_lines(["*llmeval judge unavailable: offline (--llmeval-offline)*"])
     assert server.requests == []
+
+
+def build(name, server, tmp_path, **params):
+    evaluator = Registry(entry_points=False).create(name, **params)
+    evaluator.bind_judge(runner_for(server, tmp_path))
+    return evaluator
+
+
+def test_context_recall_best_over_expected_answers(server, tmp_path):
+    evaluator = build("context_recall", server, tmp_path)
+    server.script.append({"text": json.dumps({"statements": ["s1", "s2"]})})
+    server.script.extend(yes_no("yes", "no"))
+    server.script.append({"text": json.dumps({"statements": ["t1"]})})
+    server.script.extend(yes_no("yes"))
+    [result] = evaluator.evaluate([Case(expected=["first truth", "second truth"], context=["ctx"])])
+    assert result.score == 1.0 and result.details["reference"] == 1
+
+
+def test_context_relevancy_and_hallucination_shares(server, tmp_path):
+    server.script.extend(yes_no("yes", "no", "yes", "yes"))
+    [relevancy] = build("context_relevancy_judge", server, tmp_path).evaluate([Case(question="q", context=["a", "b", "c", "d"])])
+    assert relevancy.score == 0.75
+    server.script.extend(yes_no("no", "yes", "no", "no"))
+    [hallucination] = build("hallucination_judge", server, tmp_path).evaluate([Case(actual="x", context=["a", "b", "c", "d"])])
+    assert hallucination.score == 0.25 and hallucination.passed  # lower is better; threshold 0.25
+
+
+def test_answer_correctness_f1(server, tmp_path):
+    # 3 answer statements, 2 supported (tp 2, fp 1); 2 truth statements, 1 missing (fn 1): F1 = 2 / (2 + 1) = 0.667
+    evaluator = build("answer_correctness", server, tmp_path, f1_weight=1.0, similarity_weight=0.0)
+    server.script.append({"text": json.dumps({"statements": ["a1", "a2", "a3"]})})
+    server.script.append({"text": json.dumps({"statements": ["t1", "t2"]})})
+    server.script.extend(yes_no("yes", "yes", "no"))
+    server.script.extend(yes_no("yes", "no"))
+    [result] = evaluator.evaluate([Case(actual="answer", expected="truth")])
+    assert result.metrics["f1"] == pytest.approx(2 / 3) and result.score == pytest.approx(2 / 3)
+    assert result.metrics["similarity"] is None and (result.details["tp"], result.details["fp"], result.details["fn"]) == (2, 1, 1)
+    with pytest.raises(ValueError, match="must be non-negative and sum to 1"):
+        Registry(entry_points=False).create("answer_correctness", f1_weight=0.5, similarity_weight=0.2)

@@ -24,7 +24,8 @@ from ..case import Case
 from ..judges.base import JudgeParseError
 from .base import Evaluator, MetricSpec, Score, require_choice
 
-__all__ = ["JudgeEvaluator", "ContextPrecision", "Faithfulness", "weighted_precision"]
+__all__ = ["JudgeEvaluator", "ContextPrecision", "Faithfulness", "ContextRecall", "ContextRelevancyJudge", "HallucinationJudge",
+           "AnswerCorrectness", "weighted_precision"]
 
 
 def weighted_precision(verdicts: Sequence[bool]) -> float:
@@ -167,3 +168,183 @@ class Faithfulness(JudgeEvaluator):
             reason += f"; first unsupported: {failing[0][:100]!r}"
         return Score({"faithfulness": value, "parse_failure": 0.0}, reason,
                      {"claims": [{"claim": c, "verdict": v} for c, v in zip(claims, verdicts)]})
+
+
+_STATEMENTS = """Break the text below into short, self-contained factual statements. Reply with JSON only:
+{{"statements": ["...", "..."]}}
+
+Text: {text}
+"""
+
+_ATTRIBUTABLE = """Can the statement be attributed to (inferred from) the context? Reply with JSON only:
+{{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
+
+Context: {context}
+Statement: {statement}
+"""
+
+_CHUNK_RELEVANT = """Is any part of the context chunk relevant to answering the question? Reply with JSON only:
+{{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
+
+Question: {question}
+Context chunk: {chunk}
+"""
+
+_CONTRADICTS = """Does the text directly contradict the context? Answer "yes" only for a direct contradiction, otherwise "no".
+Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
+
+Context: {context}
+Text: {text}
+"""
+
+_SUPPORTED = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
+
+Reference: {reference}
+Statement: {statement}
+"""
+
+
+def _statements(evaluator: JudgeEvaluator, text: str, what: str) -> list[str]:
+    reply = evaluator.ask(_STATEMENTS, what=what, text=text)
+    statements = reply.get("statements") if isinstance(reply, Mapping) else None
+    if not isinstance(statements, list) or not all(isinstance(s, str) for s in statements):
+        raise JudgeParseError("'statements' must be a list of strings")
+    return statements
+
+
+def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
+    return _verdict(evaluator.ask(template, what=what, **fields), ("yes", "no")) == "yes"
+
+
+def _judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
+    return (
+        MetricSpec(primary, description, higher_is_better=higher_is_better, threshold=0.75 if higher_is_better else 0.25, primary=True),
+        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
+    )
+
+
+class ContextRecall(JudgeEvaluator):
+    """Share of the expected answer's statements attributable to the context (best over expected answers)."""
+
+    name = "context_recall"
+    description = "The retrieved context holds what the expected answer says (LLM judge)"
+    requires = ("expected", "context")
+    metrics = _judge_metrics("context_recall", "share of expected-answer statements found in the context")
+
+    def score(self, case: Case) -> Score:
+        context = "\n\n".join(case.context)
+        best: tuple[float, int, list[bool]] | None = None
+        try:
+            for index, expected in enumerate(case.expected):
+                statements = _statements(self, expected, f"{self.name} statements #{index}")
+                found = [_yes(self, _ATTRIBUTABLE, f"{self.name} statement {i}", context=context, statement=s)
+                         for i, s in enumerate(statements)]
+                value = sum(found) / len(found) if found else 1.0
+                if best is None or value > best[0]:
+                    best = (value, index, found)
+        except JudgeParseError as exc:
+            return self.unscored(["context_recall"], exc)
+        assert best is not None
+        value, index, found = best
+        return Score({"context_recall": value, "parse_failure": 0.0},
+                     f"{sum(found)}/{len(found)} statements of expected answer #{index} are in the context", {"reference": index})
+
+
+class ContextRelevancyJudge(JudgeEvaluator):
+    """Share of retrieved chunks the judge finds relevant to the question."""
+
+    name = "context_relevancy_judge"
+    description = "The retrieved chunks are relevant to the question (LLM judge)"
+    requires = ("question", "context")
+    metrics = _judge_metrics("context_relevancy", "share of relevant chunks")
+
+    def score(self, case: Case) -> Score:
+        try:
+            relevant = [_yes(self, _CHUNK_RELEVANT, f"{self.name} chunk {i}", question=case.question or "", chunk=chunk)
+                        for i, chunk in enumerate(case.context)]
+        except JudgeParseError as exc:
+            return self.unscored(["context_relevancy"], exc)
+        value = sum(relevant) / len(relevant)
+        return Score({"context_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} chunks relevant",
+                     {"verdicts": relevant})
+
+
+class HallucinationJudge(JudgeEvaluator):
+    """Share of retrieved chunks the answer contradicts (lower is better)."""
+
+    name = "hallucination_judge"
+    description = "The answer contradicts none of the retrieved chunks (LLM judge)"
+    requires = ("actual", "context")
+    metrics = _judge_metrics("hallucination", "share of chunks the answer contradicts", higher_is_better=False)
+
+    def score(self, case: Case) -> Score:
+        try:
+            contradicted = [_yes(self, _CONTRADICTS, f"{self.name} chunk {i}", context=chunk, text=case.actual or "")
+                            for i, chunk in enumerate(case.context)]
+        except JudgeParseError as exc:
+            return self.unscored(["hallucination"], exc)
+        value = sum(contradicted) / len(contradicted)
+        return Score({"hallucination": value, "parse_failure": 0.0}, f"contradicts {sum(contradicted)}/{len(contradicted)} chunks",
+                     {"verdicts": contradicted})
+
+
+class AnswerCorrectness(JudgeEvaluator):
+    """Statement F1 against the expected answer, ``tp / (tp + 0.5 (fp + fn))``, blended with semantic similarity.
+
+    ``f1_weight`` and ``similarity_weight`` (RAGAS: 0.75 / 0.25) must sum to 1; with a
+    similarity weight of 0 (Valor's choice) no embedding model is needed. Several
+    expected answers: the best.
+    """
+
+    name = "answer_correctness"
+    description = "The answer states what the expected answer states, and nothing else (LLM judge)"
+    requires = ("actual", "expected")
+    defaults: Mapping[str, Any] = {"f1_weight": 0.75, "similarity_weight": 0.25}
+    metrics = (
+        MetricSpec("answer_correctness", "weighted statement F1 and semantic similarity", threshold=0.75, primary=True),
+        MetricSpec("f1", "statement F1", threshold=None),
+        MetricSpec("similarity", "embedding similarity to the expected answer", threshold=None),
+        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
+    )
+    models: Any = None
+
+    def configure(self) -> None:
+        weights = (self.params["f1_weight"], self.params["similarity_weight"])
+        if any(isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 for w in weights) or abs(sum(weights) - 1) > 1e-6:
+            raise ValueError(f"{self.name}: parameters 'f1_weight' and 'similarity_weight' must be non-negative and sum to 1; got {weights}")
+
+    def bind(self, models: Any) -> None:
+        self.models = models
+
+    def _similarity(self, actual: str, expected: str) -> float:
+        if self.models is None:
+            from ..models import ModelCache
+
+            self.models = ModelCache()
+        vectors = self.models.embedder().encode([actual, expected])
+        return float(max(0.0, min(1.0, float(vectors[0] @ vectors[1]))))
+
+    def score(self, case: Case) -> Score:
+        actual = case.actual or ""
+        best: tuple[float, dict[str, float | None], int] | None = None
+        try:
+            predicted = _statements(self, actual, f"{self.name} answer statements")
+            for index, expected in enumerate(case.expected):
+                truth = _statements(self, expected, f"{self.name} expected statements #{index}")
+                tp = sum(_yes(self, _SUPPORTED, f"{self.name} answer statement {i}", reference=expected, statement=s)
+                         for i, s in enumerate(predicted))
+                fp = len(predicted) - tp
+                fn = sum(not _yes(self, _SUPPORTED, f"{self.name} expected statement {i}", reference=actual, statement=s)
+                         for i, s in enumerate(truth))
+                f1 = tp / (tp + 0.5 * (fp + fn)) if tp else 0.0
+                similarity = self._similarity(actual, expected) if self.params["similarity_weight"] else None
+                value = self.params["f1_weight"] * f1 + self.params["similarity_weight"] * (similarity or 0.0)
+                if best is None or value > best[0]:
+                    best = (value, {"f1": f1, "similarity": similarity, "tp": tp, "fp": fp, "fn": fn}, index)
+        except JudgeParseError as exc:
+            return self.unscored(["answer_correctness", "f1", "similarity"], exc)
+        assert best is not None
+        value, parts, index = best
+        return Score({"answer_correctness": value, "f1": parts["f1"], "similarity": parts["similarity"], "parse_failure": 0.0},
+                     f"statement F1 {parts['f1']:.3f} (tp {parts['tp']}, fp {parts['fp']}, fn {parts['fn']}) vs expected answer #{index}",
+                     {"reference": index, "tp": parts["tp"], "fp": parts["fp"], "fn": parts["fn"]})
