@@ -151,11 +151,7 @@ def evaluate(
             f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "
             f"and evaluator parameters go in params={{...}}"
         )
-    context = current_context()
-    if context is not None:
-        if fields.get("model") is None:
-            fields["model"] = context.model
-        case = case if case is not None else (context.case or context.nodeid)
+    fields["model"], case = _group_defaults(fields.get("model"), case)
     [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record)
     return result
 

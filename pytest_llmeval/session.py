@@ -319,10 +319,10 @@ class EvalSession:
             pass
         if self.bad_records:
             warnings.warn(LLMEvalWarning(f"{self.bad_records} llmeval record(s) in user_properties could not be read"), stacklevel=1)
-        if not self.records and not self.report_paths():
+        paths = self.report_paths()
+        if not self.records and not paths:
             return
         self.add_junit_properties()
-        paths = self.report_paths()
         if not paths:
             return
         from .report import write_reports

@@ -88,24 +88,31 @@ def _verdict(value: Any, allowed: Sequence[str]) -> str:
     return verdict
 
 
+def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
+    return _verdict(evaluator.ask(template, what=what, **fields), ("yes", "no")) == "yes"
+
+
+def _judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
+    return (
+        MetricSpec(primary, description, higher_is_better=higher_is_better, threshold=0.75 if higher_is_better else 0.25, primary=True),
+        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
+    )
+
+
 class ContextPrecision(JudgeEvaluator):
     """Are the useful chunks ranked first? (weighted precision over yes-verdicts)"""
 
     name = "context_precision"
     description = "Chunks useful for the expected answer are ranked first (LLM judge)"
     requires = ("question", "expected", "context")
-    metrics = (
-        MetricSpec("context_precision", "mean precision@k over the useful chunks", threshold=0.75, primary=True),
-        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
-    )
+    metrics = _judge_metrics("context_precision", "mean precision@k over the useful chunks")
 
     def score(self, case: Case) -> Score:
         verdicts = []
         try:
             for rank, chunk in enumerate(case.context):
-                reply = self.ask(_PRECISION, what=f"{self.name} chunk {rank}", question=case.question or "",
-                                 expected=case.expected[0], chunk=chunk)
-                verdicts.append(_verdict(reply, ("yes", "no")) == "yes")
+                verdicts.append(_yes(self, _PRECISION, f"{self.name} chunk {rank}", question=case.question or "",
+                                     expected=case.expected[0], chunk=chunk))
         except JudgeParseError as exc:
             return self.unscored(["context_precision"], exc)
         value = weighted_precision(verdicts)
@@ -139,10 +146,7 @@ class Faithfulness(JudgeEvaluator):
     description = "The answer's claims are supported by the retrieved context (LLM judge)"
     requires = ("actual", "context")
     defaults: Mapping[str, Any] = {"unknown_claims": "unsupported"}
-    metrics = (
-        MetricSpec("faithfulness", "share of claims supported by the context", threshold=0.75, primary=True),
-        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
-    )
+    metrics = _judge_metrics("faithfulness", "share of claims supported by the context")
 
     def configure(self) -> None:
         require_choice(self.name, "unknown_claims", self.params["unknown_claims"], ("unsupported", "supported"))
@@ -210,17 +214,6 @@ def _statements(evaluator: JudgeEvaluator, text: str, what: str) -> list[str]:
     if not isinstance(statements, list) or not all(isinstance(s, str) for s in statements):
         raise JudgeParseError("'statements' must be a list of strings")
     return statements
-
-
-def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
-    return _verdict(evaluator.ask(template, what=what, **fields), ("yes", "no")) == "yes"
-
-
-def _judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
-    return (
-        MetricSpec(primary, description, higher_is_better=higher_is_better, threshold=0.75 if higher_is_better else 0.25, primary=True),
-        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
-    )
 
 
 class ContextRecall(JudgeEvaluator):

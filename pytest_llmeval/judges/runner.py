@@ -9,7 +9,6 @@ verdict fails the check (:class:`~pytest_llmeval.judges.cache.ReplayMiss`).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -81,6 +80,3 @@ class JudgeRunner:
             out.update(self.judge.stats())
         return out
 
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
