@@ -36,6 +36,8 @@ JUDGE_URL_HELP = "Base URL of the judge's OpenAI-compatible endpoint (default: t
 JUDGE_KEY_ENV_HELP = "Name of the environment variable holding the judge's API key (default: OPENAI_API_KEY)"
 JUDGE_CACHE_HELP = "Judge verdict cache: record (default: replay what is recorded, ask and record the rest), replay (a missing verdict fails the check), off"
 JUDGE_DIR_HELP = "Folder of the recorded judge verdicts, meant to be committed (default: llmeval_judge)"
+JUDGE_PRICE_HELP = "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15,0.60), for the cost totals (default: 0,0)"
+JUDGE_JSON_HELP = "Judge structured output: auto (JSON schema, falling back to JSON object, then free text), schema, object, none"
 OFFLINE_HELP = "Never call a judge: replay recorded verdicts and skip judge checks that need a new one"
 MARKER_HELP = (
     "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
@@ -74,12 +76,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llmeval-judge-model", dest="llmeval_judge_model", metavar="MODEL", help=JUDGE_MODEL_HELP)
     group.addoption("--llmeval-judge-base-url", dest="llmeval_judge_base_url", metavar="URL", help=JUDGE_URL_HELP)
     group.addoption("--llmeval-judge-cache", dest="llmeval_judge_cache", choices=("record", "replay", "off"), help=JUDGE_CACHE_HELP)
+    group.addoption("--llmeval-judge-price", dest="llmeval_judge_price", metavar="PROMPT,COMPLETION", help=JUDGE_PRICE_HELP)
     group.addoption("--llmeval-offline", dest="llmeval_offline", action="store_true", default=False, help=OFFLINE_HELP)
     parser.addini("llmeval_judge_model", JUDGE_MODEL_HELP, default="")
     parser.addini("llmeval_judge_base_url", JUDGE_URL_HELP, default="")
     parser.addini("llmeval_judge_api_key_env", JUDGE_KEY_ENV_HELP, default="OPENAI_API_KEY")
     parser.addini("llmeval_judge_cache", JUDGE_CACHE_HELP, default="record")
     parser.addini("llmeval_judge_dir", JUDGE_DIR_HELP, default="llmeval_judge")
+    parser.addini("llmeval_judge_price", JUDGE_PRICE_HELP, default="0,0")
+    parser.addini("llmeval_judge_json_mode", JUDGE_JSON_HELP, default="auto")
     parser.addini("llmeval_device", DEVICE_HELP, default="auto")
     parser.addini("llmeval_precision", PRECISION_HELP, default="auto")
     parser.addini("llmeval_cache_dir", CACHE_DIR_HELP, default=".llmeval_cache")
@@ -95,6 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session, "llmeval-session")
     config.hook.pytest_llmeval_register_evaluators(registry=session.registry)
     session.load_thresholds()
+    session.judge_settings()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

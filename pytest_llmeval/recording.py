@@ -9,7 +9,9 @@ record each result in ``item.user_properties``:
   controller to build the leaderboard and reports (this is what travels from
   xdist workers, inside pytest's own test reports);
 - ``("llmeval.<evaluator>.<metric>", value)``: one property per metric value,
-  and ``("llmeval.<evaluator>.passed", True/False)``, for JUnit readers.
+  and ``("llmeval.<evaluator>.passed", True/False)``, for JUnit readers;
+- for judge checks, ``llmeval.<evaluator>.judge_calls`` / ``judge_tokens`` / ``judge_cost``:
+  the new judge calls this check made (replayed verdicts cost nothing).
 
 The ``llmeval`` fixture returns the same object.
 """
@@ -106,6 +108,12 @@ class TestContext:
             if value is not None:
                 self._user_properties.append((f"{RECORD_PROPERTY}.{result.evaluator}.{metric}", round(value, 6)))
         self._user_properties.append((f"{RECORD_PROPERTY}.{result.evaluator}.passed", result.passed))
+        usage = result.details.get("judge") if isinstance(result.details, Mapping) else None
+        if isinstance(usage, Mapping):
+            prefix = f"{RECORD_PROPERTY}.{result.evaluator}.judge"
+            self._user_properties.append((f"{prefix}_calls", usage.get("calls", 0)))
+            self._user_properties.append((f"{prefix}_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)))
+            self._user_properties.append((f"{prefix}_cost", usage.get("cost", 0.0)))
 
     # Conveniences so the fixture reads well: llmeval.check("rouge", actual=..., expected=...)
     def check(self, name: str, **kwargs: Any) -> Result:

@@ -120,11 +120,31 @@ class EvalSession:
             if model:
                 from .judges.openai_judge import OpenAIJudge
 
+                price, json_mode = self.judge_settings()
                 judge = OpenAIJudge(model, base_url=self._setting("llmeval_judge_base_url") or None,
-                                    api_key_env=str(self.config.getini("llmeval_judge_api_key_env")))
+                                    api_key_env=str(self.config.getini("llmeval_judge_api_key_env")),
+                                    json_mode=json_mode, price_per_million=price)
             self._judge = JudgeRunner(judge, cache, offline=bool(self.config.getoption("llmeval_offline")),
                                       why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
         return self._judge
+
+    def judge_settings(self) -> tuple[tuple[float, float], str]:
+        """Price per million tokens and structured-output mode, checked (a usage error names the setting)."""
+        from .judges.openai_judge import JSON_MODES
+
+        text = self._setting("llmeval_judge_price")
+        try:
+            price = tuple(float(p) for p in text.split(","))
+            if len(price) != 2 or min(price) < 0:
+                raise ValueError
+        except ValueError:
+            raise pytest.UsageError(
+                f"--llmeval-judge-price / llmeval_judge_price: expected PROMPT,COMPLETION, two non-negative numbers "
+                f"(money per million tokens, e.g. 0.15,0.60); got {text!r}") from None
+        mode = str(self.config.getini("llmeval_judge_json_mode")).strip()
+        if mode not in JSON_MODES:
+            raise pytest.UsageError(f"llmeval_judge_json_mode: expected one of {', '.join(JSON_MODES)}; got {mode!r}")
+        return (price[0], price[1]), mode
 
     def announce(self, line: str) -> None:
         """Show progress (model loads) on the terminal, even while output is captured."""
@@ -297,7 +317,28 @@ class EvalSession:
         totals["cache_hits"] = sum(p["cache"]["hits"] for p in parts)
         totals["cache_misses"] = sum(p["cache"]["misses"] for p in parts)
         totals["corrupt_cache_files"] = [c for p in parts for c in p["cache"]["corrupt"]]
+        by_evaluator: dict[str, int] = {}
+        for part in parts:
+            for name, count in part.get("parse_failures_by_evaluator", {}).items():
+                by_evaluator[name] = by_evaluator.get(name, 0) + count
+        totals["parse_failures_by_evaluator"] = dict(sorted(by_evaluator.items()))
+        totals["json_mode_downgrades"] = sorted({d for p in parts for d in p.get("json_mode_downgrades", [])})
+        totals["per_test"] = self.judge_use_per_test()
         return totals
+
+    def judge_use_per_test(self) -> dict[str, dict[str, Any]]:
+        """Judge calls, replays, tokens and cost of each test (from its results' ``judge`` details)."""
+        per_test: dict[str, dict[str, Any]] = {}
+        for record in self.ordered_records():
+            usage = (record.get("details") or {}).get("judge")
+            if not isinstance(usage, Mapping):
+                continue
+            entry = per_test.setdefault(record["nodeid"], {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0})
+            entry["calls"] += int(usage.get("calls", 0))
+            entry["replayed"] += int(usage.get("replayed", 0))
+            entry["tokens"] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+            entry["cost"] = round(entry["cost"] + float(usage.get("cost", 0.0)), 8)
+        return per_test
 
     def model_stats(self) -> dict[str, Any]:
         return {"controller": self.models.stats(), "workers": dict(sorted(self.worker_models.items()))}
@@ -382,6 +423,12 @@ class EvalSession:
                 f"cost {judge['cost']:.4f}; {judge['cache_hits']} verdict(s) replayed; {judge['parse_failures']} parse failure(s); "
                 f"{judge['skipped_checks']} check(s) skipped"
             )
+            if judge["parse_failures_by_evaluator"]:
+                shown = ", ".join(f"{name} {count}" for name, count in judge["parse_failures_by_evaluator"].items())
+                terminalreporter.write_line(f"llmeval judge: parse failures by check: {shown}")
+            costly = sorted(((u["tokens"], u["cost"], nodeid) for nodeid, u in judge["per_test"].items() if u["calls"]), reverse=True)
+            for tokens, cost, nodeid in costly[:3]:
+                terminalreporter.write_line(f"llmeval judge: {tokens} tokens, cost {cost:.4f}: {nodeid}")
             for problem in judge["corrupt_cache_files"]:
                 terminalreporter.write_line(f"llmeval judge: untrusted cache file {problem}")
         for path in self.written:

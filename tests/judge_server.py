@@ -1,7 +1,10 @@
 """A real HTTP server speaking the OpenAI chat-completions protocol, with scripted replies and faults.
 
-Tests queue replies (text, finish reason) and faults (HTTP status, delay, malformed body);
-every request is recorded, so a test can count calls and inspect what was sent.
+Tests queue replies (text, finish reason, logprobs) and faults (HTTP status, delay, malformed body),
+or set ``responder`` to answer from the request (for runs whose order is not fixed, such as xdist);
+``reject_formats`` lists the ``response_format`` types the server refuses with 400, as servers
+without structured output do. Every request is recorded, so a test can count calls and inspect what
+was sent.
 Loopback only; the server stops with the fixture.
 """
 
@@ -15,12 +18,26 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+def _logprobs(tokens: Any) -> Any:
+    """OpenAI's ``logprobs.content`` from ``[(token, {alternative: logprob, ...}), ...]``."""
+    if not tokens:
+        return None
+    content = []
+    for token, alternatives in tokens:
+        top = [{"token": t, "logprob": lp, "bytes": None} for t, lp in alternatives.items()]
+        content.append({"token": token, "logprob": alternatives.get(token, 0.0), "bytes": None, "top_logprobs": top})
+    return {"content": content}
+
+
 class ScriptedJudgeServer:
     def __init__(self) -> None:
         self.script: deque[dict[str, Any]] = deque()
         self.default: dict[str, Any] = {"text": '{"verdict": "yes"}'}
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.responder: Any = None
+        self.reject_formats: set[str] = set()
+        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -30,9 +47,17 @@ class ScriptedJudgeServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append(body)
-                server.headers.append({k.lower(): v for k, v in self.headers.items()})
-                step = server.script.popleft() if server.script else server.default
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                    if server.script:
+                        step = server.script.popleft()
+                    elif server.responder is not None:
+                        step = server.responder(body)
+                    else:
+                        step = server.default
+                if (body.get("response_format") or {}).get("type") in server.reject_formats:
+                    step = {"status": 400}
                 if step.get("delay"):
                     time.sleep(step["delay"])
                 status = step.get("status", 200)
@@ -54,7 +79,8 @@ class ScriptedJudgeServer:
                         "created": 0,
                         "model": body.get("model", "scripted"),
                         "choices": [{"index": 0, "finish_reason": step.get("finish_reason", "stop"),
-                                     "message": {"role": "assistant", "content": step["text"]}}],
+                                     "message": {"role": "assistant", "content": step["text"]},
+                                     "logprobs": _logprobs(step.get("logprobs")) if body.get("logprobs") else None}],
                         "usage": {"prompt_tokens": step.get("prompt_tokens", 10), "completion_tokens": step.get("completion_tokens", 5),
                                   "total_tokens": step.get("prompt_tokens", 10) + step.get("completion_tokens", 5)},
                     }).encode()

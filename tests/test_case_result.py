@@ -84,7 +84,7 @@ def test_result_validation_and_nan():
 
 def test_registry_register_and_errors():
     registry = Registry(entry_points=False)
-    with pytest.raises(UnknownEvaluatorError, match="no evaluator named 'nope'; known evaluators: answer_accuracy, "):
+    with pytest.raises(UnknownEvaluatorError, match="no evaluator named 'nope'; known evaluators: accuracy_bucket, answer_accuracy, "):
         registry.resolve("nope")
     registry.register("strict_match", ExactMatch)
     assert registry.resolve("strict_match") is ExactMatch

@@ -90,11 +90,19 @@ def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
     server.script.append({"text": json.dumps({"claims": ["Brazil revenue was 15,969 million.", "Growth was 4 percent."]})})
     server.script.extend(yes_no("yes", "idk"))
     server.script.extend(yes_no("yes", "no", "no", "yes"))
-    first = pytester.runpytest("--llmeval-report=first.json", "-p", "no:randomly")
+    first = pytester.runpytest("--llmeval-report=first.json", "-p", "no:randomly", "--junitxml=first.xml",
+                               "--llmeval-judge-price=1000,2000")
     first.assert_outcomes(passed=2)
     calls = len(server.requests)
     assert calls == 7
-    first.stdout.fnmatch_lines(["llmeval judge: 7 call(s), 70+35 tokens, cost 0.0000; 0 verdict(s) replayed; 0 parse failure(s); 0 check(s) skipped"])
+    first.stdout.fnmatch_lines(["llmeval judge: 7 call(s), 70+35 tokens, cost 0.1400; 0 verdict(s) replayed; 0 parse failure(s); 0 check(s) skipped",
+                                "llmeval judge: 60 tokens, cost 0.0800: test_record_then_replay_through_the_plugin.py::test_precision",
+                                "llmeval judge: 45 tokens, cost 0.0600: test_record_then_replay_through_the_plugin.py::test_faithful"])
+    from xml.etree import ElementTree
+
+    props = {p.get("name"): p.get("value") for p in ElementTree.parse(pytester.path / "first.xml").iter("property")}
+    assert props["llmeval.faithfulness.judge_calls"] == "3" and props["llmeval.faithfulness.judge_tokens"] == "45"
+    assert float(props["llmeval.context_precision.judge_cost"]) == pytest.approx(0.08)
 
     second = pytester.runpytest("--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
     second.assert_outcomes(passed=2)
@@ -103,6 +111,10 @@ def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
     two = json.loads((pytester.path / "second.json").read_text())
     assert [r["metrics"] for r in one["results"]] == [r["metrics"] for r in two["results"]]
     assert two["judge"]["cache_hits"] == 7 and two["judge"]["calls"] == 0
+    assert one["judge"]["per_test"]["test_record_then_replay_through_the_plugin.py::test_faithful"] == {
+        "calls": 3, "replayed": 0, "tokens": 45, "cost": 0.06}
+    assert two["judge"]["per_test"]["test_record_then_replay_through_the_plugin.py::test_faithful"] == {
+        "calls": 0, "replayed": 3, "tokens": 0, "cost": 0.0}
     everything = "".join(p.read_text() for p in pytester.path.rglob("*") if p.is_file() and p.suffix in (".json", ".md", ".html", ".xml"))
     assert SECRET not in everything + first.stdout.str() + second.stdout.str()
 

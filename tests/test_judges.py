@@ -39,10 +39,11 @@ def test_reply_usage_cost_and_request(judge, server):
     server.script.append({"text": 'Sure! ```json\n{"verdict": "yes"}\n```', "prompt_tokens": 100, "completion_tokens": 20})
     reply = judge.complete(MESSAGES, schema={"type": "object"})
     assert reply.json() == {"verdict": "yes"}
-    assert judge.stats() == {"model": "scripted-judge", "calls": 1, "prompt_tokens": 100, "completion_tokens": 20, "cost": 0.00014}
+    assert judge.stats() == {"model": "scripted-judge", "calls": 1, "prompt_tokens": 100, "completion_tokens": 20, "cost": 0.00014,
+                             "json_mode": "schema", "json_mode_downgrades": []}
     sent = server.requests[0]
     assert sent["model"] == "scripted-judge" and sent["temperature"] == 0.0 and sent["seed"] == 0
-    assert sent["response_format"] == {"type": "json_object"}
+    assert sent["response_format"] == {"type": "json_schema", "json_schema": {"name": "verdict", "schema": {"type": "object"}}}
     assert server.headers[0]["authorization"] == f"Bearer {SECRET}"  # sent to the server, and nowhere else
     assert SECRET not in json.dumps(judge.signature()) and SECRET not in json.dumps(judge.stats())
 
@@ -80,10 +81,55 @@ def test_malformed_http_body_is_a_judge_error(judge, server):
 
 
 def test_bad_configuration():
-    with pytest.raises(ValueError, match="'json_mode' must be one of 'schema', 'object', 'none'"):
+    with pytest.raises(ValueError, match="'json_mode' must be one of auto, schema, object, none"):
         OpenAIJudge("m", json_mode="xml")
+    with pytest.raises(ValueError, match="'price_per_million' must be two non-negative numbers"):
+        OpenAIJudge("m", price_per_million=(1.0,))
     with pytest.raises(ValueError, match="'model' must be a non-empty model name"):
         OpenAIJudge("")
+
+
+SCHEMA = {"type": "object", "properties": {"verdict": {"enum": ["yes", "no"]}}, "required": ["verdict"]}
+
+
+def test_structured_output_negotiation_falls_back_and_sticks(judge, server):
+    server.reject_formats = {"json_schema"}
+    server.script.extend([{"text": '{"verdict": "yes"}'}] * 3)
+    assert judge.complete(MESSAGES, schema=SCHEMA).json() == {"verdict": "yes"}
+    assert [r.get("response_format", {}).get("type") for r in server.requests] == ["json_schema", "json_object"]
+    assert judge.json_mode_in_use == "object" and "schema -> object" in judge.stats()["json_mode_downgrades"][0]
+    judge.complete(MESSAGES, schema=SCHEMA)
+    assert server.requests[-1]["response_format"] == {"type": "json_object"}  # no second try of the refused mode
+    server.reject_formats = {"json_object"}
+    assert judge.complete(MESSAGES, schema=SCHEMA).json() == {"verdict": "yes"}
+    assert "response_format" not in server.requests[-1] and judge.json_mode_in_use == "none"
+    fixed = OpenAIJudge("m", base_url=server.base_url, json_mode="object", max_retries=0)
+    with pytest.raises(JudgeError, match="BadRequestError"):
+        fixed.complete(MESSAGES, schema=SCHEMA)  # a mode the user fixed is not negotiated away
+
+
+def test_logprobs_and_temperature_per_request(judge, server):
+    server.script.append({"text": "7", "logprobs": [("7", {"7": -0.1, "8": -2.5, "6": -3.0})]})
+    reply = judge.complete(MESSAGES, logprobs=5, temperature=0.9)
+    sent = server.requests[0]
+    assert sent["logprobs"] is True and sent["top_logprobs"] == 5 and sent["temperature"] == 0.9
+    assert reply.extra["top_logprobs"] == [{"token": "7", "logprob": -0.1, "top": {"7": -0.1, "8": -2.5, "6": -3.0}}]
+
+
+def test_runner_meters_validates_and_counts_parse_failures(judge, server, tmp_path):
+    from pytest_llmeval.judges.runner import JudgeRunner
+
+    runner = JudgeRunner(judge, VerdictCache(str(tmp_path), "record"))
+    server.script.extend([{"text": '{"verdict": "yes"}', "prompt_tokens": 1000, "completion_tokens": 500},
+                          {"text": '{"verdict": "maybe"}'}])
+    ask = {"evaluator": "e", "version": "1", "template": "t", "schema": SCHEMA}
+    with runner.metered() as usage:
+        assert runner.ask(messages=MESSAGES, **ask) == {"verdict": "yes"}
+        assert runner.ask(messages=MESSAGES, **ask) == {"verdict": "yes"}  # replayed: no call, no cost
+    assert usage.as_dict() == {"calls": 1, "replayed": 1, "prompt_tokens": 1000, "completion_tokens": 500, "cost": 0.002}
+    with pytest.raises(JudgeParseError, match="does not follow the schema at verdict: 'maybe' is not one of"):
+        runner.ask(messages=[{"role": "user", "content": "other"}], **ask)
+    assert runner.stats()["parse_failures_by_evaluator"] == {"e": 1}
 
 
 REQUEST = {"evaluator": "faithfulness", "version": "1", "template": "abc", "judge": {"model": "m"}, "inputs": {"a": 1}, "repeat": 0}

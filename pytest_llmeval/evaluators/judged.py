@@ -22,6 +22,7 @@ from typing import Any
 
 from ..case import Case
 from ..judges.base import JudgeParseError
+from ..judges.runner import validate_reply
 from .base import Evaluator, MetricSpec, Score, require_choice
 
 __all__ = ["JudgeEvaluator", "ContextPrecision", "Faithfulness", "ContextRecall", "ContextRelevancyJudge", "HallucinationJudge",
@@ -59,17 +60,65 @@ class JudgeEvaluator(Evaluator):
         signature = self.runner.judge.signature()
         return "judge:" + json.dumps(dict(signature), sort_keys=True)
 
-    def ask(self, template: str, *, what: str, repeat: int = 0, **fields: str) -> Any:
+    def ask(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
+            options: Mapping[str, Any] | None = None, **fields: str) -> Any:
+        """The judge's JSON reply to ``template`` filled with ``fields``, checked against ``schema``.
+
+        ``verdict`` values are lower-cased before the check (small judges say "Yes").
+        """
+        return self.ask_reply(template, what=what, schema=schema, repeat=repeat, options=options, **fields)[0]
+
+    def ask_reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
+                  options: Mapping[str, Any] | None = None, **fields: str) -> tuple[Any, Any]:
+        """:meth:`ask`'s value and the raw reply it came from (for log-probabilities)."""
+        reply = self.reply(template, what=what, schema=schema, repeat=repeat, options=options, **fields)
+        try:
+            value = reply.json()
+            if isinstance(value, dict) and isinstance(value.get("verdict"), str):
+                value["verdict"] = value["verdict"].strip().lower()
+            validate_reply(value, schema)
+            return value, reply
+        except JudgeParseError:
+            self.runner.count_parse_failure(self.name)
+            raise
+
+    def reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
+              options: Mapping[str, Any] | None = None, **fields: str) -> Any:
+        """The judge's raw reply (:class:`~pytest_llmeval.judges.base.JudgeReply`)."""
         from ..judges.runner import JudgeUnavailable
 
         if self.runner is None:
             raise JudgeUnavailable("llmeval judge unavailable: no judge configured (set --llmeval-judge-model)")
         prompt = template.format(**fields)
-        return self.runner.ask(evaluator=self.name, version=self.version, template=template,
-                               messages=[{"role": "user", "content": prompt}], schema={"type": "object"}, repeat=repeat, what=what)
+        return self.runner.reply(evaluator=self.name, version=self.version, template=template,
+                                 messages=[{"role": "user", "content": prompt}], schema=schema or {"type": "object"},
+                                 repeat=repeat, what=what, options=options)
+
+    def score_batch(self, cases: Sequence[Case]) -> list[Score]:
+        """Score each case, with the judge use it took (calls, replays, tokens, cost) in its details as ``judge``."""
+        if self.runner is None:
+            return [self.score(case) for case in cases]
+        scores = []
+        for case in cases:
+            with self.runner.metered() as usage:
+                score = self.score(case)
+            scores.append(Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}))
+        return scores
 
     def unscored(self, metrics: Sequence[str], error: Exception) -> Score:
         return Score({**{m: None for m in metrics}, "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {})
+
+
+def verdict_schema(*allowed: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {"verdict": {"type": "string", "enum": list(allowed)}, "reason": {"type": "string"}},
+            "required": ["verdict"]}
+
+
+def list_schema(key: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {key: {"type": "array", "items": {"type": "string"}}}, "required": [key]}
+
+
+YES_NO = verdict_schema("yes", "no")
 
 
 _PRECISION = """Given a question, its expected answer and one retrieved context chunk, say whether the chunk was useful
@@ -81,15 +130,12 @@ Context chunk: {chunk}
 """
 
 
-def _verdict(value: Any, allowed: Sequence[str]) -> str:
-    verdict = str(value.get("verdict", "") if isinstance(value, Mapping) else "").strip().lower()
-    if verdict not in allowed:
-        raise JudgeParseError(f"verdict must be one of {', '.join(allowed)}; got {verdict!r}")
-    return verdict
+def _verdict(evaluator: JudgeEvaluator, template: str, allowed: Sequence[str], what: str, **fields: str) -> str:
+    return str(evaluator.ask(template, what=what, schema=verdict_schema(*allowed), **fields)["verdict"])
 
 
 def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
-    return _verdict(evaluator.ask(template, what=what, **fields), ("yes", "no")) == "yes"
+    return _verdict(evaluator, template, ("yes", "no"), what, **fields) == "yes"
 
 
 def _judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
@@ -154,12 +200,9 @@ class Faithfulness(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         context = "\n\n".join(case.context)
         try:
-            reply = self.ask(_CLAIMS, what=f"{self.name} claims", answer=case.actual or "")
-            claims = reply.get("claims") if isinstance(reply, Mapping) else None
-            if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
-                raise JudgeParseError("'claims' must be a list of strings")
-            verdicts = [_verdict(self.ask(_CLAIM_VERDICT, what=f"{self.name} claim {i}", context=context, claim=claim),
-                                 ("yes", "no", "idk")) for i, claim in enumerate(claims)]
+            claims = self.ask(_CLAIMS, what=f"{self.name} claims", schema=list_schema("claims"), answer=case.actual or "")["claims"]
+            verdicts = [_verdict(self, _CLAIM_VERDICT, ("yes", "no", "idk"), f"{self.name} claim {i}", context=context, claim=claim)
+                        for i, claim in enumerate(claims)]
         except JudgeParseError as exc:
             return self.unscored(["faithfulness"], exc)
         if not claims:
@@ -209,11 +252,7 @@ Statement: {statement}
 
 
 def _statements(evaluator: JudgeEvaluator, text: str, what: str) -> list[str]:
-    reply = evaluator.ask(_STATEMENTS, what=what, text=text)
-    statements = reply.get("statements") if isinstance(reply, Mapping) else None
-    if not isinstance(statements, list) or not all(isinstance(s, str) for s in statements):
-        raise JudgeParseError("'statements' must be a list of strings")
-    return statements
+    return list(evaluator.ask(_STATEMENTS, what=what, schema=list_schema("statements"), text=text)["statements"])
 
 
 class ContextRecall(JudgeEvaluator):

@@ -6,6 +6,11 @@ the command line and is never written to a report or the verdict cache. Retries
 with backoff on timeouts, 429 and 5xx are the ``openai`` client's own
 (``max_retries``); a semaphore bounds concurrent requests; tokens and cost (from
 a configurable price table, per million tokens) are counted.
+
+Structured output is negotiated: ``json_mode="auto"`` (default) first asks for the
+check's JSON schema (``response_format: json_schema``); a server that rejects that
+with 400/422 is asked for a plain JSON object, and then for free text, which the
+tolerant parser reads. The mode that worked is kept for the rest of the run.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from typing import Any
 
 from .base import JudgeError, JudgeReply
 
-__all__ = ["OpenAIJudge"]
+__all__ = ["OpenAIJudge", "JSON_MODES"]
+
+JSON_MODES = ("auto", "schema", "object", "none")
 
 
 class OpenAIJudge:
@@ -35,13 +42,16 @@ class OpenAIJudge:
         timeout: float = 60.0,
         max_retries: int = 3,
         max_concurrency: int = 4,
-        json_mode: str = "object",
+        json_mode: str = "auto",
         price_per_million: tuple[float, float] = (0.0, 0.0),
     ) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError("judge: 'model' must be a non-empty model name")
-        if json_mode not in ("schema", "object", "none"):
-            raise ValueError(f"judge: 'json_mode' must be one of 'schema', 'object', 'none'; got {json_mode!r}")
+        if json_mode not in JSON_MODES:
+            raise ValueError(f"judge: 'json_mode' must be one of {', '.join(JSON_MODES)}; got {json_mode!r}")
+        if (not isinstance(price_per_million, (tuple, list)) or len(price_per_million) != 2
+                or any(isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0 for p in price_per_million)):
+            raise ValueError(f"judge: 'price_per_million' must be two non-negative numbers (prompt, completion); got {price_per_million!r}")
         self.name = model
         self.model = model
         self.base_url = base_url
@@ -52,7 +62,9 @@ class OpenAIJudge:
         self.timeout = timeout
         self.max_retries = max_retries
         self.json_mode = json_mode
-        self.price_per_million = price_per_million
+        self.price_per_million = (float(price_per_million[0]), float(price_per_million[1]))
+        self._modes = ["schema", "object", "none"] if json_mode == "auto" else [json_mode]
+        self.downgrades: list[str] = []
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._client: Any = None
         self.calls = 0
@@ -67,6 +79,14 @@ class OpenAIJudge:
         prompt, completion = self.price_per_million
         return (self.prompt_tokens * prompt + self.completion_tokens * completion) / 1_000_000
 
+    def cost_of(self, reply: JudgeReply) -> float:
+        prompt, completion = self.price_per_million
+        return (reply.prompt_tokens * prompt + reply.completion_tokens * completion) / 1_000_000
+
+    @property
+    def json_mode_in_use(self) -> str:
+        return self._modes[0]
+
     def _connect(self) -> Any:
         if self._client is None:
             try:
@@ -77,26 +97,48 @@ class OpenAIJudge:
             self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=self.max_retries)
         return self._client
 
-    def complete(self, messages: Sequence[Mapping[str, str]], *, schema: Mapping[str, Any] | None = None) -> JudgeReply:
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        temperature: float | None = None,
+        logprobs: int = 0,
+    ) -> JudgeReply:
+        """One chat completion; ``logprobs`` > 0 asks for that many top alternatives per token."""
         import openai
 
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [dict(m) for m in messages],
-            "temperature": self.temperature,
+            "temperature": self.temperature if temperature is None else temperature,
             "max_tokens": self.max_tokens,
         }
         if self.seed is not None:
             request["seed"] = self.seed
-        if schema is not None and self.json_mode == "schema":
-            request["response_format"] = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": dict(schema)}}
-        elif schema is not None and self.json_mode == "object":
-            request["response_format"] = {"type": "json_object"}
-        with self._slots:
-            try:
-                response = self._connect().chat.completions.create(**request)
-            except openai.OpenAIError as exc:
-                raise JudgeError(f"judge {self.model!r} at {self.base_url or 'the OpenAI API'} failed: {type(exc).__name__}: {exc}") from None
+        if logprobs:
+            request["logprobs"] = True
+            request["top_logprobs"] = int(logprobs)
+        while True:
+            mode = self._modes[0]
+            if schema is not None and mode == "schema":
+                request["response_format"] = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": dict(schema)}}
+            elif schema is not None and mode == "object":
+                request["response_format"] = {"type": "json_object"}
+            else:
+                request.pop("response_format", None)
+            with self._slots:
+                try:
+                    response = self._connect().chat.completions.create(**request)
+                    break
+                except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                    if "response_format" in request and len(self._modes) > 1:
+                        # The server does not do this structured-output mode: use the next one from now on.
+                        self.downgrades.append(f"{self._modes.pop(0)} -> {self._modes[0]}: {str(exc)[:120]}")
+                        continue
+                    raise JudgeError(self._failed(exc)) from None
+                except openai.OpenAIError as exc:
+                    raise JudgeError(self._failed(exc)) from None
         self.calls += 1
         choice = response.choices[0]
         usage = response.usage
@@ -104,14 +146,26 @@ class OpenAIJudge:
         completion = getattr(usage, "completion_tokens", 0) or 0
         self.prompt_tokens += prompt
         self.completion_tokens += completion
+        extra: dict[str, Any] = {}
+        content = getattr(choice.logprobs, "content", None) if logprobs else None
+        if content:
+            extra["top_logprobs"] = [
+                {"token": t.token, "logprob": t.logprob, "top": {alt.token: alt.logprob for alt in (t.top_logprobs or [])}}
+                for t in content
+            ]
         return JudgeReply(
             text=choice.message.content or "",
             finish_reason=choice.finish_reason or "stop",
             prompt_tokens=prompt,
             completion_tokens=completion,
             model=response.model or self.model,
+            extra=extra,
         )
+
+    def _failed(self, exc: Exception) -> str:
+        return f"judge {self.model!r} at {self.base_url or 'the OpenAI API'} failed: {type(exc).__name__}: {exc}"
 
     def stats(self) -> dict[str, Any]:
         return {"model": self.model, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost": round(self.cost, 6)}
+                "completion_tokens": self.completion_tokens, "cost": round(self.cost, 6), "json_mode": self.json_mode_in_use,
+                "json_mode_downgrades": list(self.downgrades)}

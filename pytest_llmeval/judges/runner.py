@@ -1,21 +1,29 @@
-"""The session's judge: configuration, the verdict cache, and what to do when no judge can answer.
+"""The session's judge: configuration, the verdict cache, metering, and what to do when no judge can answer.
 
 With no judge configured, a judge check is skipped with a reason
 (:class:`JudgeUnavailable`), never an error. With ``--llmeval-offline``, recorded
 verdicts are replayed and a check that would need a new one is skipped. In replay-only mode a missing
 verdict fails the check (:class:`~pytest_llmeval.judges.cache.ReplayMiss`).
+
+Every request is metered: :meth:`JudgeRunner.metered` collects the calls, replays,
+tokens and cost of the requests made inside it (a :class:`contextvars.ContextVar`,
+so concurrent checks keep their own counts); judge checks put that in each result's
+details as ``judge``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .base import JudgeParseError, JudgeReply
 from .cache import VerdictCache
 
-__all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX"]
+__all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "validate_reply"]
 
 #: Every skip for want of a judge starts with this, so the controller can count them.
 SKIP_PREFIX = "llmeval judge unavailable"
@@ -25,6 +33,47 @@ class JudgeUnavailable(RuntimeError):
     """No judge can answer (none configured, or offline) and no verdict is recorded."""
 
 
+@dataclass
+class Usage:
+    """Judge use of one check: new calls, replayed verdicts, tokens and cost of the new calls."""
+
+    calls: int = 0
+    replayed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, reply: JudgeReply, *, replayed: bool, cost: float) -> None:
+        if replayed:
+            self.replayed += 1
+            return
+        self.calls += 1
+        self.prompt_tokens += reply.prompt_tokens
+        self.completion_tokens += reply.completion_tokens
+        self.cost += cost
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["cost"] = round(self.cost, 8)
+        return out
+
+
+_METER: ContextVar[Usage | None] = ContextVar("pytest_llmeval_judge_meter", default=None)
+
+
+def validate_reply(value: Any, schema: Mapping[str, Any] | None) -> None:
+    """Raise :class:`JudgeParseError` if ``value`` does not follow ``schema`` (JSON Schema)."""
+    if not schema:
+        return
+    import jsonschema
+
+    try:
+        jsonschema.validate(value, dict(schema))
+    except jsonschema.ValidationError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path) or "the reply"
+        raise JudgeParseError(f"the judge's JSON does not follow the schema at {where}: {exc.message}") from None
+
+
 class JudgeRunner:
     def __init__(self, judge: Any | None, cache: VerdictCache, *, offline: bool = False, why_none: str = "no judge configured") -> None:
         self.judge = judge
@@ -32,8 +81,19 @@ class JudgeRunner:
         self.offline = offline
         self.why_none = why_none
         self.parse_failures = 0
+        self.parse_failures_by: dict[str, int] = {}
 
-    def ask(
+    @contextlib.contextmanager
+    def metered(self) -> Iterator[Usage]:
+        """Count the judge use of the requests made inside the block."""
+        usage = Usage()
+        token = _METER.set(usage)
+        try:
+            yield usage
+        finally:
+            _METER.reset(token)
+
+    def reply(
         self,
         *,
         evaluator: str,
@@ -43,40 +103,66 @@ class JudgeRunner:
         schema: Mapping[str, Any] | None = None,
         repeat: int = 0,
         what: str = "",
-    ) -> Any:
-        """The parsed JSON verdict for ``messages``, from the cache or the judge."""
+        options: Mapping[str, Any] | None = None,
+    ) -> JudgeReply:
+        """The judge's reply to ``messages``, from the cache or the judge.
+
+        ``options`` (``temperature``, ``logprobs``) override the judge's settings for
+        this request and are part of the verdict's key.
+        """
         if self.judge is None:
             # The judge's model is part of every verdict's key: without one, nothing can be looked up either.
             raise JudgeUnavailable(f"{SKIP_PREFIX}: {self.why_none}; {what or evaluator} needs a verdict")
-        judge_signature = dict(self.judge.signature())
-        request = {
+        options = dict(options or {})
+        request: dict[str, Any] = {
             "evaluator": evaluator,
             "version": version,
             "template_sha256": hashlib.sha256(template.encode()).hexdigest(),
-            "judge": judge_signature,
+            "judge": dict(self.judge.signature()),
             "messages": [dict(m) for m in messages],
             "schema": schema,
             "repeat": repeat,
         }
+        if options:
+            request["options"] = options
         recorded = self.cache.get(request, what=what or evaluator)
+        meter = _METER.get()
         if recorded is not None:
             reply = JudgeReply(**recorded)
-        else:
-            if self.offline:
-                raise JudgeUnavailable(f"{SKIP_PREFIX}: offline (--llmeval-offline); {what or evaluator} needs a new verdict")
-            reply = self.judge.complete(messages, schema=schema)
-            self.cache.put(request, {"text": reply.text, "finish_reason": reply.finish_reason, "model": reply.model,
-                                     "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens})
+            if meter is not None:
+                meter.add(reply, replayed=True, cost=0.0)
+            return reply
+        if self.offline:
+            raise JudgeUnavailable(f"{SKIP_PREFIX}: offline (--llmeval-offline); {what or evaluator} needs a new verdict")
+        reply = self.judge.complete(messages, schema=schema, **options)
+        entry = {"text": reply.text, "finish_reason": reply.finish_reason, "model": reply.model,
+                 "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        if reply.extra:
+            entry["extra"] = dict(reply.extra)
+        self.cache.put(request, entry)
+        if meter is not None:
+            cost_of = getattr(self.judge, "cost_of", None)
+            meter.add(reply, replayed=False, cost=cost_of(reply) if cost_of is not None else 0.0)
+        return reply
+
+    def ask(self, *, evaluator: str, schema: Mapping[str, Any] | None = None, **request: Any) -> Any:
+        """The parsed JSON verdict, checked against ``schema``; :class:`JudgeParseError` (counted) if unusable."""
+        reply = self.reply(evaluator=evaluator, schema=schema, **request)
         try:
-            return reply.json()
+            value = reply.json()
+            validate_reply(value, schema)
+            return value
         except JudgeParseError:
-            self.parse_failures += 1
+            self.count_parse_failure(evaluator)
             raise
+
+    def count_parse_failure(self, evaluator: str) -> None:
+        self.parse_failures += 1
+        self.parse_failures_by[evaluator] = self.parse_failures_by.get(evaluator, 0) + 1
 
     def stats(self) -> dict[str, Any]:
         out = {"configured": self.judge is not None, "offline": self.offline, "parse_failures": self.parse_failures,
-               "cache": self.cache.stats()}
+               "parse_failures_by_evaluator": dict(sorted(self.parse_failures_by.items())), "cache": self.cache.stats()}
         if self.judge is not None and hasattr(self.judge, "stats"):
             out.update(self.judge.stats())
         return out
-
