@@ -53,6 +53,9 @@ _EXPORTS = {
     "assert_summary_qag": "assertions",
     "assert_task_completed": "assertions",
     "assert_self_checked": "assertions",
+    "assert_metric": "deepeval_bridge",
+    "measure_metric": "deepeval_bridge",
+    "judge_for_deepeval": "deepeval_bridge",
     "assert_bleu": "assertions",
     "assert_check": "assertions",
     "assert_context_ranked": "assertions",
@@ -162,6 +165,7 @@ if TYPE_CHECKING:
         assert_rouge,
         evaluate,
     )
+    from .deepeval_bridge import assert_metric, judge_for_deepeval, measure_metric
     from .case import Case, load_cases
     from .conditions import ConditionSyntaxError, parse_condition
     from .evaluators.base import Evaluator, MetricSpec, MissingInputError, Score

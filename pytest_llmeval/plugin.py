@@ -162,3 +162,14 @@ def llmeval(request: pytest.FixtureRequest) -> TestContext:
     ``llmeval.results`` for what was recorded so far.
     """
     return request.node.stash[_context_key]
+
+
+@pytest.fixture
+def llmeval_deepeval_judge(request: pytest.FixtureRequest) -> Any:
+    """The session's judge as a deepeval model, for ``GEval(..., model=llmeval_deepeval_judge)`` (needs deepeval).
+
+    Its verdicts go through the llmeval verdict cache: recorded once, replayed in CI.
+    """
+    from .deepeval_bridge import judge_for_deepeval
+
+    return judge_for_deepeval(request.config.stash[session_key].judge)

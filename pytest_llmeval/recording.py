@@ -77,6 +77,7 @@ class TestContext:
         model: str | None = None,
         case: str | None = None,
         tags: Mapping[str, Any] | None = None,
+        judge_factory: Callable[[], Any] | None = None,
     ) -> None:
         self.nodeid = nodeid
         self.model = model
@@ -86,6 +87,7 @@ class TestContext:
         self._user_properties = user_properties
         self._evaluator_factory = evaluator_factory
         self._threshold_overrides = threshold_overrides
+        self._judge_factory = judge_factory
 
     def activate(self) -> object:
         return _CURRENT.set(self)
@@ -96,6 +98,10 @@ class TestContext:
 
     def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
         return self._evaluator_factory(name, params)
+
+    def judge(self) -> Any:
+        """The session's judge runner (verdict cache, metering), or ``None`` outside the plugin."""
+        return None if self._judge_factory is None else self._judge_factory()
 
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
         return self._threshold_overrides(evaluator)

@@ -222,6 +222,7 @@ class EvalSession:
             user_properties=item.user_properties,
             evaluator_factory=self.evaluator,
             threshold_overrides=self.threshold_overrides,
+            judge_factory=lambda: self.judge,
             model=model,
             case=case,
             tags=tags,
