@@ -679,7 +679,7 @@ def assert_bucket(actual: str, expected: Any, *, scale: str = "accuracy", accept
     _common(kwargs)
     if scale not in _BUCKETS:
         raise ValueError(f"assert_bucket: argument 'scale' must be one of {', '.join(map(repr, _BUCKETS))}; got {scale!r}")
-    params = {} if accept is None else {"accept": list(accept)}
+    params = {} if accept is None else {"accept": [accept] if isinstance(accept, str) else list(accept)}
     return assert_check(_BUCKETS[scale], actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -779,7 +779,7 @@ def assert_task_completed(actual: str, task: str, *, tools_called: Any = None, *
     metadata = dict(kwargs.pop("metadata", None) or {})
     if tools_called is not None:
         metadata["tools_called"] = tools_called
-    return assert_check("task_completion", actual=actual, question=task, metadata=metadata or None, **kwargs)
+    return assert_check("task_completion", actual=actual, question=task, metadata=metadata, **kwargs)
 
 
 def assert_self_checked(actual: str, samples: Any, **kwargs: Any) -> Result:

@@ -74,15 +74,23 @@ def judge_for_deepeval(runner: Any = None) -> Any:
         def generate(self, prompt: str, schema: Any = None, **kwargs: Any) -> Any:
             name = getattr(schema, "__name__", "text")
             json_schema = schema.model_json_schema() if schema is not None else None
+
+            def parse(reply: Any) -> Any:
+                try:
+                    return schema.model_validate(reply.json())
+                except ValueError as exc:  # pydantic's ValidationError and JudgeParseError are ValueErrors
+                    raise JudgeParseError(f"deepeval {name}: the judge's reply does not fit the schema: {str(exc)[:300]}") from None
+
             reply = self.runner.reply(evaluator="deepeval", version=version, template=f"deepeval {name}",
-                                      messages=[{"role": "user", "content": prompt}], schema=json_schema, what=f"deepeval {name}")
+                                      messages=[{"role": "user", "content": prompt}], schema=json_schema, what=f"deepeval {name}",
+                                      parse=None if schema is None else parse)
             if schema is None:
                 return reply.text
             try:
-                return schema.model_validate(reply.json())
-            except (JudgeParseError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+                return parse(reply)
+            except JudgeParseError:
                 self.runner.count_parse_failure("deepeval")
-                raise JudgeParseError(f"deepeval {name}: the judge's reply does not fit the schema: {str(exc)[:300]}") from None
+                raise
 
         async def a_generate(self, prompt: str, schema: Any = None, **kwargs: Any) -> Any:
             return self.generate(prompt, schema)

@@ -56,13 +56,14 @@ class ScriptedJudgeServer:
                         step = server.responder(body)
                     else:
                         step = server.default
-                if (body.get("response_format") or {}).get("type") in server.reject_formats:
-                    step = {"status": 400}
+                kind = (body.get("response_format") or {}).get("type")
+                if kind in server.reject_formats:
+                    step = {"status": 400, "message": f"response_format type {kind} is not supported by this server"}
                 if step.get("delay"):
                     time.sleep(step["delay"])
                 status = step.get("status", 200)
                 if status != 200:
-                    payload = json.dumps({"error": {"message": f"scripted {status}", "type": "scripted"}}).encode()
+                    payload = json.dumps({"error": {"message": step.get("message", f"scripted {status}"), "type": "scripted"}}).encode()
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("retry-after-ms", "10")

@@ -103,9 +103,30 @@ def test_structured_output_negotiation_falls_back_and_sticks(judge, server):
     server.reject_formats = {"json_object"}
     assert judge.complete(MESSAGES, schema=SCHEMA).json() == {"verdict": "yes"}
     assert "response_format" not in server.requests[-1] and judge.json_mode_in_use == "none"
+    server.reject_formats = set()
+    server.script.extend([{"status": 400}, {"text": '{"verdict": "no"}'}])  # a 400 not about the format: no downgrade
+    auto = OpenAIJudge("m", base_url=server.base_url, max_retries=0)
+    assert auto.complete(MESSAGES, schema=SCHEMA).json() == {"verdict": "no"}
+    assert auto.json_mode_in_use == "schema" and auto.downgrades == []
+    server.script.extend([{"status": 400}] * 3)  # every mode refused: an error
+    with pytest.raises(JudgeError, match="BadRequestError"):
+        auto.complete(MESSAGES, schema=SCHEMA)
+    server.reject_formats = {"json_object"}
     fixed = OpenAIJudge("m", base_url=server.base_url, json_mode="object", max_retries=0)
     with pytest.raises(JudgeError, match="BadRequestError"):
         fixed.complete(MESSAGES, schema=SCHEMA)  # a mode the user fixed is not negotiated away
+
+
+def test_negotiation_under_concurrency_keeps_the_mode_that_works(server):
+    server.reject_formats = {"json_schema"}
+    server.default = {"text": '{"verdict": "yes"}'}
+    judge = OpenAIJudge("m", base_url=server.base_url, max_retries=0, max_concurrency=8)
+    threads = [threading.Thread(target=judge.complete, args=(MESSAGES,), kwargs={"schema": SCHEMA}) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert judge.json_mode_in_use == "object" and judge.calls == 8
 
 
 def test_logprobs_and_temperature_per_request(judge, server):

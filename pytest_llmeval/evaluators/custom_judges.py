@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,21 +55,26 @@ def _case_block(case: Case, fields: Sequence[str] | None = None) -> str:
 _SCORE_KEY = re.compile(r'"score"\s*:\s*$')
 
 
-def weighted_score(top_logprobs: Sequence[Mapping[str, Any]], low: int, high: int) -> float | None:
+def weighted_score(top_logprobs: Sequence[Mapping[str, Any]], low: int, high: int, expected: int | None = None) -> float | None:
     """Probability-weighted score from the token log-probabilities of a ``{"score": N}`` reply.
 
     Finds the token after ``"score":`` and weights each integer alternative in
-    ``low..high`` by its probability; ``None`` when the reply has no such token.
+    ``low..high`` by its probability. ``None`` (use the plain score) when there is no
+    such token, when the score is split over several tokens (``1``, ``0`` for 10, as
+    some tokenizers do), or when the token is not the score ``expected``.
 
     >>> tokens = [{"token": '{"score": ', "top": {}}, {"token": "7", "top": {"7": math.log(0.6), "8": math.log(0.4)}}]
     >>> round(weighted_score(tokens, 0, 10), 3)
     7.4
     """
     before = ""
-    for entry in top_logprobs:
+    for index, entry in enumerate(top_logprobs):
         token = str(entry.get("token", ""))
         if _SCORE_KEY.search(before) and token.strip().isdigit():
-            weights = {}
+            following = str(top_logprobs[index + 1].get("token", "")) if index + 1 < len(top_logprobs) else ""
+            if following[:1].isdigit() or (expected is not None and int(token.strip()) != expected):
+                return None
+            weights: dict[int, float] = {}
             for alternative, logprob in dict(entry.get("top") or {token: 0.0}).items():
                 text = str(alternative).strip()
                 if text.isdigit() and low <= int(text) <= high:
@@ -130,11 +136,18 @@ class GEval(JudgeEvaluator):
             self.params["fields"] = list(fields)
         require_number(self.name, "scale", self.params["scale"], low=1, high=100, integer=True)
         require_number(self.name, "logprobs", self.params["logprobs"], low=0, high=20, integer=True)
+        self._generated_steps: list[str] | None = None
+        self._steps_lock = threading.Lock()
 
     def steps(self) -> list[str]:
+        """The evaluation steps: given, or generated once per evaluator (every case is graded along the same ones)."""
         if self.params["evaluation_steps"]:
             return list(self.params["evaluation_steps"])
-        return list(self.ask(_STEPS, what=f"{self.name} evaluation steps", schema=list_schema("steps"), criteria=self.params["criteria"])["steps"])
+        with self._steps_lock:
+            if self._generated_steps is None:
+                self._generated_steps = list(self.ask(_STEPS, what=f"{self.name} evaluation steps", schema=list_schema("steps"),
+                                                      criteria=self.params["criteria"])["steps"])
+            return list(self._generated_steps)
 
     def score(self, case: Case) -> Score:
         scale = self.params["scale"]
@@ -146,7 +159,7 @@ class GEval(JudgeEvaluator):
             value, reply = self.ask_reply(_GEVAL, what=self.name, schema=_score_schema(0, scale), options=options, **fields)
         except JudgeParseError as exc:
             return self.unscored(["g_eval", "raw_score"], exc)
-        weighted = weighted_score(reply.extra.get("top_logprobs") or [], 0, scale)
+        weighted = weighted_score(reply.extra.get("top_logprobs") or [], 0, scale, expected=int(value["score"]))
         raw = float(value["score"])
         final = (weighted if weighted is not None else raw) / scale
         how = f"probability-weighted {weighted:.2f}" if weighted is not None else f"{raw:.0f}"
@@ -175,6 +188,9 @@ def validate_dag(node: Any, max_score: float, path: str = "dag", depth: int = 0)
         extra = set(node) - {"judge", "children"}
         if extra:
             raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(extra))} in a judgement node")
+        labels = [str(v).strip().lower() for v in children]
+        if len(set(labels)) != len(labels) or "" in labels:
+            raise ValueError(f"{path}: verdict labels must be distinct and non-empty, ignoring case and spaces; got {list(children)}")
         for verdict, child in children.items():
             validate_dag(child, max_score, f"{path}.children[{verdict!r}]", depth + 1)
     elif "task" in node:
@@ -237,7 +253,7 @@ class Dag(JudgeEvaluator):
                     path.append(f"{node['output']}")
                     node = node["then"]
                     continue
-                labels = [str(k).lower() for k in node["children"]]
+                labels = [str(k).strip().lower() for k in node["children"]]
                 reply = self.ask(_JUDGEMENT, what=where, schema=verdict_schema(*labels), criteria=node["judge"],
                                  verdicts=", ".join(json.dumps(label) for label in labels), case=shown)
                 verdict = reply["verdict"]

@@ -148,8 +148,15 @@ class BucketJudge(JudgeEvaluator):
         names = list(self.buckets)
         schema = {"type": "object", "properties": {"bucket": {"type": "string", "enum": names}, "reason": {"type": "string"}},
                   "required": ["bucket"]}
+        canonical = {name.lower(): name for name in names}
+
+        def normalise(value: Any) -> Any:
+            if isinstance(value, dict) and isinstance(value.get("bucket"), str):
+                value["bucket"] = canonical.get(" ".join(value["bucket"].split()).lower(), value["bucket"])
+            return value
+
         try:
-            reply = self.ask(self.template, what=self.name, schema=schema, **_fields(case))
+            reply = self.ask(self.template, what=self.name, schema=schema, normalise=normalise, **_fields(case))
         except JudgeParseError as exc:
             return self.unscored(["accepted", self.value_metric], exc)
         bucket = reply["bucket"]
@@ -385,8 +392,7 @@ class Byop(PassFailJudge):
         except (KeyError, IndexError, ValueError) as exc:
             raise ValueError(f"{self.name}: parameter 'prompt' may only use the fields {{question}}, {{actual}}, {{expected}} and "
                              f"{{context}} (double other braces); got an error for {exc}") from None
-        self.template = prompt.replace("{actual}", "{text}") + (
-            '\n\nReply with JSON only: {{"verdict": "true"}} or {{"verdict": "false"}}, plus a short "reason".')
+        self.template = prompt + '\n\nReply with JSON only: {{"verdict": "true"}} or {{"verdict": "false"}}, plus a short "reason".'
 
     def score(self, case: Case) -> Score:
         try:
@@ -499,6 +505,20 @@ class AnswerRelevancyJudge(JudgeEvaluator):
 
     def bind(self, models: Any) -> None:
         self.models = models
+        self.__dict__.pop("_signature", None)
+
+    def embedder(self) -> Any:
+        if self.models is None:
+            from ..models import ModelCache
+
+            self.models = ModelCache()
+        return self.models.embedder()
+
+    def scoring_model(self) -> str | None:
+        judge = super().scoring_model()
+        if self.params["method"] != "questions":
+            return judge
+        return f"{judge}; embedder:{self.embedder().signature}"
 
     def score(self, case: Case) -> Score:
         try:
@@ -509,24 +529,25 @@ class AnswerRelevancyJudge(JudgeEvaluator):
                 value = sum(relevant) / len(relevant) if relevant else 0.0
                 return Score({"answer_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} statements relevant",
                              {"statements": [{"statement": s, "relevant": r} for s, r in zip(statements, relevant)]})
-            schema = {"type": "object", "properties": {"questions": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            schema = {"type": "object", "properties": {"questions": {"type": "array", "items": {"type": "string"}},
                                                        "noncommittal": {"type": "boolean"}}, "required": ["questions"]}
             reply = self.ask(_QUESTIONS, what=f"{self.name} questions", schema=schema, n=str(self.params["n"]), answer=case.actual or "")
         except JudgeParseError as exc:
             return self.unscored(["answer_relevancy"], exc)
         questions = list(reply["questions"])[: self.params["n"]]
-        if self.models is None:
-            from ..models import ModelCache
-
-            self.models = ModelCache()
-        vectors = self.models.embedder().encode([case.question or "", *questions])
-        similarities = [max(0.0, min(1.0, float(vectors[0] @ v))) for v in vectors[1:]]
         noncommittal = bool(reply.get("noncommittal", False))
-        value = 0.0 if noncommittal else sum(similarities) / len(similarities)
-        reason = "noncommittal answer" if noncommittal else f"mean similarity of {len(questions)} generated questions {value:.3f}"
-        return Score({"answer_relevancy": value, "parse_failure": 0.0}, reason,
+        if noncommittal:
+            return Score({"answer_relevancy": 0.0, "parse_failure": 0.0}, "noncommittal answer",
+                         {"questions": [{"question": q} for q in questions], "noncommittal": True})
+        if not questions:
+            self.runner.count_parse_failure(self.name)
+            return self.unscored(["answer_relevancy"], JudgeParseError("no questions generated for a committal answer"))
+        vectors = self.embedder().encode([case.question or "", *questions])
+        similarities = [max(0.0, min(1.0, float(vectors[0] @ v))) for v in vectors[1:]]
+        value = sum(similarities) / len(similarities)
+        return Score({"answer_relevancy": value, "parse_failure": 0.0}, f"mean similarity of {len(questions)} generated questions {value:.3f}",
                      {"questions": [{"question": q, "similarity": round(s, 6)} for q, s in zip(questions, similarities)],
-                      "noncommittal": noncommittal})
+                      "noncommittal": False})
 
 
 def harmonic_mean(values: Sequence[float]) -> float:
@@ -564,6 +585,10 @@ class Ragas(JudgeEvaluator):
     def bind(self, models: Any) -> None:
         self.models = models
         self.parts[1].bind(models)
+        self.__dict__.pop("_signature", None)
+
+    def scoring_model(self) -> str | None:
+        return self.parts[1].scoring_model()
 
     def bind_judge(self, runner: Any) -> None:
         super().bind_judge(runner)

@@ -17,7 +17,7 @@ failure: the metric ``parse_failure`` is 1 and the case is unscored.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..case import Case
@@ -61,38 +61,37 @@ class JudgeEvaluator(Evaluator):
         return "judge:" + json.dumps(dict(signature), sort_keys=True)
 
     def ask(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
-            options: Mapping[str, Any] | None = None, **fields: str) -> Any:
+            options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None, **fields: str) -> Any:
         """The judge's JSON reply to ``template`` filled with ``fields``, checked against ``schema``.
 
-        ``verdict`` values are lower-cased before the check (small judges say "Yes").
+        ``normalise`` tidies the reply before the check; by default ``verdict`` values
+        are lower-cased and stripped (small judges say "Yes").
         """
-        return self.ask_reply(template, what=what, schema=schema, repeat=repeat, options=options, **fields)[0]
+        return self.ask_reply(template, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise, **fields)[0]
 
     def ask_reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
-                  options: Mapping[str, Any] | None = None, **fields: str) -> tuple[Any, Any]:
+                  options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None,
+                  **fields: str) -> tuple[Any, Any]:
         """:meth:`ask`'s value and the raw reply it came from (for log-probabilities)."""
-        reply = self.reply(template, what=what, schema=schema, repeat=repeat, options=options, **fields)
-        try:
-            value = reply.json()
-            if isinstance(value, dict) and isinstance(value.get("verdict"), str):
-                value["verdict"] = value["verdict"].strip().lower()
-            validate_reply(value, schema)
-            return value, reply
-        except JudgeParseError:
-            self.runner.count_parse_failure(self.name)
-            raise
-
-    def reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
-              options: Mapping[str, Any] | None = None, **fields: str) -> Any:
-        """The judge's raw reply (:class:`~pytest_llmeval.judges.base.JudgeReply`)."""
         from ..judges.runner import JudgeUnavailable
 
         if self.runner is None:
             raise JudgeUnavailable("llmeval judge unavailable: no judge configured (set --llmeval-judge-model)")
-        prompt = template.format(**fields)
-        return self.runner.reply(evaluator=self.name, version=self.version, template=template,
-                                 messages=[{"role": "user", "content": prompt}], schema=schema or {"type": "object"},
-                                 repeat=repeat, what=what, options=options)
+        schema = schema or {"type": "object"}
+
+        def parse(reply: Any) -> Any:
+            value = (normalise or _lower_verdict)(reply.json())
+            validate_reply(value, schema)
+            return value
+
+        reply = self.runner.reply(evaluator=self.name, version=self.version, template=template,
+                                  messages=[{"role": "user", "content": template.format(**fields)}], schema=schema,
+                                  repeat=repeat, what=what, options=options, parse=parse)
+        try:
+            return parse(reply), reply
+        except JudgeParseError:
+            self.runner.count_parse_failure(self.name)
+            raise
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         """Score each case, with the judge use it took (calls, replays, tokens, cost) in its details as ``judge``."""
@@ -107,6 +106,12 @@ class JudgeEvaluator(Evaluator):
 
     def unscored(self, metrics: Sequence[str], error: Exception) -> Score:
         return Score({**{m: None for m in metrics}, "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {})
+
+
+def _lower_verdict(value: Any) -> Any:
+    if isinstance(value, dict) and isinstance(value.get("verdict"), str):
+        value["verdict"] = value["verdict"].strip().lower()
+    return value
 
 
 def verdict_schema(*allowed: str) -> dict[str, Any]:
@@ -347,13 +352,21 @@ class AnswerCorrectness(JudgeEvaluator):
 
     def bind(self, models: Any) -> None:
         self.models = models
+        self.__dict__.pop("_signature", None)
 
-    def _similarity(self, actual: str, expected: str) -> float:
+    def embedder(self) -> Any:
         if self.models is None:
             from ..models import ModelCache
 
             self.models = ModelCache()
-        vectors = self.models.embedder().encode([actual, expected])
+        return self.models.embedder()
+
+    def scoring_model(self) -> str | None:
+        judge = super().scoring_model()
+        return f"{judge}; embedder:{self.embedder().signature}" if self.params["similarity_weight"] else judge
+
+    def _similarity(self, actual: str, expected: str) -> float:
+        vectors = self.embedder().encode([actual, expected])
         return float(max(0.0, min(1.0, float(vectors[0] @ vectors[1]))))
 
     def score(self, case: Case) -> Score:

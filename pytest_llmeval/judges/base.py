@@ -49,7 +49,13 @@ class Judge(Protocol):
 
     name: str
 
-    def complete(self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None) -> JudgeReply: ...
+    def complete(
+        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, temperature: float | None = None,
+        logprobs: int = 0,
+    ) -> JudgeReply:
+        """One reply; ``temperature`` overrides the judge's for this request (sampling), ``logprobs`` > 0 asks
+        for that many alternatives per token in ``extra["top_logprobs"]`` (a judge that cannot may ignore it)."""
+        ...
 
     def signature(self) -> Mapping[str, Any]:
         """Model and parameters that change verdicts (never the API key)."""

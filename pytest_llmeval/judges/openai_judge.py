@@ -16,6 +16,7 @@ tolerant parser reads. The mode that worked is kept for the rest of the run.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,6 +26,8 @@ from .base import JudgeError, JudgeReply
 __all__ = ["OpenAIJudge", "JSON_MODES"]
 
 JSON_MODES = ("auto", "schema", "object", "none")
+#: A 400/422 that names the structured-output request: the server does not do that mode.
+_FORMAT_ERROR = re.compile(r"response_format|json_schema|json_object|structured output|guided", re.IGNORECASE)
 
 
 class OpenAIJudge:
@@ -66,6 +69,7 @@ class OpenAIJudge:
         self._modes = ["schema", "object", "none"] if json_mode == "auto" else [json_mode]
         self.downgrades: list[str] = []
         self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._lock = threading.Lock()
         self._client: Any = None
         self.calls = 0
         self.prompt_tokens = 0
@@ -119,8 +123,9 @@ class OpenAIJudge:
         if logprobs:
             request["logprobs"] = True
             request["top_logprobs"] = int(logprobs)
-        while True:
-            mode = self._modes[0]
+        modes = list(self._modes) if schema is not None else [self._modes[0]]
+        first_error: Exception | None = None
+        for index, mode in enumerate(modes):
             if schema is not None and mode == "schema":
                 request["response_format"] = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": dict(schema)}}
             elif schema is not None and mode == "object":
@@ -130,15 +135,22 @@ class OpenAIJudge:
             with self._slots:
                 try:
                     response = self._connect().chat.completions.create(**request)
-                    break
                 except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                    if "response_format" in request and len(self._modes) > 1:
-                        # The server does not do this structured-output mode: use the next one from now on.
-                        self.downgrades.append(f"{self._modes.pop(0)} -> {self._modes[0]}: {str(exc)[:120]}")
+                    # Maybe the server does not do this structured-output mode: try the next one; only a
+                    # success there proves it, and only then is the refused mode dropped for the run.
+                    first_error = first_error or exc
+                    if "response_format" in request and index + 1 < len(modes):
                         continue
-                    raise JudgeError(self._failed(exc)) from None
+                    raise JudgeError(self._failed(first_error)) from None
                 except openai.OpenAIError as exc:
                     raise JudgeError(self._failed(exc)) from None
+            if index and _FORMAT_ERROR.search(str(first_error)):
+                with self._lock:
+                    if mode in self._modes and self._modes.index(mode) > 0:
+                        dropped = self._modes[: self._modes.index(mode)]
+                        self._modes = self._modes[self._modes.index(mode):]
+                        self.downgrades.append(f"{' -> '.join(dropped)} -> {mode}: {str(first_error)[:120]}")
+            break
         self.calls += 1
         choice = response.choices[0]
         usage = response.usage

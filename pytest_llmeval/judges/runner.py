@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -104,11 +104,14 @@ class JudgeRunner:
         repeat: int = 0,
         what: str = "",
         options: Mapping[str, Any] | None = None,
+        parse: Callable[[JudgeReply], Any] | None = None,
     ) -> JudgeReply:
         """The judge's reply to ``messages``, from the cache or the judge.
 
         ``options`` (``temperature``, ``logprobs``) override the judge's settings for
-        this request and are part of the verdict's key.
+        this request and are part of the verdict's key. A new reply that ``parse``
+        rejects (:class:`JudgeParseError`) is returned but not recorded, so the next
+        run asks again instead of replaying an unusable reply.
         """
         if self.judge is None:
             # The judge's model is part of every verdict's key: without one, nothing can be looked up either.
@@ -135,11 +138,18 @@ class JudgeRunner:
         if self.offline:
             raise JudgeUnavailable(f"{SKIP_PREFIX}: offline (--llmeval-offline); {what or evaluator} needs a new verdict")
         reply = self.judge.complete(messages, schema=schema, **options)
+        usable = True
+        if parse is not None:
+            try:
+                parse(reply)
+            except JudgeParseError:
+                usable = False
         entry = {"text": reply.text, "finish_reason": reply.finish_reason, "model": reply.model,
                  "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
         if reply.extra:
             entry["extra"] = dict(reply.extra)
-        self.cache.put(request, entry)
+        if usable:
+            self.cache.put(request, entry)
         if meter is not None:
             cost_of = getattr(self.judge, "cost_of", None)
             meter.add(reply, replayed=False, cost=cost_of(reply) if cost_of is not None else 0.0)
@@ -147,11 +157,14 @@ class JudgeRunner:
 
     def ask(self, *, evaluator: str, schema: Mapping[str, Any] | None = None, **request: Any) -> Any:
         """The parsed JSON verdict, checked against ``schema``; :class:`JudgeParseError` (counted) if unusable."""
-        reply = self.reply(evaluator=evaluator, schema=schema, **request)
-        try:
+        def parse(reply: JudgeReply) -> Any:
             value = reply.json()
             validate_reply(value, schema)
             return value
+
+        reply = self.reply(evaluator=evaluator, schema=schema, parse=parse, **request)
+        try:
+            return parse(reply)
         except JudgeParseError:
             self.count_parse_failure(evaluator)
             raise
