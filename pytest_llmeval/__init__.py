@@ -77,6 +77,13 @@ _EXPORTS = {
     "evaluate": "assertions",
     "Case": "case",
     "load_cases": "case",
+    "cases": "dataset",
+    "read_cases": "case",
+    "CaseFileError": "case",
+    "perturb": "perturbators",
+    "perturbation": "perturbators",
+    "Perturbation": "perturbators",
+    "PERTURBATORS": "perturbators",
     "ConditionSyntaxError": "conditions",
     "parse_condition": "conditions",
     "Evaluator": "evaluators.base",
@@ -166,7 +173,9 @@ if TYPE_CHECKING:
         evaluate,
     )
     from .deepeval_bridge import assert_metric, judge_for_deepeval, measure_metric
-    from .case import Case, load_cases
+    from .case import Case, CaseFileError, load_cases, read_cases
+    from .dataset import cases
+    from .perturbators import PERTURBATORS, Perturbation, perturb, perturbation
     from .conditions import ConditionSyntaxError, parse_condition
     from .evaluators.base import Evaluator, MetricSpec, MissingInputError, Score
     from .models import ModelCache, ModelLoadError

@@ -21,10 +21,19 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-__all__ = ["LeaderboardRow", "HardCase", "Summary", "summarize", "NO_MODEL"]
+__all__ = ["LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
+
+#: The tag value of an unperturbed sibling in a perturbation family.
+ORIGINAL = "original"
+
+
+def perturbation_of(record: Mapping[str, Any]) -> str | None:
+    """The perturbation a record was scored under (``None`` for an original input)."""
+    value = (record.get("tags") or {}).get("perturbation")
+    return None if value in (None, "", ORIGINAL) else str(value)
 
 #: How results without a model name are shown.
 NO_MODEL = "(unnamed)"
@@ -43,10 +52,50 @@ class LeaderboardRow:
     passed: int
     count: int
     signature: str
+    rank: int = 1  # 1 = best on this check (ties share a rank)
+    spread: float | None = None  # population standard deviation of the primary metric
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.count if self.count else 0.0
+
+
+@dataclass(frozen=True)
+class Flip:
+    """A check whose outcome changed between an input and its perturbed sibling (same case, model, check)."""
+
+    case_id: str
+    model: str
+    check: str
+    metric: str
+    perturbation: str
+    kind: str  # "broke" (passed, then failed), "fixed" (failed, then passed) or "moved" (score moved more than the delta)
+    original_score: float | None
+    perturbed_score: float | None
+    original_passed: bool
+    perturbed_passed: bool
+    nodeid: str | None = None
+    original_nodeid: str | None = None
+
+    def describe(self) -> str:
+        def num(v: float | None) -> str:
+            return "n/a" if v is None else f"{v:.3f}"
+
+        return (f"{self.check} {self.metric} {self.kind} under {self.perturbation}: {num(self.original_score)} -> "
+                f"{num(self.perturbed_score)} ({'pass' if self.original_passed else 'fail'} -> "
+                f"{'pass' if self.perturbed_passed else 'fail'})")
+
+
+@dataclass(frozen=True)
+class Insight:
+    """The worst result of a check, with the evaluator's own evidence (its reason)."""
+
+    check: str
+    metric: str
+    model: str
+    case_id: str | None
+    score: float | None
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -68,6 +117,9 @@ class Summary:
     model_totals: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # model -> (passed, count)
     best_model: str | None = None
     hardest_case: HardCase | None = None
+    flips: tuple[Flip, ...] = ()
+    perturbed_checks: int = 0
+    insights: tuple[Insight, ...] = ()
 
     @property
     def pass_rate(self) -> float:
@@ -88,6 +140,9 @@ class Summary:
                 **asdict(self.hardest_case), "failed_models": list(self.hardest_case.failed_models)
             },
             "leaderboard": [{**asdict(row), "pass_rate": row.pass_rate} for row in self.rows],
+            "perturbed_checks": self.perturbed_checks,
+            "flips": [asdict(flip) for flip in self.flips],
+            "insights": [asdict(insight) for insight in self.insights],
         }
 
 
@@ -95,13 +150,12 @@ def signature_key(record: Mapping[str, Any]) -> str:
     return json.dumps(record.get("signature", {}), sort_keys=True)
 
 
-def summarize(records: Iterable[Mapping[str, Any]]) -> Summary:
-    """Aggregate ``records`` (``Result.to_dict()`` dicts, optionally with ``nodeid``)."""
-    records = list(records)
+def _labels(records: list[Mapping[str, Any]]) -> tuple[list[str], dict[str, tuple[str, str]]]:
+    """One check label per record: the evaluator name, with a signature digest when it ran with several signatures."""
     signatures: dict[str, set[str]] = defaultdict(set)
     for record in records:
         signatures[record["evaluator"]].add(signature_key(record))
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    out: list[str] = []
     labels: dict[str, tuple[str, str]] = {}
     for record in records:
         sig = signature_key(record)
@@ -111,6 +165,24 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> Summary:
 
             label = f"{label}#{hashlib.sha256(sig.encode()).hexdigest()[:6]}"
         labels[label] = (record["evaluator"], sig)
+        out.append(label)
+    return out, labels
+
+
+def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None = None) -> Summary:
+    """Aggregate ``records`` (``Result.to_dict()`` dicts, optionally with ``nodeid`` and ``tags``).
+
+    The leaderboard, best model and most difficult case are computed on original
+    inputs; results on perturbed inputs (``tags["perturbation"]``) are compared with
+    their original sibling for :class:`Flip` s. ``flip_delta``: a score move larger
+    than this is a flip too.
+    """
+    records = list(records)
+    all_labels, labels = _labels(records)
+    originals = [(r, label) for r, label in zip(records, all_labels) if perturbation_of(r) is None]
+    ranked = originals or list(zip(records, all_labels))
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for record, label in ranked:
         groups[(label, record.get("model") or NO_MODEL)].append(record)
 
     rows = []
@@ -118,6 +190,7 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> Summary:
         primary = members[0]["primary"]
         values = [m["metrics"].get(primary) for m in members]
         values = [v for v in values if v is not None]
+        mean = sum(values) / len(values) if values else None
         rows.append(
             LeaderboardRow(
                 check=label,
@@ -125,23 +198,32 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> Summary:
                 metric=primary,
                 higher_is_better=bool(members[0].get("higher_is_better", {}).get(primary, True)),
                 model=model,
-                mean=sum(values) / len(values) if values else None,
+                mean=mean,
                 passed=sum(1 for m in members if m.get("passed")),
                 count=len(members),
                 signature=labels[label][1],
+                spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
             )
         )
     # Checks in first-seen order; within a check the best model first.
     order = {label: index for index, label in enumerate(dict.fromkeys(label for label, _ in groups))}
 
-    def rank(row: LeaderboardRow) -> tuple[Any, ...]:
+    def merit(row: LeaderboardRow) -> tuple[Any, ...]:
         mean = row.mean if row.mean is not None else float("-inf")
-        return (order[row.check], -row.pass_rate, -mean if row.higher_is_better else mean, row.model)
+        return (-row.pass_rate, -mean if row.higher_is_better else mean)
 
-    rows.sort(key=rank)
+    rows.sort(key=lambda row: (order[row.check], *merit(row), row.model))
+    ranked_rows = []
+    for index, row in enumerate(rows):
+        previous = ranked_rows[-1] if ranked_rows else None
+        if previous is not None and previous.check == row.check:
+            rank = previous.rank if merit(previous) == merit(row) else sum(r.check == row.check for r in ranked_rows) + 1
+        else:
+            rank = 1
+        ranked_rows.append(replace(row, rank=rank))
 
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for record in records:
+    for record, _ in ranked:
         entry = totals[record.get("model") or NO_MODEL]
         entry[0] += bool(record.get("passed"))
         entry[1] += 1
@@ -154,10 +236,67 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> Summary:
         checks=len(records),
         passed=sum(1 for r in records if r.get("passed")),
         models=models,
-        rows=tuple(rows),
+        rows=tuple(ranked_rows),
         model_totals={m: (p, c) for m, (p, c) in totals.items()},
         best_model=best,
-        hardest_case=_hardest_case(records),
+        hardest_case=_hardest_case([r for r, _ in ranked]),
+        flips=_flips(records, all_labels, flip_delta),
+        perturbed_checks=len(records) - len(originals),
+        insights=_insights(ranked),
+    )
+
+
+def _flips(records: list[Mapping[str, Any]], labels: list[str], delta: float | None) -> tuple[Flip, ...]:
+    """Pair each perturbed result with its original sibling: same case, model, check, and n-th call of it in the test."""
+    originals: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+    perturbed: list[tuple[tuple[Any, ...], Mapping[str, Any], str]] = []
+    seen: dict[tuple[Any, ...], int] = defaultdict(int)
+    for record, label in zip(records, labels):
+        occurrence_key = (record.get("nodeid"), label)
+        occurrence = seen[occurrence_key]
+        seen[occurrence_key] += 1
+        key = (record.get("case_id") or record.get("nodeid"), record.get("model") or NO_MODEL, label, occurrence)
+        name = perturbation_of(record)
+        if name is None:
+            originals.setdefault(key, record)
+        else:
+            perturbed.append((key, record, name))
+    flips = []
+    for key, record, name in perturbed:
+        original = originals.get(key)
+        if original is None:
+            continue
+        primary = record["primary"]
+        before, after = original["metrics"].get(primary), record["metrics"].get(primary)
+        was, now = bool(original.get("passed")), bool(record.get("passed"))
+        if was != now:
+            kind = "broke" if was else "fixed"
+        elif delta is not None and before is not None and after is not None and abs(after - before) > delta:
+            kind = "moved"
+        else:
+            continue
+        flips.append(Flip(str(key[0]), key[1], key[2], primary, name, kind, before, after, was, now,
+                          record.get("nodeid"), original.get("nodeid")))
+    flips.sort(key=lambda f: ({"broke": 0, "fixed": 1, "moved": 2}[f.kind], f.case_id, f.model, f.check, f.perturbation, f.nodeid or ""))
+    return tuple(flips)
+
+
+def _insights(ranked: list[tuple[Mapping[str, Any], str]]) -> tuple[Insight, ...]:
+    """Per check, its worst scored result and the evaluator's reason (the least grounded sentence, the leaked entity, ...)."""
+    worst: dict[str, tuple[float, Mapping[str, Any]]] = {}
+    for record, label in ranked:
+        primary = record["primary"]
+        value = record["metrics"].get(primary)
+        if value is None or record.get("passed"):
+            continue
+        badness = -value if record.get("higher_is_better", {}).get(primary, True) else value
+        key = (badness, record.get("nodeid") or "")
+        if label not in worst or key > (worst[label][0], worst[label][1].get("nodeid") or ""):
+            worst[label] = (badness, record)
+    return tuple(
+        Insight(label, record["primary"], record.get("model") or NO_MODEL, record.get("case_id"), record["metrics"].get(record["primary"]),
+                str(record.get("reason") or ""))
+        for label, (_, record) in worst.items()
     )
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Case", "CASE_FIELDS", "load_cases"]
+__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "load_cases", "read_cases"]
 
 #: What each field of a case means, used in error messages.
 CASE_FIELDS: Mapping[str, str] = MappingProxyType(
@@ -185,23 +185,144 @@ class Case:
         )
 
 
-def load_cases(path: str | os.PathLike[str]) -> list[Case]:
-    """Read cases from a JSON Lines file, one :meth:`Case.from_record` row a line.
+class CaseFileError(ValueError):
+    """A dataset row that is not a valid case; the message starts with ``file:line``."""
 
-    Blank lines and lines starting with ``#`` are skipped. A bad line raises
-    ``ValueError`` naming the file and the line number.
-    """
-    cases: list[Case] = []
+
+_CSV_FIELDS = {
+    "id": "id", "case_id": "id", "question": "question", "input": "question", "expected": "expected",
+    "expected_output": "expected", "answer": "expected", "actual": "actual", "actual_output": "actual", "context": "context",
+    "retrieved_context": "context", "model": "model", "conditions": "conditions", "perturbation": "perturbation",
+    "perturbation_of": "perturbation_of",
+}
+
+
+def _csv_cell(value: str) -> Any:
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _csv_records(path: str) -> Iterable[tuple[str, Any]]:
+    import csv
+
+    with open(path, encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        if not reader.fieldnames:
+            return
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if None in row:
+                yield where, ValueError(f"more cells than the {len(reader.fieldnames)} columns of the header")
+                continue
+            record: dict[str, Any] = {"metadata": {}}
+            for column, value in row.items():
+                if value is None or value.strip() == "":
+                    continue
+                key = _CSV_FIELDS.get(column.strip().lower())
+                if key is None:
+                    record["metadata"][column.strip()] = value.strip()
+                elif key in ("expected", "context"):
+                    record[key] = _csv_cell(value)
+                else:
+                    record[key] = value.strip()
+            yield where, record
+
+
+def _yaml_records(path: str) -> Iterable[tuple[str, Any]]:
+    try:
+        import yaml
+    except ImportError as exc:
+        raise ImportError(f"{path}: reading YAML cases needs PyYAML: pip install 'pytest-llmeval[yaml]'") from exc
     with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        data = yaml.safe_load(text)
+        node = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise CaseFileError(f"{path}{line}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    if data is None:
+        return
+    if not isinstance(data, list):
+        raise CaseFileError(f"{path}:1: a YAML case file must be a list of rows, got a {type(data).__name__}")
+    for item, item_node in zip(data, node.value):
+        yield f"{path}:{item_node.start_mark.line + 1}", item
+
+
+def _json_records(path: str) -> Iterable[tuple[str, Any]]:
+    with open(path, encoding="utf-8") as handle:
+        if path.endswith(".json"):
+            try:
+                data = json.load(handle)
+            except ValueError as exc:
+                raise CaseFileError(f"{path}:{getattr(exc, 'lineno', 1)}: not valid JSON: {exc}") from None
+            if not isinstance(data, list):
+                raise CaseFileError(f"{path}:1: a JSON case file must be a list of rows, got a {type(data).__name__}")
+            for index, item in enumerate(data):
+                yield f"{path}: row {index}", item
+            return
         for number, line in enumerate(handle, start=1):
             text = line.strip()
             if not text or text.startswith("#"):
                 continue
             try:
-                cases.append(Case.from_record(json.loads(text)))
-            except (ValueError, TypeError) as exc:
-                raise ValueError(f"{os.fspath(path)}:{number}: not a valid case: {exc}") from exc
-    return cases
+                yield f"{path}:{number}", json.loads(text)
+            except ValueError as exc:
+                yield f"{path}:{number}", ValueError(f"not valid JSON: {exc}")
+
+
+def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
+    """Cases with where each came from (``file:line``), from JSON Lines, JSON, CSV or YAML.
+
+    Rows use the seed-002 layout (see :meth:`Case.from_record`); a row may name the row
+    it perturbs (``perturbation_of``, its id) and how (``perturbation``), kept in the
+    case's metadata. A bad row raises :class:`CaseFileError` naming the file and line:
+    rows are never skipped silently (blank lines and ``#`` comments in JSON Lines are
+    not rows).
+    """
+    path = os.fspath(path)
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix == ".csv":
+        rows = _csv_records(path)
+    elif suffix in (".yaml", ".yml"):
+        rows = _yaml_records(path)
+    elif suffix in (".jsonl", ".json", ".ndjson", ""):
+        rows = _json_records(path)
+    else:
+        raise CaseFileError(f"{path}: unknown case file type {suffix!r}; expected .jsonl, .json, .csv, .yaml or .yml")
+    out: list[tuple[str, Case]] = []
+    for where, record in rows:
+        if isinstance(record, Exception):
+            raise CaseFileError(f"{where}: not a valid case: {record}")
+        try:
+            if not isinstance(record, Mapping):
+                raise TypeError(f"a row must be a mapping of fields, got {type(record).__name__}")
+            metadata = dict(record.get("metadata") or {})
+            for key in ("perturbation", "perturbation_of"):
+                if record.get(key) is not None:
+                    metadata[key] = record[key]
+                if key in metadata and (not isinstance(metadata[key], str) or not metadata[key]):
+                    raise TypeError(f"{key!r} must be a non-empty str, got {metadata[key]!r}")
+            if ("perturbation" in metadata) != ("perturbation_of" in metadata):
+                raise ValueError("a perturbed row needs both 'perturbation_of' (the id of the row it perturbs) and 'perturbation'")
+            out.append((where, Case.from_record({**record, "metadata": metadata})))
+        except (ValueError, TypeError) as exc:
+            raise CaseFileError(f"{where}: not a valid case: {exc}") from None
+    return out
+
+
+def load_cases(path: str | os.PathLike[str]) -> list[Case]:
+    """Read cases from a JSON Lines, JSON, CSV or YAML file (see :func:`read_cases`).
+
+    A bad row raises :class:`CaseFileError` (a ``ValueError``) naming the file and the line.
+    """
+    return [case for _, case in read_cases(path)]
 
 
 def as_sequence(value: Sequence[Case] | Case) -> Sequence[Case]:

@@ -6,7 +6,7 @@ evaluator and reporter is imported when first used.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from typing import Any
 
 import pytest
@@ -39,6 +39,13 @@ JUDGE_DIR_HELP = "Folder of the recorded judge verdicts, meant to be committed (
 JUDGE_PRICE_HELP = "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15,0.60), for the cost totals (default: 0,0)"
 JUDGE_JSON_HELP = "Judge structured output: auto (JSON schema, falling back to JSON object, then free text), schema, object, none"
 OFFLINE_HELP = "Never call a judge: replay recorded verdicts and skip judge checks that need a new one"
+MODELS_HELP = "Models under test, comma-separated: tests using the llmeval_model fixture run once per model"
+FLIP_DELTA_HELP = "Also count a perturbation flip when the score moves more than this, pass or fail alike (default: off)"
+PERTURB_MARKER_HELP = (
+    "llmeval_perturb(*perturbations, seed=0): run the test on its original input and on each perturbation "
+    "(names such as 'typos', 'uppercase', or pytest_llmeval.perturbation(name, **params)); the test perturbs its "
+    "input with the llmeval_perturb fixture"
+)
 MARKER_HELP = (
     "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
     "test, the case id and free tags such as perturbation='typos'"
@@ -77,6 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llmeval-judge-base-url", dest="llmeval_judge_base_url", metavar="URL", help=JUDGE_URL_HELP)
     group.addoption("--llmeval-judge-cache", dest="llmeval_judge_cache", choices=("record", "replay", "off"), help=JUDGE_CACHE_HELP)
     group.addoption("--llmeval-judge-price", dest="llmeval_judge_price", metavar="PROMPT,COMPLETION", help=JUDGE_PRICE_HELP)
+    group.addoption("--llmeval-models", dest="llmeval_models", metavar="A,B,C", help=MODELS_HELP)
+    group.addoption("--llmeval-flip-delta", dest="llmeval_flip_delta", type=float, metavar="DELTA", help=FLIP_DELTA_HELP)
     group.addoption("--llmeval-offline", dest="llmeval_offline", action="store_true", default=False, help=OFFLINE_HELP)
     parser.addini("llmeval_judge_model", JUDGE_MODEL_HELP, default="")
     parser.addini("llmeval_judge_base_url", JUDGE_URL_HELP, default="")
@@ -85,6 +94,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llmeval_judge_dir", JUDGE_DIR_HELP, default="llmeval_judge")
     parser.addini("llmeval_judge_price", JUDGE_PRICE_HELP, default="0,0")
     parser.addini("llmeval_judge_json_mode", JUDGE_JSON_HELP, default="auto")
+    parser.addini("llmeval_models", MODELS_HELP, default="")
+    parser.addini("llmeval_flip_delta", FLIP_DELTA_HELP, default="")
     parser.addini("llmeval_device", DEVICE_HELP, default="auto")
     parser.addini("llmeval_precision", PRECISION_HELP, default="auto")
     parser.addini("llmeval_cache_dir", CACHE_DIR_HELP, default=".llmeval_cache")
@@ -95,6 +106,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
+    config.addinivalue_line("markers", PERTURB_MARKER_HELP)
     session = EvalSession(config)
     config.stash[session_key] = session
     config.pluginmanager.register(session, "llmeval-session")
@@ -110,6 +122,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     eval_session = config.stash.get(session_key, None)
     if eval_session is not None:
+        eval_session.mark_flips_in_junit()
         config.pluginmanager.unregister(eval_session)
         del config.stash[session_key]
 
@@ -136,6 +149,39 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     error = item.stash.get(_marker_error_key, None)
     if error is not None:
         raise error
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One test per model under test (``llmeval_model``) and per perturbation (``@pytest.mark.llmeval_perturb``).
+
+    Runs last, so the perturbation is the last part of the test id: ``test_x[q1-typos]``.
+    """
+    eval_session = metafunc.config.stash[session_key]
+    if "llmeval_model" in metafunc.fixturenames:
+        models = eval_session.models_under_test()
+        if models:
+            metafunc.parametrize("llmeval_model", models, ids=models, scope="function")
+    marker = metafunc.definition.get_closest_marker("llmeval_perturb")
+    if marker is None:
+        return
+    from .perturbators import parse_perturbations
+
+    where = f"{metafunc.definition.nodeid}: @pytest.mark.llmeval_perturb"
+    seed = marker.kwargs.get("seed", 0)
+    unknown = sorted(set(marker.kwargs) - {"seed"})
+    if unknown or isinstance(seed, bool) or not isinstance(seed, int):
+        raise pytest.UsageError(f"{where} takes perturbations and seed=<int>; got {', '.join(unknown) or f'seed={seed!r}'}")
+    try:
+        perturbations = parse_perturbations(marker.args, where=where)
+    except (TypeError, ValueError) as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if not perturbations:
+        raise pytest.UsageError(f"{where} needs at least one perturbation, e.g. llmeval_perturb('typos', 'uppercase')")
+    if "llmeval_perturbation" not in metafunc.fixturenames:
+        raise pytest.UsageError(f"{where}: the test must use the llmeval_perturb fixture to perturb its input")
+    metafunc.parametrize("llmeval_perturbation", [None, *perturbations], ids=["original", *(p.id for p in perturbations)],
+                         scope="function")
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -173,3 +219,50 @@ def llmeval_deepeval_judge(request: pytest.FixtureRequest) -> Any:
     from .deepeval_bridge import judge_for_deepeval
 
     return judge_for_deepeval(request.config.stash[session_key].judge)
+
+
+@pytest.fixture(scope="session")
+def llmeval_model_table() -> Mapping[str, Any]:
+    """Override in your conftest.py: ``{model name: callable}``, what ``llmeval_generate`` calls for each model."""
+    return {}
+
+
+@pytest.fixture
+def llmeval_model(request: pytest.FixtureRequest) -> str:
+    """The model under test: tests using it run once per model of ``--llmeval-models`` / ``llmeval_models``."""
+    raise pytest.UsageError(
+        f"{request.node.nodeid}: the llmeval_model fixture needs models under test: pass --llmeval-models=a,b "
+        f"or set llmeval_models in the ini file"
+    )
+
+
+@pytest.fixture
+def llmeval_generate(llmeval_model: str, llmeval_model_table: Mapping[str, Any]) -> Any:
+    """The callable of the model under test, from your ``llmeval_model_table`` fixture."""
+    if not isinstance(llmeval_model_table, Mapping) or llmeval_model not in llmeval_model_table:
+        known = ", ".join(sorted(llmeval_model_table)) if isinstance(llmeval_model_table, Mapping) else "none"
+        raise pytest.UsageError(
+            f"llmeval_generate: no callable for model {llmeval_model!r} in the llmeval_model_table fixture (models there: "
+            f"{known or 'none'}); define llmeval_model_table in conftest.py returning {{model name: callable}}"
+        )
+    return llmeval_model_table[llmeval_model]
+
+
+@pytest.fixture
+def llmeval_perturbation() -> Any:
+    """The perturbation this run of the test is under (``None``: the original input)."""
+    return None
+
+
+@pytest.fixture
+def llmeval_perturb(request: pytest.FixtureRequest, llmeval_perturbation: Any) -> Any:
+    """``llmeval_perturb(text)``: the text under this run's perturbation (unchanged for the original).
+
+    Seeded from the marker's ``seed``, the perturbation and the text, so every run and
+    machine perturbs alike. ``paraphrase`` without a judge skips the test.
+    """
+    from .perturbators import Perturber
+
+    marker = request.node.get_closest_marker("llmeval_perturb")
+    seed = marker.kwargs.get("seed", 0) if marker is not None else 0
+    return Perturber(llmeval_perturbation, seed)

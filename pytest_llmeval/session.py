@@ -201,11 +201,45 @@ class EvalSession:
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
         return self._overrides.get(evaluator, {})
 
+    def models_under_test(self) -> list[str]:
+        """``--llmeval-models`` / ``llmeval_models``: names, comma- or line-separated, in order, without duplicates."""
+        text = self._setting("llmeval_models")
+        names = [n.strip() for n in text.replace("\n", ",").split(",") if n.strip()]
+        return list(dict.fromkeys(names))
+
+    def flip_delta(self) -> float | None:
+        value = self.config.getoption("llmeval_flip_delta", None)
+        if value is None:
+            text = str(self.config.getini("llmeval_flip_delta")).strip()
+            if not text:
+                return None
+            try:
+                value = float(text)
+            except ValueError:
+                raise pytest.UsageError(f"llmeval_flip_delta: expected a number, e.g. 0.2; got {text!r}") from None
+        if value < 0:
+            raise pytest.UsageError(f"--llmeval-flip-delta / llmeval_flip_delta: expected a non-negative number; got {value}")
+        return float(value)
+
+    def summary(self) -> Any:
+        from .aggregate import summarize
+
+        return summarize(self.ordered_records(), flip_delta=self.flip_delta())
+
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> TestContext:
         model = case = None
         tags: dict[str, Any] = {}
+        callspec = getattr(item, "callspec", None)
+        params = getattr(callspec, "params", {}) if callspec is not None else {}
+        if isinstance(params.get("llmeval_model"), str):
+            model = params["llmeval_model"]
+        if "llmeval_perturbation" in params:
+            perturbation = params["llmeval_perturbation"]
+            label = "original" if perturbation is None else perturbation.id
+            tags["perturbation"] = label
+            case = _without_id_part(item.nodeid, label)
         markers = list(item.iter_markers("llmeval")) if use_markers else []
-        for marker in reversed(markers):  # farthest first, closest wins
+        for marker in reversed(markers):  # farthest first, closest wins (the marker beats the parametrized model and case)
             if marker.args:
                 raise pytest.UsageError(
                     f"{item.nodeid}: @pytest.mark.llmeval takes keyword arguments only, e.g. llmeval(model='gpt-4o', case='q1')"
@@ -264,7 +298,7 @@ class EvalSession:
         from .aggregate import summarize
 
         records = self.ordered_records()
-        summary = summarize(records)
+        summary = summarize(records, flip_delta=self.flip_delta())
         for record in records:
             record["outcome"] = self.outcomes.get(record["nodeid"], "unknown")
         finished = time.time()
@@ -388,7 +422,7 @@ class EvalSession:
             return
         from .aggregate import summarize
 
-        summary = summarize(self.ordered_records())
+        summary = self.summary()
         xml.add_global_property("llmeval.checks", summary.checks)
         xml.add_global_property("llmeval.passed", summary.passed)
         if summary.best_model:
@@ -399,6 +433,54 @@ class EvalSession:
                 xml.add_global_property(f"{prefix}.mean", round(row.mean, 6))
             xml.add_global_property(f"{prefix}.pass_rate", round(row.pass_rate, 6))
             xml.add_global_property(f"{prefix}.count", row.count)
+        if summary.perturbed_checks:
+            xml.add_global_property("llmeval.perturbed_checks", summary.perturbed_checks)
+            xml.add_global_property("llmeval.flips", len(summary.flips))
+
+    def mark_flips_in_junit(self) -> None:
+        """Give each flipped test an ``llmeval.flip`` property in the JUnit file.
+
+        A flip is known only when both siblings have run (on any worker), after
+        pytest wrote the test's ``<testcase>``: the written file is amended, atomically.
+        """
+        if self.is_worker or not self.records:
+            return
+        try:
+            from _pytest.junitxml import mangle_test_address, xml_key
+        except ImportError:  # pragma: no cover - pytest internals moved
+            return
+        xml = self.config.stash.get(xml_key, None)
+        path = getattr(xml, "logfile", None)
+        if not path or not os.path.exists(path):
+            return
+        flips = [f for f in self.summary().flips if f.nodeid]
+        if not flips:
+            return
+        import xml.etree.ElementTree as ET
+
+        wanted: dict[tuple[str, str], list[Any]] = {}
+        for flip in flips:
+            names = mangle_test_address(flip.nodeid)
+            wanted.setdefault((".".join(names[:-1]), names[-1]), []).append(flip)
+        try:
+            tree = ET.parse(path)
+            for testcase in tree.iter("testcase"):
+                classname, name = testcase.get("classname", ""), testcase.get("name", "")
+                found = [f for (cls, nm), fs in wanted.items() if nm == name and (classname == cls or classname.endswith("." + cls))
+                         for f in fs]
+                if not found:
+                    continue
+                properties = testcase.find("properties")
+                if properties is None:
+                    properties = ET.Element("properties")
+                    testcase.insert(0, properties)
+                for flip in found:
+                    ET.SubElement(properties, "property", name="llmeval.flip", value=flip.describe())
+            temporary = f"{path}.llmeval-tmp"
+            tree.write(temporary, encoding="utf-8", xml_declaration=True)
+            os.replace(temporary, path)
+        except (OSError, ET.ParseError) as exc:
+            warnings.warn(LLMEvalWarning(f"could not add perturbation flips to the JUnit file {path}: {exc}"), stacklevel=1)
 
     @pytest.hookimpl
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -413,7 +495,7 @@ class EvalSession:
         fullwidth = getattr(width, "fullwidth", 80) if width is not None else 80
         terminalreporter.write_sep("=", "llmeval summary")
         if self.records:
-            for line in render_summary(summarize(self.ordered_records()), width=min(fullwidth, 100)):
+            for line in render_summary(self.summary(), width=min(fullwidth, 100)):
                 terminalreporter.write_line(line)
         for line in self.model_lines():
             terminalreporter.write_line(line)
@@ -455,6 +537,18 @@ class EvalSession:
                 f"{entry['hits']} from cache ({loads} model load(s))"
             )
         return lines
+
+
+def _without_id_part(nodeid: str, part: str) -> str:
+    """``test_x[q1-typos]`` without ``typos``: the id shared by a test's perturbation siblings."""
+    base, bracket, ids = nodeid.partition("[")
+    if not bracket or not ids.endswith("]"):
+        return nodeid
+    parts = ids[:-1].split("-")
+    if part in parts:
+        index = len(parts) - 1 - parts[::-1].index(part)
+        parts.pop(index)
+    return f"{base}[{'-'.join(parts)}]" if parts else base
 
 
 def parse_threshold_safe(line: str, where: str) -> tuple[str, str, float]:

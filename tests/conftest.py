@@ -21,6 +21,15 @@ try:  # the toxicity model's libraries, when installed (same reason)
     import sklearn  # noqa: F401
 except ImportError:
     pass
+# Our own light modules too: an in-process run that first imports one would leave the next run
+# with two copies of a class (a Case that is not a Case).
+import pytest_llmeval.aggregate  # noqa: F401,E402
+import pytest_llmeval.assertions  # noqa: F401,E402
+import pytest_llmeval.dataset  # noqa: F401,E402
+import pytest_llmeval.evaluators.base  # noqa: F401,E402
+import pytest_llmeval.perturbators  # noqa: F401,E402
+import pytest_llmeval.report  # noqa: F401,E402
+
 try:  # the judge's client (same reason)
     import openai  # noqa: F401
 except ImportError:

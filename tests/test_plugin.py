@@ -190,7 +190,7 @@ def test_report_directory_writes_all_formats(pytester):
         assert (pytester.path / "rep" / name).is_file()
         result.stdout.fnmatch_lines([f"llmeval report: rep/{name}"])
     markdown = (pytester.path / "rep" / "report.md").read_text()
-    assert "| model | mean | pass rate | passed | n |" in markdown
+    assert "| rank | model | mean | sd | pass rate | passed | n |" in markdown
     assert "Best model: **big**" in markdown
     assert "## Failed checks" in markdown
 

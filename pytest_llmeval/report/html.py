@@ -84,6 +84,31 @@ def render(report: dict[str, Any]) -> str:
             out.append("</tr>")
         out.append("</table>")
 
+    if summary.get("perturbed_checks"):
+        flips = summary.get("flips", [])
+        out.append(f"<h2>Perturbation flips</h2><p>{len(flips)} flip(s) in {summary['perturbed_checks']} checks on perturbed inputs.</p>")
+        if flips:
+            out.append("<table><tr><th>case</th><th>model</th><th>check</th><th>perturbation</th><th>before</th><th>after</th>"
+                       "<th>flip</th><th>test</th></tr>")
+            for flip in flips:
+                kind = f'<span class="fail">{e(flip["kind"])}</span>' if flip["kind"] == "broke" else e(flip["kind"])
+                out.append(
+                    f"<tr><td>{e(flip['case_id'])}</td><td>{e(flip['model'])}</td><td>{e(flip['check'])} "
+                    f"<span class=muted>{e(flip['metric'])}</span></td><td>{e(flip['perturbation'])}</td>"
+                    f"<td class=num>{_num(flip['original_score'])}</td><td class=num>{_num(flip['perturbed_score'])}</td>"
+                    f"<td>{kind}</td><td>{e(flip.get('nodeid') or '')}</td></tr>"
+                )
+            out.append("</table>")
+    insights = summary.get("insights", [])
+    if insights:
+        out.append("<h2>Insights</h2><table><tr><th>check</th><th>model</th><th>case</th><th>score</th><th>evidence</th></tr>")
+        for insight in insights:
+            out.append(
+                f"<tr><td>{e(insight['check'])} <span class=muted>{e(insight['metric'])}</span></td><td>{e(insight['model'])}</td>"
+                f"<td>{e(insight.get('case_id') or '')}</td><td class=num>{_num(insight['score'])}</td><td>{e(insight['reason'])}</td></tr>"
+            )
+        out.append("</table>")
+
     results = report.get("results", [])
     by_test: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in results[:MAX_RESULTS]:

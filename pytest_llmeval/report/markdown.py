@@ -50,10 +50,39 @@ def render(report: dict[str, Any]) -> str:
     for check, rows in by_check.items():
         direction = "higher is better" if rows[0]["higher_is_better"] else "lower is better"
         lines += [f"### {_cell(check)}: {_cell(rows[0]['metric'])} ({direction})", ""]
-        lines += ["| model | mean | pass rate | passed | n |", "|---|---:|---:|---:|---:|"]
+        lines += ["| rank | model | mean | sd | pass rate | passed | n |", "|---:|---|---:|---:|---:|---:|---:|"]
         for row in rows:
+            spread = "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}"
             lines.append(
-                f"| {_cell(row['model'])} | {_num(row['mean'])} | {row['pass_rate']:.0%} | {row['passed']} | {row['count']} |"
+                f"| {row.get('rank', '')} | {_cell(row['model'])} | {_num(row['mean'])} | {spread} | {row['pass_rate']:.0%} "
+                f"| {row['passed']} | {row['count']} |"
+            )
+        lines.append("")
+
+    if summary.get("perturbed_checks"):
+        flips = summary.get("flips", [])
+        lines += ["## Perturbation flips", "",
+                  f"{len(flips)} flip(s) in {summary['perturbed_checks']} checks on perturbed inputs.", ""]
+        if flips:
+            lines += ["| case | model | check | perturbation | before | after | flip |", "|---|---|---|---|---:|---:|---|"]
+            for flip in flips[:MAX_FAILURES]:
+                lines.append(
+                    f"| {_cell(flip['case_id'], 80)} | {_cell(flip['model'])} | {_cell(flip['check'])} {_cell(flip['metric'])} "
+                    f"| {_cell(flip['perturbation'])} | {_num(flip['original_score'])} | {_num(flip['perturbed_score'])} "
+                    f"| {flip['kind']} |"
+                )
+            if len(flips) > MAX_FAILURES:
+                lines.append(f"\n{len(flips) - MAX_FAILURES} more flips are in the JSON report.")
+            lines.append("")
+
+    insights = summary.get("insights", [])
+    if insights:
+        lines += ["## Insights", "", "The worst failing result of each check, with the evaluator's evidence:", "",
+                  "| check | model | case | score | evidence |", "|---|---|---|---:|---|"]
+        for insight in insights:
+            lines.append(
+                f"| {_cell(insight['check'])} {_cell(insight['metric'])} | {_cell(insight['model'])} "
+                f"| {_cell(insight.get('case_id') or '', 60)} | {_num(insight['score'])} | {_cell(insight['reason'], 200)} |"
             )
         lines.append("")
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from ..aggregate import Summary
 
-__all__ = ["render_summary"]
+__all__ = ["render_summary", "render_flips", "MAX_FLIP_LINES"]
+
+#: Flips listed at most in the terminal; every report has them all.
+MAX_FLIP_LINES = 20
 
 
 def _cut(text: str, width: int) -> str:
@@ -19,8 +22,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         f"{summary.passed} passed ({summary.pass_rate:.0%})"
     ]
     model_width = min(max([len(r.model) for r in summary.rows] + [5]), 28)
-    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 30)
-    header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'pass':>5}  {'n':>5}"
+    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 37)
+    header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'sd':>5}  {'pass':>5}  {'n':>5}"
     lines.append(header)
     lines.append("-" * len(header))
     previous = None
@@ -29,8 +32,9 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         shown = _cut(label, check_width) if row.check != previous else ""
         previous = row.check
         mean = "n/a" if row.mean is None else f"{row.mean:.3f}"
+        spread = "" if row.spread is None or row.count < 2 else f"{row.spread:.2f}"
         lines.append(
-            f"{shown:<{check_width}}  {_cut(row.model, model_width):<{model_width}}  {mean:>6}  "
+            f"{shown:<{check_width}}  {_cut(row.model, model_width):<{model_width}}  {mean:>6}  {spread:>5}  "
             f"{row.pass_rate:>5.0%}  {row.count:>5}"
         )
     if summary.best_model:
@@ -41,4 +45,35 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         line = f"most difficult case: {hard.case_id} (failed by {len(hard.failed_models)}/{hard.models} model(s))"
         lines.append(_cut(line, width))
         lines.append(_cut(f"  failed by: {', '.join(hard.failed_models)}", width))
+    if summary.perturbed_checks:
+        lines += render_flips(summary, width)
+    return lines
+
+
+def render_flips(summary: Summary, width: int = 80) -> list[str]:
+    """The "Perturbation flips" table: checks whose outcome changed under a perturbation."""
+    flips = summary.flips
+    kinds = {k: sum(f.kind == k for f in flips) for k in ("broke", "fixed", "moved")}
+    counted = ", ".join(f"{n} {k}" for k, n in kinds.items() if n)
+    lines = [f"perturbation flips: {len(flips)}" + (f" ({counted})" if counted else "") + f" in {summary.perturbed_checks} perturbed checks"]
+    if not flips:
+        return lines
+    cells = [(f.case_id, f.model, f"{f.check} {f.metric}", f.perturbation,
+              "n/a" if f.original_score is None else f"{f.original_score:.3f}",
+              "n/a" if f.perturbed_score is None else f"{f.perturbed_score:.3f}", f.kind) for f in flips[:MAX_FLIP_LINES]]
+    head = ("case", "model", "check", "perturbation", "before", "after", "flip")
+    free = max(width - (6 + 6 + 5 + 2 * 6), 40)
+    widths = [max(len(row[i]) for row in [head, *cells]) for i in range(4)]
+    while sum(widths) > free:  # shrink the widest column first
+        widest = max(range(4), key=widths.__getitem__)
+        if widths[widest] <= 6:
+            break
+        widths[widest] -= 1
+    widths += [6, 6, 5]
+    lines.append("  ".join(f"{h:<{w}}" if i < 4 or i == 6 else f"{h:>{w}}" for i, (h, w) in enumerate(zip(head, widths))).rstrip())
+    for row in cells:
+        lines.append("  ".join(f"{_cut(c, w):<{w}}" if i < 4 or i == 6 else f"{c:>{w}}"
+                               for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+    if len(flips) > MAX_FLIP_LINES:
+        lines.append(f"... {len(flips) - MAX_FLIP_LINES} more flips in the report")
     return lines
