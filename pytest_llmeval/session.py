@@ -420,8 +420,6 @@ class EvalSession:
         xml = self.config.stash.get(xml_key, None)
         if xml is None or not self.records:
             return
-        from .aggregate import summarize
-
         summary = self.summary()
         xml.add_global_property("llmeval.checks", summary.checks)
         xml.add_global_property("llmeval.passed", summary.passed)
@@ -488,7 +486,6 @@ class EvalSession:
             return
         if not self.records and not self.written and not self.judge_skips:
             return
-        from .aggregate import summarize
         from .report.terminal import render_summary
 
         width = getattr(terminalreporter, "_tw", None)

@@ -216,3 +216,42 @@ def test_paraphrase_without_a_judge_skips(pytester):
     result.assert_outcomes(passed=1, skipped=1)
     result.stdout.fnmatch_lines(["*llmeval judge unavailable: no judge configured*paraphrase perturbation needs a verdict*"])
     assert re.search(r"1 skipped", result.stdout.str())
+
+
+def test_the_example_shows_model_comparison_and_flips(pytester):
+    from pathlib import Path
+
+    examples = Path(__file__).parent.parent / "examples"
+    for name in ("test_model_comparison.py", "recorded_perturbations.jsonl"):
+        (pytester.path / name).write_text((examples / name).read_text(encoding="utf-8"), encoding="utf-8")
+    result, report = run(pytester)
+    assert result.ret == 0  # the known-weak model is xfail
+    summary = report["summary"]
+    assert summary["best_model"] == "acme-large" and summary["hardest_case"]["case_id"] == "refund-window"
+    assert [(f["case_id"], f["perturbation"], f["kind"]) for f in summary["flips"]] == [
+        ("capital-au", "typos", "broke"), ("capital-au", "uppercase", "broke"), ("refund-window", "uppercase", "fixed")]
+    result.stdout.fnmatch_lines(["perturbation flips: 3 (2 broke, 1 fixed) in 24 perturbed checks"])
+
+
+def test_paraphrase_is_written_by_the_judge_and_replayed(pytester):
+    pytest.importorskip("openai")
+    from .judge_server import ScriptedJudgeServer
+
+    server = ScriptedJudgeServer().start()
+    try:
+        server.default = {"text": json.dumps({"paraphrase": "Which city is the capital of France?"})}
+        pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
+        pytester.makepyfile("""
+            import pytest
+
+            @pytest.mark.llmeval_perturb("paraphrase", seed=7)
+            def test_x(llmeval_perturb):
+                text = llmeval_perturb("What is the capital of France?")
+                assert text in ("What is the capital of France?", "Which city is the capital of France?")
+        """)
+        pytester.runpytest().assert_outcomes(passed=2)
+        assert len(server.requests) == 1 and "Paraphrase the text below" in server.requests[0]["messages"][0]["content"]
+        pytester.runpytest("--llmeval-judge-cache=replay").assert_outcomes(passed=2)
+        assert len(server.requests) == 1  # replayed
+    finally:
+        server.stop()
