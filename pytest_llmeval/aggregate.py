@@ -19,6 +19,7 @@ the terminal summary, JUnit suite properties and every report alike.
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -190,7 +191,7 @@ def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None 
         primary = members[0]["primary"]
         values = [m["metrics"].get(primary) for m in members]
         values = [v for v in values if v is not None]
-        mean = sum(values) / len(values) if values else None
+        mean = math.fsum(values) / len(values) if values else None
         rows.append(
             LeaderboardRow(
                 check=label,
@@ -209,8 +210,9 @@ def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None 
     order = {label: index for index, label in enumerate(dict.fromkeys(label for label, _ in groups))}
 
     def merit(row: LeaderboardRow) -> tuple[Any, ...]:
-        mean = row.mean if row.mean is not None else float("-inf")
-        return (-row.pass_rate, -mean if row.higher_is_better else mean)
+        # Rounded, so means equal but for float noise (0.2 vs 0.19999999999999998) tie.
+        mean = round(row.mean, 9) if row.mean is not None else float("-inf")
+        return (-round(row.pass_rate, 9), -mean if row.higher_is_better else mean)
 
     rows.sort(key=lambda row: (order[row.check], *merit(row), row.model))
     ranked_rows = []
@@ -255,7 +257,8 @@ def _flips(records: list[Mapping[str, Any]], labels: list[str], delta: float | N
         occurrence_key = (record.get("nodeid"), label)
         occurrence = seen[occurrence_key]
         seen[occurrence_key] += 1
-        key = (record.get("case_id") or record.get("nodeid"), record.get("model") or NO_MODEL, label, occurrence)
+        test = str(record.get("nodeid") or "").partition("[")[0]  # the test function: siblings share it, other tests do not
+        key = (record.get("case_id") or record.get("nodeid"), record.get("model") or NO_MODEL, label, test, occurrence)
         name = perturbation_of(record)
         if name is None:
             originals.setdefault(key, record)

@@ -163,9 +163,11 @@ class Case:
         """
         if not isinstance(record, Mapping):
             raise TypeError(f"Case.from_record: a record must be a mapping, got {type(record).__name__}")
-        inp = record.get("input", {})
+        inp = record.get("input") or {}
         if isinstance(inp, str):
             inp = {"question": inp}
+        if not isinstance(inp, Mapping):
+            raise TypeError(f"'input' must be a mapping (question, conversation_history) or a str, got {type(inp).__name__}")
         expected_output = record.get("expected_output", record.get("expected"))
         if isinstance(expected_output, Mapping):
             expected_output = expected_output.get("answer")
@@ -210,12 +212,14 @@ def _csv_cell(value: str) -> Any:
 def _csv_records(path: str) -> Iterable[tuple[str, Any]]:
     import csv
 
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding="utf-8-sig", newline="") as handle:  # -sig: spreadsheets write a byte-order mark
         reader = csv.DictReader(handle)
         if not reader.fieldnames:
             return
+        start = reader.line_num + 1
         for row in reader:
-            where = f"{path}:{reader.line_num}"
+            where = f"{path}:{start}"  # where the row starts (a quoted cell may span lines)
+            start = reader.line_num + 1
             if None in row:
                 yield where, ValueError(f"more cells than the {len(reader.fieldnames)} columns of the header")
                 continue
@@ -238,7 +242,7 @@ def _yaml_records(path: str) -> Iterable[tuple[str, Any]]:
         import yaml
     except ImportError as exc:
         raise ImportError(f"{path}: reading YAML cases needs PyYAML: pip install 'pytest-llmeval[yaml]'") from exc
-    with open(path, encoding="utf-8") as handle:
+    with open(path, encoding="utf-8-sig") as handle:
         text = handle.read()
     try:
         data = yaml.safe_load(text)
@@ -255,9 +259,9 @@ def _yaml_records(path: str) -> Iterable[tuple[str, Any]]:
         yield f"{path}:{item_node.start_mark.line + 1}", item
 
 
-def _json_records(path: str) -> Iterable[tuple[str, Any]]:
-    with open(path, encoding="utf-8") as handle:
-        if path.endswith(".json"):
+def _json_records(path: str, whole: bool) -> Iterable[tuple[str, Any]]:
+    with open(path, encoding="utf-8-sig") as handle:
+        if whole:
             try:
                 data = json.load(handle)
             except ValueError as exc:
@@ -293,7 +297,7 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
     elif suffix in (".yaml", ".yml"):
         rows = _yaml_records(path)
     elif suffix in (".jsonl", ".json", ".ndjson", ""):
-        rows = _json_records(path)
+        rows = _json_records(path, whole=suffix == ".json")
     else:
         raise CaseFileError(f"{path}: unknown case file type {suffix!r}; expected .jsonl, .json, .csv, .yaml or .yml")
     out: list[tuple[str, Case]] = []
@@ -307,6 +311,8 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
             for key in ("perturbation", "perturbation_of"):
                 if record.get(key) is not None:
                     metadata[key] = record[key]
+                if isinstance(metadata.get(key), int) and not isinstance(metadata[key], bool):
+                    metadata[key] = str(metadata[key])  # like a numeric id
                 if key in metadata and (not isinstance(metadata[key], str) or not metadata[key]):
                     raise TypeError(f"{key!r} must be a non-empty str, got {metadata[key]!r}")
             if ("perturbation" in metadata) != ("perturbation_of" in metadata):

@@ -50,13 +50,16 @@ def cases(
 
     rows = read_cases(path)
     ids: dict[tuple[str | None, str], str] = {}
-    known = {case.case_id for _, case in rows if case.case_id is not None}
+    # What a perturbed row may point at: an original (unperturbed) row of the same model.
+    originals = {(case.model, case.case_id) for _, case in rows if case.case_id is not None and "perturbation_of" not in case.metadata}
     params = []
     for where, case in rows:
         original = case.metadata.get("perturbation_of")
         perturbation = case.metadata.get("perturbation")
-        if original is not None and original not in known:
-            raise CaseFileError(f"{where}: perturbation_of {original!r} names no row of {os.fspath(path)} (ids are the rows' 'id')")
+        if original is not None and (case.model, original) not in originals:
+            whose = f" for model {case.model!r}" if case.model else ""
+            raise CaseFileError(f"{where}: perturbation_of {original!r} names no original (unperturbed) row{whose} of "
+                                f"{os.fspath(path)} (ids are the rows' 'id')")
         if original is not None and original == case.case_id:
             raise CaseFileError(f"{where}: a row cannot be a perturbation of itself ({original!r})")
         own = case.case_id or (f"{original}-{perturbation}" if original else "row" + where.rsplit(":", 1)[-1].replace("row", "").strip())

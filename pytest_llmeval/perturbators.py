@@ -127,8 +127,8 @@ def word_swap(text: str, rng: random.Random, **params: Any) -> str:
     words = text.split(" ")
     if len(words) < 2:
         return text
-    for _ in range(_count(params, 1)):
-        i = rng.randrange(len(words) - 1)
+    pairs = list(range(0, len(words) - 1))
+    for i in sorted(rng.sample(pairs, min(_count(params, 1), len(pairs)))):
         words[i], words[i + 1] = words[i + 1], words[i]
     return " ".join(words)
 
@@ -222,7 +222,7 @@ PERTURBATORS: Mapping[str, Callable[..., str]] = MappingProxyType({
     "base16": _unparameterised(lambda t: base64.b16encode(t.encode("utf-8")).decode("ascii")),
     "base64": _unparameterised(lambda t: base64.b64encode(t.encode("utf-8")).decode("ascii")),
     "rot13": _unparameterised(lambda t: codecs.encode(t, "rot13")),
-    "copy": lambda text, rng, **params: text,
+    "copy": _unparameterised(lambda t: t),
 })
 
 
@@ -239,6 +239,17 @@ class Perturbation:
             known = ", ".join(sorted([*PERTURBATORS, "paraphrase"]))
             raise ValueError(f"unknown perturbation {self.name!r}; known perturbations: {known}")
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+        if self.name == "copy":
+            if set(self.params) - {"n"}:
+                raise ValueError(f"copy takes only n (the number of duplicates); got {', '.join(sorted(self.params))}")
+        elif self.name == "paraphrase":
+            if self.params:
+                raise ValueError(f"perturb 'paraphrase' takes no parameters; got {', '.join(sorted(self.params))}")
+        else:
+            perturb("Check the parameters.", self.name, **self.params)  # bad parameters fail here, at collection
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted((k, repr(v)) for k, v in self.params.items())), self.label))
 
     @property
     def id(self) -> str:

@@ -237,7 +237,7 @@ class EvalSession:
             perturbation = params["llmeval_perturbation"]
             label = "original" if perturbation is None else perturbation.id
             tags["perturbation"] = label
-            case = _without_id_part(item.nodeid, label)
+            case = _sibling_id(item, label)
         markers = list(item.iter_markers("llmeval")) if use_markers else []
         for marker in reversed(markers):  # farthest first, closest wins (the marker beats the parametrized model and case)
             if marker.args:
@@ -444,7 +444,7 @@ class EvalSession:
         if self.is_worker or not self.records:
             return
         try:
-            from _pytest.junitxml import mangle_test_address, xml_key
+            from _pytest.junitxml import bin_xml_escape, mangle_test_address, xml_key
         except ImportError:  # pragma: no cover - pytest internals moved
             return
         xml = self.config.stash.get(xml_key, None)
@@ -457,15 +457,17 @@ class EvalSession:
         import xml.etree.ElementTree as ET
 
         wanted: dict[tuple[str, str], list[Any]] = {}
+        prefix = getattr(xml, "prefix", None)
         for flip in flips:
             names = mangle_test_address(flip.nodeid)
-            wanted.setdefault((".".join(names[:-1]), names[-1]), []).append(flip)
+            if prefix:
+                names[0] = f"{prefix}.{names[0]}"
+            wanted.setdefault((".".join(names[:-1]), str(bin_xml_escape(names[-1]))), []).append(flip)
         try:
             tree = ET.parse(path)
             for testcase in tree.iter("testcase"):
                 classname, name = testcase.get("classname", ""), testcase.get("name", "")
-                found = [f for (cls, nm), fs in wanted.items() if nm == name and (classname == cls or classname.endswith("." + cls))
-                         for f in fs]
+                found = wanted.get((classname, name), [])
                 if not found:
                     continue
                 properties = testcase.find("properties")
@@ -534,6 +536,22 @@ class EvalSession:
                 f"{entry['hits']} from cache ({loads} model load(s))"
             )
         return lines
+
+
+def _sibling_id(item: pytest.Item, label: str) -> str:
+    """The node id a test's perturbation siblings share: their id without the perturbation's part.
+
+    The plugin parametrizes the perturbation last, so its id is the last of the
+    callspec's ids; where pytest's internals differ, the id text is split instead.
+    """
+    callspec = getattr(item, "callspec", None)
+    idlist = getattr(callspec, "_idlist", None)
+    params = list(getattr(callspec, "params", {}))
+    if isinstance(idlist, list) and idlist and params and params[-1] == "llmeval_perturbation":
+        base = item.nodeid.partition("[")[0]
+        rest = idlist[:-1]
+        return f"{base}[{'-'.join(map(str, rest))}]" if rest else base
+    return _without_id_part(item.nodeid, label)
 
 
 def _without_id_part(nodeid: str, part: str) -> str:

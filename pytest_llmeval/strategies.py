@@ -36,8 +36,8 @@ def perturbations(names: Sequence[str] = DEFAULT_NAMES, *, max_rate: float = 0.2
     if not names or unknown:
         raise ValueError(f"perturbations: argument 'names' must list perturbations from {', '.join(sorted(PERTURBATORS))}; "
                          f"got {names!r}")
-    if not 0 < max_rate <= 1:
-        raise ValueError(f"perturbations: argument 'max_rate' must be in (0, 1]; got {max_rate!r}")
+    if not 0.01 <= max_rate <= 1:
+        raise ValueError(f"perturbations: argument 'max_rate' must be between 0.01 and 1; got {max_rate!r}")
 
     def build(name: str) -> st.SearchStrategy[Perturbation]:
         if name in RATE_BASED:

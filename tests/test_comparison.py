@@ -255,3 +255,59 @@ def test_paraphrase_is_written_by_the_judge_and_replayed(pytester):
         assert len(server.requests) == 1  # replayed
     finally:
         server.stop()
+
+
+# -- edge cases found in review -------------------------------------------------------------
+
+EDGE_SUITE = """
+import pytest
+from pytest_llmeval import assert_exact_match, perturbation
+
+@pytest.mark.llmeval_perturb(perturbation("uppercase", label="heavy-upper"), perturbation("lowercase", label="minúsculas"))
+@pytest.mark.parametrize("word", ["a-b", "Hello"])
+def test_one(word, llmeval_perturb):
+    assert_exact_match(llmeval_perturb(word), word, case=None)
+
+@pytest.mark.llmeval_perturb("uppercase")
+@pytest.mark.parametrize("word", ["hello"])
+def test_other(word, llmeval_perturb):
+    assert_exact_match(llmeval_perturb(word), "never")
+"""
+
+
+def test_sibling_ids_with_dashes_and_unicode_and_no_cross_test_pairs(pytester):
+    pytester.makepyfile(test_edge=EDGE_SUITE)
+    result, report = run(pytester, "--junitprefix=pre")
+    flips = {(f["nodeid"].split("::")[1], f["kind"]) for f in report["summary"]["flips"]}
+    # a-b: upper breaks it, lower keeps it; Hello: both break it; test_other fails everywhere: no flip
+    assert flips == {("test_one[a-b-heavy-upper]", "broke"), ("test_one[Hello-heavy-upper]", "broke"),
+                     ("test_one[Hello-min\\xfasculas]", "broke")}
+    from xml.etree import ElementTree
+
+    flagged = [(tc.get("classname"), tc.get("name")) for tc in ElementTree.parse(pytester.path / "junit.xml").iter("testcase")
+               if any(p.get("name") == "llmeval.flip" for p in tc.iter("property"))]
+    assert sorted(flagged) == sorted(("pre.test_edge", name) for name, _ in flips)
+
+
+def test_perturbation_parameters_fail_at_collection(pytester):
+    pytester.makepyfile("""
+        import pytest
+        from pytest_llmeval import perturbation
+
+        @pytest.mark.llmeval_perturb(perturbation("typos", rate=5))
+        def test_x(llmeval_perturb):
+            pass
+    """)
+    result = pytester.runpytest()
+    assert result.ret != 0 and "'rate' must be a number between 0 and 1; got 5" in result.stdout.str() + result.stderr.str()
+
+
+def test_equal_means_share_a_rank():
+    from pytest_llmeval.aggregate import summarize
+
+    def record(model, value):
+        return {"evaluator": "e", "metrics": {"m": value}, "primary": "m", "passed": True, "higher_is_better": {"m": True},
+                "model": model, "case_id": "c", "signature": {"evaluator": "e"}}
+
+    records = [record("a", v) for v in (0.1, 0.2, 0.3)] + [record("b", v) for v in (0.3, 0.2, 0.1)]
+    assert [row.rank for row in summarize(records).rows] == [1, 1]

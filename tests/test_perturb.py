@@ -138,7 +138,7 @@ def test_cases_become_tagged_params_with_readable_ids(tmp_path):
     with pytest.raises(CaseFileError, match=r"c.jsonl:2: duplicate case 'q1' for model 'm' \(first at .*c.jsonl:1\)"):
         cases(path)
     path.write_text(json.dumps({**ROWS[1], "perturbation_of": "nope"}) + "\n")
-    with pytest.raises(CaseFileError, match=r"c.jsonl:1: perturbation_of 'nope' names no row"):
+    with pytest.raises(CaseFileError, match=r"c.jsonl:1: perturbation_of 'nope' names no original"):
         cases(path)
 
 
@@ -168,3 +168,29 @@ def test_hypothesis_strategies_give_reproducible_perturbed_text():
     with pytest.raises(ValueError, match="argument 'names' must list perturbations"):
         perturbations(["typo"])
     assert hypothesis
+
+
+def test_review_edge_cases(tmp_path):
+    assert all(perturb("one two three", "word_swap", seed=s, n=2) != "one two three" for s in range(30))
+    assert hash(perturbation("typos", rate=0.1)) == hash(perturbation("typos", rate=0.1))
+    with pytest.raises(ValueError, match="copy takes only n"):
+        perturbation("copy", rate=1)
+    (tmp_path / "bom.csv").write_text("\ufeffid,question,model\nq1,Q?,m\n", encoding="utf-8")
+    assert load_cases(tmp_path / "bom.csv")[0].case_id == "q1"
+    (tmp_path / "multi.csv").write_text('id,question\nq1,"two\nlines"\nq2,x,extra\n')
+    with pytest.raises(CaseFileError, match=r"multi.csv:4: not a valid case"):
+        read_cases(tmp_path / "multi.csv")
+    (tmp_path / "upper.JSON").write_text(json.dumps(ROWS, indent=2))
+    assert len(load_cases(tmp_path / "upper.JSON")) == 2
+    (tmp_path / "null.jsonl").write_text('{"id": "a", "input": null}\n{"id": "b", "input": 3}\n')
+    with pytest.raises(CaseFileError, match=r"null.jsonl:2: not a valid case: 'input' must be a mapping"):
+        read_cases(tmp_path / "null.jsonl")
+    (tmp_path / "num.jsonl").write_text('{"id": 1, "model": "m"}\n{"id": 2, "model": "m", "perturbation_of": 1, "perturbation": "x"}\n')
+    assert cases(tmp_path / "num.jsonl")[1].marks[0].kwargs["case"] == "1"
+    (tmp_path / "other.jsonl").write_text('{"id": "q", "model": "a"}\n{"model": "b", "perturbation_of": "q", "perturbation": "x"}\n')
+    with pytest.raises(CaseFileError, match=r"other.jsonl:2: perturbation_of 'q' names no original \(unperturbed\) row for model 'b'"):
+        cases(tmp_path / "other.jsonl")
+    from pytest_llmeval.strategies import perturbations
+
+    with pytest.raises(ValueError, match="'max_rate' must be between 0.01 and 1"):
+        perturbations(["typos"], max_rate=0.005)
