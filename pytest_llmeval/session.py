@@ -120,16 +120,16 @@ class EvalSession:
             if model:
                 from .judges.openai_judge import OpenAIJudge
 
-                price, json_mode = self.judge_settings()
+                price, json_mode, sampling = self.judge_settings()
                 judge = OpenAIJudge(model, base_url=self._setting("llmeval_judge_base_url") or None,
                                     api_key_env=str(self.config.getini("llmeval_judge_api_key_env")),
-                                    json_mode=json_mode, price_per_million=price)
+                                    json_mode=json_mode, price_per_million=price, **sampling)
             self._judge = JudgeRunner(judge, cache, offline=bool(self.config.getoption("llmeval_offline")),
                                       why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
         return self._judge
 
-    def judge_settings(self) -> tuple[tuple[float, float], str]:
-        """Price per million tokens and structured-output mode, checked (a usage error names the setting)."""
+    def judge_settings(self) -> tuple[tuple[float, float], str, dict[str, Any]]:
+        """Price per million tokens, structured-output mode and sampling settings, checked (a usage error names the setting)."""
         from .judges.openai_judge import JSON_MODES
 
         text = self._setting("llmeval_judge_price")
@@ -144,7 +144,26 @@ class EvalSession:
         mode = str(self.config.getini("llmeval_judge_json_mode")).strip()
         if mode not in JSON_MODES:
             raise pytest.UsageError(f"llmeval_judge_json_mode: expected one of {', '.join(JSON_MODES)}; got {mode!r}")
-        return (price[0], price[1]), mode
+        sampling: dict[str, Any] = {}
+        for key, kind, low, high, what in (
+            ("temperature", float, 0.0, 2.0, "a number from 0 to 2"),
+            ("seed", int, None, None, "an integer, or 'none' to send no seed"),
+            ("max_tokens", int, 1, None, "a positive integer"),
+            ("max_concurrency", int, 1, 256, "an integer from 1 to 256"),
+            ("timeout", float, 0.001, None, "a positive number of seconds"),
+        ):
+            text = str(self.config.getini(f"llmeval_judge_{key}")).strip()
+            if key == "seed" and text.lower() == "none":
+                sampling[key] = None
+                continue
+            try:
+                value = kind(text)
+                if (low is not None and value < low) or (high is not None and value > high):
+                    raise ValueError
+            except ValueError:
+                raise pytest.UsageError(f"llmeval_judge_{key}: expected {what}; got {text!r}") from None
+            sampling[key] = value
+        return (price[0], price[1]), mode, sampling
 
     def announce(self, line: str) -> None:
         """Show progress (model loads) on the terminal, even while output is captured."""

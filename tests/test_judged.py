@@ -179,3 +179,17 @@ def test_answer_correctness_f1(server, tmp_path):
     assert result.metrics["similarity"] is None and (result.details["tp"], result.details["fp"], result.details["fn"]) == (2, 1, 1)
     with pytest.raises(ValueError, match="must be non-negative and sum to 1"):
         Registry(entry_points=False).create("answer_correctness", f1_weight=0.5, similarity_weight=0.2)
+
+
+def test_judge_sampling_settings_reach_the_server_and_bad_ones_are_named(pytester, server):
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_temperature = 0.3\nllmeval_judge_seed = none\nllmeval_judge_max_tokens = 77\n")
+    pytester.makepyfile(SUITE)
+    server.script.append({"text": json.dumps({"claims": ["c"]})})
+    pytester.runpytest("-k", "faithful", "--llmeval-judge-cache=off").assert_outcomes(passed=1)
+    sent = server.requests[0]
+    assert sent["temperature"] == 0.3 and sent["max_tokens"] == 77 and "seed" not in sent
+    pytester.makeini("[pytest]\nllmeval_judge_max_tokens = lots\n")
+    result = pytester.runpytest()
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*llmeval_judge_max_tokens: expected a positive integer; got 'lots'*"])
