@@ -14,6 +14,7 @@ from typing import Any
 __all__ = ["render"]
 
 MAX_RESULTS = 2000
+MAX_FLIPS = 500
 
 _STYLE = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;color:#1b1f24}
@@ -90,7 +91,7 @@ def render(report: dict[str, Any]) -> str:
         if flips:
             out.append("<table><tr><th>case</th><th>model</th><th>check</th><th>perturbation</th><th>before</th><th>after</th>"
                        "<th>flip</th><th>test</th></tr>")
-            for flip in flips:
+            for flip in flips[:MAX_FLIPS]:
                 kind = f'<span class="fail">{e(flip["kind"])}</span>' if flip["kind"] == "broke" else e(flip["kind"])
                 out.append(
                     f"<tr><td>{e(flip['case_id'])}</td><td>{e(flip['model'])}</td><td>{e(flip['check'])} "
@@ -99,6 +100,8 @@ def render(report: dict[str, Any]) -> str:
                     f"<td>{kind}</td><td>{e(flip.get('nodeid') or '')}</td></tr>"
                 )
             out.append("</table>")
+            if len(flips) > MAX_FLIPS:
+                out.append(f"<p class=muted>{len(flips) - MAX_FLIPS} more flips are in the JSON report.</p>")
     insights = summary.get("insights", [])
     if insights:
         out.append("<h2>Insights</h2><table><tr><th>check</th><th>model</th><th>case</th><th>score</th><th>evidence</th></tr>")
