@@ -38,6 +38,8 @@ JUDGE_CACHE_HELP = "Judge verdict cache: record (default: replay what is recorde
 JUDGE_DIR_HELP = "Folder of the recorded judge verdicts, meant to be committed (default: llmeval_judge)"
 JUDGE_PRICE_HELP = "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15,0.60), for the cost totals (default: 0,0)"
 JUDGE_JSON_HELP = "Judge structured output: auto (JSON schema, falling back to JSON object, then free text), schema, object, none"
+JUDGE_REPEATS_HELP = ("Judge each judge check N times (each repeat recorded) and score the mean, so a flickering judge "
+                      "shows; use with a temperature above 0 (default: 1)")
 OFFLINE_HELP = "Never call a judge: replay recorded verdicts and skip judge checks that need a new one"
 MODELS_HELP = "Models under test, comma-separated: tests using the llmeval_model fixture run once per model"
 FLIP_DELTA_HELP = "Also count a perturbation flip when the score moves more than this, pass or fail alike (default: off)"
@@ -83,6 +85,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llmeval-judge-model", dest="llmeval_judge_model", metavar="MODEL", help=JUDGE_MODEL_HELP)
     group.addoption("--llmeval-judge-base-url", dest="llmeval_judge_base_url", metavar="URL", help=JUDGE_URL_HELP)
     group.addoption("--llmeval-judge-cache", dest="llmeval_judge_cache", choices=("record", "replay", "off"), help=JUDGE_CACHE_HELP)
+    group.addoption("--llmeval-judge-repeats", dest="llmeval_judge_repeats", metavar="N", help=JUDGE_REPEATS_HELP)
     group.addoption("--llmeval-judge-price", dest="llmeval_judge_price", metavar="PROMPT,COMPLETION", help=JUDGE_PRICE_HELP)
     group.addoption("--llmeval-models", dest="llmeval_models", metavar="A,B,C", help=MODELS_HELP)
     group.addoption("--llmeval-flip-delta", dest="llmeval_flip_delta", type=float, metavar="DELTA", help=FLIP_DELTA_HELP)
@@ -94,6 +97,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llmeval_judge_dir", JUDGE_DIR_HELP, default="llmeval_judge")
     parser.addini("llmeval_judge_price", JUDGE_PRICE_HELP, default="0,0")
     parser.addini("llmeval_judge_json_mode", JUDGE_JSON_HELP, default="auto")
+    parser.addini("llmeval_judge_repeats", JUDGE_REPEATS_HELP, default="1")
     parser.addini("llmeval_judge_temperature", "Judge sampling temperature (default: 0; part of every verdict's key)", default="0")
     parser.addini("llmeval_judge_seed", "Judge sampling seed, or none (default: 0; part of every verdict's key)", default="0")
     parser.addini("llmeval_judge_max_tokens", "Judge reply token limit (default: 1024; part of every verdict's key)", default="1024")

@@ -125,8 +125,19 @@ class EvalSession:
                                     api_key_env=str(self.config.getini("llmeval_judge_api_key_env")),
                                     json_mode=json_mode, price_per_million=price, **sampling)
             self._judge = JudgeRunner(judge, cache, offline=bool(self.config.getoption("llmeval_offline")),
+                                      repeats=self.judge_repeats(),
                                       why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
         return self._judge
+
+    def judge_repeats(self) -> int:
+        text = self._setting("llmeval_judge_repeats")
+        try:
+            value = int(text)
+            if not 1 <= value <= 100:
+                raise ValueError
+        except ValueError:
+            raise pytest.UsageError(f"--llmeval-judge-repeats / llmeval_judge_repeats: expected an integer from 1 to 100; got {text!r}") from None
+        return value
 
     def judge_settings(self) -> tuple[tuple[float, float], str, dict[str, Any]]:
         """Price per million tokens, structured-output mode and sampling settings, checked (a usage error names the setting)."""
@@ -163,6 +174,7 @@ class EvalSession:
             except ValueError:
                 raise pytest.UsageError(f"llmeval_judge_{key}: expected {what}; got {text!r}") from None
             sampling[key] = value
+        self.judge_repeats()
         return (price[0], price[1]), mode, sampling
 
     def announce(self, line: str) -> None:

@@ -383,3 +383,32 @@ def test_helpers_accept_plain_arguments(pytester, server):
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(TASK_SUITE)
     pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=off").assert_outcomes(passed=2)
+
+
+REPEAT_SUITE = """
+from pytest_llmeval import assert_correct
+
+def test_repeated():
+    assert_correct("answer", "reference", question="q")
+"""
+
+
+def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
+    say(server, {"score": 5}, {"score": 4}, {"score": 2})
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_temperature = 0.7\n")
+    pytester.makepyfile(REPEAT_SUITE)
+    first = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-report=r.json")
+    first.assert_outcomes(failed=1)
+    first.stdout.fnmatch_lines(["*correctness 3.667 < threshold 4*", "*why: mean of 3 repeats (5.000, 4.000, 2.000); first: 5/5*"])
+    [record] = json.loads((pytester.path / "r.json").read_text())["results"]
+    assert record["details"]["repeats"] == {"values": [5.0, 4.0, 2.0], "range": 3.0}
+    assert '"repeats": 3' in record["signature"]["model"] and len(server.requests) == 3
+    second = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-judge-cache=replay")
+    second.assert_outcomes(failed=1)
+    assert len(server.requests) == 3  # every repeat replayed
+    single = pytester.runpytest("--llmeval-judge-cache=replay")  # repeat 0 is the single-verdict run's verdict
+    single.assert_outcomes(passed=1)
+    bad = pytester.runpytest("--llmeval-judge-repeats=0")
+    assert bad.ret != 0
+    bad.stderr.fnmatch_lines(["*--llmeval-judge-repeats / llmeval_judge_repeats: expected an integer from 1 to 100; got '0'*"])

@@ -17,6 +17,7 @@ failure: the metric ``parse_failure`` is 1 and the case is unscored.
 from __future__ import annotations
 
 import json
+from contextvars import ContextVar
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -57,8 +58,11 @@ class JudgeEvaluator(Evaluator):
     def scoring_model(self) -> str | None:
         if self.runner is None or self.runner.judge is None:
             return "judge:unconfigured"
-        signature = self.runner.judge.signature()
-        return "judge:" + json.dumps(dict(signature), sort_keys=True)
+        signature = dict(self.runner.judge.signature())
+        repeats = getattr(self.runner, "repeats", 1)
+        if repeats > 1:
+            signature["repeats"] = repeats  # a mean over repeats is not comparable with one verdict
+        return "judge:" + json.dumps(signature, sort_keys=True)
 
     def ask(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
             options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None, **fields: str) -> Any:
@@ -84,9 +88,11 @@ class JudgeEvaluator(Evaluator):
             validate_reply(value, schema)
             return value
 
+        current = _REPEAT.get()
         reply = self.runner.reply(evaluator=self.name, version=self.version, template=template,
                                   messages=[{"role": "user", "content": template.format(**fields)}], schema=schema,
-                                  repeat=repeat, what=what, options=options, parse=parse)
+                                  repeat=repeat + current, what=what if not current else f"{what} (repeat {current})",
+                                  options=options, parse=parse)
         try:
             return parse(reply), reply
         except JudgeParseError:
@@ -94,18 +100,49 @@ class JudgeEvaluator(Evaluator):
             raise
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        """Score each case, with the judge use it took (calls, replays, tokens, cost) in its details as ``judge``."""
+        """Score each case, with the judge use it took (calls, replays, tokens, cost) in its details as ``judge``.
+
+        With ``repeats`` > 1 (``llmeval_judge_repeats``), each case is judged that many
+        times (each repeat its own recorded verdicts) and every metric is the mean over
+        the repeats; the primary metric's values per repeat and their spread are in
+        ``details["repeats"]``, so a flickering judge shows instead of deciding alone.
+        """
         if self.runner is None:
             return [self.score(case) for case in cases]
+        repeats = max(1, int(getattr(self.runner, "repeats", 1)))
         scores = []
         for case in cases:
             with self.runner.metered() as usage:
-                score = self.score(case)
+                runs = []
+                for index in range(repeats):
+                    token = _REPEAT.set(index)
+                    try:
+                        runs.append(self.score(case))
+                    finally:
+                        _REPEAT.reset(token)
+            score = runs[0] if repeats == 1 else self._mean_of(runs)
             scores.append(Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}))
         return scores
 
+    def _mean_of(self, runs: Sequence[Score]) -> Score:
+        primary = self.primary_metric().name
+        metrics: dict[str, float | None] = {}
+        for name in runs[0].metrics:
+            values = [r.metrics.get(name) for r in runs if r.metrics.get(name) is not None]
+            metrics[name] = sum(values) / len(values) if values else None
+        values = [r.metrics.get(primary) for r in runs]
+        scored = [v for v in values if v is not None]
+        spread = (max(scored) - min(scored)) if scored else None
+        shown = ", ".join("n/a" if v is None else f"{v:.3f}" for v in values)
+        reason = f"mean of {len(runs)} repeats ({shown}); first: {runs[0].reason}"
+        return Score(metrics, reason, {**runs[0].details, "repeats": {"values": values, "range": spread}})
+
     def unscored(self, metrics: Sequence[str], error: Exception) -> Score:
         return Score({**{m: None for m in metrics}, "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {})
+
+
+#: The repeat being judged (0 .. repeats-1): part of every verdict's key, so each repeat is its own verdict.
+_REPEAT: ContextVar[int] = ContextVar("pytest_llmeval_judge_repeat", default=0)
 
 
 def _lower_verdict(value: Any) -> Any:

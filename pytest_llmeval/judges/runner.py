@@ -75,7 +75,11 @@ def validate_reply(value: Any, schema: Mapping[str, Any] | None) -> None:
 
 
 class JudgeRunner:
-    def __init__(self, judge: Any | None, cache: VerdictCache, *, offline: bool = False, why_none: str = "no judge configured") -> None:
+    def __init__(self, judge: Any | None, cache: VerdictCache, *, offline: bool = False, why_none: str = "no judge configured",
+                 repeats: int = 1) -> None:
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise ValueError(f"judge runner: 'repeats' must be a positive integer; got {repeats!r}")
+        self.repeats = repeats
         self.judge = judge
         self.cache = cache
         self.offline = offline
