@@ -37,6 +37,16 @@ except ImportError:
 
 
 @pytest.fixture
+def server():
+    """A real OpenAI-protocol HTTP server on loopback, with scripted replies and faults (tests/judge_server.py)."""
+    from .judge_server import ScriptedJudgeServer
+
+    running = ScriptedJudgeServer().start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
 def junit_properties():
     """Parse a JUnit file into {testcase name: [(property, value), ...]} and the suite properties."""
 

@@ -233,28 +233,22 @@ def test_the_example_shows_model_comparison_and_flips(pytester):
     result.stdout.fnmatch_lines(["perturbation flips: 3 (2 broke, 1 fixed) in 24 perturbed checks"])
 
 
-def test_paraphrase_is_written_by_the_judge_and_replayed(pytester):
+def test_paraphrase_is_written_by_the_judge_and_replayed(pytester, server):
     pytest.importorskip("openai")
-    from .judge_server import ScriptedJudgeServer
+    server.default = {"text": json.dumps({"paraphrase": "Which city is the capital of France?"})}
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
+    pytester.makepyfile("""
+        import pytest
 
-    server = ScriptedJudgeServer().start()
-    try:
-        server.default = {"text": json.dumps({"paraphrase": "Which city is the capital of France?"})}
-        pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
-        pytester.makepyfile("""
-            import pytest
-
-            @pytest.mark.llmeval_perturb("paraphrase", seed=7)
-            def test_x(llmeval_perturb):
-                text = llmeval_perturb("What is the capital of France?")
-                assert text in ("What is the capital of France?", "Which city is the capital of France?")
-        """)
-        pytester.runpytest().assert_outcomes(passed=2)
-        assert len(server.requests) == 1 and "Paraphrase the text below" in server.requests[0]["messages"][0]["content"]
-        pytester.runpytest("--llmeval-judge-cache=replay").assert_outcomes(passed=2)
-        assert len(server.requests) == 1  # replayed
-    finally:
-        server.stop()
+        @pytest.mark.llmeval_perturb("paraphrase", seed=7)
+        def test_x(llmeval_perturb):
+            text = llmeval_perturb("What is the capital of France?")
+            assert text in ("What is the capital of France?", "Which city is the capital of France?")
+    """)
+    pytester.runpytest().assert_outcomes(passed=2)
+    assert len(server.requests) == 1 and "Paraphrase the text below" in server.requests[0]["messages"][0]["content"]
+    pytester.runpytest("--llmeval-judge-cache=replay").assert_outcomes(passed=2)
+    assert len(server.requests) == 1  # replayed
 
 
 # -- edge cases found in review -------------------------------------------------------------

@@ -16,14 +16,6 @@ from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
 from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
 from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
 
-from .judge_server import ScriptedJudgeServer  # noqa: E402
-
-
-@pytest.fixture
-def server():
-    running = ScriptedJudgeServer().start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
 from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
 from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
 
-from .judge_server import ScriptedJudgeServer  # noqa: E402
 
 SECRET = "sk-judge-secret-value-0123456789abcdef"
 
@@ -32,13 +31,6 @@ def test_precision():
 
 def yes_no(*verdicts):
     return [{"text": json.dumps({"verdict": v, "reason": "scripted"})} for v in verdicts]
-
-
-@pytest.fixture
-def server():
-    running = ScriptedJudgeServer().start()
-    yield running
-    running.stop()
 
 
 @pytest.mark.parametrize("verdicts, expected", [((1, 0, 0, 1), 0.75), ((0, 1, 0, 1), 0.5), ((0, 0), 0.0), ((1,), 1.0)])

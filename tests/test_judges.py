@@ -13,16 +13,8 @@ from pytest_llmeval.judges.base import JudgeError, JudgeParseError, extract_json
 from pytest_llmeval.judges.cache import ReplayMiss, VerdictCache, verdict_key  # noqa: E402
 from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
 
-from .judge_server import ScriptedJudgeServer  # noqa: E402
 
 SECRET = "sk-test-secret-never-shown-0123456789"
-
-
-@pytest.fixture
-def server():
-    running = ScriptedJudgeServer().start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ from .base import MetricSpec, Score, require_choice, require_number, require_typ
 from .judged import (
     ContextPrecision,
     ContextRecall,
+    EmbeddingJudge,
     Faithfulness,
     JudgeEvaluator,
     list_schema,
@@ -483,7 +484,7 @@ Statement: {statement}
 """
 
 
-class AnswerRelevancyJudge(JudgeEvaluator):
+class AnswerRelevancyJudge(EmbeddingJudge):
     """How well the answer addresses the question.
 
     ``method="questions"`` (RAGAS, default): the judge writes ``n`` questions the answer
@@ -497,28 +498,13 @@ class AnswerRelevancyJudge(JudgeEvaluator):
     requires = ("actual", "question")
     defaults: Mapping[str, Any] = {"method": "questions", "n": 3}
     metrics = _judge_metrics("answer_relevancy", "mean similarity of generated questions to the question, or share of relevant statements")
-    models: Any = None
 
     def configure(self) -> None:
         require_choice(self.name, "method", self.params["method"], ("questions", "statements"))
         require_number(self.name, "n", self.params["n"], low=1, high=20, integer=True)
 
-    def bind(self, models: Any) -> None:
-        self.models = models
-        self.__dict__.pop("_signature", None)
-
-    def embedder(self) -> Any:
-        if self.models is None:
-            from ..models import ModelCache
-
-            self.models = ModelCache()
-        return self.models.embedder()
-
-    def scoring_model(self) -> str | None:
-        judge = super().scoring_model()
-        if self.params["method"] != "questions":
-            return judge
-        return f"{judge}; embedder:{self.embedder().signature}"
+    def uses_embedder(self) -> bool:
+        return self.params["method"] == "questions"
 
     def score(self, case: Case) -> Score:
         try:

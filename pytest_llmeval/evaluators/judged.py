@@ -26,7 +26,7 @@ from ..judges.base import JudgeParseError
 from ..judges.runner import validate_reply
 from .base import Evaluator, MetricSpec, Score, require_choice
 
-__all__ = ["JudgeEvaluator", "ContextPrecision", "Faithfulness", "ContextRecall", "ContextRelevancyJudge", "HallucinationJudge",
+__all__ = ["JudgeEvaluator", "EmbeddingJudge", "ContextPrecision", "Faithfulness", "ContextRecall", "ContextRelevancyJudge", "HallucinationJudge",
            "AnswerCorrectness", "weighted_precision"]
 
 
@@ -362,7 +362,31 @@ class HallucinationJudge(JudgeEvaluator):
                      {"verdicts": contradicted})
 
 
-class AnswerCorrectness(JudgeEvaluator):
+class EmbeddingJudge(JudgeEvaluator):
+    """A judge check that also embeds texts: the session's embedder, named in the signature when used."""
+
+    models: Any = None
+
+    def uses_embedder(self) -> bool:
+        return True
+
+    def bind(self, models: Any) -> None:
+        self.models = models
+        self.__dict__.pop("_signature", None)
+
+    def embedder(self) -> Any:
+        if self.models is None:
+            from ..models import ModelCache
+
+            self.models = ModelCache()
+        return self.models.embedder()
+
+    def scoring_model(self) -> str | None:
+        judge = super().scoring_model()
+        return f"{judge}; embedder:{self.embedder().signature}" if self.uses_embedder() else judge
+
+
+class AnswerCorrectness(EmbeddingJudge):
     """Statement F1 against the expected answer, ``tp / (tp + 0.5 (fp + fn))``, blended with semantic similarity.
 
     ``f1_weight`` and ``similarity_weight`` (RAGAS: 0.75 / 0.25) must sum to 1; with a
@@ -380,27 +404,14 @@ class AnswerCorrectness(JudgeEvaluator):
         MetricSpec("similarity", "embedding similarity to the expected answer", threshold=None),
         MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
     )
-    models: Any = None
 
     def configure(self) -> None:
         weights = (self.params["f1_weight"], self.params["similarity_weight"])
         if any(isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 for w in weights) or abs(sum(weights) - 1) > 1e-6:
             raise ValueError(f"{self.name}: parameters 'f1_weight' and 'similarity_weight' must be non-negative and sum to 1; got {weights}")
 
-    def bind(self, models: Any) -> None:
-        self.models = models
-        self.__dict__.pop("_signature", None)
-
-    def embedder(self) -> Any:
-        if self.models is None:
-            from ..models import ModelCache
-
-            self.models = ModelCache()
-        return self.models.embedder()
-
-    def scoring_model(self) -> str | None:
-        judge = super().scoring_model()
-        return f"{judge}; embedder:{self.embedder().signature}" if self.params["similarity_weight"] else judge
+    def uses_embedder(self) -> bool:
+        return bool(self.params["similarity_weight"])
 
     def _similarity(self, actual: str, expected: str) -> float:
         vectors = self.embedder().encode([actual, expected])
