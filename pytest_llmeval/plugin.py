@@ -40,6 +40,9 @@ JUDGE_PRICE_HELP = "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15
 JUDGE_JSON_HELP = "Judge structured output: auto (JSON schema, falling back to JSON object, then free text), schema, object, none"
 JUDGE_REPEATS_HELP = ("Judge each judge check N times (each repeat recorded) and score the mean, so a flickering judge "
                       "shows; use with a temperature above 0 (default: 1)")
+BASELINE_HELP = "Compare this run with a JSON report of an earlier run: regressions and improvements in the summary and reports"
+BASELINE_TOLERANCE_HELP = "How far a leaderboard mean may move before it counts as a change against the baseline (default: 0)"
+FAIL_ON_REGRESSION_HELP = "Fail the run when a check regressed against --llmeval-baseline"
 OFFLINE_HELP = "Never call a judge: replay recorded verdicts and skip judge checks that need a new one"
 MODELS_HELP = "Models under test, comma-separated: tests using the llmeval_model fixture run once per model"
 FLIP_DELTA_HELP = "Also count a perturbation flip when the score moves more than this, pass or fail alike (default: off)"
@@ -89,6 +92,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--llmeval-judge-price", dest="llmeval_judge_price", metavar="PROMPT,COMPLETION", help=JUDGE_PRICE_HELP)
     group.addoption("--llmeval-models", dest="llmeval_models", metavar="A,B,C", help=MODELS_HELP)
     group.addoption("--llmeval-flip-delta", dest="llmeval_flip_delta", type=float, metavar="DELTA", help=FLIP_DELTA_HELP)
+    group.addoption("--llmeval-baseline", dest="llmeval_baseline", metavar="REPORT.json", help=BASELINE_HELP)
+    group.addoption("--llmeval-baseline-tolerance", dest="llmeval_baseline_tolerance", type=float, metavar="DELTA",
+                    help=BASELINE_TOLERANCE_HELP)
+    group.addoption("--llmeval-fail-on-regression", dest="llmeval_fail_on_regression", action="store_true", default=False,
+                    help=FAIL_ON_REGRESSION_HELP)
     group.addoption("--llmeval-offline", dest="llmeval_offline", action="store_true", default=False, help=OFFLINE_HELP)
     parser.addini("llmeval_judge_model", JUDGE_MODEL_HELP, default="")
     parser.addini("llmeval_judge_base_url", JUDGE_URL_HELP, default="")
@@ -104,6 +112,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("llmeval_judge_max_concurrency", "Judge requests in flight at once, per process (default: 4)", default="4")
     parser.addini("llmeval_judge_timeout", "Seconds before a judge request times out and is retried (default: 60)", default="60")
     parser.addini("llmeval_models", MODELS_HELP, default="")
+    parser.addini("llmeval_baseline", BASELINE_HELP, default="")
+    parser.addini("llmeval_baseline_tolerance", BASELINE_TOLERANCE_HELP, default="0")
     parser.addini("llmeval_flip_delta", FLIP_DELTA_HELP, default="")
     parser.addini("llmeval_device", DEVICE_HELP, default="auto")
     parser.addini("llmeval_precision", PRECISION_HELP, default="auto")
@@ -122,6 +132,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.hook.pytest_llmeval_register_evaluators(registry=session.registry)
     session.load_thresholds()
     session.judge_settings()
+    session.load_baseline()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -232,6 +232,43 @@ class EvalSession:
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
         return self._overrides.get(evaluator, {})
 
+    def load_baseline(self) -> None:
+        """Read ``--llmeval-baseline`` at start-up, so a wrong path fails before any test runs."""
+        self.baseline: dict[str, Any] | None = None
+        self.baseline_path = self._setting("llmeval_baseline").strip()
+        text = self.config.getoption("llmeval_baseline_tolerance", None)
+        if text is None:
+            text = str(self.config.getini("llmeval_baseline_tolerance")).strip() or "0"
+        try:
+            self.baseline_tolerance = float(text)
+            if self.baseline_tolerance < 0:
+                raise ValueError
+        except ValueError:
+            raise pytest.UsageError(f"--llmeval-baseline-tolerance / llmeval_baseline_tolerance: expected a non-negative number; "
+                                    f"got {text!r}") from None
+        if self.config.getoption("llmeval_fail_on_regression") and not self.baseline_path:
+            raise pytest.UsageError("--llmeval-fail-on-regression needs a baseline: --llmeval-baseline=REPORT.json")
+        if not self.baseline_path or self.is_worker:
+            return
+        from .baseline import load_baseline
+
+        path = str(self.config.invocation_params.dir / self.baseline_path)
+        try:
+            self.baseline = load_baseline(path)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--llmeval-baseline / llmeval_baseline: {exc}") from None
+
+    def comparison(self) -> Any:
+        """This run against the baseline (``None`` without one); computed once, at the end."""
+        if getattr(self, "baseline", None) is None:
+            return None
+        if getattr(self, "_comparison", None) is None:
+            from .baseline import compare
+
+            self._comparison = compare(self.ordered_records(), self.baseline, tolerance=self.baseline_tolerance,
+                                       name=self.baseline_path)
+        return self._comparison
+
     def models_under_test(self) -> list[str]:
         """``--llmeval-models`` / ``llmeval_models``: names, comma- or line-separated, in order, without duplicates."""
         text = self._setting("llmeval_models")
@@ -352,6 +389,7 @@ class EvalSession:
             "models": self.model_stats(),
             "judge": self.judge_stats(),
             "summary": summary.to_dict(),
+            "baseline": None if self.comparison() is None else self.comparison().to_dict(),
             "tests": dict(sorted(self.outcomes.items())),
             "results": records,
         }
@@ -426,6 +464,10 @@ class EvalSession:
             pass
         if self.bad_records:
             warnings.warn(LLMEvalWarning(f"{self.bad_records} llmeval record(s) in user_properties could not be read"), stacklevel=1)
+        comparison = self.comparison()
+        if comparison is not None and comparison.regressions and self.config.getoption("llmeval_fail_on_regression"):
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
         paths = self.report_paths()
         if not self.records and not paths:
             return
@@ -517,7 +559,7 @@ class EvalSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or not self.config.getoption("llmeval_summary"):
             return
-        if not self.records and not self.written and not self.judge_skips:
+        if not self.records and not self.written and not self.judge_skips and self.comparison() is None:
             return
         from .report.terminal import render_summary
 
@@ -528,6 +570,8 @@ class EvalSession:
             for line in render_summary(self.summary(), width=min(fullwidth, 100)):
                 terminalreporter.write_line(line)
         for line in self.model_lines():
+            terminalreporter.write_line(line)
+        for line in self.baseline_lines():
             terminalreporter.write_line(line)
         judge = self.judge_stats()
         if judge["calls"] or judge["cache_hits"] or judge["skipped_checks"] or judge["corrupt_cache_files"]:
@@ -546,6 +590,21 @@ class EvalSession:
                 terminalreporter.write_line(f"llmeval judge: untrusted cache file {problem}")
         for path in self.written:
             terminalreporter.write_line(f"llmeval report: {path}")
+
+    def baseline_lines(self, limit: int = 20) -> list[str]:
+        comparison = self.comparison()
+        if comparison is None:
+            return []
+        lines = [f"llmeval baseline {comparison.baseline}: {len(comparison.regressions)} regression(s), "
+                 f"{len(comparison.improvements)} improvement(s) in {comparison.compared} comparable result(s)"
+                 + (f"; {len(comparison.not_comparable)} not comparable (signature changed)" if comparison.not_comparable else "")
+                 + (f"; {comparison.new} new, {comparison.missing} gone" if comparison.new or comparison.missing else "")]
+        lines += [f"  {change.describe()}" for change in comparison.changes[:limit]]
+        if len(comparison.changes) > limit:
+            lines.append(f"  ... {len(comparison.changes) - limit} more in the report")
+        if comparison.regressions and self.config.getoption("llmeval_fail_on_regression"):
+            lines.append("llmeval baseline: failing the run (--llmeval-fail-on-regression)")
+        return lines
 
     def model_lines(self) -> list[str]:
         """One line per embedder used in this run, with workers' numbers added up."""

@@ -102,6 +102,19 @@ def render(report: dict[str, Any]) -> str:
             out.append("</table>")
             if len(flips) > MAX_FLIPS:
                 out.append(f"<p class=muted>{len(flips) - MAX_FLIPS} more flips are in the JSON report.</p>")
+    baseline = report.get("baseline")
+    if baseline:
+        out.append(f"<h2>Compared with baseline</h2><p><code>{e(baseline['baseline'])}</code>: <b>{baseline['regressions']} "
+                   f"regression(s)</b>, {baseline['improvements']} improvement(s) in {baseline['compared']} comparable result(s); "
+                   f"{len(baseline['not_comparable'])} not comparable, {baseline['new']} new, {baseline['missing']} gone.</p>")
+        if baseline["changes"]:
+            out.append("<table><tr><th>change</th><th>check</th><th>model</th><th>before</th><th>after</th><th>test</th></tr>")
+            for change in baseline["changes"][:MAX_FLIPS]:
+                kind = f'<span class="fail">{e(change["kind"])}</span>' if change["kind"] == "regression" else e(change["kind"])
+                out.append(f"<tr><td>{kind} ({e(change['scope'])})</td><td>{e(change['evaluator'])} <span class=muted>"
+                           f"{e(change['metric'])}</span></td><td>{e(change['model'])}</td><td class=num>{_num(change['before'])}</td>"
+                           f"<td class=num>{_num(change['after'])}</td><td>{e(change.get('nodeid') or '')}</td></tr>")
+            out.append("</table>")
     insights = summary.get("insights", [])
     if insights:
         out.append("<h2>Insights</h2><table><tr><th>check</th><th>model</th><th>case</th><th>score</th><th>evidence</th></tr>")

@@ -75,6 +75,20 @@ def render(report: dict[str, Any]) -> str:
                 lines.append(f"\n{len(flips) - MAX_FAILURES} more flips are in the JSON report.")
             lines.append("")
 
+    baseline = report.get("baseline")
+    if baseline:
+        lines += ["## Compared with baseline", "",
+                  f"`{_cell(baseline['baseline'])}`: **{baseline['regressions']} regression(s)**, {baseline['improvements']} "
+                  f"improvement(s) in {baseline['compared']} comparable result(s); {len(baseline['not_comparable'])} not comparable "
+                  f"(signature changed), {baseline['new']} new, {baseline['missing']} gone.", ""]
+        if baseline["changes"]:
+            lines += ["| change | check | model | before | after | test |", "|---|---|---|---:|---:|---|"]
+            for change in baseline["changes"][:MAX_FAILURES]:
+                what = f"{change['kind']} ({'pass/fail' if change['scope'] == 'result' else 'mean'})"
+                lines.append(f"| {what} | {_cell(change['evaluator'])} {_cell(change['metric'])} | {_cell(change['model'])} "
+                             f"| {_num(change['before'])} | {_num(change['after'])} | {_cell(change.get('nodeid') or '', 80)} |")
+            lines.append("")
+
     insights = summary.get("insights", [])
     if insights:
         lines += ["## Insights", "", "The worst failing result of each check, with the evaluator's evidence:", "",
