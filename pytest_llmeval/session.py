@@ -620,9 +620,10 @@ class EvalSession:
                     entry["devices"].add(embedder["device"])
         lines = []
         for signature, entry in totals.items():
-            devices = ", ".join(sorted(entry["devices"])) or "not loaded"
+            devices = ", ".join(sorted(entry["devices"]))
+            where = f"on {devices}" if devices else "not loaded (all from cache)"
             lines.append(
-                f"llmeval models: {entry['name']} on {devices}: {entry['encoded']} texts encoded, "
+                f"llmeval models: {entry['name']} {where}: {entry['encoded']} texts encoded, "
                 f"{entry['hits']} from cache ({loads} model load(s))"
             )
         return lines

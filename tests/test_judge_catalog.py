@@ -404,3 +404,11 @@ def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
     bad = pytester.runpytest("--llmeval-judge-repeats=0")
     assert bad.ret != 0
     bad.stderr.fnmatch_lines(["*--llmeval-judge-repeats / llmeval_judge_repeats: expected an integer from 1 to 100; got '0'*"])
+
+
+def test_summarization_judge_reads_source_and_reference(make, server):
+    verdicts(server, "bad", "good")
+    bad, good = make("summarization_judge").evaluate([Case(actual="Short.", question="A long source text.", expected="A reference."),
+                                                      Case(actual="A fine summary.", question="Source.")])
+    assert (bad.passed, good.passed) == (False, True) and bad.metrics["fail"] == 1.0
+    assert "[Original Document]: A long source text." in prompts(server)[0] and "[Reference summary]: A reference." in prompts(server)[0]
