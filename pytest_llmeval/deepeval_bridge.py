@@ -103,9 +103,14 @@ def _metric_name(metric: Any) -> str:
     return str(name)
 
 
+_CASE_FIELDS = ("actual", "question", "expected", "context")
+
+
 def _test_case(test_case: Any, fields: Mapping[str, Any]) -> Any:
+    """``test_case`` as given, or an ``LLMTestCase`` from our case fields; other keywords go to ``LLMTestCase``."""
+    extra = {k: v for k, v in fields.items() if k not in _CASE_FIELDS}
     if test_case is not None:
-        if any(v is not None for v in fields.values()):
+        if extra or any(fields.get(k) is not None for k in _CASE_FIELDS):
             raise TypeError("assert_metric: pass either test_case= or the case fields (actual, question, ...), not both")
         return test_case
     from deepeval.test_case import LLMTestCase
@@ -117,7 +122,7 @@ def _test_case(test_case: Any, fields: Mapping[str, Any]) -> Any:
     if isinstance(context, str):
         context = [context]
     return LLMTestCase(input=fields.get("question") or "", actual_output=fields.get("actual"), expected_output=expected,
-                       retrieval_context=list(context) if context is not None else None, **dict(fields.get("extra") or {}))
+                       retrieval_context=list(context) if context is not None else None, **extra)
 
 
 def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = None, case: str | None = None,
@@ -126,8 +131,7 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
     deepeval = _deepeval()
     if not callable(getattr(metric, "measure", None)):
         raise TypeError(f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}")
-    extra = {k: fields.pop(k) for k in list(fields) if k not in ("actual", "question", "expected", "context")}
-    llm_case = _test_case(test_case, {**fields, "extra": extra or None} if extra else fields)
+    llm_case = _test_case(test_case, fields)
     from .assertions import _group_defaults
     from .judges.runner import JudgeUnavailable
     from .recording import current_context

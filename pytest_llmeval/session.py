@@ -80,6 +80,11 @@ class EvalSession:
         self.judge_skips = 0
         self.worker_judges: list[dict[str, Any]] = []
         self._judge: Any = None
+        self._summary: tuple[int, Any] | None = None
+        self._comparison: tuple[int, Any] | None = None
+        self.baseline: dict[str, Any] | None = None
+        self.baseline_path = ""
+        self.baseline_tolerance = 0.0
 
     def _setting(self, name: str) -> str:
         """A model setting: the command line wins over the ini file."""
@@ -234,7 +239,6 @@ class EvalSession:
 
     def load_baseline(self) -> None:
         """Read ``--llmeval-baseline`` at start-up, so a wrong path fails before any test runs."""
-        self.baseline: dict[str, Any] | None = None
         self.baseline_path = self._setting("llmeval_baseline").strip()
         text = self.config.getoption("llmeval_baseline_tolerance", None)
         if text is None:
@@ -259,15 +263,15 @@ class EvalSession:
             raise pytest.UsageError(f"--llmeval-baseline / llmeval_baseline: {exc}") from None
 
     def comparison(self) -> Any:
-        """This run against the baseline (``None`` without one); computed once, at the end."""
-        if getattr(self, "baseline", None) is None:
+        """This run against the baseline (``None`` without one); computed once per set of records."""
+        if self.baseline is None:
             return None
-        if getattr(self, "_comparison", None) is None:
+        if self._comparison is None or self._comparison[0] != len(self.records):
             from .baseline import compare
 
-            self._comparison = compare(self.ordered_records(), self.baseline, tolerance=self.baseline_tolerance,
-                                       name=self.baseline_path)
-        return self._comparison
+            self._comparison = (len(self.records), compare(self.ordered_records(), self.baseline, tolerance=self.baseline_tolerance,
+                                                           name=self.baseline_path))
+        return self._comparison[1]
 
     def models_under_test(self) -> list[str]:
         """``--llmeval-models`` / ``llmeval_models``: names, comma- or line-separated, in order, without duplicates."""
@@ -290,9 +294,16 @@ class EvalSession:
         return float(value)
 
     def summary(self) -> Any:
-        from .aggregate import summarize
+        """The leaderboard, flips and insights of the records so far; computed once per set of records.
 
-        return summarize(self.ordered_records(), flip_delta=self.flip_delta())
+        The end of a run reads it four times (JUnit suite properties, JUnit flips, the
+        report and the terminal), always after the last record arrived.
+        """
+        if self._summary is None or self._summary[0] != len(self.records):
+            from .aggregate import summarize
+
+            self._summary = (len(self.records), summarize(self.ordered_records(), flip_delta=self.flip_delta()))
+        return self._summary[1]
 
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> TestContext:
         model = case = None
@@ -363,10 +374,9 @@ class EvalSession:
         import platform
 
         from . import __version__
-        from .aggregate import summarize
 
         records = self.ordered_records()
-        summary = summarize(records, flip_delta=self.flip_delta())
+        summary = self.summary()
         for record in records:
             record["outcome"] = self.outcomes.get(record["nodeid"], "unknown")
         finished = time.time()

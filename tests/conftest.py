@@ -36,6 +36,29 @@ except ImportError:
     pass
 
 
+@pytest.fixture(scope="module")
+def models():
+    """One CPU model cache per test module, without a disk cache (a module may define its own)."""
+    from pytest_llmeval.models import ModelCache
+
+    return ModelCache(device="cpu", cache_dir=None, announce=lambda line: None)
+
+
+@pytest.fixture
+def make(models):
+    """``make(name, **params)``: a registered evaluator bound to the module's model cache."""
+    from pytest_llmeval import Registry
+
+    registry = Registry(entry_points=False)
+
+    def make(name, **params):
+        evaluator = registry.create(name, **params)
+        evaluator.bind(models)
+        return evaluator
+
+    return make
+
+
 @pytest.fixture
 def server():
     """A real OpenAI-protocol HTTP server on loopback, with scripted replies and faults (tests/judge_server.py)."""

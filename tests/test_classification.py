@@ -11,21 +11,6 @@ REGISTRY = Registry(entry_points=False)
 CATEGORIES = ["toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"]
 
 
-@pytest.fixture(scope="module")
-def models():
-    return ModelCache(device="cpu", cache_dir=None, announce=lambda line: None)
-
-
-@pytest.fixture
-def make(models):
-    def make(name, **params):
-        evaluator = REGISTRY.create(name, **params)
-        evaluator.bind(models)
-        return evaluator
-
-    return make
-
-
 def test_profanity_backend_toxic_vs_benign_and_worst_sentence(make):
     pytest.importorskip("profanity_check")
     toxicity = make("toxicity")

@@ -14,11 +14,6 @@ REGISTRY = Registry(entry_points=False)
 TEXT = "My name is John Smith, email john@example.com, phone 415-555-0134, I live in Paris."
 
 
-@pytest.fixture(scope="module")
-def models():
-    return ModelCache(device="cpu", announce=lambda line: None)
-
-
 def build(models, **params):
     evaluator = REGISTRY.create("pii_presidio", **params)
     evaluator.bind(models)

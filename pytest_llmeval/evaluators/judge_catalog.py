@@ -35,6 +35,7 @@ from .base import MetricSpec, Score, require_choice, require_number, require_typ
 from .judged import (
     ContextPrecision,
     ContextRecall,
+    PARSE_FAILURE,
     EmbeddingJudge,
     Faithfulness,
     JudgeEvaluator,
@@ -49,7 +50,6 @@ __all__ = ["ScaleJudge", "Correctness", "SummaryCoherence", "BucketJudge", "Accu
            "PassFailJudge", "ContactInformation", "LanguageMismatch", "Sexism", "Stereotypes", "SummarizationJudge", "Byop",
            "OpinionShare", "BiasJudge", "ToxicityJudge", "AnswerRelevancyJudge", "Ragas", "harmonic_mean"]
 
-PARSE_FAILURE = MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None)
 
 
 def _score_schema(low: int, high: int) -> dict[str, Any]:

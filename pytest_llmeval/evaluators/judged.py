@@ -180,10 +180,14 @@ def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> 
     return _verdict(evaluator, template, ("yes", "no"), what, **fields) == "yes"
 
 
+#: Every judge check reports it: 1 when the judge's reply could not be used (the case is then unscored).
+PARSE_FAILURE = MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None)
+
+
 def _judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
     return (
         MetricSpec(primary, description, higher_is_better=higher_is_better, threshold=0.75 if higher_is_better else 0.25, primary=True),
-        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
+        PARSE_FAILURE,
     )
 
 
@@ -402,7 +406,7 @@ class AnswerCorrectness(EmbeddingJudge):
         MetricSpec("answer_correctness", "weighted statement F1 and semantic similarity", threshold=0.75, primary=True),
         MetricSpec("f1", "statement F1", threshold=None),
         MetricSpec("similarity", "embedding similarity to the expected answer", threshold=None),
-        MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None),
+        PARSE_FAILURE,
     )
 
     def configure(self) -> None:
