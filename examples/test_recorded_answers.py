@@ -41,13 +41,17 @@ ORDER_SCHEMA = {
 }
 
 
-def cases(select=lambda case: True):
+def cases(select=lambda case: True, hallucinations=False):
+    """Params for the selected cases; with ``hallucinations``, a recorded hallucination must be caught (strict xfail)."""
     params = []
     for case in CASES:
         if not select(case):
             continue
         marks = [pytest.mark.llmeval(model=case.model, case=case.case_id, category=case.metadata["category"])]
-        if case.model in BASELINE_MODELS:
+        if hallucinations and "recorded_hallucination" in case.metadata:
+            # The answer reads well and embeds close to the context; only its facts are wrong.
+            marks.append(pytest.mark.xfail(reason=f"recorded hallucination: {case.metadata['recorded_hallucination']}", strict=True))
+        elif case.model in BASELINE_MODELS:
             marks.append(pytest.mark.xfail(reason="known-weak baseline model", strict=False))
         params.append(pytest.param(case, id=f"{case.model}-{case.case_id}", marks=marks))
     return params
@@ -84,7 +88,12 @@ def test_not_looping(case):
     assert_not_looping(case.actual)
 
 
-@pytest.mark.parametrize("case", cases(lambda c: bool(c.context) and c.metadata["category"] != "privacy"))
+@pytest.mark.parametrize("case", cases(lambda c: bool(c.context) and c.metadata["category"] != "privacy", hallucinations=True))
 def test_grounded_in_context(case):
-    """RAG answers stay close to what was retrieved (embedded all-MiniLM-L6-v2, no download)."""
-    assert_grounded(case.actual, case.context, threshold=0.6)
+    """RAG answers state only facts the retrieved context states, and stay close to it.
+
+    The numbers, dates and names of the answer must be in the context (acme-small's
+    recorded "completed in 1899" is caught and named, although the sentence embeds
+    close to the context); closeness uses the embedded all-MiniLM-L6-v2.
+    """
+    assert_grounded(case.actual, case.context, question=case.question, threshold=0.6)

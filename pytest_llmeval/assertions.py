@@ -195,7 +195,7 @@ def _run(
 
         evaluator = Registry().create(name, **params)
         session_thresholds = {}
-    in_force = _thresholds(name, threshold, thresholds, evaluator.primary_metric().name, session_thresholds)
+    in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
     if getattr(evaluator, "needs_judge", False):
         from .judges.runner import JudgeUnavailable
 
@@ -373,14 +373,26 @@ def assert_edit_distance(
 # -- embedding checks (pytest-llmeval[embeddings]) ---------------------------------------
 
 
-def assert_grounded(actual: str, context: Any, *, model: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
-    """Every answer sentence is close to some context sentence (groundedness, default threshold 0.75).
+def assert_grounded(
+    actual: str, context: Any, *, method: str = "facts", entities: str = "auto", short_answer_words: int = 5,
+    nli_model: str | None = None, model: str | None = None, embedding_model: str | None = None, **kwargs: Any,
+) -> Result:
+    """The answer's facts are stated in the context and every sentence is close to it (groundedness).
 
-    The failure names the least grounded sentence and its closest context sentence.
+    ``method="facts"`` (default): a number, date or name of the answer that the
+    context does not state fails the check and is named (``'Mumbai' (sentence 1)
+    appears nowhere in the context``), and each sentence's support (similarity plus
+    word support) must reach the threshold calibrated for the embedding model
+    (0.70 for the embedded all-MiniLM-L6-v2). Pass ``question=`` too: a short
+    answer is then judged as the claim question and answer make together.
+    ``method="embeddings"``: the catalog's embedding groundedness alone (0.75).
+    ``method="nli"``: the fact layer plus the NLI cross-encoder ``nli_model``.
     """
     __tracebackhide__ = True
     _common(kwargs)
-    return assert_check("groundedness", actual=actual, context=context, model=model, params={"model": embedding_model}, **kwargs)
+    params = {"model": embedding_model, "method": method, "entities": entities, "short_answer_words": short_answer_words,
+              "nli_model": nli_model}
+    return assert_check("groundedness", actual=actual, context=context, model=model, params=params, **kwargs)
 
 
 def assert_accurate(
@@ -389,32 +401,38 @@ def assert_accurate(
     *,
     short_string_metric: str = "normalized_edit_distance",
     short_string_threshold: int = 10,
+    facts: bool = True,
+    entities: str = "auto",
     embedding_model: str | None = None,
     **kwargs: Any,
 ) -> Result:
-    """The least accurate answer sentence is close to the expected answer (answer accuracy, 0.75).
+    """The least accurate answer sentence is close to the expected answer, and its facts agree (answer accuracy).
 
     Short answers (both at most ``short_string_threshold`` characters) are scored by
     ``short_string_metric`` instead: ``normalized_edit_distance``, ``exact_match``,
-    ``token_jaccard`` or ``embeddings``.
+    ``token_jaccard`` or ``embeddings``. With ``facts=True`` a number, date or name
+    that the expected answer does not state fails the check and is named.
     """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": embedding_model, "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold}
+    params = {"model": embedding_model, "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
+              "facts": facts, "entities": entities}
     return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
 
 
 def assert_similar(
     actual: str, expected: Any, *, method: str = "embeddings", cross_encoder: str | None = None,
-    embedding_model: str | None = None, **kwargs: Any,
+    facts: bool = True, entities: str = "auto", embedding_model: str | None = None, **kwargs: Any,
 ) -> Result:
-    """The answer means the same as the expected answer (semantic similarity, 0.75).
+    """The answer means the same as the expected answer, and its facts agree (semantic similarity).
 
-    ``method="cross-encoder"`` scores the pair with the ``cross_encoder`` model instead of embeddings.
+    ``method="cross-encoder"`` scores the pair with the ``cross_encoder`` model instead
+    of embeddings. With ``facts=True`` ("The capital is Sydney" vs "... Canberra")
+    a number, date or name that the expected answer does not state fails the check.
     """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": embedding_model, "method": method, "cross_encoder": cross_encoder}
+    params = {"model": embedding_model, "method": method, "cross_encoder": cross_encoder, "facts": facts, "entities": entities}
     return assert_check("semantic_similarity", actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -578,12 +596,13 @@ def assert_no_prompt_injection(question: str, *, classifier: str | None = None, 
 
 
 def assert_no_hallucination(
-    actual: str, context: Any, *, method: str = "hhem", nli_model: str | None = None, **kwargs: Any
+    actual: str, context: Any, *, method: str = "hhem", nli_model: str | None = None, entities: str = "auto", **kwargs: Any
 ) -> Result:
-    """The answer is supported by a context chunk (HHEM or NLI factual consistency, threshold 0.75)."""
+    """The answer is supported by a context chunk (HHEM or NLI factual consistency, threshold 0.75), and so are its facts."""
     __tracebackhide__ = True
     _common(kwargs)
-    return assert_check("hallucination", actual=actual, context=context, params={"method": method, "model": nli_model}, **kwargs)
+    params = {"method": method, "model": nli_model, "entities": entities}
+    return assert_check("hallucination", actual=actual, context=context, params=params, **kwargs)
 
 
 def assert_fluent(actual: str, *, language_model: str | None = None, **kwargs: Any) -> Result:

@@ -408,6 +408,8 @@ class ModelCache:
         self._embedders: dict[str, Embedder] = {}
         self._models: dict[str, Any] = {}
         self.loads: list[dict[str, Any]] = []
+        #: Warnings already given this session (an uncalibrated model is named once).
+        self.warned: set[str] = set()
 
     def embedder(self, name: str | None = None) -> Embedder:
         """The embedder ``name`` (default: the session's embedding model), created once."""

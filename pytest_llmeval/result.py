@@ -60,6 +60,9 @@ class Signature:
         backend: The library that computed the score, with its version.
         model: The scoring model (embedder, classifier, judge), if any.
         params: The evaluator parameters that affect the score.
+        thresholds: The thresholds in force when the verdict was given, by metric
+            (a calibrated default differs per scoring model, so verdicts made under
+            other thresholds are not compared).
     """
 
     evaluator: str
@@ -67,9 +70,11 @@ class Signature:
     backend: str = "python"
     model: str | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    thresholds: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", freeze(dict(sorted(dict(self.params).items()))))
+        object.__setattr__(self, "thresholds", freeze({str(k): float(v) for k, v in sorted(dict(self.thresholds).items())}))
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -81,6 +86,8 @@ class Signature:
         if self.model:
             parts.append(f"model={self.model}")
         parts.extend(f"{k}={json.dumps(thaw(v), sort_keys=True)}" for k, v in self.params.items())
+        if self.thresholds:
+            parts.append("thresholds=" + ",".join(f"{k}:{v:g}" for k, v in self.thresholds.items()))
         return "|".join(parts)
 
     @property
@@ -95,6 +102,7 @@ class Signature:
             "backend": self.backend,
             "model": self.model,
             "params": thaw(self.params),
+            "thresholds": thaw(self.thresholds),
         }
 
     @classmethod
@@ -105,6 +113,7 @@ class Signature:
             backend=data.get("backend", "python"),
             model=data.get("model"),
             params=data.get("params") or {},
+            thresholds=data.get("thresholds") or {},
         )
 
 

@@ -30,6 +30,11 @@ import pytest_llmeval.evaluators.base  # noqa: F401,E402
 import pytest_llmeval.perturbators  # noqa: F401,E402
 import pytest_llmeval.report  # noqa: F401,E402
 
+try:  # spaCy and its English model, for the fact layer (same reason: its registries break on a second import)
+    import spacy  # noqa: F401
+except ImportError:
+    pass
+
 try:  # the judge's client (same reason)
     import openai  # noqa: F401
 except ImportError:

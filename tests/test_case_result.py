@@ -60,7 +60,7 @@ def test_example_dataset_loads():
     from pathlib import Path
 
     cases = load_cases(Path(__file__).parent.parent / "examples" / "recorded_answers.jsonl")
-    assert len(cases) == 15 and {c.model for c in cases} == {"acme-large", "acme-small", "tiny-chat"}
+    assert len(cases) == 18 and {c.model for c in cases} == {"acme-large", "acme-small", "tiny-chat"}
 
 
 def test_signature_key_and_equality():

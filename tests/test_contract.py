@@ -234,7 +234,7 @@ def test_unknown_parameter_lists_the_valid_ones(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_thresholds_validated(name):
     evaluator = create(name)
-    primary = evaluator.primary_metric().name
+    primary = evaluator.active_primary().name
     with pytest.raises(ValueError, match=f"{name}: no metric 'nope' to set a threshold on"):
         evaluator.evaluate([make_case(name)], thresholds={"nope": 0.5})
     with pytest.raises(TypeError, match="must be a number"):
@@ -242,5 +242,6 @@ def test_thresholds_validated(name):
     low, high = evaluator.metric_specs()[primary].range
     with pytest.raises(ValueError, match="outside its range"):
         evaluator.evaluate([make_case(name)], thresholds={primary: low - 1})
-    [off] = evaluator.evaluate([make_case(name, actual="x y z")], thresholds={primary: None})
-    assert off.passed and off.thresholds == {}
+    every_gate_off = {spec.name: None for spec in evaluator.gating_metrics()}
+    [off] = evaluator.evaluate([make_case(name, actual="x y z")], thresholds=every_gate_off)
+    assert off.passed and off.thresholds == {} and off.signature.thresholds == {}

@@ -127,3 +127,32 @@ def test_perplexity_batched_equals_sliding(tiny_lm, models):
             assert result.details["tokens"] == tokens
         else:
             assert result.score is None and alone.score is None
+
+
+def test_hallucination_names_an_unsupported_fact(tmp_path, models):
+    pytest.importorskip("sentence_transformers")
+    folder = tiny_classifier(tmp_path, ["contradiction", "entailment", "neutral"])
+    evaluator = build("hallucination", models, method="nli", model=folder, entities="rules")
+    [result] = evaluator.evaluate([Case(actual="The cat sat there in 1999 .", context=["the cat sat on the mat in 1989 ."])], thresholds={"consistency": 0.0})
+    assert not result.passed and result.failed_metrics() == ["fact_support"]
+    assert "'1999' (sentence 1) is not stated in the context" in result.reason
+
+
+def test_groundedness_nli_method_with_a_tiny_cross_encoder(tmp_path, models):
+    """Loading, batching and windows of the NLI path (a random model: shapes and plumbing, not quality)."""
+    pytest.importorskip("sentence_transformers")
+    folder = tiny_classifier(tmp_path, ["contradiction", "entailment", "neutral"])
+    evaluator = build("groundedness", models, method="nli", nli_model=folder, nli_window=2, entities="rules")
+    context = ["The cat sat on the mat. The dog ran. The cat is black.", "The mat is red."]
+    cases = [Case(actual="The cat sat on the mat. The dog ran.", context=context), Case(actual="Paris", context=context, question="where ?")]
+    first, second = evaluator.evaluate(cases)
+    assert first.primary == "entailment" and len(first.details["entailment"]) == 2
+    assert all(0.0 <= p <= 1.0 for p in first.details["entailment"]) and first.score == min(first.details["entailment"])
+    assert set(first.thresholds) == {"entailment", "fact_support"}
+    assert "nli:" in first.signature.model and first.signature.params["nli_window"] == 2
+    # a short answer is one claim with its question; 'Paris' is a name the context lacks
+    assert len(second.details["entailment"]) == 1 and second.metrics["fact_support"] == 0.0 and not second.passed
+    # the model loaded once for both cases
+    assert len([load for load in models.loads if load["model"].startswith("NLI model")]) == 1
+    with pytest.raises(TypeError, match="parameter 'nli_model' must be an NLI cross-encoder name or local folder"):
+        REGISTRY.create("groundedness", method="nli")

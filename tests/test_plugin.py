@@ -73,7 +73,7 @@ def test_passing_and_failing_assertions_and_messages(pytester):
             "*LLMEvalAssertionError: llmeval text_matching failed: pass 0.000 < threshold 0.500",
             "*why: condition \"15,969\" AND NOT \"Real\" fails; answer: missing \"15,969\"; found forbidden \"Real\" at 23*",
             "*model: small  case: q1",
-            "*signature: text_matching|v1|python|evaluate_context=true",
+            "*signature: text_matching|v1|python|evaluate_context=true|thresholds=pass:0.5",
         ]
     )
     result.stdout.fnmatch_lines(["*schema violation at $.id: 'x' is not of type 'integer'*"])

