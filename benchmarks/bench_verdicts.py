@@ -4,6 +4,7 @@ Run by hand (nothing of the data is committed; paths are arguments)::
 
     python benchmarks/bench_verdicts.py                       # ../shared/data + benchmarks/data
     python benchmarks/bench_verdicts.py --data DIR --entities rules --workers 2 --json out.json
+    python benchmarks/bench_verdicts.py --nli-model ~/models/nli-deberta-v3-base   # adds method="nli"
 
 Each labeled answer becomes one parametrized pytest test that calls the check's
 ``assert_*`` form (``assert_check``); the script runs pytest on them, first to
@@ -116,12 +117,17 @@ def relevancy(data: str, field: str) -> Iterator[tuple[str, bool, dict[str, Any]
             yield f"ans{index}-other", False, {"question": row["question"], "actual": other["hallucinated_answer"]}
 
 
-def plan(data: str, own: str, entities: str) -> list[tuple[str, str, dict[str, Any], Iterable[tuple[str, bool, dict[str, Any]]]]]:
+def plan(
+    data: str, own: str, entities: str, nli_model: str | None = None
+) -> list[tuple[str, str, dict[str, Any], Iterable[tuple[str, bool, dict[str, Any]]]]]:
     """(check, setup label, params, rows) for every measurement."""
     facts = {"method": "facts", "entities": entities}
     out: list[tuple[str, str, dict[str, Any], Iterable[tuple[str, bool, dict[str, Any]]]]] = []
     public = os.path.exists(os.path.join(data, "qags_cnndm.jsonl"))
-    for method, params in (("facts", facts), ("embeddings", {"method": "embeddings"})):
+    methods: list[tuple[str, dict[str, Any]]] = [("facts", facts), ("embeddings", {"method": "embeddings"})]
+    if nli_model:
+        methods.append(("nli", {"method": "nli", "nli_model": nli_model, "entities": entities}))
+    for method, params in methods:
         if public:
             out.append(("groundedness", method, params, halueval(data)))
             out.append(("groundedness", method, params, qags(data)))
@@ -229,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--own", default=OWN_DATA, help="folder of our labeled pairs (default: benchmarks/data)")
     parser.add_argument("--entities", default="auto", choices=("auto", "rules", "spacy"), help="fact-layer name extractor")
     parser.add_argument("--embedding-model", default=None, help="another embedding model (default: the embedded MiniLM)")
+    parser.add_argument("--nli-model", default=None, help="an NLI cross-encoder (name or local folder): adds groundedness method='nli'")
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (1: none)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many rows per data set (0: all)")
     parser.add_argument("--only", default="", help="comma-separated checks to measure (default: all)")
@@ -240,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels: dict[str, bool] = {}
     groups: dict[str, tuple[str, str, str]] = {}
     only = {name for name in args.only.split(",") if name}
-    for check, setup, params, data_rows in plan(args.data, args.own, args.entities):
+    for check, setup, params, data_rows in plan(args.data, args.own, args.entities, args.nli_model):
         if only and check not in only:
             continue
         for count, (row_id, good, fields) in enumerate(data_rows):
