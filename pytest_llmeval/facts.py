@@ -115,7 +115,7 @@ _UNIT_ALTERNATIVES = "|".join(
 )
 _NUMBER = re.compile(
     r"(?P<cur>(?:US)?\$|[€£¥₹])?[ \t]?"
-    r"(?<![\w.,])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
+    r"(?<![\w.,])(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
     r"|(?i:" + "|".join(_NUMBER_WORDS) + r")(?:-(?i:one|two|three|four|five|six|seven|eight|nine))?)"
     r"(?P<ord>st|nd|rd|th)?"
     r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:hundred|thousand|million|billion|trillion|mn|mln|bn|tn|k|m|b))(?!\w)"
@@ -161,6 +161,12 @@ def parse_number(text: str) -> tuple[float, float] | None:
     return None if value is None else value[:2]
 
 
+def _scaled(match: re.Match[str]) -> bool:
+    """Whether a bare ``m`` / ``b`` after a number is a magnitude: money, or written in capitals."""
+    unit = (match.group("unit") or "").lower()
+    return bool(match.group("cur")) or unit in _CURRENCY_WORDS or (match.group("scale") or "").isupper()
+
+
 def _number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
     """Value, step and whether the number was written as a word."""
     raw = match.group("num")
@@ -177,11 +183,13 @@ def _number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
             return None
         decimals = len(digits.partition(".")[2])
         step = 10.0 ** -decimals
+    if match.group("sign"):
+        value = -value
     scale = match.group("scale")
     if scale:
         key = scale.lower()
-        if key in ("m", "b") and not match.group("cur"):
-            # "5 m" is five metres and "5 b" nothing we know; "$5m" is five million dollars.
+        if key in ("m", "b") and not _scaled(match):
+            # "5 m" is five metres and "5 b" nothing we know; "$5m", "5m euros", "7B" are millions and billions.
             return value, step, word
         factor = _SCALES[key]
         value *= factor
@@ -210,8 +218,10 @@ _FUNCTION_WORDS = frozenset(
     certainly unfortunately fortunately sorry hello hi dear answer question let lets while whereas unless
     accordingly consequently similarly likewise otherwise nevertheless nonetheless notably namely
     specifically generally typically basically actually really clearly obviously apparently presumably
+    approximately roughly exactly nearly about around almost precisely estimated correct incorrect true false
+    definitely probably possibly likely unlikely absolutely right wrong total overall average
     """.split()
-)
+) | frozenset(_NUMBER_WORDS) | {"one", "hundred", "thousand", "million", "billion", "trillion"}
 # Titles and honorifics: part of a name as written, but a context may name the person without them.
 _TITLES = frozenset(
     """
@@ -222,7 +232,18 @@ _TITLES = frozenset(
 )
 _CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van", "von", "der", "den", "and", "&", "y", "bin", "al", "el"})
 _WORD = re.compile(r"[^\W\d_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
-_SUFFIXES = ("ians", "ans", "ian", "an", "ns", "n", "ese", "ish", "i", "es", "s", "'s", "’s", "ers", "er", "ed", "ing", "ic", "ism", "ist", "ists")
+#: Endings that make a demonym or adjective of a place name (America-n, Canad-ian, Japan-ese, Israel-i).
+_DEMONYM = ("ian", "an", "n", "ese", "ish", "i", "ean")
+
+
+def _inflection(word: str) -> str:
+    """A name word without its plural or possessive ending: ``Canadians`` -> ``canadian``."""
+    folded = _fold(word)
+    if len(folded) > 4 and folded.endswith("ies"):
+        return folded[:-3] + "y"
+    if len(folded) > 3 and folded.endswith("s") and not folded.endswith(("ss", "us", "is")):
+        return folded[:-1]
+    return folded
 
 
 def _fold(word: str) -> str:
@@ -279,6 +300,9 @@ class Fact:
     unit: str | None = None
     step: float = 1.0
     start: int = 0
+    #: A lone capitalised first word of a sentence: perhaps a name, perhaps a common word,
+    #: so any word of the source sharing its stem supports it ("Open" / "opening").
+    weak: bool = False
 
     def describe(self) -> str:
         return repr(self.text)
@@ -297,7 +321,7 @@ def _numbers(text: str) -> Iterable[Fact]:
             unit = _CURRENCY_WORDS.get(key) or _UNITS.get(key)
         if cur:
             unit = "USD" if cur.endswith("$") else _CURRENCY_SYMBOLS[cur]
-        if scale and scale.lower() in ("m", "b") and not cur:
+        if scale and scale.lower() in ("m", "b") and not _scaled(match):
             unit = unit or ("m" if scale.lower() == "m" else None)
         if unit in _BASE:
             unit, factor = _BASE[unit]
@@ -316,7 +340,7 @@ def _numbers(text: str) -> Iterable[Fact]:
         if word and not scale and unit is None:
             # "two" alone is a weak fact ("two of them"); keep it, but only as a number.
             kind = "number"
-        start = match.start("cur") if cur else match.start("num")
+        start = match.start("cur") if cur else match.start("sign") if match.group("sign") else match.start("num")
         yield Fact(kind, text[start:match.end()].strip(), value, unit, step, start)
 
 
@@ -375,7 +399,8 @@ def _rule_names(text: str) -> Iterable[Fact]:
                 keys = tuple(_fold(w) for w in words_in if w.casefold() not in _CONNECTORS and _fold(w) not in _TITLES)
                 if keys:
                     start, end = run[0].start(), run[-1].end()
-                    yield Fact("name", sentence[start:end], keys, start=base + start)
+                    weak = len(run) == 1 and run[0].start() == words[0].start()
+                    yield Fact("name", sentence[start:end], keys, start=base + start, weak=weak)
             run.clear()
 
         for index, match in enumerate(words):
@@ -384,6 +409,8 @@ def _rule_names(text: str) -> Iterable[Fact]:
             capital = word[0].isupper() and not word.isupper() or (word.isupper() and len(word) >= 2 and not sentence.isupper())
             if capital and index == 0 and (folded in _FUNCTION_WORDS or folded in lowered):
                 capital = False
+            if capital and run == [] and sentence[match.end():match.end() + 1] == ":":
+                capital = False  # a label ("Height: 330 m")
             if capital and index == 0 and folded not in _FUNCTION_WORDS:
                 nxt = words[1].group(0) if len(words) > 1 else ""
                 # A lone capitalised first word ("Paris." / "Born in 1990,") is a name unless the
@@ -421,8 +448,18 @@ def spacy_model() -> Any | None:
 _SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"})
 
 
+#: Texts longer than this get their names from the rules: spaCy refuses a million characters
+#: and takes tens of seconds on a few hundred thousand.
+SPACY_MAX_CHARS = 100_000
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
-    doc = nlp(text)
+    if len(text) > SPACY_MAX_CHARS:
+        yield from _rule_names(text)
+        return
+    # spaCy cannot encode a lone surrogate; one replacement character keeps every offset.
+    doc = nlp(_SURROGATE.sub("\ufffd", text))
     for ent in doc.ents:
         if ent.label_ not in _SPACY_LABELS:
             continue
@@ -432,7 +469,10 @@ def _spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
             yield Fact("name", ent.text, keys, start=ent.start_char)
 
 
-_NEGATION = re.compile(r"(?i)\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n['’]t\b")
+_NEGATION = re.compile(
+    r"(?i)\b(?:not(?!\s+only\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
+    r"|without|cannot)\b|n['’]t\b"
+)
 
 
 def negated(sentence: str) -> bool:
@@ -441,8 +481,12 @@ def negated(sentence: str) -> bool:
 
 
 # Tokenised text (news corpora, PDF extraction) splits numbers: "235, 000", "98. 7".
-_SPLIT_THOUSANDS = re.compile(r"(?<=\d), (?=\d{3}(?!\d))")
-_SPLIT_DECIMAL = re.compile(r"(?<=\d)\. (?=\d)")
+# A thousands group joins only a group of at most three digits ("In 2019, 250 people" stays
+# apart); a decimal part only before a magnitude or percentage ("98. 7 per cent", "31. 8 million").
+_SPLIT_THOUSANDS = re.compile(r"(?<![\d,.])(\d{1,3})((?:, \d{3}(?![\d]))+)")
+_SPLIT_DECIMAL = re.compile(
+    r"(?<![\d.])(\d+)\. (\d+)(?=[ \t]?(?i:per ?cent|percent|%|thousand|million|billion|trillion|bn|m\b|k\b))"
+)
 
 
 def detokenize_numbers(text: str) -> str:
@@ -451,7 +495,8 @@ def detokenize_numbers(text: str) -> str:
     >>> detokenize_numbers("viewed 235, 000 times, 98. 7 per cent")
     'viewed 235,000 times, 98.7 per cent'
     """
-    return _SPLIT_DECIMAL.sub(".", _SPLIT_THOUSANDS.sub(",", text))
+    text = _SPLIT_THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(", ", ","), text)
+    return _SPLIT_DECIMAL.sub(r"\1.\2", text)
 
 
 def canonical_numbers(text: str) -> str:
@@ -482,20 +527,29 @@ def extract_facts(text: str, *, nlp: Any = None) -> list[Fact]:
 
     ``nlp`` is a loaded spaCy pipeline for names; without one, names come from capitalisation.
     """
+    import bisect
+
     text = detokenize_numbers(text)
     facts: list[Fact] = []
     dates = list(_dates(text))
-    date_spans = [(f.start, f.start + len(f.text)) for f in dates]
+    times = list(_clock_times(text))
+    # Spans taken by dates and times, merged and sorted, so a number inside one is found by bisection.
+    spans: list[list[int]] = []
+    for start, end in sorted((f.start, f.start + len(f.text)) for f in (*dates, *times)):
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    starts = [span[0] for span in spans]
 
     def inside_date(start: int, end: int) -> bool:
-        return any(s <= start and end <= e for s, e in date_spans)
+        index = bisect.bisect_right(starts, start) - 1
+        return index >= 0 and start < spans[index][1]
 
     facts.extend(dates)
-    times = list(_clock_times(text))
-    date_spans.extend((f.start, f.start + len(f.text)) for f in times)
     facts.extend(times)
     for fact in _numbers(text):
-        if inside_date(fact.start, fact.start + len(fact.text)) or any(s <= fact.start < e for s, e in date_spans):
+        if inside_date(fact.start, fact.start + len(fact.text)):
             continue
         facts.append(fact)
     names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
@@ -525,8 +579,9 @@ class FactIndex:
             for part in re.split(r"[-.]", word):
                 if part:
                     self.words.add(_fold(part))
+        self.bases = {_inflection(w) for w in self.words if w}
         self.stems = {word_stem(w) for w in self.words if w}
-        self._prefix_stems = sorted(self.stems)
+        self._sorted_stems = sorted(self.stems)
         self._clauses: list[tuple[str, set[str], bool]] | None = None
         self.sentences = [s for chunk in chunks for s in (split_sentences(chunk) or [chunk.strip()]) if s]
 
@@ -535,33 +590,46 @@ class FactIndex:
     def supports(self, fact: Fact) -> bool:
         """Whether the context states ``fact``."""
         if fact.kind == "name":
+            if fact.weak and all(self._shares_stem(word) for word in fact.value):
+                return True
             return all(self.has_word(word) for word in fact.value)
         if fact.kind == "date":
             return self._supports_date(fact)
         return self._supports_number(fact)
 
     def has_word(self, word: str) -> bool:
-        """A word of a name occurs in the context, up to case, accents and inflection."""
+        """A word of a name occurs in the context, up to case, accents, inflection and demonyms.
+
+        ``Canadians`` is found by ``Canadian``; ``American`` by ``America`` and
+        ``Italian`` by ``Italy`` (a demonym ending on the place name, whose final
+        vowel may drop); ``Walker`` is not found by ``walk``, nor ``Paula`` by ``Paul``.
+        """
         if word in self.words:
             return True
         parts = [p for p in re.split(r"[-.]", word) if p]
         if len(parts) > 1:
             return all(self.has_word(p) for p in parts)
-        stem = word_stem(word)
-        if stem in self.stems:
+        base = _inflection(word)
+        if base in self.bases:
             return True
-        # Derived forms: "America" / "American", "Canada" / "Canadian", "Denmark" / "Danish" is too far.
-        if len(stem) >= 4:
-            import bisect
-
-            index = bisect.bisect_left(self._prefix_stems, stem[:4])
-            while index < len(self._prefix_stems) and self._prefix_stems[index].startswith(stem[:4]):
-                other = self._prefix_stems[index]
-                short, long_ = (stem, other) if len(stem) <= len(other) else (other, stem)
-                if len(short) >= 4 and long_.startswith(short) and long_[len(short):] in _SUFFIXES:
+        for suffix in _DEMONYM:
+            if len(base) > len(suffix) + 2 and base.endswith(suffix):
+                place = base[: -len(suffix)]
+                if place in self.bases or any(place + vowel in self.bases for vowel in "aeiouy"):
                     return True
-                index += 1
+            if base + suffix in self.bases or (base[-1:] in "aeiouy" and base[:-1] + suffix in self.bases):
+                return True
         return False
+
+    def _shares_stem(self, word: str) -> bool:
+        """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
+        import bisect
+
+        stem = word_stem(word)
+        if len(stem) < 3:
+            return stem in self.stems
+        index = bisect.bisect_left(self._sorted_stems, stem)
+        return index < len(self._sorted_stems) and self._sorted_stems[index].startswith(stem)
 
     def _supports_number(self, fact: Fact) -> bool:
         for other in self.numbers:
@@ -619,11 +687,11 @@ class FactIndex:
         return None
 
 
-_CLAUSE = re.compile(r"\s*(?:[,;:()\[\]]|\s-\s|--|—|–|\bbut\b|\bwhile\b|\bwhereas\b|\balthough\b)\s*", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:()\[\]]|\s-\s|--|—|–|\bbut\b|\bwhile\b|\bwhereas\b|\balthough\b", re.IGNORECASE)
 
 
 def _clauses(sentence: str) -> list[str]:
-    return [c for c in _CLAUSE.split(sentence) if c and c.strip()]
+    return [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
 
 
 def _content_words(sentence: str) -> set[str]:

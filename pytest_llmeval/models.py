@@ -248,7 +248,7 @@ class EmbeddingStore:
 
 
 def text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # any str, lone surrogates too
 
 
 class Embedder:

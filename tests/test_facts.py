@@ -174,3 +174,46 @@ def test_extraction_is_linear_on_adversarial_input():
         extract_facts(text)
         FactIndex(text)
         assert time.perf_counter() - start < 5.0, re.escape(text[:20])
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("250 people died in 2019.", "In 2019, 250 people died."),
+        ("Open until 6 p.m.", "Opening hours: 10:00 to 18:00."),
+        ("About 2.5M people live there.", "About 2.5 million people live there."),
+        ("The deal was worth 5m euros.", "It was worth €5 million."),
+        ("Twenty people came.", "20 people came."),
+        ("Approximately 330 metres.", "It is 330 m tall."),
+        ("Canadians and Italians came.", "Visitors from Canada and Italy came."),
+    ],
+)
+def test_review_cases_that_are_supported(answer, context):
+    assert unsupported_facts(answer, context) == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "named"),
+    [
+        ("In 2021, 250 people were injured.", "In 2021, 900 people were injured.", "250"),
+        ("It was signed by President Parker.", "It was signed by President Carter in a park.", "President Parker"),
+        ("Paula Smith won.", "Paul Smith won.", "Paula Smith"),
+        ("The temperature was -40 degrees.", "The temperature was 40 degrees.", "-40 degrees"),
+    ],
+)
+def test_review_cases_that_are_caught(answer, context, named):
+    assert named in [f.text for f in unsupported_facts(answer, context)]
+
+
+def test_not_only_and_numbered_no_are_not_negations():
+    assert FactIndex("Tesla builds electric cars and batteries.").polarity_conflict("Tesla not only builds electric cars but also batteries.") is None
+    assert FactIndex("The Prime Minister lives at 10 Downing Street.").polarity_conflict("The Prime Minister lives at No. 10 Downing Street.") is None
+
+
+def test_whitespace_runs_and_many_dates_stay_fast():
+    import time
+
+    start = time.perf_counter()
+    FactIndex("Revenue" + " " * 40_000 + "12 million dollars in 2023.").polarity_conflict("Revenue was 12 million dollars in 2023.")
+    FactIndex("".join(f"2024-01-05 12:{i % 60:02d} processed {i} items\n" for i in range(10_000)))
+    assert time.perf_counter() - start < 5.0

@@ -286,3 +286,16 @@ def test_short_answer():
         "*why: '500 metres' (sentence 1) is not stated in the context; 'Romans' (sentence 1) appears nowhere in the context*",
     ])
     result.stdout.fnmatch_lines(["*why: 'Sydney' (sentence 1) appears nowhere in the expected answer*"])
+
+
+def test_fact_layer_takes_any_text_with_spacy(make):
+    pytest.importorskip("spacy")
+    from pytest_llmeval.facts import SPACY_MAX_CHARS, spacy_model
+
+    if spacy_model() is None:
+        pytest.skip("no spaCy English model installed")
+    accuracy = make("answer_accuracy", entities="spacy")
+    assert one(accuracy, actual="ok \ud800", expected="ok \ud800").metrics["fact_support"] == 1.0
+    long_context = ["The tower is 330 metres tall and stands in Paris. " * (SPACY_MAX_CHARS // 40)]
+    result = one(make("groundedness", entities="spacy"), actual="The tower is 330 metres tall.", context=long_context)
+    assert result.metrics["fact_support"] == 1.0

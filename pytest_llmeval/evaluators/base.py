@@ -196,6 +196,8 @@ class Evaluator:
         specs = self.metric_specs()
         thresholds: dict[str, float] = {}
         for spec in self.gating_metrics():
+            if overrides and spec.name in overrides:
+                continue  # the caller's value wins; no default (nor an uncalibrated-model warning) is needed
             default = self.default_threshold(spec)
             if default is not None and not math.isinf(default):
                 thresholds[spec.name] = default
