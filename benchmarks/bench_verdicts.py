@@ -16,7 +16,8 @@ JSON report. Per check, scoring setup and data set it prints:
 - pass rate of the good answers, catch rate of the bad ones and their mean,
   the balanced accuracy, at the default thresholds;
 - the threshold of the primary metric that maximises balanced accuracy (the
-  other gates as they are), with its balanced accuracy.
+  other gates as they are; the middle of the gap between the two scores it
+  falls between), with its balanced accuracy.
 
 Labeled data:
 
@@ -30,6 +31,8 @@ Labeled data:
 - ``benchmarks/data/similarity_pairs.jsonl`` (ours): a paraphrase of the expected
   answer is good, the same answer with one fact changed bad (answer accuracy,
   semantic similarity, sentence similarity).
+- The same pairs shuffled (ours): a paraphrase against its own reference (good) or
+  the next row's (bad), for the similarity scores and BERTScore.
 - Relevancy, built from HaluEval: a question with its own knowledge (good) or the
   next row's (bad) for context relevancy; with its own hallucinated answer (on
   topic, good) or the next row's (bad) for answer relevancy.
@@ -105,6 +108,15 @@ def similarity_pairs(own: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
         yield f"{row['id']}-{row['change']}", False, {"actual": row["changed"], "expected": row["reference"]}
 
 
+def unrelated_pairs(own: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    """A paraphrase against its own reference (good) or the next row's (bad): does the score tell related from not?"""
+    rows = _jsonl(os.path.join(own, "similarity_pairs.jsonl"))
+    for index, row in enumerate(rows):
+        other = rows[(index + 1) % len(rows)]
+        yield f"unrel{index}-own", True, {"actual": row["paraphrase"], "expected": row["reference"]}
+        yield f"unrel{index}-other", False, {"actual": other["paraphrase"], "expected": row["reference"]}
+
+
 def relevancy(data: str, field: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
     rows = _jsonl(os.path.join(data, "halueval_qa_multi_dev.jsonl"))
     for index, row in enumerate(rows):
@@ -139,6 +151,8 @@ def plan(
         out.append(("semantic_similarity", "facts", {"entities": entities}, similarity_pairs(own)))
         out.append(("semantic_similarity", "embeddings", {"entities": entities, "facts": False}, similarity_pairs(own)))
         out.append(("semantic_sentence_similarity", "embeddings", {}, similarity_pairs(own)))
+        for check, params in (("semantic_similarity", {"facts": False}), ("semantic_sentence_similarity", {}), ("bertscore", {})):
+            out.append((check, "embeddings", params, unrelated_pairs(own)))
     if public:
         out.append(("context_relevancy", "embeddings", {}, relevancy(data, "context")))
         out.append(("answer_relevancy_similarity", "embeddings", {}, relevancy(data, "answer")))
@@ -213,13 +227,15 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
     bad = [r for r in records if not labels[r["case_id"]]]
     pass_rate = sum(r["passed"] for r in good) / len(good) if good else float("nan")
     catch_rate = sum(not r["passed"] for r in bad) / len(bad) if bad else float("nan")
-    best = (0.0, None)
+    best: tuple[float, float | None] = (0.0, None)
     candidates = sorted({score(r) for r in records if score(r) > -5})
-    for cut in candidates:
+    for index, cut in enumerate(candidates):
         passed_good = sum(score(r) >= cut for r in good) / len(good)
         caught_bad = sum(score(r) < cut for r in bad) / len(bad)
         if (passed_good + caught_bad) / 2 > best[0]:
-            best = ((passed_good + caught_bad) / 2, cut if higher else -cut)
+            # Any cut between the next lower score and this one does as well: take the middle.
+            middle = (candidates[index - 1] + cut) / 2 if index else cut
+            best = ((passed_good + caught_bad) / 2, middle if higher else -middle)
     return {
         "primary": primary, "threshold": threshold, "good": len(good), "bad": len(bad),
         "auc": auc([score(r) for r in good], [score(r) for r in bad]),
@@ -257,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             case = f"{check}/{setup}/{row_id}"
             labels[case] = good
             groups[case] = (check, setup, {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (shuffled)",
-                                            "ans": "HaluEval QA (shuffled)", "gr": "ours: grounded pairs",
+                                            "ans": "HaluEval QA (shuffled)", "gr": "ours: grounded pairs", "unrel": "ours: similarity pairs (shuffled)",
                                             "sim": "ours: similarity pairs"}.get(dataset, dataset))
             rows.append({"id": case, "check": check, "params": params, "fields": fields})
     report = run(rows, args.workers, args.embedding_model, args.cache_dir)

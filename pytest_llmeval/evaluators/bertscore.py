@@ -24,7 +24,7 @@ from typing import Any
 
 from ..case import Case
 from .base import MetricSpec, Score, package_version, require_number, require_type
-from .semantic import EmbeddingEvaluator
+from .semantic import EmbeddingEvaluator, calibrated
 
 __all__ = ["BertScore"]
 
@@ -47,7 +47,8 @@ class BertScore(EmbeddingEvaluator):
     metrics = (
         MetricSpec("precision", "answer tokens matched in the reference", threshold=0.75),
         MetricSpec("recall", "reference tokens matched in the answer", threshold=0.75),
-        MetricSpec("f1", "harmonic mean of precision and recall", threshold=0.75, primary=True),
+        MetricSpec("f1", "harmonic mean of precision and recall", threshold=0.75, primary=True,
+                   calibrated=calibrated(0.52, 0.75)),
     )
 
     def configure(self) -> None:
