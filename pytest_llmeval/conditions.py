@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 __all__ = ["Condition", "ConditionSyntaxError", "parse_condition"]
 
@@ -44,10 +44,50 @@ class ConditionSyntaxError(ValueError):
         super().__init__(f"{message} at position {position}\n  {source}\n  {pointer}")
 
 
+#: Seconds a user's regular expression may search one text before the check stops with an error.
+REGEX_TIMEOUT = 2.0
+
+
+class RegexTimeoutError(ValueError):
+    """A user's regular expression ran past :data:`REGEX_TIMEOUT` on one text."""
+
+
+def compile_user_regex(pattern: str) -> Any:
+    """Compile a pattern the user wrote, with Python's ``re`` syntax, searchable under a time limit.
+
+    The ``regex`` package (a dependency of nltk, so always present) runs it and
+    honours a timeout; ``re.error`` is raised for a bad pattern, as ``re.compile``
+    would. Without ``regex`` the pattern runs on ``re``, without a limit.
+    """
+    try:
+        import regex
+    except ImportError:  # pragma: no cover - nltk requires regex
+        return re.compile(pattern)
+    re.compile(pattern)  # the same errors, with positions, as Python's own syntax
+    try:
+        return regex.compile(pattern, flags=regex.VERSION0)
+    except regex.error:
+        return re.compile(pattern)  # a construct only re accepts: no limit, still correct
+
+
+def search_user_regex(compiled: Any, text: str, display: str) -> Any:
+    """``compiled.search(text)``, stopped after :data:`REGEX_TIMEOUT` seconds with a clear error."""
+    if isinstance(compiled, re.Pattern):
+        return compiled.search(text)
+    try:
+        return compiled.search(text, timeout=REGEX_TIMEOUT)
+    except TimeoutError:
+        raise RegexTimeoutError(
+            f"{display} ran longer than {REGEX_TIMEOUT:g} s on a text of {len(text):,} characters and was stopped: "
+            "the pattern backtracks catastrophically (nested repetition such as (a+)+ or (a|aa)*); rewrite it "
+            "with a single bounded repetition"
+        ) from None
+
+
 @dataclass(frozen=True)
 class _Term:
     text: str
-    regex: re.Pattern[str] | None  # None: plain substring
+    regex: Any  # a compiled user pattern, or None: plain substring
     display: str  # the term as written in the condition
 
     def __str__(self) -> str:
@@ -55,7 +95,7 @@ class _Term:
 
     def find(self, haystack: str) -> tuple[int, int] | None:
         if self.regex is not None:
-            match = self.regex.search(haystack)
+            match = search_user_regex(self.regex, haystack, self.display)
             return None if match is None else match.span()
         start = haystack.find(self.text)
         return None if start < 0 else (start, start + len(self.text))
@@ -266,7 +306,7 @@ class _Parser:
             _, pattern, at = self.take("STR", "a quoted pattern inside regexp(...)")
             self.take(")", "')' closing regexp(...)")
             try:
-                compiled = re.compile(pattern)
+                compiled = compile_user_regex(pattern)
             except re.error as exc:
                 offset = at + 1 + (exc.pos or 0)
                 raise self.error(f"invalid regular expression {pattern!r}: {exc.msg}", offset) from None

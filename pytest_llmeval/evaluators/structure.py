@@ -17,6 +17,24 @@ _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
 _MAX_ERRORS = 10
 
 
+def _timed_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """The ``pattern`` keyword under the time limit of user regular expressions (conditions.REGEX_TIMEOUT)."""
+    import re
+
+    from jsonschema.exceptions import ValidationError
+
+    from ..conditions import compile_user_regex, search_user_regex
+
+    if not validator.is_type(instance, "string"):
+        return
+    try:
+        compiled = compile_user_regex(pattern)
+    except re.error:
+        return  # check_schema accepted it for another dialect; leave it to jsonschema's own keyword
+    if search_user_regex(compiled, instance, f"the schema pattern {pattern!r}") is None:
+        yield ValidationError(f"{instance!r:.200} does not match {pattern!r}")
+
+
 def json_path(parts: Any) -> str:
     """``['items', 0, 'price']`` -> ``$.items[0].price``."""
     path = "$"
@@ -76,7 +94,8 @@ class JsonSchema(Evaluator):
             ) from None
         self.params["schema"] = schema
         self._schema_id = hashlib.sha256(json.dumps(schema, sort_keys=True, default=str).encode()).hexdigest()[:12]
-        self._validator = validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
+        timed = jsonschema.validators.extend(validator_class, {"pattern": _timed_pattern})
+        self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER)
         self._best_match = jsonschema.exceptions.best_match
 
     def backend(self) -> str:
