@@ -128,7 +128,9 @@ def format_failure(result: Result, length: int | None = None) -> str:
         more = f" ... ({length} chars)" if length is not None and length > len(result.excerpt) else ""
         lines.append(f"  answer: {result.excerpt!r}{more}")
     lines.append(f"  signature: {result.signature.key}")
-    return "\n".join(lines)
+    from .text import replace_surrogates
+
+    return replace_surrogates("\n".join(lines))  # the terminal cannot print a lone surrogate
 
 
 def _thresholds(

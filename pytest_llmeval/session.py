@@ -27,6 +27,23 @@ if TYPE_CHECKING:
 __all__ = ["EvalSession", "session_key", "parse_threshold", "LLMEvalWarning"]
 
 
+class _SafeTerminal:
+    """The terminal reporter's writes, for text that may hold lone surrogates (model names, answers)."""
+
+    def __init__(self, reporter: Any) -> None:
+        self.reporter = reporter
+
+    def write_line(self, line: str, **markup: Any) -> None:
+        from .text import replace_surrogates
+
+        self.reporter.write_line(replace_surrogates(line), **markup)
+
+    def write_sep(self, sep: str, title: str = "", **markup: Any) -> None:
+        from .text import replace_surrogates
+
+        self.reporter.write_sep(sep, replace_surrogates(title), **markup)
+
+
 class LLMEvalWarning(pytest.PytestWarning):
     """Something pytest-llmeval could not do, that did not stop the run."""
 
@@ -487,12 +504,17 @@ class EvalSession:
         from .report import write_reports
 
         report = self.build_report()
+        failed = False
         for path in paths:
             try:
                 self.written.extend(write_reports(report, path))
-            except (OSError, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - one writer's failure must not cost the other reports
+                failed = True
                 warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)
                 self.written.append(f"FAILED {path}: {exc}")
+        if failed and session.exitstatus == pytest.ExitCode.OK:
+            # A report the run was asked for is missing: the run has not done its job.
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def add_junit_properties(self) -> None:
         """Put the leaderboard into the JUnit ``<testsuite>`` properties (allowed by every junit_family)."""
@@ -504,19 +526,25 @@ class EvalSession:
         if xml is None or not self.records:
             return
         summary = self.summary()
-        xml.add_global_property("llmeval.checks", summary.checks)
-        xml.add_global_property("llmeval.passed", summary.passed)
+        from .text import replace_surrogates
+
+        def add(name: str, value: Any) -> None:
+            # pytest writes the file as UTF-8: a model name with a lone surrogate would abort it.
+            xml.add_global_property(replace_surrogates(name), replace_surrogates(value) if isinstance(value, str) else value)
+
+        add("llmeval.checks", summary.checks)
+        add("llmeval.passed", summary.passed)
         if summary.best_model:
-            xml.add_global_property("llmeval.best_model", summary.best_model)
+            add("llmeval.best_model", summary.best_model)
         for row in summary.rows:
             prefix = f"llmeval.{row.model}.{row.check}.{row.metric}"
             if row.mean is not None:
-                xml.add_global_property(f"{prefix}.mean", round(row.mean, 6))
-            xml.add_global_property(f"{prefix}.pass_rate", round(row.pass_rate, 6))
-            xml.add_global_property(f"{prefix}.count", row.count)
+                add(f"{prefix}.mean", round(row.mean, 6))
+            add(f"{prefix}.pass_rate", round(row.pass_rate, 6))
+            add(f"{prefix}.count", row.count)
         if summary.perturbed_checks:
-            xml.add_global_property("llmeval.perturbed_checks", summary.perturbed_checks)
-            xml.add_global_property("llmeval.flips", len(summary.flips))
+            add("llmeval.perturbed_checks", summary.perturbed_checks)
+            add("llmeval.flips", len(summary.flips))
 
     def mark_flips_in_junit(self) -> None:
         """Give each flipped test an ``llmeval.flip`` property in the JUnit file.
@@ -539,6 +567,8 @@ class EvalSession:
             return
         import xml.etree.ElementTree as ET
 
+        from .text import replace_surrogates
+
         wanted: dict[tuple[str, str], list[Any]] = {}
         prefix = getattr(xml, "prefix", None)
         for flip in flips:
@@ -558,7 +588,7 @@ class EvalSession:
                     properties = ET.Element("properties")
                     testcase.insert(0, properties)
                 for flip in found:
-                    ET.SubElement(properties, "property", name="llmeval.flip", value=flip.describe())
+                    ET.SubElement(properties, "property", name="llmeval.flip", value=replace_surrogates(flip.describe()))
             temporary = f"{path}.llmeval-tmp"
             tree.write(temporary, encoding="utf-8", xml_declaration=True)
             os.replace(temporary, path)
@@ -573,33 +603,35 @@ class EvalSession:
             return
         from .report.terminal import render_summary
 
+        out = _SafeTerminal(terminalreporter)
+
         width = getattr(terminalreporter, "_tw", None)
         fullwidth = getattr(width, "fullwidth", 80) if width is not None else 80
-        terminalreporter.write_sep("=", "llmeval summary")
+        out.write_sep("=", "llmeval summary")
         if self.records:
             for line in render_summary(self.summary(), width=min(fullwidth, 100)):
-                terminalreporter.write_line(line)
+                out.write_line(line)
         for line in self.model_lines():
-            terminalreporter.write_line(line)
+            out.write_line(line)
         for line in self.baseline_lines():
-            terminalreporter.write_line(line)
+            out.write_line(line)
         judge = self.judge_stats()
         if judge["calls"] or judge["cache_hits"] or judge["skipped_checks"] or judge["corrupt_cache_files"]:
-            terminalreporter.write_line(
+            out.write_line(
                 f"llmeval judge: {judge['calls']} call(s), {judge['prompt_tokens']}+{judge['completion_tokens']} tokens, "
                 f"cost {judge['cost']:.4f}; {judge['cache_hits']} verdict(s) replayed; {judge['parse_failures']} parse failure(s); "
                 f"{judge['skipped_checks']} check(s) skipped"
             )
             if judge["parse_failures_by_evaluator"]:
                 shown = ", ".join(f"{name} {count}" for name, count in judge["parse_failures_by_evaluator"].items())
-                terminalreporter.write_line(f"llmeval judge: parse failures by check: {shown}")
+                out.write_line(f"llmeval judge: parse failures by check: {shown}")
             costly = sorted(((u["tokens"], u["cost"], nodeid) for nodeid, u in judge["per_test"].items() if u["calls"]), reverse=True)
             for tokens, cost, nodeid in costly[:3]:
-                terminalreporter.write_line(f"llmeval judge: {tokens} tokens, cost {cost:.4f}: {nodeid}")
+                out.write_line(f"llmeval judge: {tokens} tokens, cost {cost:.4f}: {nodeid}")
             for problem in judge["corrupt_cache_files"]:
-                terminalreporter.write_line(f"llmeval judge: untrusted cache file {problem}")
+                out.write_line(f"llmeval judge: untrusted cache file {problem}")
         for path in self.written:
-            terminalreporter.write_line(f"llmeval report: {path}")
+            out.write_line(f"llmeval report: {path}")
 
     def baseline_lines(self, limit: int = 20) -> list[str]:
         comparison = self.comparison()

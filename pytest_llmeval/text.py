@@ -18,7 +18,35 @@ import re
 import string
 import unicodedata
 
-__all__ = ["split_sentences", "normalize", "excerpt"]
+__all__ = ["split_sentences", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
+
+#: Lone surrogates: valid in a Python ``str`` (model output may hold them), not encodable as UTF-8.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    r"""``text`` with each lone surrogate replaced by U+FFFD, for files people read (Markdown, HTML, requests).
+
+    >>> replace_surrogates("a\ud800b") == "a\ufffdb"
+    True
+    """
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def escape_surrogates(json_text: str) -> str:
+    r"""JSON text with each lone surrogate written as its ``\uXXXX`` escape: valid UTF-8, and
+    :func:`json.loads` gives back the very same string.
+
+    >>> import json
+    >>> json.loads(escape_surrogates(json.dumps("a\ud800", ensure_ascii=False))) == "a\ud800"
+    True
+    """
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
+
+
+def utf8(text: str) -> bytes:
+    """Bytes of any ``str`` for hashing (lone surrogates kept distinct, never an error)."""
+    return text.encode("utf-8", "surrogatepass")
 
 _ABBREVIATIONS = frozenset(
     """

@@ -75,3 +75,55 @@ def test_a_catastrophic_schema_pattern_stops_with_a_clear_error(monkeypatch):
         [Case(actual='{"c": "eur"}')]
     )
     assert not bad.passed and "'eur' does not match '^[A-Z]{3}$'" in bad.reason
+
+
+SURROGATE_SUITE = """
+import pytest
+from pytest_llmeval import assert_matches, assert_no_pii, assert_rouge, assert_json
+
+@pytest.mark.llmeval(model="m\\ud800", case="c\\udfff")
+def test_surrogates():
+    assert_matches("answer \\ud800 here \\x00", '"answer"')
+    assert_no_pii("call me \\udc80")
+    assert_rouge("a \\ud800 b", "a b", threshold=0.1)
+
+def test_bad_json():
+    assert_json("{\\ud800")
+"""
+
+
+def test_lone_surrogates_reach_every_report_intact(pytester):
+    import json
+
+    pytester.makepyfile(SURROGATE_SUITE)
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1, failed=1)
+    assert result.ret == 1  # the failed test, not a lost report
+    report = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    excerpts = {r["excerpt"] for r in report["results"]}
+    assert "answer \ud800 here \x00" in excerpts and "call me \udc80" in excerpts
+    assert {r["model"] for r in report["results"] if r["model"]} == {"m\ud800"}
+    for name in ("report.md", "report.html"):
+        (pytester.path / "out" / name).read_text(encoding="utf-8")  # valid UTF-8
+    assert "llmeval" in (pytester.path / "junit.xml").read_text(encoding="utf-8")
+
+
+def test_a_report_that_cannot_be_written_fails_the_run_and_the_others_are_written(pytester):
+    pytester.makepyfile("from pytest_llmeval import assert_matches\ndef test_ok():\n    assert_matches('a', '\"a\"')\n")
+    (pytester.path / "blocked").write_text("a file, not a folder")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=blocked/r.json", "--llmeval-report=good.json")
+    result.assert_outcomes(passed=1)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*llmeval report: FAILED blocked/r.json*", "*llmeval report: good.json*"])
+    assert (pytester.path / "good.json").exists()
+
+
+def test_verdict_cache_takes_any_str(tmp_path):
+    from pytest_llmeval.judges.cache import VerdictCache
+
+    cache = VerdictCache(str(tmp_path), "record")
+    request = {"messages": [{"role": "user", "content": "is \ud800 ok?"}]}
+    cache.put(request, {"text": "yes \udfff"})
+    assert cache.get(request, what="test") == {"text": "yes \udfff"}
+    other = {"messages": [{"role": "user", "content": "is \ud801 ok?"}]}
+    assert cache.get(other, what="test") is None

@@ -32,8 +32,10 @@ class ReplayMiss(LookupError):
 
 
 def verdict_key(request: Mapping[str, Any]) -> str:
+    from ..text import utf8
+
     canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(utf8(canonical)).hexdigest()
 
 
 class VerdictCache:
@@ -80,7 +82,9 @@ class VerdictCache:
         key = verdict_key(request)
         path = self._path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        text = json.dumps({"key": key, "request": request, "reply": reply}, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+        from ..text import escape_surrogates
+
+        text = escape_surrogates(json.dumps({"key": key, "request": request, "reply": reply}, indent=2, sort_keys=True, ensure_ascii=False, default=str))
         handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".verdict-", suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text + "\n")

@@ -112,9 +112,12 @@ class OpenAIJudge:
         """One chat completion; ``logprobs`` > 0 asks for that many top alternatives per token."""
         import openai
 
+        from ..text import replace_surrogates
+
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [dict(m) for m in messages],
+            # Model output may hold lone surrogates, which no HTTP body can carry.
+            "messages": [{k: replace_surrogates(v) if isinstance(v, str) else v for k, v in m.items()} for m in messages],
             "temperature": self.temperature if temperature is None else temperature,
             "max_tokens": self.max_tokens,
         }

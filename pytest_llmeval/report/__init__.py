@@ -37,7 +37,13 @@ FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {".json": _json, ".md": _m
 
 
 def atomic_write(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and :func:`os.replace`."""
+    """Write ``text`` to ``path`` via a temporary file and :func:`os.replace`.
+
+    Any ``str`` is written: a lone surrogate that no writer escaped becomes U+FFFD.
+    """
+    from ..text import replace_surrogates
+
+    text = replace_surrogates(text)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".llmeval-", suffix=".tmp", dir=directory)

@@ -14,7 +14,10 @@ FORMAT = "pytest-llmeval-report"
 
 
 def dumps(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+    """The report as JSON text; lone surrogates in answers are escaped, so any ``str`` round-trips."""
+    from ..text import escape_surrogates
+
+    return escape_surrogates(json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False, default=str)) + "\n"
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
