@@ -84,9 +84,19 @@ def load_baseline(path: str) -> dict[str, Any]:
     from .report.jsonfile import load
 
     try:
-        return load(path)
+        report = load(path)
     except OSError as exc:
         raise ValueError(f"cannot read the baseline {path!r}: {exc.strerror or exc}") from None
+    from .report.jsonfile import validate
+
+    problem = validate(report)
+    if problem is not None:
+        raise ValueError(f"the baseline {path!r} is not a usable report: {problem}")
+    for index, record in enumerate(report["results"]):
+        if record["primary"] not in record["metrics"]:
+            raise ValueError(f"the baseline {path!r} is not a usable report: results[{index}]: primary metric "
+                             f"{record['primary']!r} is not among its metrics")
+    return report
 
 
 def _keyed(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str, int], Mapping[str, Any]]:

@@ -127,3 +127,40 @@ def test_verdict_cache_takes_any_str(tmp_path):
     assert cache.get(request, what="test") == {"text": "yes \udfff"}
     other = {"messages": [{"role": "user", "content": "is \ud801 ok?"}]}
     assert cache.get(other, what="test") is None
+
+
+def test_what_we_write_fits_the_shipped_report_schema(pytester):
+    import json
+
+    from pytest_llmeval.report.jsonfile import validate
+
+    pytester.makepyfile(SURROGATE_SUITE)
+    pytester.runpytest("-p", "no:randomly", "--llmeval-report=r.json")
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert validate(report) is None
+    assert len(report["results"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("damage", "named"),
+    [
+        (lambda r: r["results"][0].pop("primary"), "results[0]: 'primary' is a required property"),
+        (lambda r: r["results"][1].__setitem__("metrics", None), "results[1].metrics: None is not of type 'object'"),
+        (lambda r: r["results"][0].__setitem__("signature", "x"), "results[0].signature: 'x' is not of type 'object'"),
+        (lambda r: r.__setitem__("results", None), "results: None is not of type 'array'"),
+        (lambda r: r["results"][0].__setitem__("primary", "nope"), "results[0]: primary metric 'nope' is not among its metrics"),
+    ],
+)
+def test_a_malformed_baseline_stops_the_run_at_start_naming_the_record(pytester, damage, named):
+    import json
+
+    pytester.makepyfile("from pytest_llmeval import assert_matches\ndef test_ok():\n    assert_matches('a', '\"a\"')\n\n"
+                        "def test_two():\n    assert_matches('b', '\"b\"')\n")
+    pytester.runpytest("-p", "no:randomly", "--llmeval-report=base.json")
+    report = json.loads((pytester.path / "base.json").read_text())
+    damage(report)
+    (pytester.path / "base.json").write_text(json.dumps(report))
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-baseline=base.json", "--junitxml=j.xml")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = result.stderr.str()
+    assert "--llmeval-baseline / llmeval_baseline: the baseline " in error and "base.json' is not a usable report: " + named in error

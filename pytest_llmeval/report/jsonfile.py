@@ -8,7 +8,7 @@ from typing import Any
 
 from ..result import Result
 
-__all__ = ["dumps", "load", "results"]
+__all__ = ["dumps", "load", "results", "schema", "validate"]
 
 FORMAT = "pytest-llmeval-report"
 
@@ -32,6 +32,26 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     if data.get("version") != 1:
         raise ValueError(f"{os.fspath(path)}: unsupported report version {data.get('version')!r}")
     return data
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of the report format (``report.schema.json``, shipped in the package)."""
+    from importlib import resources
+
+    return json.loads(resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8"))
+
+
+def validate(report: Any) -> str | None:
+    """The first place where ``report`` breaks the report schema, as ``results[3].metrics: ...``; ``None`` if it fits."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(report), key=lambda e: (len(e.absolute_path) == 0, list(map(str, e.absolute_path))))
+    if not errors:
+        return None
+    first = min(errors, key=lambda e: [str(p).zfill(12) if isinstance(p, int) else p for p in e.absolute_path])
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path).lstrip(".") or "(top level)"
+    return f"{where}: {first.message[:200]}"
 
 
 def results(report: dict[str, Any]) -> list[Result]:
