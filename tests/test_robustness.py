@@ -164,3 +164,26 @@ def test_a_malformed_baseline_stops_the_run_at_start_naming_the_record(pytester,
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     error = result.stderr.str()
     assert "--llmeval-baseline / llmeval_baseline: the baseline " in error and "base.json' is not a usable report: " + named in error
+
+
+@pytest.mark.parametrize("content", ["[]", "null", '"a string"', "42", "{}", "EXTRA", "FORMAT2", '{"key": 1, "request": [], "reply": 2}'])
+def test_a_verdict_file_of_the_wrong_shape_is_untrusted_asked_again_and_rewritten(tmp_path, content):
+    import json
+
+    from pytest_llmeval.judges.cache import VerdictCache, verdict_key
+
+    cache = VerdictCache(str(tmp_path), "record")
+    request = {"messages": [{"role": "user", "content": "ok?"}]}
+    cache.put(request, {"text": "yes"})
+    path = cache._path(verdict_key(request))
+    good = json.loads(open(path, encoding="utf-8").read())
+    if content == "EXTRA":
+        content = json.dumps({**good, "confidence": 0.9})
+    elif content == "FORMAT2":
+        content = json.dumps({**good, "format": 2})
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(content)
+    assert cache.get(request, what="test") is None  # asked again, not trusted
+    assert len(cache.corrupt) == 1 and path in cache.corrupt[0]
+    cache.put(request, {"text": "yes"})  # the answer is recorded over the damaged file
+    assert cache.get(request, what="test") == {"text": "yes"}

@@ -10,7 +10,8 @@ content).
 
 Modes: ``record`` (read through, ask the judge on a miss, record), ``replay`` (a miss
 fails that check with a message naming it: for CI), ``off``. A file that cannot be
-read, or whose key does not match its content, is reported and not trusted.
+read, whose key does not match its content, or that is valid JSON of another shape
+or format version (``format``: 1), is reported, not trusted, asked again and rewritten.
 """
 
 from __future__ import annotations
@@ -25,6 +26,24 @@ from typing import Any
 __all__ = ["VerdictCache", "ReplayMiss", "verdict_key", "MODES"]
 
 MODES = ("record", "replay", "off")
+#: Version of a verdict file's layout; a file of another version (or none of ours) is not trusted.
+VERDICT_FORMAT = 1
+_FIELDS = {"format", "key", "request", "reply"}
+
+
+def _check_entry(entry: Any, key: str) -> None:
+    """Raise ``ValueError`` saying why a verdict file's content cannot be trusted."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"not a verdict: a JSON {type(entry).__name__}")
+    unknown = sorted(set(entry) - _FIELDS)
+    if unknown:
+        raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))} (written by a newer version?)")
+    if entry.get("format", VERDICT_FORMAT) != VERDICT_FORMAT:
+        raise ValueError(f"verdict format {entry.get('format')!r}, this version reads {VERDICT_FORMAT}")
+    if not isinstance(entry.get("request"), dict) or not isinstance(entry.get("reply"), dict):
+        raise ValueError("the request and the reply must be JSON objects")
+    if entry.get("key") != key or verdict_key(entry["request"]) != key:
+        raise ValueError("key does not match the content")
 
 
 class ReplayMiss(LookupError):
@@ -62,8 +81,7 @@ class VerdictCache:
             try:
                 with open(path, encoding="utf-8") as handle:
                     entry = json.load(handle)
-                if entry.get("key") != key or verdict_key(entry.get("request", {})) != key or "reply" not in entry:
-                    raise ValueError("key does not match the content")
+                _check_entry(entry, key)
                 self.hits += 1
                 return entry["reply"]
             except (OSError, ValueError) as exc:
@@ -84,7 +102,8 @@ class VerdictCache:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         from ..text import escape_surrogates
 
-        text = escape_surrogates(json.dumps({"key": key, "request": request, "reply": reply}, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        entry = {"format": VERDICT_FORMAT, "key": key, "request": request, "reply": reply}
+        text = escape_surrogates(json.dumps(entry, indent=2, sort_keys=True, ensure_ascii=False, default=str))
         handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".verdict-", suffix=".tmp")
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text + "\n")
