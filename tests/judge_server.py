@@ -71,7 +71,9 @@ class ScriptedJudgeServer:
                     self.end_headers()
                     self.wfile.write(payload)
                     return
-                if step.get("malformed"):
+                if "body" in step:  # any raw reply: empty choices, truncated or deeply nested JSON
+                    payload = step["body"].encode()
+                elif step.get("malformed"):
                     payload = b"{this is not json"
                 else:
                     payload = json.dumps({

@@ -187,3 +187,45 @@ def test_a_verdict_file_of_the_wrong_shape_is_untrusted_asked_again_and_rewritte
     assert len(cache.corrupt) == 1 and path in cache.corrupt[0]
     cache.put(request, {"text": "yes"})  # the answer is recorded over the damaged file
     assert cache.get(request, what="test") == {"text": "yes"}
+
+
+def _judge(server, retries=1):
+    from pytest_llmeval.judges.openai_judge import OpenAIJudge
+
+    return OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=retries,
+                       json_mode="none")
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ('{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}', "the reply has no choice with a message"),
+        ('{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "yes"', "could not be read"),
+        ("[" * 100_000, "could not be read"),
+    ],
+    ids=["empty-choices", "truncated", "deeply-nested"],
+)
+def test_judge_protocol_faults_become_judge_errors(server, monkeypatch, body, named):
+    pytest.importorskip("openai")
+    from pytest_llmeval.judges.base import JudgeError
+
+    monkeypatch.setenv("LLMEVAL_TEST_KEY", "sk-test-secret-key-0123456789")
+    for _ in range(3):
+        server.script.append({"body": body})
+    with pytest.raises(JudgeError, match=named):
+        _judge(server, retries=1).complete([{"role": "user", "content": "ok?"}])
+    if named == "could not be read":
+        assert len(server.requests) == 2  # asked again once (max_retries=1), then given up
+
+
+def test_an_echoed_api_key_never_reaches_the_error(server, monkeypatch):
+    pytest.importorskip("openai")
+    from pytest_llmeval.judges.base import JudgeError
+
+    key = "sk-proj-EchoedBackByTheServer0123456789"
+    monkeypatch.setenv("LLMEVAL_TEST_KEY", key)
+    server.script.append({"status": 401, "message": f"Incorrect API key provided: {key}. Also try sk-other-123456789abc."})
+    with pytest.raises(JudgeError) as info:
+        _judge(server, retries=0).complete([{"role": "user", "content": "ok?"}])
+    text = str(info.value)
+    assert key not in text and "sk-other" not in text and "[redacted]" in text and "401" in text

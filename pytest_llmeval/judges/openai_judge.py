@@ -30,6 +30,22 @@ JSON_MODES = ("auto", "schema", "object", "none")
 _FORMAT_ERROR = re.compile(r"response_format|json_schema|json_object|structured output|guided", re.IGNORECASE)
 
 
+#: Failures of reading a reply body that the client lets through: not JSON, truncated, nested too deep.
+_MALFORMED = (ValueError, RecursionError, KeyError, IndexError, TypeError, AttributeError)
+_SECRET = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._\-]{8,}")
+
+
+def redact(text: str, key: str | None = None) -> str:
+    """``text`` without the configured API key or anything shaped like a secret key (``sk-...``, a bearer token).
+
+    >>> redact("401: Incorrect API key provided: sk-proj-abcdefgh12345678", None)
+    '401: Incorrect API key provided: [redacted]'
+    """
+    if key and len(key) >= 4:
+        text = text.replace(key, "[redacted]")
+    return _SECRET.sub("[redacted]", text)
+
+
 class OpenAIJudge:
     """Chat completions through the ``openai`` client (``pip install 'pytest-llmeval[judge]'``)."""
 
@@ -137,7 +153,7 @@ class OpenAIJudge:
                 request.pop("response_format", None)
             with self._slots:
                 try:
-                    response = self._connect().chat.completions.create(**request)
+                    response = self._create(request)
                 except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                     # Maybe the server does not do this structured-output mode: try the next one; only a
                     # success there proves it, and only then is the refused mode dropped for the run.
@@ -147,6 +163,8 @@ class OpenAIJudge:
                     raise JudgeError(self._failed(first_error)) from None
                 except openai.OpenAIError as exc:
                     raise JudgeError(self._failed(exc)) from None
+                except _MALFORMED as exc:
+                    raise JudgeError(self._failed(exc, "the server's reply could not be read")) from None
             if index and _FORMAT_ERROR.search(str(first_error)):
                 with self._lock:
                     if mode in self._modes and self._modes.index(mode) > 0:
@@ -155,7 +173,11 @@ class OpenAIJudge:
                         self.downgrades.append(f"{' -> '.join(dropped)} -> {mode}: {str(first_error)[:120]}")
             break
         self.calls += 1
-        choice = response.choices[0]
+        try:
+            choice = response.choices[0]
+            text = choice.message.content or ""
+        except (IndexError, AttributeError, TypeError) as exc:
+            raise JudgeError(self._failed(exc, "the reply has no choice with a message")) from None
         usage = response.usage
         prompt = getattr(usage, "prompt_tokens", 0) or 0
         completion = getattr(usage, "completion_tokens", 0) or 0
@@ -169,7 +191,7 @@ class OpenAIJudge:
                 for t in content
             ]
         return JudgeReply(
-            text=choice.message.content or "",
+            text=text,
             finish_reason=choice.finish_reason or "stop",
             prompt_tokens=prompt,
             completion_tokens=completion,
@@ -177,8 +199,22 @@ class OpenAIJudge:
             extra=extra,
         )
 
-    def _failed(self, exc: Exception) -> str:
-        return f"judge {self.model!r} at {self.base_url or 'the OpenAI API'} failed: {type(exc).__name__}: {exc}"
+    def _create(self, request: dict[str, Any]) -> Any:
+        """One request; a reply that cannot be parsed (malformed, truncated, nested too deep) is asked again."""
+        attempts = max(1, self.max_retries + 1)
+        for attempt in range(attempts):
+            try:
+                return self._connect().chat.completions.create(**request)
+            except _MALFORMED:
+                if attempt + 1 == attempts:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _failed(self, exc: BaseException, what: str = "") -> str:
+        """The error text, with the API key and anything shaped like a secret key removed."""
+        detail = f"{what}: " if what else ""
+        text = f"judge {self.model!r} at {self.base_url or 'the OpenAI API'} failed: {detail}{type(exc).__name__}: {str(exc)[:500]}"
+        return redact(text, os.environ.get(self.api_key_env))
 
     def stats(self) -> dict[str, Any]:
         return {"model": self.model, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
