@@ -229,3 +229,26 @@ def test_an_echoed_api_key_never_reaches_the_error(server, monkeypatch):
         _judge(server, retries=0).complete([{"role": "user", "content": "ok?"}])
     text = str(info.value)
     assert key not in text and "sk-other" not in text and "[redacted]" in text and "401" in text
+
+
+def test_a_remote_schema_ref_is_never_fetched():
+    import sys
+
+    connections = []
+
+    def audit(event, args):
+        if event in ("socket.connect", "socket.getaddrinfo", "urllib.Request"):
+            connections.append((event, args))
+
+    sys.addaudithook(audit)
+    schema = {"type": "object", "properties": {"a": {"$ref": "https://json-schema.example/remote.json"}}}
+    evaluator = REGISTRY.create("json_schema", schema=schema)
+    with pytest.raises(ValueError, match="\\$ref 'https://json-schema.example/remote.json' cannot be resolved inside the schema; "
+                                         "remote references are not fetched"):
+        evaluator.evaluate([Case(actual='{"a": 1}')])
+    assert connections == []
+    local = {"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}
+    [ok] = REGISTRY.create("json_schema", schema=local).evaluate([Case(actual='{"a": 1}')])
+    assert ok.passed
+    with pytest.raises(TypeError, match="parameter 'allow_remote_refs' must be True or False"):
+        REGISTRY.create("json_schema", allow_remote_refs="yes")

@@ -17,6 +17,13 @@ _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)
 _MAX_ERRORS = 10
 
 
+def _refuse_remote(uri: str) -> Any:
+    """The registry's retrieval: refuses, so no ``$ref`` reaches the network unless the user opts in."""
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)
+
+
 def _timed_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
     """The ``pattern`` keyword under the time limit of user regular expressions (conditions.REGEX_TIMEOUT)."""
     import re
@@ -50,6 +57,8 @@ class JsonSchema(Evaluator):
         schema: a JSON Schema (mapping, boolean, or JSON text); ``{}`` only checks
             that the answer parses as JSON.
         strip_fences: accept an answer wrapped in one Markdown code fence (```json ... ```).
+        allow_remote_refs: fetch a ``$ref`` to an ``http(s)`` URL (default ``False``: only
+            references inside the schema resolve, and nothing is fetched over the network).
 
     >>> from pytest_llmeval.case import Case
     >>> schema = {"type": "object", "required": ["price"]}
@@ -60,7 +69,7 @@ class JsonSchema(Evaluator):
 
     name = "json_schema"
     description = "The answer parses as JSON and validates against a JSON Schema"
-    defaults: Mapping[str, Any] = {"schema": {}, "strip_fences": True}
+    defaults: Mapping[str, Any] = {"schema": {}, "strip_fences": True, "allow_remote_refs": False}
     case_specific = ("schema",)
     metrics = (
         MetricSpec("valid", "1 when the answer is valid JSON that follows the schema", primary=True),
@@ -82,6 +91,8 @@ class JsonSchema(Evaluator):
                 f"{self.name}: parameter 'schema' must be a JSON Schema (a mapping, a bool or JSON text); "
                 f"got {type(schema).__name__}"
             )
+        if not isinstance(self.params["allow_remote_refs"], bool):
+            raise TypeError(f"{self.name}: parameter 'allow_remote_refs' must be True or False; got {self.params['allow_remote_refs']!r:.80}")
         import jsonschema
 
         validator_class = jsonschema.validators.validator_for(schema)
@@ -95,7 +106,13 @@ class JsonSchema(Evaluator):
         self.params["schema"] = schema
         self._schema_id = hashlib.sha256(json.dumps(schema, sort_keys=True, default=str).encode()).hexdigest()[:12]
         timed = jsonschema.validators.extend(validator_class, {"pattern": _timed_pattern})
-        self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER)
+        if self.params["allow_remote_refs"] is True:
+            self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER)
+        else:
+            from referencing import Registry
+
+            # No retrieval: a $ref outside the schema is an error, never a network request.
+            self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, registry=Registry(retrieve=_refuse_remote))
         self._best_match = jsonschema.exceptions.best_match
 
     def backend(self) -> str:
@@ -121,7 +138,16 @@ class JsonSchema(Evaluator):
             if error:
                 details.update(line=error.lineno, column=error.colno, position=error.pos)
             return Score({"valid": 0.0, "invalid": 1.0}, reason, details)
-        errors = sorted(self._validator.iter_errors(document), key=lambda e: (list(e.absolute_path), e.message))
+        try:
+            errors = sorted(self._validator.iter_errors(document), key=lambda e: (list(e.absolute_path), e.message))
+        except Exception as exc:  # referencing's Unresolvable, wrapped by jsonschema
+            if "Unresolvable" not in type(exc).__name__ and "Unresolvable" not in repr(exc):
+                raise
+            ref = getattr(exc, "ref", None) or str(exc)
+            raise ValueError(
+                f"{self.name}: the schema's $ref {ref!r} cannot be resolved inside the schema; remote references are "
+                "not fetched (no network): inline the referenced schema, or pass allow_remote_refs=True"
+            ) from None
         if not errors:
             return Score({"valid": 1.0, "invalid": 0.0}, "valid JSON that follows the schema", {"stage": "valid"})
         best = self._best_match(errors)
