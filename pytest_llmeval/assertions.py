@@ -165,6 +165,8 @@ def evaluate(
     >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
     True
     """
+    if not isinstance(name, str):
+        raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
     unknown = sorted(set(fields) - set(_CASE_FIELDS))
     if unknown:
         raise TypeError(
@@ -502,8 +504,11 @@ def assert_self_consistent(
     Records one result per answer; fails naming the least consistent answer.
     """
     __tracebackhide__ = True
-    if isinstance(answers, str) or not isinstance(answers, Sequence) or not answers:
-        raise TypeError("assert_self_consistent: argument 'answers' must be a non-empty sequence of str")
+    if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence) or not answers:
+        raise TypeError(f"assert_self_consistent: argument 'answers' must be a non-empty list of str; got {type(answers).__name__}")
+    bad = next((i for i, a in enumerate(answers) if not isinstance(a, str)), None)
+    if bad is not None:
+        raise TypeError(f"assert_self_consistent: argument 'answers' must hold str; answers[{bad}] is {type(answers[bad]).__name__}")
     model, case = _group_defaults(model, case)
     cases = [Case(actual=a, question=question, model=model, case_id=case) for a in answers]
     params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer}

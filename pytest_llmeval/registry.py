@@ -153,6 +153,8 @@ class Registry:
 
     def resolve(self, name: str) -> type[Evaluator]:
         """The evaluator class registered under ``name``, imported now if needed."""
+        if not isinstance(name, str):
+            raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
         if name in self._resolved:
             return self._resolved[name]
         if name not in self._targets:

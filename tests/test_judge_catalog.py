@@ -225,6 +225,17 @@ def test_selfcheckgpt_names_the_least_consistent_sentence(make, server):
     assert "'It has 90 million people.'" in result.reason
 
 
+def test_selfcheckgpt_judges_at_most_max_sentences(make, server):
+    """A 100 KB answer made 2,223 judge calls; the sentences judged are bounded and the result says so."""
+    answer = " ".join(f"Sentence number {i} is here." for i in range(500))
+    [result] = make("selfcheckgpt", max_sentences=3).evaluate([Case(actual=answer, context=["sample one", "sample two"])])
+    assert len(server.requests) == 3 * 2
+    assert result.details["sentences_judged"] == 3 and result.details["sentences_total"] == 500
+    assert "the first 3 of 500 sentences (max_sentences)" in result.reason
+    with pytest.raises(ValueError, match="parameter 'max_sentences' must be at least 1"):
+        make("selfcheckgpt", max_sentences=0)
+
+
 HELPER_SUITE = """
 import pytest
 from pytest_llmeval import (assert_bucket, assert_correct, assert_dag, assert_geval, assert_no_contact_info, assert_prompt,

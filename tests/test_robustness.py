@@ -252,3 +252,17 @@ def test_a_remote_schema_ref_is_never_fetched():
     assert ok.passed
     with pytest.raises(TypeError, match="parameter 'allow_remote_refs' must be True or False"):
         REGISTRY.create("json_schema", allow_remote_refs="yes")
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: __import__("pytest_llmeval").assert_no_pii("x", kinds=42), "parameter 'kinds' must be a kind name or a list of them"),
+        (lambda: __import__("pytest_llmeval").assert_check(["a"], actual="x"), "the evaluator name must be a str such as 'groundedness'; got list"),
+        (lambda: __import__("pytest_llmeval").assert_self_consistent(b"abc"), "argument 'answers' must be a non-empty list of str; got bytes"),
+        (lambda: __import__("pytest_llmeval").assert_self_consistent(["a", 3]), "argument 'answers' must hold str; answers\\[1\\] is int"),
+    ],
+)
+def test_bad_arguments_are_named(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()

@@ -381,9 +381,14 @@ Sentence: {sentence}
 
 
 class SelfCheckGPT(JudgeEvaluator):
-    """Inconsistency of the answer with other samples of the same model (SelfCheckGPT, prompt variant)."""
+    """Inconsistency of the answer with other samples of the same model (SelfCheckGPT, prompt variant).
+
+    One judge call per sentence and sample: ``max_sentences`` (default 20) bounds
+    the sentences judged, the first ones; the result says how many were.
+    """
 
     name = "selfcheckgpt"
+    defaults: Mapping[str, Any] = {"max_sentences": 20}
     description = "The answer's sentences agree with other sampled answers of the same model (LLM judge; lower is better)"
     requires = ("actual", "context")
     metrics = (
@@ -392,10 +397,15 @@ class SelfCheckGPT(JudgeEvaluator):
         PARSE_FAILURE,
     )
 
+    def configure(self) -> None:
+        super().configure()
+        require_number(self.name, "max_sentences", self.params["max_sentences"], low=1, integer=True)
+
     def score(self, case: Case) -> Score:
-        sentences = split_sentences(case.actual or "")
-        if not sentences:
+        every = split_sentences(case.actual or "")
+        if not every:
             return Score({"selfcheck": 0.0, "max_sentence": 0.0, "parse_failure": 0.0}, "no sentences to check", {})
+        sentences = every[: self.params["max_sentences"]]
         try:
             scores = []
             for i, sentence in enumerate(sentences):
@@ -406,6 +416,9 @@ class SelfCheckGPT(JudgeEvaluator):
             return self.unscored(["selfcheck", "max_sentence"], exc)
         worst = max(range(len(scores)), key=scores.__getitem__)
         value = sum(scores) / len(scores)
+        judged = f"{len(sentences)} sentences" if len(sentences) == len(every) else f"the first {len(sentences)} of {len(every)} sentences (max_sentences)"
         return Score({"selfcheck": value, "max_sentence": scores[worst], "parse_failure": 0.0},
-                     f"{len(sentences)} sentences against {len(case.context)} samples; least consistent ({scores[worst]:.2f}): "
-                     f"{sentences[worst][:100]!r}", {"sentences": [{"sentence": s[:300], "score": v} for s, v in zip(sentences[:100], scores)]})
+                     f"{judged} against {len(case.context)} samples; least consistent ({scores[worst]:.2f}): "
+                     f"{sentences[worst][:100]!r}",
+                     {"sentences": [{"sentence": s[:300], "score": v} for s, v in zip(sentences[:100], scores)],
+                      "sentences_judged": len(sentences), "sentences_total": len(every)})

@@ -58,6 +58,9 @@ class _PatternLeakage(Evaluator):
             kinds = known
         elif isinstance(kinds, str):
             kinds = (kinds,)
+        elif not isinstance(kinds, (list, tuple, set, frozenset)) or not all(isinstance(k, str) for k in kinds):
+            raise TypeError(f"{self.name}: parameter 'kinds' must be a kind name or a list of them "
+                            f"({', '.join(known)}); got {kinds!r:.80}")
         kinds = tuple(kinds)
         for kind in kinds:
             require_choice(self.name, "kinds", kind, known)
