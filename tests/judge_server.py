@@ -37,6 +37,8 @@ class ScriptedJudgeServer:
         self.headers: list[dict[str, str]] = []
         self.responder: Any = None
         self.reject_formats: set[str] = set()
+        #: The status of a refused format: 400 as most servers, 500 as llama.cpp's server does for json_schema.
+        self.reject_status = 400
         self._lock = threading.Lock()
         server = self
 
@@ -58,7 +60,7 @@ class ScriptedJudgeServer:
                         step = server.default
                 kind = (body.get("response_format") or {}).get("type")
                 if kind in server.reject_formats:
-                    step = {"status": 400, "message": f"response_format type {kind} is not supported by this server"}
+                    step = {"status": server.reject_status, "message": f"response_format type {kind} is not supported by this server"}
                 if step.get("delay"):
                     time.sleep(step["delay"])
                 status = step.get("status", 200)

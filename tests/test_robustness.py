@@ -266,3 +266,28 @@ def test_a_remote_schema_ref_is_never_fetched():
 def test_bad_arguments_are_named(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_a_500_that_names_the_response_format_downgrades_once(server, monkeypatch):
+    """llama.cpp's server answers HTTP 500 to a json_schema response_format and accepts json_object."""
+    pytest.importorskip("openai")
+    from pytest_llmeval.judges.openai_judge import OpenAIJudge
+
+    server.reject_formats = {"json_schema"}
+    server.reject_status = 500
+    judge = OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0)
+    schema = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}
+    first = judge.complete([{"role": "user", "content": "ok?"}], schema=schema)
+    second = judge.complete([{"role": "user", "content": "ok?"}], schema=schema)
+    assert first.text == second.text == '{"verdict": "yes"}'
+    kinds = [(r.get("response_format") or {}).get("type") for r in server.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]  # remembered for this endpoint
+    assert len(judge.downgrades) == 1 and "schema -> object" in judge.downgrades[0]
+    # a 500 that does not name the format is a plain failure, not a downgrade
+    server.reject_formats = set()
+    server.script.append({"status": 500, "message": "out of memory"})
+    from pytest_llmeval.judges.base import JudgeError
+
+    with pytest.raises(JudgeError, match="out of memory"):
+        OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0).complete(
+            [{"role": "user", "content": "ok?"}], schema=schema)

@@ -161,6 +161,13 @@ class OpenAIJudge:
                     if "response_format" in request and index + 1 < len(modes):
                         continue
                     raise JudgeError(self._failed(first_error)) from None
+                except openai.APIStatusError as exc:
+                    # Some servers refuse a structured-output mode with another status (llama.cpp's
+                    # server answers 500 to json_schema): downgrade when the error names the format.
+                    if "response_format" in request and index + 1 < len(modes) and _FORMAT_ERROR.search(str(exc)):
+                        first_error = first_error or exc
+                        continue
+                    raise JudgeError(self._failed(exc)) from None
                 except openai.OpenAIError as exc:
                     raise JudgeError(self._failed(exc)) from None
                 except _MALFORMED as exc:
