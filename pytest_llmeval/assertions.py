@@ -212,11 +212,32 @@ def _run(
 
             pytest.skip(str(exc))
     else:
-        results = evaluator.evaluate(cases, thresholds=in_force)
+        short = None
+        try:
+            results = evaluator.evaluate(cases, thresholds=in_force)
+        except Exception as exc:  # noqa: BLE001 - only our setup errors are shortened; the rest re-raise
+            short = _short_setup_failure(exc, context)
+            if short is None:
+                raise
+        if short is not None:
+            import pytest
+
+            pytest.fail(short, pytrace=False)
     if record and context is not None:
         for result in results:
             context.record(result)
     return results
+
+
+def _short_setup_failure(exc: Exception, context: Any) -> str | None:
+    """Inside a test, a missing extra or a model that cannot load fails in one line, not a 30-line traceback."""
+    if context is None:
+        return None
+    from .models import ModelLoadError
+
+    if isinstance(exc, ModelLoadError) or (isinstance(exc, ImportError) and "pip install" in str(exc)):
+        return f"llmeval: {exc}"
+    return None
 
 
 def assert_check(

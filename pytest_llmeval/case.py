@@ -323,12 +323,29 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
     return out
 
 
+def _beside_caller(path: str | os.PathLike[str], depth: int = 2) -> str | os.PathLike[str]:
+    """``path``, or the same relative path beside the file that called :func:`cases`, when only that exists."""
+    if os.path.isabs(path) or os.path.exists(path):
+        return path
+    import sys
+
+    frame = sys._getframe(depth)
+    caller = frame.f_globals.get("__file__")
+    if caller:
+        beside = os.path.join(os.path.dirname(os.path.abspath(caller)), os.fspath(path))
+        if os.path.exists(beside):
+            return beside
+    return path
+
+
 def load_cases(path: str | os.PathLike[str]) -> list[Case]:
     """Read cases from a JSON Lines, JSON, CSV or YAML file (see :func:`read_cases`).
 
-    A bad row raises :class:`CaseFileError` (a ``ValueError``) naming the file and the line.
+    A relative path that does not exist from the working directory is looked up
+    beside the calling file. A bad row raises :class:`CaseFileError` (a
+    ``ValueError``) naming the file and the line.
     """
-    return [case for _, case in read_cases(path)]
+    return [case for _, case in read_cases(_beside_caller(path))]
 
 
 def as_sequence(value: Sequence[Case] | Case) -> Sequence[Case]:

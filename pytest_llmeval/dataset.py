@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .case import Case, CaseFileError, read_cases
+from .case import Case, CaseFileError, _beside_caller, read_cases
 
 __all__ = ["cases"]
 
@@ -41,14 +41,17 @@ def cases(
     """``pytest.param(case, id=..., marks=[llmeval(...)])`` for each row of a JSONL, JSON, CSV or YAML file.
 
     Args:
-        path: The dataset file.
+        path: The dataset file. A relative path that does not exist from the working
+            directory is looked up beside the calling test file, so
+            ``cases("qa.jsonl")`` works wherever pytest is started from
+            (``Path(__file__).with_name("qa.jsonl")`` says the same explicitly).
         select: Keep only the cases for which this returns true.
         marks: Extra marks for a case (``pytest.mark.xfail`` for a known-weak model, say).
         tags: Metadata keys copied to the ``llmeval`` marker (and so into every result).
     """
     import pytest
 
-    rows = read_cases(path)
+    rows = read_cases(_beside_caller(path))
     ids: dict[tuple[str | None, str], str] = {}
     # What a perturbed row may point at: an original (unperturbed) row of the same model.
     originals = {(case.model, case.case_id) for _, case in rows if case.case_id is not None and "perturbation_of" not in case.metadata}

