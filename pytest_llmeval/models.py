@@ -165,12 +165,13 @@ class EmbeddingStore:
     """Embeddings on disk for one model signature: shard files of (text hash, vector).
 
     Each process writes its new vectors as one shard (temporary file, then rename),
-    so xdist workers never write the same file. A shard that cannot be read, or
-    that belongs to another model or dimension, is deleted and its vectors are
-    computed again: the store is a cache, never trusted over the model.
+    so xdist workers never write the same file. A shard that cannot be read, that
+    belongs to another model or dimension, whose vectors are not unit length, or
+    whose checksum does not match its keys and vectors, is deleted and its vectors
+    are computed again: the store is a cache, never trusted over the model.
     """
 
-    FORMAT = 1
+    FORMAT = 2  # 2: a SHA-256 of keys and vectors in every shard
 
     def __init__(self, directory: str, signature: str) -> None:
         self.signature = signature
@@ -181,6 +182,7 @@ class EmbeddingStore:
         import numpy as np
 
         vectors: dict[str, np.ndarray] = {}
+        dims: set[int] = set()
         if not os.path.isdir(self.directory):
             return vectors
         for entry in sorted(os.listdir(self.directory)):
@@ -198,9 +200,13 @@ class EmbeddingStore:
                     or matrix.ndim != 2
                     or len(keys) != len(matrix)
                     or matrix.dtype != np.float32
+                    or meta.get("dim") != matrix.shape[1]
+                    or (dims and matrix.shape[1] not in dims)
+                    or meta.get("sha256") != _shard_digest(keys, matrix)
                     or not np.isfinite(matrix).all()
+                    or (len(matrix) and float(np.abs(np.linalg.norm(matrix, axis=1) - 1.0).max()) > 1e-2)
                 ):
-                    raise ValueError("foreign or inconsistent shard")
+                    raise ValueError("foreign, altered or inconsistent shard")
             except Exception:  # noqa: BLE001 - any unreadable shard is rebuilt
                 self.rejected += 1
                 try:
@@ -208,6 +214,7 @@ class EmbeddingStore:
                 except OSError:
                     pass
                 continue
+            dims.add(int(matrix.shape[1]))
             for key, vector in zip(keys.tolist(), matrix):
                 vectors[key] = vector
         return vectors
@@ -221,7 +228,8 @@ class EmbeddingStore:
         os.makedirs(self.directory, exist_ok=True)
         keys = np.array(list(new), dtype="U64")
         matrix = np.stack([new[k] for k in new]).astype(np.float32)
-        meta = json.dumps({"format": self.FORMAT, "signature": self.signature, "dim": int(matrix.shape[1])})
+        meta = json.dumps({"format": self.FORMAT, "signature": self.signature, "dim": int(matrix.shape[1]),
+                           "sha256": _shard_digest(keys, matrix)})
         name = f"shard-{os.getpid()}-{time.time_ns()}.npz"
         temporary = os.path.join(self.directory, f".{name}.tmp")
         with open(temporary, "wb") as handle:
@@ -245,6 +253,14 @@ class EmbeddingStore:
                     os.unlink(os.path.join(self.directory, entry))
                 except OSError:
                     pass
+
+
+def _shard_digest(keys: Any, matrix: Any) -> str:
+    """SHA-256 of a shard's keys and vectors: a vector altered on disk is caught, not trusted."""
+    digest = hashlib.sha256()
+    digest.update("\n".join(str(k) for k in keys.tolist()).encode())
+    digest.update(matrix.tobytes())
+    return digest.hexdigest()
 
 
 def text_key(text: str) -> str:

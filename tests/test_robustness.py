@@ -314,3 +314,32 @@ def test_a_model_that_cannot_load_fails_in_one_line(pytester):
     result.stdout.no_fnmatch_line("*During handling*")
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*raise *")
+
+
+def test_altered_or_wrong_dimension_embedding_shards_are_rebuilt(tmp_path):
+    import numpy as np
+
+    from pytest_llmeval.models import EmbeddingStore
+
+    store = EmbeddingStore(str(tmp_path), "model|fp32|normalized")
+    vector = np.ones(4, dtype=np.float32) / 2.0  # unit length
+    path = store.save({"k1": vector, "k2": vector})
+    assert set(store.load()) == {"k1", "k2"}
+
+    def rewrite(**changes):
+        with np.load(path, allow_pickle=False) as shard:
+            parts = {name: shard[name] for name in shard.files}
+        parts.update(changes)
+        with open(path, "wb") as handle:
+            np.savez(handle, **parts)
+
+    altered = np.stack([vector, np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)])
+    rewrite(vectors=altered)  # valid-looking, unit length, but not what was written
+    fresh = EmbeddingStore(str(tmp_path), "model|fp32|normalized")
+    assert fresh.load() == {} and fresh.rejected == 1
+    path = store.save({"k1": vector})
+    other = store.save({"k3": np.ones(8, dtype=np.float32) / np.sqrt(8)})  # another dimension beside it
+    loaded = EmbeddingStore(str(tmp_path), "model|fp32|normalized")
+    vectors = loaded.load()
+    assert {v.shape[0] for v in vectors.values()} == {4} and loaded.rejected == 1
+    assert path and other
