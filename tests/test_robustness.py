@@ -343,3 +343,24 @@ def test_altered_or_wrong_dimension_embedding_shards_are_rebuilt(tmp_path):
     vectors = loaded.load()
     assert {v.shape[0] for v in vectors.values()} == {4} and loaded.rejected == 1
     assert path and other
+
+
+@pytest.mark.parametrize("text", ["{ " * 500_000, "[" * 100_000, '{"a": ' * 50_000, "x" * 1_000_000])
+def test_extract_json_is_bounded_on_hostile_replies(text):
+    from pytest_llmeval.judges.base import JudgeParseError, extract_json
+
+    start = time.perf_counter()
+    with pytest.raises(JudgeParseError):
+        extract_json(text)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_long_answers_get_a_bounded_vader_score():
+    pytest.importorskip("vaderSentiment")
+    evaluator = REGISTRY.create("sentiment")
+    start = time.perf_counter()
+    [result] = evaluator.evaluate([Case(actual="This is good. I love it. " * 4000)])  # 100 KB: 5 s before
+    assert time.perf_counter() - start < 3.0
+    assert result.score > 0.9 and result.details["chunks"] > 1 and "chunks of sentences" in result.reason
+    [short] = evaluator.evaluate([Case(actual="This is good.")])
+    assert "chunks" not in short.details

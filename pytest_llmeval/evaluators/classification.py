@@ -179,6 +179,33 @@ class Toxicity(ModelEvaluator):
         return out
 
 
+#: Longest text VADER scores in one piece; longer ones are scored in chunks of whole sentences.
+VADER_CHUNK = 2000
+
+
+def _chunks(text: str, limit: int) -> list[str]:
+    """Whole sentences packed into pieces of at most ``limit`` characters (a longer sentence is cut)."""
+    from ..text import split_sentences
+
+    pieces: list[str] = []
+    current = ""
+    for sentence in split_sentences(text) or [text]:
+        while len(sentence) > limit:
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(sentence[:limit])
+            sentence = sentence[limit:]
+        if current and len(current) + 1 + len(sentence) > limit:
+            pieces.append(current)
+            current = sentence
+        else:
+            current = f"{current} {sentence}".strip()
+    if current:
+        pieces.append(current)
+    return pieces
+
+
 class Sentiment(ModelEvaluator):
     """Sentiment of the answer in [-1, 1] (VADER compound, or a classifier's 2p - 1).
 
@@ -189,6 +216,7 @@ class Sentiment(ModelEvaluator):
     """
 
     name = "sentiment"
+    version = "2"  # 2: texts over 2,000 characters are scored in chunks of sentences
     description = "The answer is not negative"
     defaults: Mapping[str, Any] = {"backend": "vader", "model": None, "positive_label": "POSITIVE"}
     metrics = (
@@ -236,9 +264,20 @@ class Sentiment(ModelEvaluator):
             analyzer = self._vader()
             out = []
             for text in texts:
-                polarity = analyzer.polarity_scores(text)
-                out.append(Score({"sentiment": polarity["compound"], "positive": polarity["pos"], "negative": polarity["neg"],
-                                  "neutral": polarity["neu"]}, f"VADER compound {polarity['compound']:+.3f}", {}))
+                if len(text) <= VADER_CHUNK:
+                    polarity = analyzer.polarity_scores(text)
+                    out.append(Score({"sentiment": polarity["compound"], "positive": polarity["pos"], "negative": polarity["neg"],
+                                      "neutral": polarity["neu"]}, f"VADER compound {polarity['compound']:+.3f}", {}))
+                    continue
+                # VADER's time grows with the square of the text: score chunks of whole sentences and
+                # take the length-weighted means (VADER's own advice for texts beyond a paragraph).
+                chunks = _chunks(text, VADER_CHUNK)
+                scored = [(len(chunk), analyzer.polarity_scores(chunk)) for chunk in chunks]
+                total = sum(weight for weight, _ in scored)
+                mean = {key: sum(weight * p[key] for weight, p in scored) / total for key in ("compound", "pos", "neg", "neu")}
+                out.append(Score({"sentiment": mean["compound"], "positive": mean["pos"], "negative": mean["neg"], "neutral": mean["neu"]},
+                                 f"VADER compound {mean['compound']:+.3f} (length-weighted mean over {len(chunks)} chunks of sentences)",
+                                 {"chunks": len(chunks)}))
             return out
         import torch
 

@@ -63,6 +63,10 @@ class Judge(Protocol):
 
 
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+#: An object or array opening that can start a JSON value: '{' before a key or '}', '[' before a value or ']'.
+_OPENING = re.compile(r"\{(?=\s*[\"}])|\[(?=\s*[\]\[{\"\-0-9tfn])")
+#: Candidate openings tried before a reply is declared to hold no JSON.
+MAX_JSON_STARTS = 100
 
 
 def extract_json(text: str) -> Any:
@@ -78,14 +82,17 @@ def extract_json(text: str) -> Any:
     for candidate in candidates:
         try:
             return json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):
             pass
     decoder = json.JSONDecoder()
-    for index, ch in enumerate(text):
-        if ch in "{[":
-            try:
-                value, _ = decoder.raw_decode(text[index:])
-                return value
-            except ValueError:
-                continue
+    # Only openings that can start a value are tried, and at most MAX_JSON_STARTS of them: each failed
+    # attempt costs time in the length of the text, so a megabyte of "{ " must not try them all.
+    for attempt, opening in enumerate(_OPENING.finditer(text)):
+        if attempt == MAX_JSON_STARTS:
+            break
+        try:
+            value, _ = decoder.raw_decode(text, opening.start())
+            return value
+        except (ValueError, RecursionError):
+            continue
     raise JudgeParseError(f"no JSON in the judge's reply: {text[:200]!r}")
