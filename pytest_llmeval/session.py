@@ -347,6 +347,10 @@ class EvalSession:
         for name, value in (("model", model), ("case", case)):
             if value is not None and not isinstance(value, str):
                 raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {name!r} must be a str, got {value!r}")
+        if model is not None and not any("case" in m.kwargs for m in markers):
+            # A test parametrized over models: its case is the test id without the model's part, so one
+            # case compares the models ("test_capital[q1]", not "test_capital[q1-beta]").
+            case = _without_id_part(case or item.nodeid, model)
         return TestContext(
             nodeid=item.nodeid,
             user_properties=item.user_properties,

@@ -364,3 +364,33 @@ def test_long_answers_get_a_bounded_vader_score():
     assert result.score > 0.9 and result.details["chunks"] > 1 and "chunks of sentences" in result.reason
     [short] = evaluator.evaluate([Case(actual="This is good.")])
     assert "chunks" not in short.details
+
+
+def test_a_case_parametrized_over_models_is_one_case(pytester):
+    import json
+
+    pytester.makepyfile(
+        """
+import pytest
+from pytest_llmeval import assert_matches
+
+ANSWERS = {("q1", "alpha"): "Canberra", ("q1", "beta"): "Sydney", ("q2", "alpha"): "Paris", ("q2", "beta"): "Paris"}
+
+@pytest.mark.parametrize("question", ["q1", "q2"])
+@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.llmeval(model=m)) for m in ("alpha", "beta")])
+def test_capital(question, model):
+    assert_matches(ANSWERS[question, model], '"Canberra" OR "Paris"')
+
+def test_with_fixture(llmeval_model):
+    assert_matches("Canberra" if llmeval_model == "alpha" else "Sydney", '"Canberra"')
+"""
+    )
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-models=alpha,beta", "--llmeval-report=r.json")
+    result.assert_outcomes(passed=4, failed=2)
+    report = json.loads((pytester.path / "r.json").read_text())
+    cases = {(r["model"], r["case_id"].split("::")[-1]) for r in report["results"]}
+    assert ("beta", "test_capital[q1]") in cases and ("alpha", "test_capital[q1]") in cases
+    assert ("beta", "test_with_fixture") in cases
+    summary = json.dumps(report["summary"])
+    assert "test_capital[q1]" in summary and "beta-q1" not in summary and "q1-beta" not in summary
+    result.stdout.fnmatch_lines(["most difficult case: *", "  failed by: beta"])
