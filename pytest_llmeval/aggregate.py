@@ -164,7 +164,7 @@ def _labels(records: list[Mapping[str, Any]]) -> tuple[list[str], dict[str, tupl
         if len(signatures[label]) > 1:
             import hashlib
 
-            label = f"{label}#{hashlib.sha256(sig.encode()).hexdigest()[:6]}"
+            label = f"{label}#{hashlib.sha256(sig.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
         labels[label] = (record["evaluator"], sig)
         out.append(label)
     return out, labels

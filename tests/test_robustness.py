@@ -394,3 +394,40 @@ def test_with_fixture(llmeval_model):
     summary = json.dumps(report["summary"])
     assert "test_capital[q1]" in summary and "beta-q1" not in summary and "q1-beta" not in summary
     result.stdout.fnmatch_lines(["most difficult case: *", "  failed by: beta"])
+
+
+# -- fuzz: every deterministic check, arbitrary text (lone surrogates, NUL, astral characters) ---------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+CODE_POINT_TEXT = st.lists(st.integers(0, 0x10FFFF), max_size=80).map(lambda cps: "".join(map(chr, cps)))
+ANY_TEXT = st.one_of(CODE_POINT_TEXT, st.text(max_size=80), st.sampled_from(["\ud800", "\x00", "a\udfffb 1,234 Paris", ""]))
+DETERMINISTIC = [n for n in REGISTRY.names() if not REGISTRY.resolve(n).uses_models and not REGISTRY.resolve(n).needs_judge]
+FIELDS = {"expected": "The capital is Paris.", "question": "What is the capital?", "context": ["Paris is the capital."],
+          "conditions": '"Paris" OR regexp("[0-9]+")'}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer=ANY_TEXT, other=ANY_TEXT)
+def test_deterministic_checks_and_the_report_take_any_text(answer, other):
+    import json
+
+    from pytest_llmeval.facts import FactIndex, extract_facts
+    from pytest_llmeval.report.jsonfile import dumps
+
+    records = []
+    for name in DETERMINISTIC:
+        cls = REGISTRY.resolve(name)
+        fields = {k: v for k, v in FIELDS.items() if k in cls.requires + cls.uses}
+        if "expected" in fields:
+            fields["expected"] = other or "x"
+        if name == "self_consistency":
+            continue  # takes a group (tests/test_groups_steps.py)
+        [result] = REGISTRY.create(name).evaluate([Case(actual=answer, **fields)])
+        records.append(result.to_dict())
+    text = dumps({"results": records})
+    text.encode("utf-8")  # valid UTF-8 whatever the answers held
+    assert [r["excerpt"] for r in json.loads(text)["results"]] == [r["excerpt"] for r in records]
+    FactIndex(other).supports  # noqa: B018 - builds on any text
+    extract_facts(answer)

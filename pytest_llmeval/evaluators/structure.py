@@ -104,7 +104,7 @@ class JsonSchema(Evaluator):
                 f"{self.name}: parameter 'schema' is not a valid JSON Schema: {exc.message} (at {where} of the schema)"
             ) from None
         self.params["schema"] = schema
-        self._schema_id = hashlib.sha256(json.dumps(schema, sort_keys=True, default=str).encode()).hexdigest()[:12]
+        self._schema_id = hashlib.sha256(json.dumps(schema, sort_keys=True, default=str).encode("utf-8", "surrogatepass")).hexdigest()[:12]
         timed = jsonschema.validators.extend(validator_class, {"pattern": _timed_pattern})
         if self.params["allow_remote_refs"] is True:
             self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER)

@@ -37,7 +37,7 @@ def unique_sentence_ratio(text: str) -> tuple[float, dict[str, Any]]:
 
 def compression_ratio(text: str) -> float:
     """zlib (level 9) compressed bytes / original bytes, capped at 1; 1.0 for empty text."""
-    raw = text.encode("utf-8")
+    raw = text.encode("utf-8", "surrogatepass")  # any str: model output may hold lone surrogates
     if not raw:
         return 1.0
     return min(1.0, len(zlib.compress(raw, 9)) / len(raw))
@@ -112,7 +112,7 @@ def longest_repeated_substring(text: str) -> tuple[str, int]:
     import numpy as np
 
     codes = np.array([ord(ch) for ch in text], dtype=np.uint64) if n < 4096 else np.frombuffer(
-        text.encode("utf-32-le"), dtype=np.uint32
+        text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32
     ).astype(np.uint64)
     cache: dict[str, Any] = {}
     low, high, found = 0, n // 2, None
