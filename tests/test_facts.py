@@ -217,3 +217,12 @@ def test_whitespace_runs_and_many_dates_stay_fast():
     FactIndex("Revenue" + " " * 40_000 + "12 million dollars in 2023.").polarity_conflict("Revenue was 12 million dollars in 2023.")
     FactIndex("".join(f"2024-01-05 12:{i % 60:02d} processed {i} items\n" for i in range(10_000)))
     assert time.perf_counter() - start < 5.0
+
+
+def test_facts_with_braces_are_described():
+    from pytest_llmeval.evaluators.factlayer import describe_fact
+
+    [fact] = [f for f in extract_facts("Revenue {was} 5 million.") if f.kind == "number"]
+    assert describe_fact(fact, "sentence 1") == "'5 million' (sentence 1) is not stated in the context"
+    [name] = [f for f in extract_facts("It was {Paris}.") if f.kind == "name"]
+    assert "{Paris}" not in describe_fact(name, "sentence 1") or "appears nowhere" in describe_fact(name, "sentence 1")

@@ -74,11 +74,11 @@ def word_pair_support(sentence: str, index: PairIndex) -> float:
     return coverage * pairs
 
 
-def describe_fact(fact: Fact, where: str) -> str:
+def describe_fact(fact: Fact, where: str, source: str = "context") -> str:
     """A fact failure as a person reads it: ``'Mumbai' (sentence 1) appears nowhere in the context``."""
     if fact.kind == "name":
-        return f"{fact.text!r} ({where}) appears nowhere in the {{source}}"
-    return f"{fact.text!r} ({where}) is not stated in the {{source}}"
+        return f"{fact.text!r} ({where}) appears nowhere in the {source}"
+    return f"{fact.text!r} ({where}) is not stated in the {source}"
 
 
 class FactLayer:
@@ -175,7 +175,7 @@ def summarize_checks(checks: Sequence[FactCheck], source: str, *, numbered: bool
     for number, check in enumerate(checks, start=1):
         where = f"sentence {number}" if numbered else "the answer"
         for fact in check.unsupported:
-            messages.append(describe_fact(fact, where).format(source=source))
+            messages.append(describe_fact(fact, where, source))
             details.append({"fact": fact.text, "kind": fact.kind, "sentence": number})
         if check.polarity is not None:
             from ..text import excerpt
