@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-__all__ = ["LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
+__all__ = ["outcome_counts_line", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
 
 #: The tag value of an unperturbed sibling in a perturbation family.
 ORIGINAL = "original"
@@ -38,6 +38,20 @@ def perturbation_of(record: Mapping[str, Any]) -> str | None:
 
 #: How results without a model name are shown.
 NO_MODEL = "(unnamed)"
+
+#: Order in which test outcomes are listed.
+OUTCOMES = ("passed", "failed", "error", "crashed", "skipped", "xfailed", "xpassed", "unknown")
+
+
+def outcome_counts_line(outcomes: Mapping[str, str]) -> str:
+    """``12 tests: 9 passed, 2 failed, 1 crashed``: what pytest concluded about every test, checks or none."""
+    counts: dict[str, int] = defaultdict(int)
+    for outcome in outcomes.values():
+        counts[outcome] += 1
+    order = [*OUTCOMES, *sorted(set(counts) - set(OUTCOMES))]
+    shown = ", ".join(f"{counts[o]} {o}" for o in order if counts.get(o))
+    return f"{len(outcomes)} tests: {shown}" if outcomes else "0 tests"
+
 
 
 @dataclass(frozen=True)

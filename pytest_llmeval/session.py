@@ -366,6 +366,10 @@ class EvalSession:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when not in ("setup", "call", "teardown"):
+            # xdist reports a test whose worker died with when="???": it is in every report as crashed.
+            self.outcomes[report.nodeid] = "crashed"
+            return
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self.outcomes[report.nodeid] = _outcome(report)
             if report.skipped and "llmeval judge unavailable" in str(report.longrepr):
@@ -615,6 +619,10 @@ class EvalSession:
         if self.records:
             for line in render_summary(self.summary(), width=min(fullwidth, 100)):
                 out.write_line(line)
+        if any(outcome != "passed" for outcome in self.outcomes.values()):
+            from .aggregate import outcome_counts_line
+
+            out.write_line(f"llmeval tests: {outcome_counts_line(self.outcomes)}")
         for line in self.model_lines():
             out.write_line(line)
         for line in self.baseline_lines():

@@ -431,3 +431,39 @@ def test_deterministic_checks_and_the_report_take_any_text(answer, other):
     assert [r["excerpt"] for r in json.loads(text)["results"]] == [r["excerpt"] for r in records]
     FactIndex(other).supports  # noqa: B018 - builds on any text
     extract_facts(answer)
+
+
+def test_a_crashed_worker_test_is_in_every_report(pytester):
+    """xdist: a test whose worker dies (os._exit, SIGKILL) is reported as crashed, never dropped."""
+    pytest.importorskip("xdist")
+    import json
+
+    pytester.makepyfile(
+        """
+import os, signal
+import pytest
+from pytest_llmeval import assert_matches
+
+@pytest.mark.parametrize("i", range(6))
+def test_fine(i):
+    assert_matches("Paris", '"Paris"')
+
+def test_exit():
+    assert_matches("Paris", '"Paris"')
+    os._exit(1)
+
+def test_kill():
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+    )
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-n", "2", "--llmeval-report=out", "-p", "no:cacheprovider")
+    assert result.ret == 1
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    tests = report["tests"]
+    assert len(tests) == 8
+    assert {nodeid.split("::")[-1]: outcome for nodeid, outcome in tests.items() if "fine" not in nodeid} == {
+        "test_exit": "crashed", "test_kill": "crashed"}
+    assert sum(outcome == "passed" for outcome in tests.values()) == 6
+    for name in ("report.md", "report.html"):
+        assert "8 tests: 6 passed, 2 crashed" in (pytester.path / "out" / name).read_text()
+    result.stdout.fnmatch_lines(["llmeval tests: 8 tests: 6 passed, 2 crashed"])

@@ -50,6 +50,10 @@ def render(report: dict[str, Any]) -> str:
         f"<p>{summary['checks']} checks on {len(summary['models'])} model(s): "
         f"<b>{summary['passed']} passed</b> ({summary['pass_rate']:.0%}).</p>",
     ]
+    if report.get("tests"):
+        from ..aggregate import outcome_counts_line
+
+        out.append(f"<p>Tests (pytest's outcomes, with or without checks): {e(outcome_counts_line(report['tests']))}.</p>")
     if summary.get("best_model"):
         out.append(f"<p>Best model: <b>{e(summary['best_model'])}</b></p>")
     hard = summary.get("hardest_case")

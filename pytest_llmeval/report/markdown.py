@@ -31,6 +31,10 @@ def render(report: dict[str, Any]) -> str:
         f"{summary['checks']} checks on {len(summary['models'])} model(s): "
         f"**{summary['passed']} passed** ({summary['pass_rate']:.0%})."
     )
+    if report.get("tests"):
+        from ..aggregate import outcome_counts_line
+
+        lines.append(f"Tests (pytest's outcomes, with or without checks): {outcome_counts_line(report['tests'])}.")
     if summary.get("best_model"):
         totals = summary["model_totals"][summary["best_model"]]
         lines.append(f"Best model: **{_cell(summary['best_model'])}** ({totals['passed']}/{totals['count']} checks passed).")
