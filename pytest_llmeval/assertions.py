@@ -203,6 +203,8 @@ def _run(
     if getattr(evaluator, "needs_judge", False):
         from .judges.runner import JudgeUnavailable
 
+        from .judges.base import JudgeError
+
         try:
             results = evaluator.evaluate(cases, thresholds=in_force)
         except JudgeUnavailable as exc:
@@ -211,6 +213,13 @@ def _run(
             import pytest
 
             pytest.skip(str(exc))
+        except JudgeError as exc:
+            # The judge failed for good: the check still leaves a record (no scores, not passed, the
+            # error as its reason), so the leaderboard and reports count it instead of losing it.
+            if record and context is not None:
+                for result in evaluator.error_results(cases, in_force, f"judge error: {exc}"):
+                    context.record(result)
+            raise
     else:
         short = None
         try:

@@ -467,3 +467,36 @@ def test_kill():
     for name in ("report.md", "report.html"):
         assert "8 tests: 6 passed, 2 crashed" in (pytester.path / "out" / name).read_text()
     result.stdout.fnmatch_lines(["llmeval tests: 8 tests: 6 passed, 2 crashed"])
+
+
+def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
+    """Fault injection through a session: every fault mode ends as a counted record and the reports are written."""
+    pytest.importorskip("openai")
+    import json
+
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 0.5\n")
+    faults = {
+        "status500": {"status": 500, "message": "boom"},
+        "status503": {"status": 503, "message": "busy"},
+        "refused": {"status": 400, "message": "bad request"},
+        "malformed": {"malformed": True},
+        "empty_choices": {"body": '{"id": "x", "choices": []}'},
+        "deep": {"body": "[" * 50_000},
+        "timeout": {"delay": 1.5, "text": '{"verdict": "yes"}'},
+    }
+    server.responder = lambda body: faults[next(k for k in faults if k in json.dumps(body))]
+    pytester.makepyfile(
+        "import pytest\nfrom pytest_llmeval import assert_no_contact_info\n\n"
+        f"@pytest.mark.parametrize('fault', {sorted(faults)!r})\n"
+        "def test_fault(fault):\n    assert_no_contact_info(f'Answer for {fault}.')\n"
+    )
+    result = pytester.runpytest("-p", "no:randomly", "-rf", "--llmeval-report=out", "--llmeval-judge-cache=off")
+    result.assert_outcomes(failed=len(faults))
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    assert len(report["results"]) == len(faults)
+    assert all(not r["passed"] and r["reason"].startswith("judge error: ") for r in report["results"])
+    assert report["summary"]["checks"] == len(faults) and report["summary"]["passed"] == 0
+    raised = [line for line in result.stdout.lines if line.startswith("E ") and "Error" in line]
+    assert raised and all("JudgeError" in line for line in raised)  # each a judge error, no internal exception escapes
+    assert (pytester.path / "out" / "report.html").exists() and (pytester.path / "out" / "report.md").exists()

@@ -220,6 +220,32 @@ class Evaluator:
             thresholds[metric] = float(value)
         return thresholds
 
+    def error_results(self, cases: Sequence[Case], thresholds: Mapping[str, float] | None, message: str) -> list[Result]:
+        """One failed, unscored result per case, for a check that could not be computed (its judge failed)."""
+        try:
+            in_force = self.resolve_thresholds(thresholds)
+        except (TypeError, ValueError):
+            in_force = {}
+        specs = self.metric_specs()
+        signature = replace(self.signature(), thresholds=in_force)
+        return [
+            Result(
+                evaluator=self.name,
+                metrics={name: None for name in specs},
+                primary=self.active_primary().name,
+                passed=False,
+                thresholds=in_force,
+                higher_is_better={name: spec.higher_is_better for name, spec in specs.items()},
+                signature=signature,
+                reason=message[:500],
+                details={"error": message[:1000]},
+                model=case.model,
+                case_id=case.case_id,
+                excerpt=None if case.actual is None else case.actual[:EXCERPT_CHARS],
+            )
+            for case in cases
+        ]
+
     def evaluate(
         self,
         cases: Sequence[Case],
