@@ -500,3 +500,14 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
     raised = [line for line in result.stdout.lines if line.startswith("E ") and "Error" in line]
     assert raised and all("JudgeError" in line for line in raised)  # each a judge error, no internal exception escapes
     assert (pytester.path / "out" / "report.html").exists() and (pytester.path / "out" / "report.md").exists()
+
+
+def test_an_unloadable_cross_encoder_is_a_model_load_error(monkeypatch):
+    pytest.importorskip("sentence_transformers")
+    from pytest_llmeval.models import ModelCache, ModelLoadError
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    evaluator = REGISTRY.create("semantic_similarity", method="cross-encoder", cross_encoder="no-such-org/no-such-cross-encoder")
+    evaluator.bind(ModelCache(device="cpu", cache_dir=None, announce=lambda line: None))
+    with pytest.raises(ModelLoadError, match="(?s)could not load the cross-encoder 'no-such-org/no-such-cross-encoder'.*Pass cross_encoder= a local folder"):
+        evaluator.evaluate([Case(actual="a", expected="b")])

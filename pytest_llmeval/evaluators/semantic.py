@@ -605,11 +605,19 @@ class SemanticSimilarity(_FactChecked):
         name = self.params["cross_encoder"]
 
         def build() -> Any:
-            from sentence_transformers import CrossEncoder
+            from ..models import EXTRA_HINT, ModelLoadError, resolve_device
 
-            from ..models import resolve_device
-
-            return CrossEncoder(name, device=resolve_device(self._cache().device))
+            try:
+                from sentence_transformers import CrossEncoder
+            except ImportError as exc:
+                raise ModelLoadError(f"{self.name}: the cross-encoder needs sentence-transformers: {EXTRA_HINT}") from exc
+            try:
+                return CrossEncoder(name, device=resolve_device(self._cache().device))
+            except Exception as exc:  # noqa: BLE001 - OSError offline, ValueError for a bad folder: one remedy
+                raise ModelLoadError(
+                    f"{self.name}: could not load the cross-encoder {name!r}: {exc}. Pass cross_encoder= a local folder "
+                    "(with HF_HUB_OFFLINE=1 only local folders work)."
+                ) from None
 
         return self._cache().model(f"cross-encoder {name}", build)
 
