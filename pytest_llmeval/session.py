@@ -545,7 +545,10 @@ class EvalSession:
         if summary.best_model:
             add("llmeval.best_model", summary.best_model)
         for row in summary.rows:
-            prefix = f"llmeval.{row.model}.{row.check}.{row.metric}"
+            from .aggregate import NO_MODEL
+
+            # A test without a model is no model: its rows are llmeval.<check>.<metric>.*
+            prefix = f"llmeval.{row.check}.{row.metric}" if row.model == NO_MODEL else f"llmeval.{row.model}.{row.check}.{row.metric}"
             if row.mean is not None:
                 add(f"{prefix}.mean", round(row.mean, 6))
             add(f"{prefix}.pass_rate", round(row.pass_rate, 6))
@@ -619,7 +622,7 @@ class EvalSession:
         if self.records:
             for line in render_summary(self.summary(), width=min(fullwidth, 100)):
                 out.write_line(line)
-        if any(outcome != "passed" for outcome in self.outcomes.values()):
+        if any(outcome in ("failed", "error", "crashed") for outcome in self.outcomes.values()):
             from .aggregate import outcome_counts_line
 
             out.write_line(f"llmeval tests: {outcome_counts_line(self.outcomes)}")

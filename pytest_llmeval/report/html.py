@@ -11,6 +11,8 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
+from ..aggregate import NO_MODEL
+
 __all__ = ["render"]
 
 MAX_RESULTS = 2000
@@ -36,6 +38,11 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def _on(summary: dict[str, Any]) -> str:
+    named = [m for m in summary["models"] if m != NO_MODEL]
+    return f" on {len(named)} model(s)" if named else ""  # checks of tests without a model are no model
+
+
 def render(report: dict[str, Any]) -> str:
     summary = report["summary"]
     run = report["run"]
@@ -47,7 +54,7 @@ def render(report: dict[str, Any]) -> str:
         "<title>LLM evaluation report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>LLM evaluation</h1>",
-        f"<p>{summary['checks']} checks on {len(summary['models'])} model(s): "
+        f"<p>{summary['checks']} checks{_on(summary)}: "
         f"<b>{summary['passed']} passed</b> ({summary['pass_rate']:.0%}).</p>",
     ]
     if report.get("tests"):
@@ -74,7 +81,7 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"<th>{e(check)}<br><span class=muted>{e(metric)} {arrow}</span></th>")
         out.append("</tr>")
         for model in models:
-            out.append(f"<tr><th>{e(model)}</th>")
+            out.append(f"<tr><th>{e('-' if model == NO_MODEL else model)}</th>")
             for check, _metric, higher in checks:
                 row = cells.get((model, check))
                 if row is None:

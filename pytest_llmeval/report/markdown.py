@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..aggregate import NO_MODEL
+
 __all__ = ["render", "MAX_FAILURES"]
 
 #: Failed checks listed at most; the JSON report has them all.
@@ -27,10 +29,9 @@ def _num(value: float | None) -> str:
 def render(report: dict[str, Any]) -> str:
     summary = report["summary"]
     lines = ["# LLM evaluation", ""]
-    lines.append(
-        f"{summary['checks']} checks on {len(summary['models'])} model(s): "
-        f"**{summary['passed']} passed** ({summary['pass_rate']:.0%})."
-    )
+    named = [m for m in summary["models"] if m != NO_MODEL]
+    on = f" on {len(named)} model(s)" if named else ""
+    lines.append(f"{summary['checks']} checks{on}: **{summary['passed']} passed** ({summary['pass_rate']:.0%}).")
     if report.get("tests"):
         from ..aggregate import outcome_counts_line
 
@@ -58,7 +59,7 @@ def render(report: dict[str, Any]) -> str:
         for row in rows:
             spread = "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}"
             lines.append(
-                f"| {row.get('rank', '')} | {_cell(row['model'])} | {_num(row['mean'])} | {spread} | {row['pass_rate']:.0%} "
+                f"| {row.get('rank', '')} | {_cell('-' if row['model'] == NO_MODEL else row['model'])} | {_num(row['mean'])} | {spread} | {row['pass_rate']:.0%} "
                 f"| {row['passed']} | {row['count']} |"
             )
         lines.append("")

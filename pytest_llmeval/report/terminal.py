@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..aggregate import Summary
+from ..aggregate import NO_MODEL, Summary
 
 __all__ = ["render_summary", "render_flips", "MAX_FLIP_LINES"]
 
@@ -14,14 +14,18 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def shown_model(model: str) -> str:
+    """A leaderboard's model cell: the name, or "-" for checks of tests without a model."""
+    return "-" if model == NO_MODEL else model
+
+
 def render_summary(summary: Summary, width: int = 80) -> list[str]:
     """Lines of the llmeval section, fitting ``width`` columns (80 at least)."""
     width = max(width, 80)
-    lines = [
-        f"{summary.checks} checks on {len(summary.models)} model(s): "
-        f"{summary.passed} passed ({summary.pass_rate:.0%})"
-    ]
-    model_width = min(max([len(r.model) for r in summary.rows] + [5]), 28)
+    named = [m for m in summary.models if m != NO_MODEL]
+    on = f" on {len(named)} model(s)" if named else ""  # checks of tests without a model are no model
+    lines = [f"{summary.checks} checks{on}: {summary.passed} passed ({summary.pass_rate:.0%})"]
+    model_width = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
     check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 37)
     header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'sd':>5}  {'pass':>5}  {'n':>5}"
     lines.append(header)
@@ -34,7 +38,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         mean = "n/a" if row.mean is None else f"{row.mean:.3f}"
         spread = "" if row.spread is None or row.count < 2 else f"{row.spread:.2f}"
         lines.append(
-            f"{shown:<{check_width}}  {_cut(row.model, model_width):<{model_width}}  {mean:>6}  {spread:>5}  "
+            f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  {spread:>5}  "
             f"{row.pass_rate:>5.0%}  {row.count:>5}"
         )
     if summary.best_model:
@@ -42,9 +46,13 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         lines.append(f"best model: {summary.best_model} ({passed}/{count} checks passed)")
     if summary.hardest_case:
         hard = summary.hardest_case
-        line = f"most difficult case: {hard.case_id} (failed by {len(hard.failed_models)}/{hard.models} model(s))"
-        lines.append(_cut(line, width))
-        lines.append(_cut(f"  failed by: {', '.join(hard.failed_models)}", width))
+        failed = [m for m in hard.failed_models if m != NO_MODEL]
+        if failed:
+            line = f"most difficult case: {hard.case_id} (failed by {len(hard.failed_models)}/{hard.models} model(s))"
+            lines.append(_cut(line, width))
+            lines.append(_cut(f"  failed by: {', '.join(hard.failed_models)}", width))
+        else:
+            lines.append(_cut(f"most difficult case: {hard.case_id} (failed)", width))
     if summary.perturbed_checks:
         lines += render_flips(summary, width)
     return lines
