@@ -220,10 +220,10 @@ class Evaluator:
             thresholds[metric] = float(value)
         return thresholds
 
-    def error_results(self, cases: Sequence[Case], thresholds: Mapping[str, float] | None, message: str) -> list[Result]:
+    def error_results(self, cases: Sequence[Case], thresholds: Mapping[str, float | None] | None, message: str) -> list[Result]:
         """One failed, unscored result per case, for a check that could not be computed (its judge failed)."""
         try:
-            in_force = self.resolve_thresholds(thresholds)
+            in_force = self.resolve_thresholds(thresholds)  # type: ignore[arg-type]  # None switches a metric off
         except (TypeError, ValueError):
             in_force = {}
         specs = self.metric_specs()

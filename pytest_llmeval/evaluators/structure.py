@@ -21,7 +21,7 @@ def _refuse_remote(uri: str) -> Any:
     """The registry's retrieval: refuses, so no ``$ref`` reaches the network unless the user opts in."""
     from referencing.exceptions import NoSuchResource
 
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs class: mypy sees no fields
 
 
 def _timed_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
@@ -112,7 +112,7 @@ class JsonSchema(Evaluator):
             from referencing import Registry
 
             # No retrieval: a $ref outside the schema is an error, never a network request.
-            self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, registry=Registry(retrieve=_refuse_remote))
+            self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, registry=Registry(retrieve=_refuse_remote))  # type: ignore[call-arg]
         self._best_match = jsonschema.exceptions.best_match
 
     def backend(self) -> str:
