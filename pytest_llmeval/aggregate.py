@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-__all__ = ["outcome_counts_line", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
+__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
 
 #: The tag value of an unperturbed sibling in a perturbation family.
 ORIGINAL = "original"
@@ -52,6 +52,16 @@ def outcome_counts_line(outcomes: Mapping[str, str]) -> str:
     shown = ", ".join(f"{counts[o]} {o}" for o in order if counts.get(o))
     return f"{len(outcomes)} tests: {shown}" if outcomes else "0 tests"
 
+
+def shown_model(model: str) -> str:
+    """A leaderboard's model cell: the name, or "-" for checks of tests without a model."""
+    return "-" if model == NO_MODEL else model
+
+
+def models_phrase(models: Iterable[str]) -> str:
+    """`` on 3 model(s)`` for a summary line; empty when no check named a model (tests without one are no model)."""
+    named = [m for m in models if m != NO_MODEL]
+    return f" on {len(named)} model(s)" if named else ""
 
 
 @dataclass(frozen=True)
@@ -178,7 +188,9 @@ def _labels(records: list[Mapping[str, Any]]) -> tuple[list[str], dict[str, tupl
         if len(signatures[label]) > 1:
             import hashlib
 
-            label = f"{label}#{hashlib.sha256(sig.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
+            from .text import utf8
+
+            label = f"{label}#{hashlib.sha256(utf8(sig)).hexdigest()[:6]}"
         labels[label] = (record["evaluator"], sig)
         out.append(label)
     return out, labels

@@ -201,9 +201,8 @@ def _run(
         session_thresholds = {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
     if getattr(evaluator, "needs_judge", False):
-        from .judges.runner import JudgeUnavailable
-
         from .judges.base import JudgeError
+        from .judges.runner import JudgeUnavailable
 
         try:
             results = evaluator.evaluate(cases, thresholds=in_force)

@@ -81,14 +81,12 @@ class Comparison:
 
 def load_baseline(path: str) -> dict[str, Any]:
     """The baseline report; ``ValueError`` naming the file when it cannot be used."""
-    from .report.jsonfile import load
+    from .report.jsonfile import load, validate
 
     try:
         report = load(path)
     except OSError as exc:
         raise ValueError(f"cannot read the baseline {path!r}: {exc.strerror or exc}") from None
-    from .report.jsonfile import validate
-
     problem = validate(report)
     if problem is not None:
         raise ValueError(f"the baseline {path!r} is not a usable report: {problem}")

@@ -31,6 +31,7 @@ equal, and looks each one up in the context:
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import unicodedata
@@ -38,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .text import split_sentences
+from .text import replace_surrogates, split_sentences
 
 __all__ = [
     "Fact",
@@ -116,9 +117,9 @@ _UNIT_ALTERNATIVES = "|".join(
 _NUMBER = re.compile(
     r"(?P<cur>(?:US)?\$|[€£¥₹])?[ \t]?"
     r"(?<![\w.,])(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-    r"|(?i:" + "|".join(_NUMBER_WORDS) + r")(?:-(?i:one|two|three|four|five|six|seven|eight|nine))?)"
+    r"|(?i:" + "|".join(_NUMBER_WORDS) + r")(?:-(?i:" + "|".join(_ONES) + r"))?)"
     r"(?P<ord>st|nd|rd|th)?"
-    r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:hundred|thousand|million|billion|trillion|mn|mln|bn|tn|k|m|b))(?!\w)"
+    r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r"))(?!\w)"
     r"|(?!\w)|(?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w)))"
     r"(?:[ \t]?(?P<unit>(?i:" + _UNIT_ALTERNATIVES + r"))(?!\w))?"
 )
@@ -284,11 +285,12 @@ class Fact:
     """One checkable statement of a text.
 
     Args:
-        kind: ``number``, ``percent``, ``money``, ``year``, ``date``, ``time``, ``name`` or ``negation``.
+        kind: ``number``, ``percent``, ``money``, ``year``, ``date``, ``time`` or ``name``
+            (negation is checked per sentence: :meth:`FactIndex.polarity_conflict`).
         text: The words as written (for messages).
-        value: The normalised value: a float for numbers, ``(year, month, day)`` for
-            dates (``None`` where not given), a tuple of folded words for names, the
-            polarity (``True`` = negated) for negation.
+        value: The normalised value: a float for numbers (seconds of the day for
+            times), ``(year, month, day)`` for dates (``None`` where not given), a
+            tuple of folded words for names.
         unit: Unit or currency code for numbers, else ``None``.
         step: The precision a number is written to (``15.9 million``: 100,000).
         start: Offset of the fact in the text it was found in.
@@ -303,9 +305,6 @@ class Fact:
     #: A lone capitalised first word of a sentence: perhaps a name, perhaps a common word,
     #: so any word of the source sharing its stem supports it ("Open" / "opening").
     weak: bool = False
-
-    def describe(self) -> str:
-        return repr(self.text)
 
 
 def _numbers(text: str) -> Iterable[Fact]:
@@ -451,7 +450,6 @@ _SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUC
 #: Texts longer than this get their names from the rules: spaCy refuses a million characters
 #: and takes tens of seconds on a few hundred thousand.
 SPACY_MAX_CHARS = 100_000
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
@@ -459,7 +457,7 @@ def _spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
         yield from _rule_names(text)
         return
     # spaCy cannot encode a lone surrogate; one replacement character keeps every offset.
-    doc = nlp(_SURROGATE.sub("\ufffd", text))
+    doc = nlp(replace_surrogates(text))
     for ent in doc.ents:
         if ent.label_ not in _SPACY_LABELS:
             continue
@@ -527,8 +525,6 @@ def extract_facts(text: str, *, nlp: Any = None) -> list[Fact]:
 
     ``nlp`` is a loaded spaCy pipeline for names; without one, names come from capitalisation.
     """
-    import bisect
-
     text = detokenize_numbers(text)
     facts: list[Fact] = []
     dates = list(_dates(text))
@@ -542,19 +538,19 @@ def extract_facts(text: str, *, nlp: Any = None) -> list[Fact]:
             spans.append([start, end])
     starts = [span[0] for span in spans]
 
-    def inside_date(start: int, end: int) -> bool:
+    def inside_date(start: int) -> bool:
         index = bisect.bisect_right(starts, start) - 1
         return index >= 0 and start < spans[index][1]
 
     facts.extend(dates)
     facts.extend(times)
     for fact in _numbers(text):
-        if inside_date(fact.start, fact.start + len(fact.text)):
+        if inside_date(fact.start):
             continue
         facts.append(fact)
     names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
     for fact in names:
-        if inside_date(fact.start, fact.start + len(fact.text)):
+        if inside_date(fact.start):
             continue
         if all(k in _MONTHS for k in fact.value):
             continue
@@ -569,9 +565,10 @@ class FactIndex:
     def __init__(self, text: str | Sequence[str], *, nlp: Any = None) -> None:
         chunks = [text] if isinstance(text, str) else list(text)
         self.text = "\n\n".join(chunks)
-        facts = extract_facts(self.text, nlp=nlp) if nlp is not None else extract_facts(self.text)
-        self.numbers = [f for f in facts if f.kind in ("number", "percent", "money", "year", "time")]
-        self.dates = [f.value for f in facts if f.kind == "date"]
+        #: Every fact of the text, in order.
+        self.facts = extract_facts(self.text, nlp=nlp)
+        self.numbers = [f for f in self.facts if f.kind in ("number", "percent", "money", "year", "time")]
+        self.dates = [f.value for f in self.facts if f.kind == "date"]
         words = [m.group(0) for m in _WORD.finditer(self.text)]
         self.words = {_fold(w) for w in words}
         for word in words:
@@ -623,8 +620,6 @@ class FactIndex:
 
     def _shares_stem(self, word: str) -> bool:
         """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
-        import bisect
-
         stem = word_stem(word)
         if len(stem) < 3:
             return stem in self.stems

@@ -264,7 +264,9 @@ def _shard_digest(keys: Any, matrix: Any) -> str:
 
 
 def text_key(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()  # any str, lone surrogates too
+    from .text import utf8
+
+    return hashlib.sha256(utf8(text)).hexdigest()  # any str, lone surrogates too
 
 
 class Embedder:
@@ -433,6 +435,28 @@ class ModelCache:
         if name not in self._embedders:
             self._embedders[name] = Embedder(name, self)
         return self._embedders[name]
+
+    def cross_encoder(self, name: str, *, owner: str, role: str, parameter: str) -> Any:
+        """A sentence-transformers CrossEncoder (``role``: "cross-encoder", "NLI model"), loaded once.
+
+        Every failure (sentence-transformers missing, a hub name offline, a bad
+        folder) is one :class:`ModelLoadError` naming the model and ``parameter``.
+        """
+
+        def build() -> Any:
+            try:
+                from sentence_transformers import CrossEncoder
+            except ImportError as exc:
+                raise ModelLoadError(f"{owner}: the {role} needs sentence-transformers: {EXTRA_HINT}") from exc
+            try:
+                return CrossEncoder(name, device=resolve_device(self.device))
+            except Exception as exc:  # noqa: BLE001 - OSError offline, ValueError for a bad folder: one remedy
+                raise ModelLoadError(
+                    f"{owner}: could not load the {role} {name!r}: {exc}. Pass {parameter}= a local folder "
+                    "(with HF_HUB_OFFLINE=1 only local folders work)."
+                ) from None
+
+        return self.model(f"{role} {name}", build)
 
     def model(self, key: str, build: Callable[[], Any]) -> Any:
         """Any other model (cross-encoder, classifier, LM), built once under ``key``."""

@@ -20,6 +20,7 @@ import pytest
 from .models import ModelCache, parse_device, parse_precision
 from .recording import RECORD_PROPERTY, TestContext, decode_record
 from .registry import Registry, UnknownEvaluatorError
+from .text import replace_surrogates
 
 if TYPE_CHECKING:
     from .evaluators.base import Evaluator
@@ -34,13 +35,9 @@ class _SafeTerminal:
         self.reporter = reporter
 
     def write_line(self, line: str, **markup: Any) -> None:
-        from .text import replace_surrogates
-
         self.reporter.write_line(replace_surrogates(line), **markup)
 
     def write_sep(self, sep: str, title: str = "", **markup: Any) -> None:
-        from .text import replace_surrogates
-
         self.reporter.write_sep(sep, replace_surrogates(title), **markup)
 
 
@@ -534,8 +531,6 @@ class EvalSession:
         if xml is None or not self.records:
             return
         summary = self.summary()
-        from .text import replace_surrogates
-
         def add(name: str, value: Any) -> None:
             # pytest writes the file as UTF-8: a model name with a lone surrogate would abort it.
             xml.add_global_property(replace_surrogates(name), replace_surrogates(value) if isinstance(value, str) else value)
@@ -577,8 +572,6 @@ class EvalSession:
         if not flips:
             return
         import xml.etree.ElementTree as ET
-
-        from .text import replace_surrogates
 
         wanted: dict[tuple[str, str], list[Any]] = {}
         prefix = getattr(xml, "prefix", None)

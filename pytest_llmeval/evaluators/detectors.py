@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..case import Case
-from ..text import excerpt
+from ..text import excerpt, split_sentences
 from .base import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_number, require_type
 
 __all__ = ["FairnessBias", "PromptInjection", "Hallucination"]
@@ -137,28 +137,14 @@ class PromptInjection(_ClassProbability):
     metrics = (MetricSpec("prompt_injection", "probability that the prompt is an injection", higher_is_better=False, threshold=0.5, primary=True),)
 
 
-def nli_entailment(evaluator: ModelEvaluator, name: str, label: str, pairs: list[tuple[str, str]]) -> list[float]:
+def nli_entailment(evaluator: ModelEvaluator, name: str, label: str, pairs: list[tuple[str, str]], *, parameter: str) -> list[float]:
     """Entailment probabilities of (premise, hypothesis) pairs from an NLI cross-encoder, loaded once per session.
 
     A model with one output is read as a probability; one with several classes is
     soft-maxed and the class named ``label`` (case-insensitive) is taken.
+    ``parameter`` names the evaluator's parameter for the model, for load errors.
     """
-
-    def build() -> Any:
-        try:
-            from sentence_transformers import CrossEncoder
-        except ImportError as exc:
-            from ..models import EXTRA_HINT, ModelLoadError
-
-            raise ModelLoadError(f"{evaluator.name}: the NLI path needs sentence-transformers: {EXTRA_HINT}") from exc
-        from ..models import ModelLoadError, resolve_device
-
-        try:
-            return CrossEncoder(name, device=resolve_device(evaluator._cache().device))
-        except Exception as exc:  # noqa: BLE001
-            raise ModelLoadError(f"{evaluator.name}: could not load the NLI model {name!r}: {exc}. Pass a local folder.") from None
-
-    encoder = evaluator._cache().model(f"NLI model {name}", build)
+    encoder = evaluator._cache().cross_encoder(name, owner=evaluator.name, role="NLI model", parameter=parameter)
     import numpy as np
 
     raw = np.asarray(encoder.predict(pairs, show_progress_bar=False, batch_size=32), dtype=np.float32)
@@ -222,7 +208,7 @@ class Hallucination(ModelEvaluator):
         if self.params["method"] == "hhem":
             _, model, _ = _load_classifier(self, self.params["model"], trust_remote_code=True)
             return [float(v) for v in model.predict(pairs)]
-        return nli_entailment(self, self.params["model"], self.params["entailment_label"], pairs)
+        return nli_entailment(self, self.params["model"], self.params["entailment_label"], pairs, parameter="model")
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         pairs = [(chunk, c.actual or "") for c in cases for chunk in c.context]
@@ -232,12 +218,9 @@ class Hallucination(ModelEvaluator):
             window = [min(1.0, max(0.0, s)) for s in scores[cursor:cursor + len(case.context)]]
             cursor += len(case.context)
             best = max(range(len(window)), key=window.__getitem__)
-            from ..text import split_sentences
-            from .factlayer import summarize_checks
-
             answer = case.actual or ""
-            checks = self.facts.check(split_sentences(answer) or [answer], self.facts.index(list(case.context)))
-            support, unsupported, messages, details = summarize_checks(checks, "context")
+            support, unsupported, messages, details = self.facts.judge(
+                split_sentences(answer) or [answer], self.facts.index(list(case.context)), "context")
             reason = f"best-supporting chunk #{best} ({window[best]:.3f}): {excerpt(case.context[best], 80)!r}"
             out.append(Score({"consistency": window[best], "fact_support": support, "unsupported_facts": float(unsupported)},
                              "; ".join([*messages, reason]),

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..facts import EXTRACTORS, Fact, FactCheck, FactIndex, canonical_numbers, check_facts, spacy_model, word_stem
 from ..facts import _FUNCTION_WORDS as FUNCTION_WORDS
+from ..text import excerpt
 from .base import ModelEvaluator, require_choice
 
 __all__ = ["FactLayer", "describe_fact", "word_pair_support", "content_stems"]
@@ -158,8 +159,13 @@ class FactLayer:
             del self._indexes[next(iter(self._indexes))]
         return index
 
-    def check(self, sentences: Sequence[str], source: FactIndex, *, given: FactIndex | None = None, negation: bool = True) -> list[FactCheck]:
-        return check_facts(sentences, source, given=given, nlp=self.nlp(), negation=negation)
+    def judge(
+        self, sentences: Sequence[str], source: FactIndex, source_name: str, *, given: FactIndex | None = None,
+        negation: bool = True, numbered: bool = True,
+    ) -> tuple[float, int, list[str], list[dict[str, Any]]]:
+        """Check each sentence's facts against ``source`` and summarise (see :func:`summarize_checks`)."""
+        checks = check_facts(sentences, source, given=given, nlp=self.nlp(), negation=negation)
+        return summarize_checks(checks, source_name, numbered=numbered)
 
 
 def summarize_checks(checks: Sequence[FactCheck], source: str, *, numbered: bool = True) -> tuple[float, int, list[str], list[dict[str, Any]]]:
@@ -178,8 +184,6 @@ def summarize_checks(checks: Sequence[FactCheck], source: str, *, numbered: bool
             messages.append(describe_fact(fact, where, source))
             details.append({"fact": fact.text, "kind": fact.kind, "sentence": number})
         if check.polarity is not None:
-            from ..text import excerpt
-
             messages.append(f"{where} and the {source} disagree on a negation: {source} says {excerpt(check.polarity, 100)!r}")
             details.append({"fact": "negation", "kind": "negation", "sentence": number, "source": excerpt(check.polarity, 200)})
     support = 1.0 if total == 0 else (total - issues) / total

@@ -11,12 +11,11 @@ texts already cached in memory or on disk.
 
 from __future__ import annotations
 
+import math
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-
-import math
-import warnings
 
 from ..case import Case
 from ..text import excerpt, normalize, split_sentences
@@ -259,7 +258,7 @@ class Groundedness(EmbeddingEvaluator):
         return sentences, False
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        from .factlayer import PairIndex, summarize_checks, word_pair_support
+        from .factlayer import PairIndex, word_pair_support
 
         answers = [_sentences(c.actual or "") for c in cases]
         contexts = [[s for chunk in c.context for s in _sentences(chunk)] for c in cases]
@@ -290,8 +289,8 @@ class Groundedness(EmbeddingEvaluator):
             weakest = min(range(len(checked)), key=support_per_claim.__getitem__)
             source = self.facts.index(list(case.context))
             given = self.facts.index(case.question) if case.question else None
-            checks = self.facts.check(checked, source, given=given, negation=self.params["negation"])
-            fact_support, unsupported, messages, fact_details = summarize_checks(checks, "context", numbered=not joined)
+            fact_support, unsupported, messages, fact_details = self.facts.judge(
+                checked, source, "context", given=given, negation=self.params["negation"], numbered=not joined)
             metrics: dict[str, float | None] = {
                 "support": support_per_claim[weakest],
                 "fact_support": fact_support,
@@ -348,7 +347,10 @@ class Groundedness(EmbeddingEvaluator):
             windows = [" ".join(context[i:i + window]) for i in range(max(1, len(context) - window + 1))] if context else []
             shape.append((len(texts), len(windows)))
             pairs.extend((w, t) for t in texts for w in windows)
-        probabilities = nli_entailment(self, self.params["nli_model"], self.params["entailment_label"], pairs) if pairs else []
+        if not pairs:
+            probabilities: list[float] = []
+        else:
+            probabilities = nli_entailment(self, self.params["nli_model"], self.params["entailment_label"], pairs, parameter="nli_model")
         out, cursor = [], 0
         for n_claims, n_windows in shape:
             per_case = []
@@ -393,17 +395,13 @@ class _FactChecked(EmbeddingEvaluator):
 
     def reference_facts(self, actual: str, references: Sequence[str]) -> list[dict[str, Any]]:
         """Per expected answer: fact support, recall, unsupported count, messages and details."""
-        from ..facts import extract_facts
-        from .factlayer import summarize_checks
-
         sentences = _sentences(actual) or [actual]
         answer_index = self.facts.index(actual)
-        nlp = self.facts.nlp()
         out = []
         for reference in references:
-            checks = self.facts.check(sentences, self.facts.index(reference))
-            support, unsupported, messages, details = summarize_checks(checks, "expected answer")
-            expected_facts = extract_facts(reference, nlp=nlp)
+            expected = self.facts.index(reference)
+            support, unsupported, messages, details = self.facts.judge(sentences, expected, "expected answer")
+            expected_facts = expected.facts  # extracted once, with the index
             recall = 1.0 if not expected_facts else sum(answer_index.supports(f) for f in expected_facts) / len(expected_facts)
             out.append({"fact_support": support, "fact_recall": recall, "unsupported_facts": float(unsupported),
                         "messages": messages, "details": details})
@@ -602,24 +600,7 @@ class SemanticSimilarity(_FactChecked):
         return params
 
     def _cross_encoder(self) -> Any:
-        name = self.params["cross_encoder"]
-
-        def build() -> Any:
-            from ..models import EXTRA_HINT, ModelLoadError, resolve_device
-
-            try:
-                from sentence_transformers import CrossEncoder
-            except ImportError as exc:
-                raise ModelLoadError(f"{self.name}: the cross-encoder needs sentence-transformers: {EXTRA_HINT}") from exc
-            try:
-                return CrossEncoder(name, device=resolve_device(self._cache().device))
-            except Exception as exc:  # noqa: BLE001 - OSError offline, ValueError for a bad folder: one remedy
-                raise ModelLoadError(
-                    f"{self.name}: could not load the cross-encoder {name!r}: {exc}. Pass cross_encoder= a local folder "
-                    "(with HF_HUB_OFFLINE=1 only local folders work)."
-                ) from None
-
-        return self._cache().model(f"cross-encoder {name}", build)
+        return self._cache().cross_encoder(self.params["cross_encoder"], owner=self.name, role="cross-encoder", parameter="cross_encoder")
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         import numpy as np

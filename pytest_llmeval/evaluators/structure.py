@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..case import Case
+from ..text import utf8
 from .base import Evaluator, MetricSpec, Score, package_version, require_type
 
 __all__ = ["JsonSchema", "json_path"]
@@ -26,8 +27,6 @@ def _refuse_remote(uri: str) -> Any:
 
 def _timed_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
     """The ``pattern`` keyword under the time limit of user regular expressions (conditions.REGEX_TIMEOUT)."""
-    import re
-
     from jsonschema.exceptions import ValidationError
 
     from ..conditions import compile_user_regex, search_user_regex
@@ -104,15 +103,15 @@ class JsonSchema(Evaluator):
                 f"{self.name}: parameter 'schema' is not a valid JSON Schema: {exc.message} (at {where} of the schema)"
             ) from None
         self.params["schema"] = schema
-        self._schema_id = hashlib.sha256(json.dumps(schema, sort_keys=True, default=str).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        self._schema_id = hashlib.sha256(utf8(json.dumps(schema, sort_keys=True, default=str))).hexdigest()[:12]
         timed = jsonschema.validators.extend(validator_class, {"pattern": _timed_pattern})
-        if self.params["allow_remote_refs"] is True:
-            self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER)
-        else:
+        local: dict[str, Any] = {}
+        if not self.params["allow_remote_refs"]:
             from referencing import Registry
 
             # No retrieval: a $ref outside the schema is an error, never a network request.
-            self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, registry=Registry(retrieve=_refuse_remote))  # type: ignore[call-arg]
+            local["registry"] = Registry(retrieve=_refuse_remote)  # type: ignore[call-arg]
+        self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, **local)
         self._best_match = jsonschema.exceptions.best_match
 
     def backend(self) -> str:
@@ -138,11 +137,11 @@ class JsonSchema(Evaluator):
             if error:
                 details.update(line=error.lineno, column=error.colno, position=error.pos)
             return Score({"valid": 0.0, "invalid": 1.0}, reason, details)
+        from referencing.exceptions import Unresolvable
+
         try:
             errors = sorted(self._validator.iter_errors(document), key=lambda e: (list(e.absolute_path), e.message))
-        except Exception as exc:  # referencing's Unresolvable, wrapped by jsonschema
-            if "Unresolvable" not in type(exc).__name__ and "Unresolvable" not in repr(exc):
-                raise
+        except Unresolvable as exc:  # jsonschema wraps referencing's error in a subclass of it
             ref = getattr(exc, "ref", None) or str(exc)
             raise ValueError(
                 f"{self.name}: the schema's $ref {ref!r} cannot be resolved inside the schema; remote references are "

@@ -6,7 +6,7 @@ import zlib
 from typing import Any
 
 from ..case import Case
-from ..text import split_sentences
+from ..text import split_sentences, utf8
 from .base import Evaluator, MetricSpec, Score
 
 __all__ = ["Looping", "longest_repeated_substring", "unique_sentence_ratio", "compression_ratio"]
@@ -37,7 +37,7 @@ def unique_sentence_ratio(text: str) -> tuple[float, dict[str, Any]]:
 
 def compression_ratio(text: str) -> float:
     """zlib (level 9) compressed bytes / original bytes, capped at 1; 1.0 for empty text."""
-    raw = text.encode("utf-8", "surrogatepass")  # any str: model output may hold lone surrogates
+    raw = utf8(text)  # any str: model output may hold lone surrogates
     if not raw:
         return 1.0
     return min(1.0, len(zlib.compress(raw, 9)) / len(raw))

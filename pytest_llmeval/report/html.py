@@ -11,7 +11,7 @@ from collections import defaultdict
 from html import escape
 from typing import Any
 
-from ..aggregate import NO_MODEL
+from ..aggregate import models_phrase, outcome_counts_line, shown_model
 
 __all__ = ["render"]
 
@@ -38,11 +38,6 @@ def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _on(summary: dict[str, Any]) -> str:
-    named = [m for m in summary["models"] if m != NO_MODEL]
-    return f" on {len(named)} model(s)" if named else ""  # checks of tests without a model are no model
-
-
 def render(report: dict[str, Any]) -> str:
     summary = report["summary"]
     run = report["run"]
@@ -54,12 +49,10 @@ def render(report: dict[str, Any]) -> str:
         "<title>LLM evaluation report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>LLM evaluation</h1>",
-        f"<p>{summary['checks']} checks{_on(summary)}: "
+        f"<p>{summary['checks']} checks{models_phrase(summary['models'])}: "
         f"<b>{summary['passed']} passed</b> ({summary['pass_rate']:.0%}).</p>",
     ]
     if report.get("tests"):
-        from ..aggregate import outcome_counts_line
-
         out.append(f"<p>Tests (pytest's outcomes, with or without checks): {e(outcome_counts_line(report['tests']))}.</p>")
     if summary.get("best_model"):
         out.append(f"<p>Best model: <b>{e(summary['best_model'])}</b></p>")
@@ -81,7 +74,7 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"<th>{e(check)}<br><span class=muted>{e(metric)} {arrow}</span></th>")
         out.append("</tr>")
         for model in models:
-            out.append(f"<tr><th>{e('-' if model == NO_MODEL else model)}</th>")
+            out.append(f"<tr><th>{e(shown_model(model))}</th>")
             for check, _metric, higher in checks:
                 row = cells.get((model, check))
                 if row is None:

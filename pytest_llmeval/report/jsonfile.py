@@ -45,11 +45,11 @@ def validate(report: Any) -> str | None:
     """The first place where ``report`` breaks the report schema, as ``results[3].metrics: ...``; ``None`` if it fits."""
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(report), key=lambda e: (len(e.absolute_path) == 0, list(map(str, e.absolute_path))))
-    if not errors:
+    errors = jsonschema.Draft202012Validator(schema()).iter_errors(report)
+    # The first in document order: results[2] before results[10], the top level before any record.
+    first = min(errors, key=lambda e: [str(p).zfill(12) if isinstance(p, int) else p for p in e.absolute_path], default=None)
+    if first is None:
         return None
-    first = min(errors, key=lambda e: [str(p).zfill(12) if isinstance(p, int) else p for p in e.absolute_path])
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path).lstrip(".") or "(top level)"
     return f"{where}: {first.message[:200]}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ..aggregate import NO_MODEL
+from ..aggregate import models_phrase, outcome_counts_line, shown_model
 
 __all__ = ["render", "MAX_FAILURES"]
 
@@ -29,12 +29,8 @@ def _num(value: float | None) -> str:
 def render(report: dict[str, Any]) -> str:
     summary = report["summary"]
     lines = ["# LLM evaluation", ""]
-    named = [m for m in summary["models"] if m != NO_MODEL]
-    on = f" on {len(named)} model(s)" if named else ""
-    lines.append(f"{summary['checks']} checks{on}: **{summary['passed']} passed** ({summary['pass_rate']:.0%}).")
+    lines.append(f"{summary['checks']} checks{models_phrase(summary['models'])}: **{summary['passed']} passed** ({summary['pass_rate']:.0%}).")
     if report.get("tests"):
-        from ..aggregate import outcome_counts_line
-
         lines.append(f"Tests (pytest's outcomes, with or without checks): {outcome_counts_line(report['tests'])}.")
     if summary.get("best_model"):
         totals = summary["model_totals"][summary["best_model"]]
@@ -59,7 +55,7 @@ def render(report: dict[str, Any]) -> str:
         for row in rows:
             spread = "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}"
             lines.append(
-                f"| {row.get('rank', '')} | {_cell('-' if row['model'] == NO_MODEL else row['model'])} | {_num(row['mean'])} | {spread} | {row['pass_rate']:.0%} "
+                f"| {row.get('rank', '')} | {_cell(shown_model(row['model']))} | {_num(row['mean'])} | {spread} | {row['pass_rate']:.0%} "
                 f"| {row['passed']} | {row['count']} |"
             )
         lines.append("")

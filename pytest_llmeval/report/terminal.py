@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..aggregate import NO_MODEL, Summary
+from ..aggregate import NO_MODEL, Summary, models_phrase, shown_model
 
 __all__ = ["render_summary", "render_flips", "MAX_FLIP_LINES"]
 
@@ -14,17 +14,10 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def shown_model(model: str) -> str:
-    """A leaderboard's model cell: the name, or "-" for checks of tests without a model."""
-    return "-" if model == NO_MODEL else model
-
-
 def render_summary(summary: Summary, width: int = 80) -> list[str]:
     """Lines of the llmeval section, fitting ``width`` columns (80 at least)."""
     width = max(width, 80)
-    named = [m for m in summary.models if m != NO_MODEL]
-    on = f" on {len(named)} model(s)" if named else ""  # checks of tests without a model are no model
-    lines = [f"{summary.checks} checks{on}: {summary.passed} passed ({summary.pass_rate:.0%})"]
+    lines = [f"{summary.checks} checks{models_phrase(summary.models)}: {summary.passed} passed ({summary.pass_rate:.0%})"]
     model_width = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
     check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 37)
     header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'sd':>5}  {'pass':>5}  {'n':>5}"
