@@ -53,14 +53,14 @@ def outcome_counts_line(outcomes: Mapping[str, str]) -> str:
     return f"{len(outcomes)} tests: {shown}" if outcomes else "0 tests"
 
 
-def shown_model(model: str) -> str:
+def shown_model(model: str | None) -> str:
     """A leaderboard's model cell: the name, or "-" for checks of tests without a model."""
-    return "-" if model == NO_MODEL else model
+    return "-" if model is None or model == NO_MODEL else model
 
 
-def models_phrase(models: Iterable[str]) -> str:
+def models_phrase(models: Iterable[str | None]) -> str:
     """`` on 3 model(s)`` for a summary line; empty when no check named a model (tests without one are no model)."""
-    named = [m for m in models if m != NO_MODEL]
+    named = [m for m in models if m is not None and m != NO_MODEL]
     return f" on {len(named)} model(s)" if named else ""
 
 
@@ -154,20 +154,28 @@ class Summary:
         return list(dict.fromkeys(row.check for row in self.rows))
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary for the JSON report: checks of tests without a model have ``"model": null`` and are no model."""
+
+        def model(entry: dict[str, Any]) -> dict[str, Any]:
+            return {**entry, "model": None if entry["model"] == NO_MODEL else entry["model"]}
+
+        hard = self.hardest_case
+        failed_models = [] if hard is None else [m for m in hard.failed_models if m != NO_MODEL]
         return {
             "checks": self.checks,
             "passed": self.passed,
             "pass_rate": self.pass_rate,
-            "models": list(self.models),
-            "model_totals": {m: {"passed": p, "count": c} for m, (p, c) in self.model_totals.items()},
+            "models": [m for m in self.models if m != NO_MODEL],
+            "model_totals": {m: {"passed": p, "count": c} for m, (p, c) in self.model_totals.items() if m != NO_MODEL},
             "best_model": self.best_model,
-            "hardest_case": None if self.hardest_case is None else {
-                **asdict(self.hardest_case), "failed_models": list(self.hardest_case.failed_models)
+            "hardest_case": None if hard is None else {
+                **asdict(hard), "failed_models": failed_models, "models": hard.models - (NO_MODEL in hard.failed_models)
+                if failed_models else 0,
             },
-            "leaderboard": [{**asdict(row), "pass_rate": row.pass_rate} for row in self.rows],
+            "leaderboard": [model({**asdict(row), "pass_rate": row.pass_rate}) for row in self.rows],
             "perturbed_checks": self.perturbed_checks,
-            "flips": [asdict(flip) for flip in self.flips],
-            "insights": [asdict(insight) for insight in self.insights],
+            "flips": [model(asdict(flip)) for flip in self.flips],
+            "insights": [model(asdict(insight)) for insight in self.insights],
         }
 
 
@@ -256,9 +264,10 @@ def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None 
         entry[0] += bool(record.get("passed"))
         entry[1] += 1
     models = tuple(sorted(totals))
+    named = [m for m in models if m != NO_MODEL]
     best = None
-    if len(models) > 1:
-        best = max(models, key=lambda m: (totals[m][0] / totals[m][1], totals[m][1], [-ord(c) for c in m]))
+    if len(named) > 1:
+        best = max(named, key=lambda m: (totals[m][0] / totals[m][1], totals[m][1], [-ord(c) for c in m]))
 
     return Summary(
         checks=len(records),

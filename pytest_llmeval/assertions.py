@@ -202,6 +202,7 @@ def _run(
     in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
     if getattr(evaluator, "needs_judge", False):
         from .judges.base import JudgeError
+        from .judges.cache import ReplayMiss
         from .judges.runner import JudgeUnavailable
 
         try:
@@ -212,6 +213,17 @@ def _run(
             import pytest
 
             pytest.skip(str(exc))
+        except ReplayMiss as exc:
+            # Replay-only and a verdict was never recorded: a failure of the check, with its record
+            # and the one line that says what to do (not a traceback through the cache).
+            if context is None:
+                raise
+            import pytest
+
+            if record:
+                for result in evaluator.error_results(cases, in_force, f"judge verdict missing: {exc}"):
+                    context.record(result)
+            pytest.fail(f"llmeval: {exc}", pytrace=False)
         except JudgeError as exc:
             # The judge failed for good: the check still leaves a record (no scores, not passed, the
             # error as its reason), so the leaderboard and reports count it instead of losing it.

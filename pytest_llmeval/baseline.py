@@ -48,7 +48,7 @@ class Change:
         def num(v: float | None) -> str:
             return "n/a" if v is None else f"{v:.3f}"
 
-        where = self.nodeid if self.scope == "result" else f"mean over {self.model}"
+        where = self.nodeid if self.scope == "result" else ("mean" if self.model == NO_MODEL else f"mean over {self.model}")
         verdict = " (passed -> failed)" if self.scope == "result" and self.kind == "regression" else (
             " (failed -> passed)" if self.scope == "result" else "")
         return f"{self.kind}: {self.evaluator} {self.metric} {num(self.before)} -> {num(self.after)}{verdict}: {where}"
@@ -76,7 +76,8 @@ class Comparison:
     def to_dict(self) -> dict[str, Any]:
         return {"baseline": self.baseline, "compared": self.compared, "tolerance": self.tolerance, "new": self.new,
                 "missing": self.missing, "regressions": len(self.regressions), "improvements": len(self.improvements),
-                "changes": [asdict(c) for c in self.changes], "not_comparable": [dict(n) for n in self.not_comparable]}
+                "changes": [{**asdict(c), "model": None if c.model == NO_MODEL else c.model} for c in self.changes],
+                "not_comparable": [dict(n) for n in self.not_comparable]}
 
 
 def load_baseline(path: str) -> dict[str, Any]:

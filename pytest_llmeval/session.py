@@ -638,6 +638,8 @@ class EvalSession:
                 out.write_line(f"llmeval judge: {tokens} tokens, cost {cost:.4f}: {nodeid}")
             for problem in judge["corrupt_cache_files"]:
                 out.write_line(f"llmeval judge: untrusted cache file {problem}")
+        for downgrade in judge["json_mode_downgrades"]:
+            out.write_line(f"llmeval judge: structured output downgraded {downgrade}")
         for path in self.written:
             out.write_line(f"llmeval report: {path}")
 

@@ -116,7 +116,7 @@ def test_replay_miss_fails_naming_the_check(pytester, server):
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("--llmeval-judge-cache=replay")
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*ReplayMiss: faithfulness claims: no recorded judge verdict (replay-only mode*"])
+    result.stdout.fnmatch_lines(["llmeval: faithfulness claims: no recorded judge verdict (replay-only mode*"])
     assert server.requests == []
 
 

@@ -180,7 +180,10 @@ def test_collect_results(llmeval):
         assert Result.from_dict(res.to_dict()) == res
         assert record["outcome"] in {"passed", "failed"}
     assert report["run"]["plugin"]
-    assert {row["model"] for row in report["summary"]["leaderboard"]} == {"big", "small", "(unnamed)"}
+    # checks of tests without a model have no model: null in rows, absent from the models and their totals
+    assert {row["model"] for row in report["summary"]["leaderboard"]} == {"big", "small", None}
+    assert report["summary"]["models"] == ["big", "small"] and set(report["summary"]["model_totals"]) == {"big", "small"}
+    assert "(unnamed)" not in json.dumps(report)
 
 
 def test_report_directory_writes_all_formats(pytester):

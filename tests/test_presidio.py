@@ -40,3 +40,26 @@ def test_entity_selection_context_and_errors(models):
     with pytest.raises(ModelLoadError, match="the spaCy model 'xx_no_such_model' is not installed"):
         build(ModelCache(device="cpu", announce=lambda line: None), spacy_model="xx_no_such_model").evaluate([Case(actual=TEXT)])
     assert len(models.loads) == 1
+
+
+def test_long_text_is_analysed_in_pieces_and_never_passed_on_a_part(models, monkeypatch):
+    """1 MB took 9 s and missed PII past 200,000 characters while passing: now pieces, a bound, and a clear result."""
+    from pytest_llmeval.evaluators import presidio
+
+    monkeypatch.setattr(presidio, "_CHUNK", 2_000)
+    monkeypatch.setattr(presidio, "_OVERLAP", 200)
+    filler = "The meeting went well and we agreed on the plan. " * 120  # 6,000 characters
+    # one e-mail straddles the first piece boundary (2,000), one sits in the last piece
+    text = filler[:1_990] + " jane.doe@corp.com " + filler[1_990:] + " Write to max.roe@corp.com today."
+    [whole] = build(models, entities=["EMAIL_ADDRESS"], max_chars=None).evaluate([Case(actual=text)])
+    emails = [(f["start"], f["end"]) for f in whole.details["findings"]]
+    assert [text[s:e] for s, e in emails] == ["jane.doe@corp.com", "max.roe@corp.com"]  # each once, at its true offset
+    assert not whole.details["truncated"]
+    [part] = build(models, entities=["EMAIL_ADDRESS"], max_chars=1_000).evaluate([Case(actual=filler)])
+    assert not part.passed and part.metrics["pass"] is None
+    assert "only the first 1,000 characters of answer were analysed (max_chars=1000)" in part.reason
+    assert list(part.details["truncated"]) == ["answer"]
+    [found] = build(models, entities=["EMAIL_ADDRESS"], max_chars=3_000).evaluate([Case(actual=text)])
+    assert not found.passed and found.metrics["pass"] == 0.0 and "max_chars=3000" in found.reason
+    with pytest.raises(TypeError, match="max_chars"):
+        build(models, max_chars="all")

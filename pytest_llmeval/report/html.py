@@ -57,15 +57,17 @@ def render(report: dict[str, Any]) -> str:
     if summary.get("best_model"):
         out.append(f"<p>Best model: <b>{e(summary['best_model'])}</b></p>")
     hard = summary.get("hardest_case")
-    if hard:
+    if hard and hard["failed_models"]:
         out.append(
             f"<p>Most difficult case: <code>{e(hard['case_id'])}</code>, failed by "
             f"{len(hard['failed_models'])}/{hard['models']} model(s): {e(', '.join(hard['failed_models']))}</p>"
         )
+    elif hard:
+        out.append(f"<p>Most difficult case: <code>{e(hard['case_id'])}</code> (failed)</p>")
 
     rows = summary["leaderboard"]
     checks = list(dict.fromkeys((r["check"], r["metric"], r["higher_is_better"]) for r in rows))
-    models = list(dict.fromkeys(r["model"] for r in sorted(rows, key=lambda r: r["model"])))
+    models = list(dict.fromkeys(r["model"] for r in sorted(rows, key=lambda r: (r["model"] is None, r["model"] or ""))))
     cells: dict[tuple[str, str], dict[str, Any]] = {(r["model"], r["check"]): r for r in rows}
     if checks:
         out.append("<h2>Leaderboard</h2><table><tr><th>model</th>")
@@ -98,7 +100,7 @@ def render(report: dict[str, Any]) -> str:
             for flip in flips[:MAX_FLIPS]:
                 kind = f'<span class="fail">{e(flip["kind"])}</span>' if flip["kind"] == "broke" else e(flip["kind"])
                 out.append(
-                    f"<tr><td>{e(flip['case_id'])}</td><td>{e(flip['model'])}</td><td>{e(flip['check'])} "
+                    f"<tr><td>{e(flip['case_id'])}</td><td>{e(shown_model(flip['model']))}</td><td>{e(flip['check'])} "
                     f"<span class=muted>{e(flip['metric'])}</span></td><td>{e(flip['perturbation'])}</td>"
                     f"<td class=num>{_num(flip['original_score'])}</td><td class=num>{_num(flip['perturbed_score'])}</td>"
                     f"<td>{kind}</td><td>{e(flip.get('nodeid') or '')}</td></tr>"
@@ -116,7 +118,7 @@ def render(report: dict[str, Any]) -> str:
             for change in baseline["changes"][:MAX_FLIPS]:
                 kind = f'<span class="fail">{e(change["kind"])}</span>' if change["kind"] == "regression" else e(change["kind"])
                 out.append(f"<tr><td>{kind} ({e(change['scope'])})</td><td>{e(change['evaluator'])} <span class=muted>"
-                           f"{e(change['metric'])}</span></td><td>{e(change['model'])}</td><td class=num>{_num(change['before'])}</td>"
+                           f"{e(change['metric'])}</span></td><td>{e(shown_model(change['model']))}</td><td class=num>{_num(change['before'])}</td>"
                            f"<td class=num>{_num(change['after'])}</td><td>{e(change.get('nodeid') or '')}</td></tr>")
             out.append("</table>")
     insights = summary.get("insights", [])
@@ -124,7 +126,7 @@ def render(report: dict[str, Any]) -> str:
         out.append("<h2>Insights</h2><table><tr><th>check</th><th>model</th><th>case</th><th>score</th><th>evidence</th></tr>")
         for insight in insights:
             out.append(
-                f"<tr><td>{e(insight['check'])} <span class=muted>{e(insight['metric'])}</span></td><td>{e(insight['model'])}</td>"
+                f"<tr><td>{e(insight['check'])} <span class=muted>{e(insight['metric'])}</span></td><td>{e(shown_model(insight['model']))}</td>"
                 f"<td>{e(insight.get('case_id') or '')}</td><td class=num>{_num(insight['score'])}</td><td>{e(insight['reason'])}</td></tr>"
             )
         out.append("</table>")

@@ -36,11 +36,13 @@ def render(report: dict[str, Any]) -> str:
         totals = summary["model_totals"][summary["best_model"]]
         lines.append(f"Best model: **{_cell(summary['best_model'])}** ({totals['passed']}/{totals['count']} checks passed).")
     hard = summary.get("hardest_case")
-    if hard:
+    if hard and hard["failed_models"]:
         lines.append(
             f"Most difficult case: `{_cell(hard['case_id'])}`, failed by {len(hard['failed_models'])}/{hard['models']} "
             f"model(s) ({_cell(', '.join(hard['failed_models']))})."
         )
+    elif hard:
+        lines.append(f"Most difficult case: `{_cell(hard['case_id'])}` (failed).")
     lines.append("")
 
     by_check: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -68,7 +70,7 @@ def render(report: dict[str, Any]) -> str:
             lines += ["| case | model | check | perturbation | before | after | flip |", "|---|---|---|---|---:|---:|---|"]
             for flip in flips[:MAX_FAILURES]:
                 lines.append(
-                    f"| {_cell(flip['case_id'], 80)} | {_cell(flip['model'])} | {_cell(flip['check'])} {_cell(flip['metric'])} "
+                    f"| {_cell(flip['case_id'], 80)} | {_cell(shown_model(flip['model']))} | {_cell(flip['check'])} {_cell(flip['metric'])} "
                     f"| {_cell(flip['perturbation'])} | {_num(flip['original_score'])} | {_num(flip['perturbed_score'])} "
                     f"| {flip['kind']} |"
                 )
@@ -86,7 +88,7 @@ def render(report: dict[str, Any]) -> str:
             lines += ["| change | check | model | before | after | test |", "|---|---|---|---:|---:|---|"]
             for change in baseline["changes"][:MAX_FAILURES]:
                 what = f"{change['kind']} ({'pass/fail' if change['scope'] == 'result' else 'mean'})"
-                lines.append(f"| {what} | {_cell(change['evaluator'])} {_cell(change['metric'])} | {_cell(change['model'])} "
+                lines.append(f"| {what} | {_cell(change['evaluator'])} {_cell(change['metric'])} | {_cell(shown_model(change['model']))} "
                              f"| {_num(change['before'])} | {_num(change['after'])} | {_cell(change.get('nodeid') or '', 80)} |")
             lines.append("")
 
@@ -96,7 +98,7 @@ def render(report: dict[str, Any]) -> str:
                   "| check | model | case | score | evidence |", "|---|---|---|---:|---|"]
         for insight in insights:
             lines.append(
-                f"| {_cell(insight['check'])} {_cell(insight['metric'])} | {_cell(insight['model'])} "
+                f"| {_cell(insight['check'])} {_cell(insight['metric'])} | {_cell(shown_model(insight['model']))} "
                 f"| {_cell(insight.get('case_id') or '', 60)} | {_num(insight['score'])} | {_cell(insight['reason'], 200)} |"
             )
         lines.append("")
