@@ -249,7 +249,7 @@ def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None 
         return (-round(row.pass_rate, 9), -mean if row.higher_is_better else mean)
 
     rows.sort(key=lambda row: (order[row.check], *merit(row), row.model))
-    ranked_rows = []
+    ranked_rows: list[LeaderboardRow] = []
     for index, row in enumerate(rows):
         previous = ranked_rows[-1] if ranked_rows else None
         if previous is not None and previous.check == row.check:

@@ -103,7 +103,7 @@ def _keyed(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str, in
     seen: dict[tuple[str, str, str], int] = defaultdict(int)
     for record in records:
         base = (str(record.get("nodeid", "")), str(record["evaluator"]), signature_key(record))
-        out[(*base, seen[base])] = record
+        out[(base[0], base[1], base[2], seen[base])] = record
         seen[base] += 1
     return out
 
@@ -158,11 +158,11 @@ def compare(records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], *
     # Means over the results both runs have, so a new or removed test never moves a mean.
     shared = set(now) & set(before)
     new_means, old_means = _means(now[k] for k in shared), _means(before[k] for k in shared)
-    for key in sorted(set(new_means) & set(old_means)):
-        (after, higher, metric), (prior, _, _) = new_means[key], old_means[key]
+    for mean_key in sorted(set(new_means) & set(old_means)):
+        (after, higher, metric), (prior, _, _) = new_means[mean_key], old_means[mean_key]
         delta = after - prior if higher else prior - after
         if abs(delta) > tolerance:
-            changes.append(Change("improvement" if delta > 0 else "regression", "mean", key[0], metric, key[2], prior, after))
+            changes.append(Change("improvement" if delta > 0 else "regression", "mean", mean_key[0], metric, mean_key[2], prior, after))
     changes.sort(key=lambda c: (c.kind != "regression", c.scope != "result", c.evaluator, c.model, c.nodeid or ""))
     return Comparison(name, compared, tuple(changes), tuple(not_comparable), new=len(set(now) - set(before)),
                       missing=len(set(before) - set(now)), tolerance=tolerance)

@@ -26,6 +26,7 @@ False
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -203,7 +204,7 @@ class _Parser:
     def error(self, message: str, position: int) -> ConditionSyntaxError:
         return ConditionSyntaxError(message, self.source, position)
 
-    def _tokenize(self, source: str):  # -> Iterator[tuple[str, str, int]]
+    def _tokenize(self, source: str) -> Iterator[tuple[str, str, int]]:
         i = 0
         n = len(source)
         while i < n:

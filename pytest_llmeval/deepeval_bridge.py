@@ -132,7 +132,7 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
     if not callable(getattr(metric, "measure", None)):
         raise TypeError(f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}")
     llm_case = _test_case(test_case, fields)
-    from .assertions import _group_defaults
+    from .assertions.core import _group_defaults
     from .judges.runner import JudgeUnavailable
     from .recording import current_context
 

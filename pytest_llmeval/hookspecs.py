@@ -7,14 +7,18 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .options import Settings
     from .registry import Registry
 
 hookspec = pytest.hookspec
 
 
-@hookspec
+@hookspec(historic=True)
 def pytest_llmeval_register_evaluators(registry: Registry) -> None:
-    """Register extra evaluators by name before the session starts.
+    """Register extra evaluators by name.
+
+    Historic: a plugin or ``conftest.py`` registered later (a ``conftest.py`` in a
+    sub-folder, found during collection) is called too, before its tests run.
 
     Example ``conftest.py``::
 
@@ -31,4 +35,13 @@ def pytest_llmeval_update_report(config: pytest.Config, report: dict[str, Any]) 
 
         def pytest_llmeval_update_report(config, report):
             report["run"]["commit"] = os.environ.get("GITHUB_SHA")
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_llmeval_make_judge(config: pytest.Config, settings: Settings) -> Any:
+    """The judge client for this run (an object with ``complete(messages, schema=...)``), or ``None`` for no judge.
+
+    The first non-``None`` result wins; the plugin's own implementation builds an
+    OpenAI-protocol client from the ``llmeval_judge_*`` settings. Called on first use.
     """

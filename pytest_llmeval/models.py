@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.util import find_spec
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,6 +48,7 @@ EXTRA_HINT = "pip install 'pytest-llmeval[embeddings]'"
 
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 PRECISIONS = ("auto", "fp32", "fp16")
+_Model = TypeVar("_Model")  # what a model builder returns (a model; a tokenizer, model and device)
 
 
 class ModelLoadError(RuntimeError):
@@ -458,13 +459,13 @@ class ModelCache:
 
         return self.model(f"{role} {name}", build)
 
-    def model(self, key: str, build: Callable[[], Any]) -> Any:
+    def model(self, key: str, build: Callable[[], _Model]) -> _Model:
         """Any other model (cross-encoder, classifier, LM), built once under ``key``."""
         if key not in self._models:
             self._models[key] = self.load(key, build)
-        return self._models[key]
+        return cast(_Model, self._models[key])  # what ``build`` made for this key
 
-    def load(self, what: str, build: Callable[[], Any]) -> Any:
+    def load(self, what: str, build: Callable[[], _Model]) -> _Model:
         self._announce(f"llmeval: loading {what} (device {self.device}, precision {self.precision})...")
         start = time.perf_counter()
         model = build()

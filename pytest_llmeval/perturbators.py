@@ -270,7 +270,7 @@ def perturbation(name: str, *, label: str | None = None, **params: Any) -> Pertu
 
 def parse_perturbations(items: Sequence[Any], *, where: str = "llmeval_perturb") -> list[Perturbation]:
     """Strings and :class:`Perturbation` objects as perturbations; a clear error names a bad one."""
-    out = []
+    out: list[Perturbation] = []
     for item in items:
         if isinstance(item, Perturbation) and item.name == "copy" and "n" in item.params:
             n = item.params["n"]

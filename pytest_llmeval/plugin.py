@@ -6,55 +6,17 @@ evaluator and reporter is imported when first used.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator, Mapping
 from typing import Any
 
 import pytest
 
-from .models import DEFAULT_EMBEDDING_MODEL, ModelCache, parse_device, parse_precision
+from .markers import MARKER_HELP, PERTURB_MARKER_HELP
+from .models import ModelCache
+from .options import add_options
 from .recording import TestContext
-from .session import EvalSession, parse_threshold, session_key
-
-# Help texts: capitalised, no trailing period (as pytest and xdist write them).
-REPORT_HELP = (
-    "Write llmeval reports to PATH: a .json, .md or .html file, or a directory "
-    "that receives report.json, report.md and report.html (repeatable)"
-)
-THRESHOLD_HELP = (
-    "Override a threshold, as EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.4 "
-    "(repeatable; wins over llmeval_thresholds, loses to a threshold passed in the test)"
-)
-THRESHOLDS_INI_HELP = "Threshold overrides, one EVALUATOR.METRIC=NUMBER per line"
-REPORT_INI_HELP = "Report paths written when --llmeval-report is not given, one per line"
-SUMMARY_HELP = "Leave out the llmeval leaderboard from the terminal summary"
-DEVICE_HELP = "Device for models: auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N (default: auto)"
-PRECISION_HELP = "Model precision: auto (fp16 on CUDA, else fp32), fp32 or fp16 (default: auto)"
-CACHE_DIR_HELP = "Folder of the embedding cache, or 'off' (default: .llmeval_cache in the rootdir)"
-EMBEDDING_MODEL_HELP = f"Embedding model: a sentence-transformers name or local folder (default: {DEFAULT_EMBEDDING_MODEL}, embedded)"
-JUDGE_MODEL_HELP = "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)"
-JUDGE_URL_HELP = "Base URL of the judge's OpenAI-compatible endpoint (default: the OpenAI API)"
-JUDGE_KEY_ENV_HELP = "Name of the environment variable holding the judge's API key (default: OPENAI_API_KEY)"
-JUDGE_CACHE_HELP = "Judge verdict cache: record (default: replay what is recorded, ask and record the rest), replay (a missing verdict fails the check), off"
-JUDGE_DIR_HELP = "Folder of the recorded judge verdicts, meant to be committed (default: llmeval_judge)"
-JUDGE_PRICE_HELP = "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15,0.60), for the cost totals (default: 0,0)"
-JUDGE_JSON_HELP = "Judge structured output: auto (JSON schema, falling back to JSON object, then free text), schema, object, none"
-JUDGE_REPEATS_HELP = ("Judge each judge check N times (each repeat recorded) and score the mean, so a flickering judge "
-                      "shows; use with a temperature above 0 (default: 1)")
-BASELINE_HELP = "Compare this run with a JSON report of an earlier run: regressions and improvements in the summary and reports"
-BASELINE_TOLERANCE_HELP = "How far a leaderboard mean may move before it counts as a change against the baseline (default: 0)"
-FAIL_ON_REGRESSION_HELP = "Fail the run when a check regressed against --llmeval-baseline"
-OFFLINE_HELP = "Never call a judge: replay recorded verdicts and skip judge checks that need a new one"
-MODELS_HELP = "Models under test, comma-separated: tests using the llmeval_model fixture run once per model"
-FLIP_DELTA_HELP = "Also count a perturbation flip when the score moves more than this, pass or fail alike (default: off)"
-PERTURB_MARKER_HELP = (
-    "llmeval_perturb(*perturbations, seed=0): run the test on its original input and on each perturbation "
-    "(names such as 'typos', 'uppercase', or pytest_llmeval.perturbation(name, **params)); the test perturbs its "
-    "input with the llmeval_perturb fixture"
-)
-MARKER_HELP = (
-    "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
-    "test, the case id and free tags such as perturbation='typos'"
-)
+from .session import EvalSession, LLMEvalWarning, session_key
 
 _context_key = pytest.StashKey[TestContext]()
 _marker_error_key = pytest.StashKey[Exception]()
@@ -67,60 +29,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("llmeval", "LLM evaluation (pytest-llmeval)")
-    group.addoption("--llmeval-report", action="append", default=[], metavar="PATH", dest="llmeval_report", help=REPORT_HELP)
-    group.addoption(
-        "--llmeval-threshold",
-        action="append",
-        default=[],
-        metavar="EVALUATOR.METRIC=NUMBER",
-        dest="llmeval_threshold",
-        type=parse_threshold,
-        help=THRESHOLD_HELP,
-    )
-    group.addoption(
-        "--llmeval-no-summary", action="store_false", dest="llmeval_summary", default=True, help=SUMMARY_HELP
-    )
-    group.addoption("--llmeval-device", dest="llmeval_device", type=parse_device, metavar="DEVICE", help=DEVICE_HELP)
-    group.addoption("--llmeval-precision", dest="llmeval_precision", type=parse_precision, metavar="PRECISION", help=PRECISION_HELP)
-    group.addoption("--llmeval-cache-dir", dest="llmeval_cache_dir", metavar="DIR", help=CACHE_DIR_HELP)
-    group.addoption("--llmeval-embedding-model", dest="llmeval_embedding_model", metavar="MODEL", help=EMBEDDING_MODEL_HELP)
-    group.addoption("--llmeval-judge-model", dest="llmeval_judge_model", metavar="MODEL", help=JUDGE_MODEL_HELP)
-    group.addoption("--llmeval-judge-base-url", dest="llmeval_judge_base_url", metavar="URL", help=JUDGE_URL_HELP)
-    group.addoption("--llmeval-judge-cache", dest="llmeval_judge_cache", choices=("record", "replay", "off"), help=JUDGE_CACHE_HELP)
-    group.addoption("--llmeval-judge-repeats", dest="llmeval_judge_repeats", metavar="N", help=JUDGE_REPEATS_HELP)
-    group.addoption("--llmeval-judge-price", dest="llmeval_judge_price", metavar="PROMPT,COMPLETION", help=JUDGE_PRICE_HELP)
-    group.addoption("--llmeval-models", dest="llmeval_models", metavar="A,B,C", help=MODELS_HELP)
-    group.addoption("--llmeval-flip-delta", dest="llmeval_flip_delta", type=float, metavar="DELTA", help=FLIP_DELTA_HELP)
-    group.addoption("--llmeval-baseline", dest="llmeval_baseline", metavar="REPORT.json", help=BASELINE_HELP)
-    group.addoption("--llmeval-baseline-tolerance", dest="llmeval_baseline_tolerance", type=float, metavar="DELTA",
-                    help=BASELINE_TOLERANCE_HELP)
-    group.addoption("--llmeval-fail-on-regression", dest="llmeval_fail_on_regression", action="store_true", default=False,
-                    help=FAIL_ON_REGRESSION_HELP)
-    group.addoption("--llmeval-offline", dest="llmeval_offline", action="store_true", default=False, help=OFFLINE_HELP)
-    parser.addini("llmeval_judge_model", JUDGE_MODEL_HELP, default="")
-    parser.addini("llmeval_judge_base_url", JUDGE_URL_HELP, default="")
-    parser.addini("llmeval_judge_api_key_env", JUDGE_KEY_ENV_HELP, default="OPENAI_API_KEY")
-    parser.addini("llmeval_judge_cache", JUDGE_CACHE_HELP, default="record")
-    parser.addini("llmeval_judge_dir", JUDGE_DIR_HELP, default="llmeval_judge")
-    parser.addini("llmeval_judge_price", JUDGE_PRICE_HELP, default="0,0")
-    parser.addini("llmeval_judge_json_mode", JUDGE_JSON_HELP, default="auto")
-    parser.addini("llmeval_judge_repeats", JUDGE_REPEATS_HELP, default="1")
-    parser.addini("llmeval_judge_temperature", "Judge sampling temperature (default: 0; part of every verdict's key)", default="0")
-    parser.addini("llmeval_judge_seed", "Judge sampling seed, or none (default: 0; part of every verdict's key)", default="0")
-    parser.addini("llmeval_judge_max_tokens", "Judge reply token limit (default: 1024; part of every verdict's key)", default="1024")
-    parser.addini("llmeval_judge_max_concurrency", "Judge requests in flight at once, per process (default: 4)", default="4")
-    parser.addini("llmeval_judge_timeout", "Seconds before a judge request times out and is retried (default: 60)", default="60")
-    parser.addini("llmeval_models", MODELS_HELP, default="")
-    parser.addini("llmeval_baseline", BASELINE_HELP, default="")
-    parser.addini("llmeval_baseline_tolerance", BASELINE_TOLERANCE_HELP, default="0")
-    parser.addini("llmeval_flip_delta", FLIP_DELTA_HELP, default="")
-    parser.addini("llmeval_device", DEVICE_HELP, default="auto")
-    parser.addini("llmeval_precision", PRECISION_HELP, default="auto")
-    parser.addini("llmeval_cache_dir", CACHE_DIR_HELP, default=".llmeval_cache")
-    parser.addini("llmeval_embedding_model", EMBEDDING_MODEL_HELP, default=DEFAULT_EMBEDDING_MODEL)
-    parser.addini("llmeval_thresholds", THRESHOLDS_INI_HELP, type="linelist", default=[])
-    parser.addini("llmeval_report", REPORT_INI_HELP, type="linelist", default=[])
+    add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -128,10 +37,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", PERTURB_MARKER_HELP)
     session = EvalSession(config)
     config.stash[session_key] = session
-    config.pluginmanager.register(session, "llmeval-session")
-    config.hook.pytest_llmeval_register_evaluators(registry=session.registry)
-    session.load_thresholds()
-    session.judge_settings()
+    config.pluginmanager.register(_RunHooks(session), "llmeval-run")
+    config.hook.pytest_llmeval_register_evaluators.call_historic(kwargs={"registry": session.registry})
     session.load_baseline()
 
 
@@ -140,11 +47,123 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    eval_session = config.stash.get(session_key, None)
-    if eval_session is not None:
-        eval_session.mark_flips_in_junit()
-        config.pluginmanager.unregister(eval_session)
+    hooks = config.pluginmanager.get_plugin("llmeval-run")
+    if hooks is not None:
+        config.pluginmanager.unregister(hooks)
+    if session_key in config.stash:
         del config.stash[session_key]
+
+
+def pytest_llmeval_make_judge(config: pytest.Config, settings: Any) -> Any:
+    """The OpenAI-protocol judge of the ``llmeval_judge_*`` settings (``None`` without a judge model)."""
+    if not settings.judge_model:
+        return None
+    from .judges.openai_judge import OpenAIJudge
+
+    return OpenAIJudge(settings.judge_model, base_url=settings.judge_base_url or None, api_key_env=settings.judge_api_key_env,
+                       json_mode=settings.judge_json_mode, price_per_million=settings.judge_price,
+                       temperature=settings.judge_temperature, seed=settings.judge_seed, max_tokens=settings.judge_max_tokens,
+                       max_concurrency=settings.judge_max_concurrency, timeout=settings.judge_timeout)
+
+
+class _RunHooks:
+    """Hooks that need this run's session but get no config (test reports): registered per run."""
+
+    def __init__(self, session: EvalSession) -> None:
+        self.session = session
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.session.collect(report)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: keep each worker's model and judge statistics."""
+        worker = (getattr(node, "workerinput", None) or {}).get("workerid", f"worker{len(self.session.worker_models)}")
+        self.session.worker_finished(getattr(node, "workeroutput", {}) or {}, str(worker))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--llmeval-evaluators``: run nothing; the catalog is shown in the terminal summary."""
+    if config.getoption("llmeval_evaluators", False) and items:
+        config.hook.pytest_deselected(items=list(items))
+        items.clear()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    eval_session = session.config.stash.get(session_key, None)
+    if eval_session is None:
+        return
+    if session.config.getoption("llmeval_evaluators", False) and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.OK
+    try:
+        eval_session.models.flush()
+    except OSError as exc:
+        warnings.warn(LLMEvalWarning(f"could not write the embedding cache: {exc}"), stacklevel=1)
+    if eval_session.is_worker:
+        output = session.config.workeroutput  # type: ignore[attr-defined]
+        output["llmeval_models"] = eval_session.models.stats()
+        if eval_session.judge_runner is not None:
+            output["llmeval_judge"] = eval_session.judge_runner.stats()
+        return
+    try:
+        eval_session.models.compact()
+    except OSError:
+        pass
+    if eval_session.bad_records:
+        warnings.warn(LLMEvalWarning(f"{eval_session.bad_records} llmeval record(s) in user_properties could not be read"),
+                      stacklevel=1)
+    comparison = eval_session.comparison()
+    if comparison is not None and comparison.regressions and eval_session.settings.fail_on_regression:
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if eval_session.records:
+        from .report.junit import add_suite_properties
+
+        add_suite_properties(session.config, eval_session.summary())
+    if not eval_session.settings.report:
+        return
+    from .report import write_reports
+    from .report.build import build_report
+
+    report = build_report(eval_session)
+    failed = False
+    for path in eval_session.settings.report:
+        try:
+            eval_session.written.extend(write_reports(report, path))
+        except Exception as exc:  # noqa: BLE001 - one writer's failure must not cost the other reports
+            failed = True
+            warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)
+            eval_session.written.append(f"FAILED {path}: {exc}")
+    if failed and session.exitstatus == pytest.ExitCode.OK:
+        # A report the run was asked for is missing: the run has not done its job.
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    from .text import replace_surrogates
+
+    eval_session = config.stash.get(session_key, None)
+    if eval_session is None or eval_session.is_worker:
+        return
+    if config.getoption("llmeval_evaluators", False):
+        from .catalog import catalog_lines
+
+        terminalreporter.write_sep("=", "llmeval evaluators")
+        for line in catalog_lines(eval_session.registry):
+            terminalreporter.write_line(replace_surrogates(line))
+        return
+    if not eval_session.settings.summary:
+        return
+    if not (eval_session.records or eval_session.written or eval_session.judge_skips or eval_session.comparison() is not None):
+        return
+    from .report.build import session_lines
+
+    terminalreporter.write_sep("=", "llmeval summary")
+    for line in session_lines(eval_session, width=config.get_terminal_writer().fullwidth):
+        # Model names and answers may hold lone surrogates, which no terminal can print.
+        terminalreporter.write_line(replace_surrogates(line))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -179,7 +198,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """
     eval_session = metafunc.config.stash[session_key]
     if "llmeval_model" in metafunc.fixturenames:
-        models = eval_session.models_under_test()
+        models = list(eval_session.settings.models)
         if models:
             metafunc.parametrize("llmeval_model", models, ids=models, scope="function")
     marker = metafunc.definition.get_closest_marker("llmeval_perturb")
@@ -227,7 +246,8 @@ def llmeval(request: pytest.FixtureRequest) -> TestContext:
     ``llmeval.check(name, ...)`` for any registered evaluator, and read
     ``llmeval.results`` for what was recorded so far.
     """
-    return request.node.stash[_context_key]
+    context: TestContext = request.node.stash[_context_key]
+    return context
 
 
 @pytest.fixture

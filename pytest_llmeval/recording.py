@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
+
+from .current import activate, current_context, deactivate
 
 if TYPE_CHECKING:
     from .evaluators.base import Evaluator
@@ -31,14 +32,6 @@ __all__ = ["TestContext", "current_context", "RECORD_PROPERTY", "encode_record",
 
 #: Name of the ``user_properties`` entry carrying a whole result as JSON.
 RECORD_PROPERTY = "llmeval"
-
-_CURRENT: ContextVar[TestContext | None] = ContextVar("pytest_llmeval_current_test", default=None)
-
-
-def current_context() -> TestContext | None:
-    """The context of the running test, or ``None`` outside a test."""
-    return _CURRENT.get()
-
 
 def encode_record(result: Result, tags: Mapping[str, Any]) -> str:
     record = result.to_dict()
@@ -89,12 +82,12 @@ class TestContext:
         self._threshold_overrides = threshold_overrides
         self._judge_factory = judge_factory
 
-    def activate(self) -> object:
-        return _CURRENT.set(self)
+    def activate(self) -> Any:
+        return activate(self)
 
     @staticmethod
-    def deactivate(token: object) -> None:
-        _CURRENT.reset(token)  # type: ignore[arg-type]
+    def deactivate(token: Any) -> None:
+        deactivate(token)
 
     def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
         return self._evaluator_factory(name, params)
@@ -125,12 +118,12 @@ class TestContext:
     def check(self, name: str, **kwargs: Any) -> Result:
         """Same as :func:`pytest_llmeval.assert_check`."""
         __tracebackhide__ = True
-        from .assertions import assert_check
+        from .assertions.core import assert_check
 
         return assert_check(name, **kwargs)
 
     def evaluate(self, name: str, **kwargs: Any) -> Result:
         """Same as :func:`pytest_llmeval.evaluate`."""
-        from .assertions import evaluate
+        from .assertions.core import evaluate
 
         return evaluate(name, **kwargs)

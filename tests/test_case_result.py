@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import json
 
 import pytest
@@ -130,7 +132,19 @@ def test_public_api_is_complete_and_lazy():
 
     import pytest_llmeval
 
-    assert set(pytest_llmeval.__all__) - {"__version__"} == set(pytest_llmeval._EXPORTS)
+    import ast
+    import pathlib
+
+    from pytest_llmeval import assertions
+
+    # the lazy table, the names for type checkers and the modules' own __all__ agree
+    source = pathlib.Path(pytest_llmeval.__file__).read_text()
+    block = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test))
+    typed = {alias.asname or alias.name for node in ast.walk(block) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert typed == set(pytest_llmeval._EXPORTS)
+    assert set(assertions.__all__) - {"format_failure"} <= set(pytest_llmeval._EXPORTS)
+    for name, module in pytest_llmeval._EXPORTS.items():
+        assert name in getattr(importlib.import_module(f"pytest_llmeval.{module}"), "__all__", [name]), name
     for name in pytest_llmeval.__all__:
         assert getattr(pytest_llmeval, name) is not None
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):

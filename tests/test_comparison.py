@@ -99,8 +99,10 @@ def test_two_models_two_perturbations(suite, workers, junit_properties):
                                  "case*model*check*perturbation*before*after*flip",
                                  "france*brittle*exact_match*uppercase*1.000*0.000*broke"])
     cases, suite_props = junit_properties(suite.path / "junit.xml")
-    flipped = {name for name, props in cases.items() if any(k == "llmeval.flip" for k, _ in props)}
+    # flips are suite properties (pytest's file is never rewritten): one per flip, naming the perturbed test
+    flipped = {value.split(": ")[0].split("::")[-1] for name, value in suite_props.items() if name.startswith("llmeval.flip.")}
     assert "test_capital[france-brittle-uppercase]" in flipped and len(flipped) == len(found)
+    assert not any(k.startswith("llmeval.flip") for props in cases.values() for k, _ in props)
     assert suite_props["llmeval.flips"] == str(len(found)) and suite_props["llmeval.perturbed_checks"] == "12"
 
 
@@ -278,9 +280,9 @@ def test_sibling_ids_with_dashes_and_unicode_and_no_cross_test_pairs(pytester):
                      ("test_one[Hello-min\\xfasculas]", "broke")}
     from xml.etree import ElementTree
 
-    flagged = [(tc.get("classname"), tc.get("name")) for tc in ElementTree.parse(pytester.path / "junit.xml").iter("testcase")
-               if any(p.get("name") == "llmeval.flip" for p in tc.iter("property"))]
-    assert sorted(flagged) == sorted(("pre.test_edge", name) for name, _ in flips)
+    flagged = [p.get("value").split(": ")[0].split("::")[-1] for p in ElementTree.parse(pytester.path / "junit.xml").iter("property")
+               if p.get("name").startswith("llmeval.flip.")]
+    assert sorted(flagged) == sorted(name for name, _ in flips)
 
 
 def test_perturbation_parameters_fail_at_collection(pytester):

@@ -127,26 +127,15 @@ def make_case(name: str, **changes) -> Case:
     return Case(**fields)
 
 
-DETERMINISTIC = ["bleu", "edit_distance", "encoding_guardrail", "exact_match", "json_schema", "looping", "self_consistency",
-                 "pii_leakage", "rouge", "sensitive_data", "text_matching"]
-EMBEDDING = ["answer_accuracy", "answer_relevancy_similarity", "bertscore", "context_mrr", "context_relevancy", "groundedness", "questions_drift", "step_alignment", "toxicity", "sentiment", "fairness_bias", "prompt_injection", "hallucination", "perplexity", "gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa", "summarization", "pii_presidio",
-             "semantic_sentence_similarity", "semantic_similarity"]
-
-
-JUDGED = ["answer_correctness", "context_precision", "context_recall", "context_relevancy_judge", "faithfulness", "hallucination_judge",
-          "correctness", "summary_coherence", "accuracy_bucket", "facts_compare", "sql_eval", "contact_information",
-          "language_mismatch", "sexism", "stereotypes", "summarization_judge", "byop", "bias_judge", "toxicity_judge",
-          "answer_relevancy_judge", "ragas", "g_eval", "dag", "summarization_qag", "task_completion", "selfcheckgpt"]
-
-
 def test_every_builtin_is_registered():
-    assert NAMES == sorted(DETERMINISTIC + EMBEDDING + JUDGED)
+    from pytest_llmeval.registry import BUILTIN_EVALUATORS
+
+    assert NAMES == sorted(BUILTIN_EVALUATORS) and len(NAMES) >= 59
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_metadata(name):
-    cls = REGISTRY.resolve(name)
-    assert cls.name == name and isinstance(cls.version, str) and cls.description
+def check_contract(cls) -> None:
+    """What every evaluator class declares, checked from its metadata alone (plugins' classes too)."""
+    assert cls.name.isidentifier() and isinstance(cls.version, str) and cls.description
     names = [spec.name for spec in cls.metrics]
     assert len(names) == len(set(names))
     primary = cls.primary_metric()
@@ -157,9 +146,20 @@ def test_metadata(name):
         if spec.threshold is not None:
             assert low <= spec.threshold <= high
     assert set(cls.requires) <= set(CASE_FIELDS) and set(cls.uses) <= set(CASE_FIELDS)
-    assert cls.reproducible != cls.needs_judge
-    assert cls.uses_models == (name in EMBEDDING)
-    assert cls.needs_judge == (name in JUDGED)
+    assert cls.reproducible != cls.needs_judge  # a judge's verdict is the one thing not reproducible offline
+    assert not (cls.needs_judge and cls.gpu)
+    assert isinstance(cls.helper, str) and isinstance(cls.extra, str)
+    if cls.needs_judge:
+        assert cls.extra == "judge"
+    elif cls.uses_models:
+        assert cls.extra  # a scoring model comes from an extra
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_metadata(name):
+    cls = REGISTRY.resolve(name)
+    assert cls.name == name
+    check_contract(cls)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -416,7 +416,7 @@ def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
     single.assert_outcomes(passed=1)
     bad = pytester.runpytest("--llmeval-judge-repeats=0")
     assert bad.ret != 0
-    bad.stderr.fnmatch_lines(["*--llmeval-judge-repeats / llmeval_judge_repeats: expected an integer from 1 to 100; got '0'*"])
+    bad.stderr.fnmatch_lines(["*argument --llmeval-judge-repeats: expected an integer from 1 to 100; got '0'*"])
 
 
 def test_summarization_judge_reads_source_and_reference(make, server):

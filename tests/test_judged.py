@@ -184,4 +184,4 @@ def test_judge_sampling_settings_reach_the_server_and_bad_ones_are_named(pyteste
     pytester.makeini("[pytest]\nllmeval_judge_max_tokens = lots\n")
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*llmeval_judge_max_tokens: expected a positive integer; got 'lots'*"])
+    result.stderr.fnmatch_lines(["*llmeval_judge_max_tokens in the config file: expected a positive integer; got 'lots'*"])

@@ -61,7 +61,10 @@ def test_word_lists():
     assert perturb("The big company had a large increase in revenue.", "antonym", seed=1, n=2) == \
         "The small company had a large decrease in revenue."
     assert perturb("Prices Increase", "antonym", n=5) == "Prices Decrease"
-    assert all(ANTONYMS[ANTONYMS[word]] in (word, ANTONYMS[word]) or ANTONYMS[word] in ANTONYMS for word in ANTONYMS)
+    # every antonym leads back: to the word itself, or to one of its synonyms (big -> small -> large)
+    back = {word: ANTONYMS.get(ANTONYMS[word]) for word in ANTONYMS}
+    assert all(back[word] == word or back[word] in SYNONYMS.get(word, ()) for word in ANTONYMS), \
+        {w: b for w, b in back.items() if b != w}
     assert all(word not in SYNONYMS[word] for word in SYNONYMS) and len(SYNONYMS) >= 100
     assert perturb("Nothing to swap here.", "synonym") == "Nothing to swap here."
 

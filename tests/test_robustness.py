@@ -30,8 +30,9 @@ def test_every_builtin_pattern_is_linear(detector):
         for tail in ("g", "_final", "", "!"):
             small = fragment * 400 + tail
             large = fragment * 4000 + tail
-            t_small = _seconds(detector.pattern, small)
-            t_large = _seconds(detector.pattern, large)
+            # the best of three runs: a busy machine (xdist, CI) slows one run, not the pattern
+            t_small = min(_seconds(detector.pattern, small) for _ in range(3))
+            t_large = min(_seconds(detector.pattern, large) for _ in range(3))
             assert t_large < 1.0, (fragment, tail, t_large)
             assert t_large < 40 * t_small + 0.02, (fragment, tail, t_small, t_large)
 

@@ -19,10 +19,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import CASE_FIELDS, Case
 from ..result import Result, Signature
+
+if TYPE_CHECKING:
+    from ..models import ModelCache
 
 __all__ = ["Evaluator", "MetricSpec", "Score", "MissingInputError", "UncalibratedWarning", "EXCERPT_CHARS"]
 
@@ -86,6 +89,8 @@ class Evaluator:
     - ``defaults``: parameter names and default values; anything else is refused.
     - ``case_specific``: parameters that belong to the case, kept out of the signature.
     - ``reproducible``, ``needs_judge``, ``uses_models``, ``gpu``: catalog flags.
+    - ``helper``: the ``assert_*`` helper that wraps it (``assert_check(name)`` always works).
+    - ``extra``: the pytest-llmeval extra it needs installed (``""``: none).
     """
 
     name: ClassVar[str] = ""
@@ -102,6 +107,8 @@ class Evaluator:
     needs_judge: ClassVar[bool] = False
     uses_models: ClassVar[bool] = False
     gpu: ClassVar[bool] = False
+    helper: ClassVar[str] = ""
+    extra: ClassVar[str] = ""
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.defaults))
@@ -191,8 +198,8 @@ class Evaluator:
         """The default threshold of ``spec`` for this instance (calibrated evaluators look up their model)."""
         return spec.threshold
 
-    def resolve_thresholds(self, overrides: Mapping[str, float] | None = None) -> dict[str, float]:
-        """The thresholds in force: the gating metrics' defaults, then ``overrides``."""
+    def resolve_thresholds(self, overrides: Mapping[str, float | None] | None = None) -> dict[str, float]:
+        """The thresholds in force: the gating metrics' defaults, then ``overrides`` (``None`` switches a metric off)."""
         specs = self.metric_specs()
         thresholds: dict[str, float] = {}
         for spec in self.gating_metrics():
@@ -223,7 +230,7 @@ class Evaluator:
     def error_results(self, cases: Sequence[Case], thresholds: Mapping[str, float | None] | None, message: str) -> list[Result]:
         """One failed, unscored result per case, for a check that could not be computed (its judge failed)."""
         try:
-            in_force = self.resolve_thresholds(thresholds)  # type: ignore[arg-type]  # None switches a metric off
+            in_force = self.resolve_thresholds(thresholds)
         except (TypeError, ValueError):
             in_force = {}
         specs = self.metric_specs()
@@ -250,7 +257,7 @@ class Evaluator:
         self,
         cases: Sequence[Case],
         *,
-        thresholds: Mapping[str, float] | None = None,
+        thresholds: Mapping[str, float | None] | None = None,
     ) -> list[Result]:
         """Score ``cases`` and judge them against the thresholds; one result per case, in order."""
         cases = list(cases)
@@ -320,14 +327,14 @@ class ModelEvaluator(Evaluator):
 
     uses_models = True
     gpu = True
-    models: Any = None
+    models: ModelCache | None = None
 
-    def bind(self, models: Any) -> None:
+    def bind(self, models: ModelCache | None) -> None:
         """Use the session's model cache (the plugin calls this)."""
         self.models = models
         self.__dict__.pop("_signature", None)  # the scoring model's signature may depend on the cache
 
-    def _cache(self) -> Any:
+    def _cache(self) -> ModelCache:
         if self.models is None:
             from ..models import ModelCache
 

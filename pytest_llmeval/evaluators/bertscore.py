@@ -20,11 +20,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from .base import MetricSpec, Score, package_version, require_number, require_type
-from .semantic import EmbeddingEvaluator, calibrated
+from .embedding import EmbeddingEvaluator, calibrated
 
 __all__ = ["BertScore"]
 
@@ -41,9 +41,11 @@ class BertScore(EmbeddingEvaluator):
     """
 
     name = "bertscore"
+    helper = "assert_bertscore"
+    extra = "embeddings"
     description = "Token-level semantic overlap with the expected answer (contextual embeddings)"
     requires = ("actual", "expected")
-    defaults: Mapping[str, Any] = {"model": None, "idf": False, "max_length": 256}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "idf": False, "max_length": 256}
     metrics = (
         MetricSpec("precision", "answer tokens matched in the reference", threshold=0.75),
         MetricSpec("recall", "reference tokens matched in the answer", threshold=0.75),
@@ -80,7 +82,7 @@ class BertScore(EmbeddingEvaluator):
 
             from ..models import _EMBEDDED_ALIASES, embedded_model_path, place
 
-            path = embedded_model_path() if name in _EMBEDDED_ALIASES and embedded_model_path() else name
+            path = (embedded_model_path() if name in _EMBEDDED_ALIASES else None) or name
             try:
                 tokenizer = AutoTokenizer.from_pretrained(path)
                 model = AutoModel.from_pretrained(path)

@@ -31,14 +31,13 @@ import math
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..judges.base import JudgeParseError
 from ..text import split_sentences
 from .base import MetricSpec, Score, require_number, require_type
-from .judge_catalog import _score_schema
-from .judged import _CLAIMS, PARSE_FAILURE, JudgeEvaluator, list_schema, verdict_schema
+from .judged import _CLAIMS, PARSE_FAILURE, JudgeEvaluator, _score_schema, list_schema, verdict_schema
 
 __all__ = ["GEval", "Dag", "SummarizationQAG", "TaskCompletion", "SelfCheckGPT", "weighted_score", "validate_dag"]
 
@@ -111,10 +110,12 @@ class GEval(JudgeEvaluator):
     """Your criterion, scored by the judge along generated (or given) evaluation steps."""
 
     name = "g_eval"
+    helper = "assert_geval"
+    extra = "judge"
     description = "Your criterion, judged along evaluation steps, 0-1 (G-Eval)"
     requires = ("actual",)
     uses = ("question", "expected", "context")
-    defaults: Mapping[str, Any] = {"criteria": None, "evaluation_steps": None, "fields": None, "scale": 10, "logprobs": 20}
+    defaults: ClassVar[Mapping[str, Any]] = {"criteria": None, "evaluation_steps": None, "fields": None, "scale": 10, "logprobs": 20}
     metrics = (
         MetricSpec("g_eval", "score / scale, probability-weighted when the server gives log-probabilities", threshold=0.5, primary=True),
         MetricSpec("raw_score", "the judge's integer score", range=(0.0, 100.0), threshold=None),
@@ -224,10 +225,12 @@ class Dag(JudgeEvaluator):
     """A decision tree of judge verdicts with hard-coded leaf scores (more deterministic than one free score)."""
 
     name = "dag"
+    helper = "assert_dag"
+    extra = "judge"
     description = "A tree of judge verdicts with scores at the leaves (DAG metric)"
     requires = ("actual",)
     uses = ("question", "expected", "context")
-    defaults: Mapping[str, Any] = {"dag": None, "max_score": 10}
+    defaults: ClassVar[Mapping[str, Any]] = {"dag": None, "max_score": 10}
     metrics = (MetricSpec("dag", "the leaf reached / max_score", threshold=0.5, primary=True), PARSE_FAILURE)
 
     def configure(self) -> None:
@@ -292,9 +295,11 @@ class SummarizationQAG(JudgeEvaluator):
     """min(alignment, coverage) by question-answer generation; the source is the context."""
 
     name = "summarization_qag"
+    helper = "assert_summary_qag"
+    extra = "judge"
     description = "The summary is aligned with the source and covers it, by closed questions (LLM judge, QAG)"
     requires = ("actual", "context")
-    defaults: Mapping[str, Any] = {"n": 5}
+    defaults: ClassVar[Mapping[str, Any]] = {"n": 5}
     metrics = (
         MetricSpec("summarization", "min(alignment, coverage)", threshold=0.5, primary=True),
         MetricSpec("alignment", "share of summary claims the source does not contradict", threshold=None),
@@ -351,6 +356,8 @@ Outcome: {outcome}
 
 class TaskCompletion(JudgeEvaluator):
     name = "task_completion"
+    helper = "assert_task_completed"
+    extra = "judge"
     description = "The agent's outcome achieves the task the user asked for (LLM judge)"
     requires = ("actual", "question")
     uses = ("context", "metadata")
@@ -388,7 +395,9 @@ class SelfCheckGPT(JudgeEvaluator):
     """
 
     name = "selfcheckgpt"
-    defaults: Mapping[str, Any] = {"max_sentences": 20}
+    helper = "assert_self_checked"
+    extra = "judge"
+    defaults: ClassVar[Mapping[str, Any]] = {"max_sentences": 20}
     description = "The answer's sentences agree with other sampled answers of the same model (LLM judge; lower is better)"
     requires = ("actual", "context")
     metrics = (

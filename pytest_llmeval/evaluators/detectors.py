@@ -22,7 +22,7 @@ error naming the model and the parameter to set.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import excerpt, split_sentences
@@ -67,7 +67,7 @@ class _ClassProbability(ModelEvaluator):
     reference_model = ""
     reference_label = ""
     metric = ""
-    defaults: Mapping[str, Any] = {"model": None, "label": None, "max_length": 512}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "label": None, "max_length": 512}
 
     def configure(self) -> None:
         if self.params["model"] is None:
@@ -116,6 +116,8 @@ class FairnessBias(_ClassProbability):
     """Gender, racial or political bias in the answer (probability of the biased class)."""
 
     name = "fairness_bias"
+    helper = "assert_unbiased"
+    extra = "embeddings"
     description = "The answer shows no gender, racial or political bias"
     requires = ("actual",)
     reference_model = "d4data/bias-detection-model"
@@ -128,6 +130,8 @@ class PromptInjection(_ClassProbability):
     """A prompt injection attempt in the question (probability of the injection class)."""
 
     name = "prompt_injection"
+    helper = "assert_no_prompt_injection"
+    extra = "embeddings"
     description = "The prompt is not a prompt-injection attempt"
     requires = ("question",)
     field = "question"
@@ -170,10 +174,12 @@ class Hallucination(ModelEvaluator):
     """
 
     name = "hallucination"
+    helper = "assert_no_hallucination"
+    extra = "embeddings"
     version = "2"
     description = "The answer is supported by the retrieved context, and so are its facts"
     requires = ("actual", "context")
-    defaults: Mapping[str, Any] = {"method": "hhem", "model": None, "entailment_label": "entailment", "entities": "auto"}
+    defaults: ClassVar[Mapping[str, Any]] = {"method": "hhem", "model": None, "entailment_label": "entailment", "entities": "auto"}
     metrics = (
         MetricSpec("consistency", "factual consistency with the best-supporting chunk", threshold=0.75, primary=True),
         MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the context states",

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..fact_names import _FUNCTION_WORDS as FUNCTION_WORDS
 from ..facts import EXTRACTORS, Fact, FactCheck, FactIndex, canonical_numbers, check_facts, spacy_model, word_stem
-from ..facts import _FUNCTION_WORDS as FUNCTION_WORDS
 from ..text import excerpt
 from .base import ModelEvaluator, require_choice
 

@@ -28,75 +28,13 @@ from typing import Any, ClassVar
 
 from ..case import Case
 from .base import MetricSpec, ModelEvaluator, Score, package_version, require_type
-from .language_model import EMBEDDED_LM, load_language_model
+from .language_model import EMBEDDED_LM, continuation_nll, continuation_nlls
 
 __all__ = ["GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA", "continuation_nll", "continuation_nlls"]
 
 INF = math.inf
 
 
-_BATCH = 16
-
-
-def _limit(model: Any) -> int:
-    values = [getattr(model.config, k, None) for k in ("n_positions", "max_position_embeddings")]
-    return min([v for v in values if isinstance(v, int)] or [1024])
-
-
-def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: Sequence[tuple[str, str]]) -> list[float]:
-    """Mean negative log-likelihood of each continuation's tokens after its prefix, in padded batches."""
-    import torch
-
-    tokenizer, model, device = load_language_model(evaluator, model_name)
-    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
-    limit = _limit(model)
-    rows: list[tuple[list[int], list[int]]] = []
-    for prefix, continuation in pairs:
-        target = tokenizer(continuation, add_special_tokens=False)["input_ids"][: limit - 1]
-        if seq2seq:
-            source = tokenizer(prefix, truncation=True)["input_ids"]
-        else:
-            source = tokenizer(prefix, add_special_tokens=False)["input_ids"]
-            if tokenizer.bos_token_id is not None:
-                source = [tokenizer.bos_token_id, *source]
-            source = source[-(limit - len(target)):] if len(source) + len(target) > limit else source
-            if not source and target:  # nothing to condition on: the first target token is not scored
-                source, target = target[:1], target[1:]
-        rows.append((source, target))
-    values = [0.0] * len(rows)
-    scored = [i for i, (_, target) in enumerate(rows) if target]
-    for start in range(0, len(scored), _BATCH):
-        chunk = scored[start:start + _BATCH]
-        if seq2seq:
-            sources = [rows[i][0] for i in chunk]
-            targets = [rows[i][1] for i in chunk]
-            width, depth = max(map(len, sources)), max(map(len, targets))
-            input_ids = torch.tensor([s + [pad] * (width - len(s)) for s in sources], device=device)
-            attention = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sources], device=device)
-            labels = torch.tensor([t + [-100] * (depth - len(t)) for t in targets], device=device)
-            with torch.no_grad():
-                logits = model(input_ids=input_ids, attention_mask=attention, labels=labels).logits.float()
-            losses = torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, reduction="none", ignore_index=-100)
-            for row, i in enumerate(chunk):
-                values[i] = float(losses[row, : len(rows[i][1])].mean())
-            continue
-        sequences = [rows[i][0] + rows[i][1] for i in chunk]
-        width = max(map(len, sequences))
-        input_ids = torch.tensor([q + [pad] * (width - len(q)) for q in sequences], device=device)
-        attention = torch.tensor([[1] * len(q) + [0] * (width - len(q)) for q in sequences], device=device)
-        with torch.no_grad():
-            logits = model(input_ids=input_ids, attention_mask=attention).logits.float()
-        for row, i in enumerate(chunk):
-            begin, end = len(rows[i][0]), len(sequences[row])
-            predicted = logits[row, begin - 1:end - 1]
-            values[i] = float(torch.nn.functional.cross_entropy(predicted, input_ids[row, begin:end], reduction="mean"))
-    return values
-
-
-def continuation_nll(evaluator: ModelEvaluator, model_name: str | None, prefix: str, continuation: str) -> float:
-    """Mean negative log-likelihood of ``continuation``'s tokens after ``prefix``."""
-    return continuation_nlls(evaluator, model_name, [(prefix, continuation)])[0]
 
 
 class _GPTScore(ModelEvaluator):
@@ -104,7 +42,7 @@ class _GPTScore(ModelEvaluator):
 
     templates: ClassVar[Mapping[str, str]] = {}
     both_ways: ClassVar[bool] = False
-    defaults: Mapping[str, Any] = {"model": None}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None}
 
     def configure(self) -> None:
         if self.params["model"] is not None:
@@ -154,6 +92,8 @@ class GPTScoreSummaryRef(_GPTScore):
     """Summarization with a reference summary: rewrite-style aspects, both directions averaged."""
 
     name = "gptscore_summary_ref"
+    helper = "assert_gptscore"
+    extra = "lm"
     description = "GPTScore of the answer as a rewrite of the expected answer (and back)"
     requires = ("actual", "expected")
     templates = {
@@ -177,6 +117,8 @@ class GPTScoreSummary(_GPTScore):
     """Summarization without a reference: the answer as a summary of the question (the source text)."""
 
     name = "gptscore_summary"
+    helper = "assert_gptscore"
+    extra = "lm"
     description = "GPTScore of the answer as a summary of the source"
     requires = ("actual", "question")
     templates = {
@@ -200,6 +142,8 @@ class GPTScoreTranslation(_GPTScore):
     """Machine translation against a reference translation: accuracy, fluency, MQM; both directions averaged."""
 
     name = "gptscore_translation"
+    helper = "assert_gptscore"
+    extra = "lm"
     description = "GPTScore of the answer as a translation close to the expected one"
     requires = ("actual", "expected")
     templates = {
@@ -223,6 +167,8 @@ class GPTScoreQA(_GPTScore):
     """Dialogue quality: eight yes/no questions about the conversation, scoring the answer "Yes"."""
 
     name = "gptscore_qa"
+    helper = "assert_gptscore"
+    extra = "lm"
     description = "GPTScore of 'Yes' to questions about the conversation's quality"
     requires = ("actual", "question")
     templates = {

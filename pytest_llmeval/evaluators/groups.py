@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import excerpt
 from .base import Evaluator, MetricSpec, Score, package_version, require_number, require_type
-from .semantic import EmbeddingEvaluator
+from .embedding import EmbeddingEvaluator
 
 __all__ = ["SelfConsistency", "QuestionsDrift", "stratified_sample"]
 
@@ -59,8 +59,9 @@ class SelfConsistency(Evaluator):
     """
 
     name = "self_consistency"
+    helper = "assert_self_consistent"
     description = "Answers to the same question agree with each other"
-    defaults: Mapping[str, Any] = {"max_group_size": 100, "use_stemmer": False, "seed": 0}
+    defaults: ClassVar[Mapping[str, Any]] = {"max_group_size": 100, "use_stemmer": False, "seed": 0}
     metrics = (
         MetricSpec("rouge1", "mean ROUGE-1 F1 against the other answers", threshold=0.75),
         MetricSpec("rougeL", "mean ROUGE-L F1 against the other answers", threshold=0.75, primary=True),
@@ -110,9 +111,11 @@ class QuestionsDrift(EmbeddingEvaluator):
     """
 
     name = "questions_drift"
+    helper = "assert_no_question_drift"
+    extra = "embeddings"
     description = "The questions asked later mean the same kind of thing as the earlier ones"
     requires = ("question",)
-    defaults: Mapping[str, Any] = {"model": None, "split_ratio": 0.5, "min_cases": 10}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "split_ratio": 0.5, "min_cases": 10}
     metrics = (
         MetricSpec("drift", "cosine distance between the centroids of the two groups", higher_is_better=False,
                    range=(0.0, 2.0), threshold=0.1, primary=True),

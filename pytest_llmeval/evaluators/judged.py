@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from contextvars import ContextVar
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..judges.base import JudgeParseError
@@ -71,12 +71,18 @@ class JudgeEvaluator(Evaluator):
         ``normalise`` tidies the reply before the check; by default ``verdict`` values
         are lower-cased and stripped (small judges say "Yes").
         """
-        return self.ask_reply(template, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise, **fields)[0]
+        return self.ask_fields(template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise)[0]
 
     def ask_reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
                   options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None,
                   **fields: str) -> tuple[Any, Any]:
         """:meth:`ask`'s value and the raw reply it came from (for log-probabilities)."""
+        return self.ask_fields(template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise)
+
+    def ask_fields(self, template: str, fields: Mapping[str, str], *, what: str, schema: Mapping[str, Any] | None = None,
+                   repeat: int = 0, options: Mapping[str, Any] | None = None,
+                   normalise: Callable[[Any], Any] | None = None) -> tuple[Any, Any]:
+        """:meth:`ask_reply` with the template's ``fields`` given as one mapping."""
         from ..judges.runner import JudgeUnavailable
 
         if self.runner is None:
@@ -128,8 +134,8 @@ class JudgeEvaluator(Evaluator):
         primary = self.primary_metric().name
         metrics: dict[str, float | None] = {}
         for name in runs[0].metrics:
-            values = [r.metrics.get(name) for r in runs if r.metrics.get(name) is not None]
-            metrics[name] = sum(values) / len(values) if values else None
+            present = [v for v in (r.metrics.get(name) for r in runs) if v is not None]
+            metrics[name] = sum(present) / len(present) if present else None
         values = [r.metrics.get(primary) for r in runs]
         scored = [v for v in values if v is not None]
         spread = (max(scored) - min(scored)) if scored else None
@@ -163,6 +169,20 @@ def list_schema(key: str) -> dict[str, Any]:
 YES_NO = verdict_schema("yes", "no")
 
 
+def _score_schema(low: int, high: int) -> dict[str, Any]:
+    return {"type": "object", "properties": {"score": {"type": "integer", "minimum": low, "maximum": high}, "reason": {"type": "string"}},
+            "required": ["score"]}
+
+
+def _fields(case: Case) -> dict[str, str]:
+    return {
+        "question": case.question or "",
+        "actual": case.actual or "",
+        "expected": "\n".join(case.expected) if case.expected else "",
+        "context": "\n\n".join(case.context) if case.context else "",
+    }
+
+
 _PRECISION = """Given a question, its expected answer and one retrieved context chunk, say whether the chunk was useful
 to arrive at the expected answer. Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
@@ -173,7 +193,7 @@ Context chunk: {chunk}
 
 
 def _verdict(evaluator: JudgeEvaluator, template: str, allowed: Sequence[str], what: str, **fields: str) -> str:
-    return str(evaluator.ask(template, what=what, schema=verdict_schema(*allowed), **fields)["verdict"])
+    return str(evaluator.ask_fields(template, fields, what=what, schema=verdict_schema(*allowed))[0]["verdict"])
 
 
 def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
@@ -195,6 +215,8 @@ class ContextPrecision(JudgeEvaluator):
     """Are the useful chunks ranked first? (weighted precision over yes-verdicts)"""
 
     name = "context_precision"
+    helper = "assert_context_precision"
+    extra = "judge"
     description = "Chunks useful for the expected answer are ranked first (LLM judge)"
     requires = ("question", "expected", "context")
     metrics = _judge_metrics("context_precision", "mean precision@k over the useful chunks")
@@ -235,9 +257,11 @@ class Faithfulness(JudgeEvaluator):
     """
 
     name = "faithfulness"
+    helper = "assert_faithful"
+    extra = "judge"
     description = "The answer's claims are supported by the retrieved context (LLM judge)"
     requires = ("actual", "context")
-    defaults: Mapping[str, Any] = {"unknown_claims": "unsupported"}
+    defaults: ClassVar[Mapping[str, Any]] = {"unknown_claims": "unsupported"}
     metrics = _judge_metrics("faithfulness", "share of claims supported by the context")
 
     def configure(self) -> None:
@@ -305,6 +329,8 @@ class ContextRecall(JudgeEvaluator):
     """Share of the expected answer's statements attributable to the context (best over expected answers)."""
 
     name = "context_recall"
+    helper = "assert_context_recall"
+    extra = "judge"
     description = "The retrieved context holds what the expected answer says (LLM judge)"
     requires = ("expected", "context")
     metrics = _judge_metrics("context_recall", "share of expected-answer statements found in the context")
@@ -332,6 +358,8 @@ class ContextRelevancyJudge(JudgeEvaluator):
     """Share of retrieved chunks the judge finds relevant to the question."""
 
     name = "context_relevancy_judge"
+    helper = "assert_context_relevant_judged"
+    extra = "judge"
     description = "The retrieved chunks are relevant to the question (LLM judge)"
     requires = ("question", "context")
     metrics = _judge_metrics("context_relevancy", "share of relevant chunks")
@@ -351,6 +379,8 @@ class HallucinationJudge(JudgeEvaluator):
     """Share of retrieved chunks the answer contradicts (lower is better)."""
 
     name = "hallucination_judge"
+    helper = "assert_no_hallucination_judged"
+    extra = "judge"
     description = "The answer contradicts none of the retrieved chunks (LLM judge)"
     requires = ("actual", "context")
     metrics = _judge_metrics("hallucination", "share of chunks the answer contradicts", higher_is_better=False)
@@ -399,9 +429,11 @@ class AnswerCorrectness(EmbeddingJudge):
     """
 
     name = "answer_correctness"
+    helper = "assert_answer_correct"
+    extra = "judge"
     description = "The answer states what the expected answer states, and nothing else (LLM judge)"
     requires = ("actual", "expected")
-    defaults: Mapping[str, Any] = {"f1_weight": 0.75, "similarity_weight": 0.25}
+    defaults: ClassVar[Mapping[str, Any]] = {"f1_weight": 0.75, "similarity_weight": 0.25}
     metrics = (
         MetricSpec("answer_correctness", "weighted statement F1 and semantic similarity", threshold=0.75, primary=True),
         MetricSpec("f1", "statement F1", threshold=None),

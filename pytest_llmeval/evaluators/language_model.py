@@ -22,12 +22,12 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from .base import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
 
-__all__ = ["Perplexity", "embedded_lm_file"]
+__all__ = ["Perplexity", "embedded_lm_file", "load_language_model", "continuation_nll", "continuation_nlls"]
 
 EMBEDDED_LM = "SmolLM2-135M-Instruct"
 
@@ -89,8 +89,10 @@ class Perplexity(ModelEvaluator):
     """
 
     name = "perplexity"
+    helper = "assert_fluent"
+    extra = "lm"
     description = "The answer reads as fluent text to a language model"
-    defaults: Mapping[str, Any] = {"model": None, "max_length": 512, "stride": 256, "max_tokens": 4096}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "max_length": 512, "stride": 256, "max_tokens": 4096}
     metrics = (
         MetricSpec("perplexity", "exp(mean token negative log-likelihood)", higher_is_better=False, range=(1.0, math.inf),
                    threshold=200.0, primary=True),
@@ -152,7 +154,6 @@ class Perplexity(ModelEvaluator):
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         from .detectors import _positions
-        from .gptscore import continuation_nlls
 
         tokenizer, model, _ = self._load()
         window = min(self.params["max_length"], _positions(model, tokenizer))
@@ -177,3 +178,69 @@ class Perplexity(ModelEvaluator):
             out.append(Score({"perplexity": perplexity, "mean_nll": mean}, f"perplexity {perplexity:.1f} over {tokens} tokens",
                              {"tokens": tokens}))
         return out
+
+
+# -- scoring a continuation after a prefix (GPTScore, perplexity of short texts) ---------------
+
+_BATCH = 16
+
+
+def _limit(model: Any) -> int:
+    values = [getattr(model.config, k, None) for k in ("n_positions", "max_position_embeddings")]
+    return min([v for v in values if isinstance(v, int)] or [1024])
+
+
+def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """Mean negative log-likelihood of each continuation's tokens after its prefix, in padded batches."""
+    import torch
+
+    tokenizer, model, device = load_language_model(evaluator, model_name)
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    seq2seq = bool(getattr(model.config, "is_encoder_decoder", False))
+    limit = _limit(model)
+    rows: list[tuple[list[int], list[int]]] = []
+    for prefix, continuation in pairs:
+        target = tokenizer(continuation, add_special_tokens=False)["input_ids"][: limit - 1]
+        if seq2seq:
+            source = tokenizer(prefix, truncation=True)["input_ids"]
+        else:
+            source = tokenizer(prefix, add_special_tokens=False)["input_ids"]
+            if tokenizer.bos_token_id is not None:
+                source = [tokenizer.bos_token_id, *source]
+            source = source[-(limit - len(target)):] if len(source) + len(target) > limit else source
+            if not source and target:  # nothing to condition on: the first target token is not scored
+                source, target = target[:1], target[1:]
+        rows.append((source, target))
+    values = [0.0] * len(rows)
+    scored = [i for i, (_, target) in enumerate(rows) if target]
+    for start in range(0, len(scored), _BATCH):
+        chunk = scored[start:start + _BATCH]
+        if seq2seq:
+            sources = [rows[i][0] for i in chunk]
+            targets = [rows[i][1] for i in chunk]
+            width, depth = max(map(len, sources)), max(map(len, targets))
+            input_ids = torch.tensor([s + [pad] * (width - len(s)) for s in sources], device=device)
+            attention = torch.tensor([[1] * len(s) + [0] * (width - len(s)) for s in sources], device=device)
+            labels = torch.tensor([t + [-100] * (depth - len(t)) for t in targets], device=device)
+            with torch.no_grad():
+                logits = model(input_ids=input_ids, attention_mask=attention, labels=labels).logits.float()
+            losses = torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, reduction="none", ignore_index=-100)
+            for row, i in enumerate(chunk):
+                values[i] = float(losses[row, : len(rows[i][1])].mean())
+            continue
+        sequences = [rows[i][0] + rows[i][1] for i in chunk]
+        width = max(map(len, sequences))
+        input_ids = torch.tensor([q + [pad] * (width - len(q)) for q in sequences], device=device)
+        attention = torch.tensor([[1] * len(q) + [0] * (width - len(q)) for q in sequences], device=device)
+        with torch.no_grad():
+            logits = model(input_ids=input_ids, attention_mask=attention).logits.float()
+        for row, i in enumerate(chunk):
+            begin, end = len(rows[i][0]), len(sequences[row])
+            predicted = logits[row, begin - 1:end - 1]
+            values[i] = float(torch.nn.functional.cross_entropy(predicted, input_ids[row, begin:end], reduction="mean"))
+    return values
+
+
+def continuation_nll(evaluator: ModelEvaluator, model_name: str | None, prefix: str, continuation: str) -> float:
+    """Mean negative log-likelihood of ``continuation``'s tokens after ``prefix``."""
+    return continuation_nlls(evaluator, model_name, [(prefix, continuation)])[0]

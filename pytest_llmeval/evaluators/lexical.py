@@ -8,8 +8,8 @@ libraries' own numbers.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import normalize, split_sentences
@@ -35,9 +35,10 @@ class Rouge(Evaluator):
     """
 
     name = "rouge"
+    helper = "assert_rouge"
     description = "N-gram and longest-common-subsequence overlap with the expected answer"
     requires = ("actual", "expected")
-    defaults: Mapping[str, Any] = {"use_stemmer": False, "split_summaries": True}
+    defaults: ClassVar[Mapping[str, Any]] = {"use_stemmer": False, "split_summaries": True}
     metrics = (
         MetricSpec("rouge1", "unigram overlap F1", threshold=0.75),
         MetricSpec("rouge2", "bigram overlap F1", threshold=0.75),
@@ -97,9 +98,10 @@ class Bleu(Evaluator):
     """
 
     name = "bleu"
+    helper = "assert_bleu"
     description = "N-gram precision with brevity penalty against the expected answer(s)"
     requires = ("actual", "expected")
-    defaults: Mapping[str, Any] = {"smoothing": "method1", "weights": None, "lowercase": False}
+    defaults: ClassVar[Mapping[str, Any]] = {"smoothing": "method1", "weights": None, "lowercase": False}
     metrics = (
         MetricSpec("bleu1", "BLEU with unigrams", threshold=0.75, primary=True),
         MetricSpec("bleu2", "cumulative BLEU up to bigrams", threshold=0.75),
@@ -123,7 +125,7 @@ class Bleu(Evaluator):
         from nltk.tokenize import NLTKWordTokenizer
         from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
-        self._tokenize = NLTKWordTokenizer().tokenize
+        self._tokenize: Callable[[str], list[str]] = NLTKWordTokenizer().tokenize
         self._bleu = sentence_bleu
         self._smoothing = getattr(SmoothingFunction(), self.params["smoothing"])
 
@@ -173,6 +175,7 @@ class ExactMatch(_Normalising):
     """
 
     name = "exact_match"
+    helper = "assert_exact_match"
     description = "The answer equals an expected answer (after normalisation)"
     metrics = (MetricSpec("exact_match", "1 when the answer equals an expected answer", primary=True),)
 
@@ -235,6 +238,7 @@ class EditDistance(_Normalising):
     """
 
     name = "edit_distance"
+    helper = "assert_edit_distance"
     description = "Character-level similarity to the expected answer"
     metrics = (
         MetricSpec("similarity", "1 - normalised Levenshtein distance", primary=True, threshold=0.8),

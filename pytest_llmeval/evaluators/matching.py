@@ -59,6 +59,7 @@ class TextMatching(Evaluator):
     """
 
     name = "text_matching"
+    helper = "assert_matches"
     description = "Presence / absence of strings and regular expressions in answer and context"
     requires = ("actual", "conditions")
     uses = ("context",)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..patterns import mask
@@ -48,9 +48,11 @@ class PresidioPii(ModelEvaluator):
     """
 
     name = "pii_presidio"
+    helper = "assert_no_pii_presidio"
+    extra = "presidio"
     description = "No PII by Presidio (names, locations, contacts, IDs) in answer or context"
     uses = ("context",)
-    defaults: Mapping[str, Any] = {"entities": None, "score_threshold": 0.5, "language": "en", "spacy_model": None,
+    defaults: ClassVar[Mapping[str, Any]] = {"entities": None, "score_threshold": 0.5, "language": "en", "spacy_model": None,
                                    "evaluate_context": True, "max_chars": _MAX_CHARS}
     metrics = _leak_metric_specs("PII (Presidio)")
 

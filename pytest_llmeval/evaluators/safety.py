@@ -11,7 +11,7 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..conditions import Condition, parse_condition
@@ -49,7 +49,7 @@ class _PatternLeakage(Evaluator):
     detectors: tuple[Detector, ...] = ()
     what = ""
     uses = ("context",)
-    defaults: Mapping[str, Any] = {"kinds": None, "allow": (), "evaluate_context": True}
+    defaults: ClassVar[Mapping[str, Any]] = {"kinds": None, "allow": (), "evaluate_context": True}
 
     def configure(self) -> None:
         known = kinds_of(self.detectors)
@@ -121,6 +121,7 @@ class PiiLeakage(_PatternLeakage):
     """
 
     name = "pii_leakage"
+    helper = "assert_no_pii"
     description = "No personally identifiable information in answer or context"
     detectors = PII_DETECTORS
     what = "PII"
@@ -135,6 +136,7 @@ class SensitiveDataLeakage(_PatternLeakage):
     """
 
     name = "sensitive_data"
+    helper = "assert_no_sensitive_data"
     description = "No keys, tokens, certificates or passwords in answer or context"
     detectors = SECRET_DETECTORS
     what = "sensitive data"
@@ -205,9 +207,10 @@ class EncodingGuardrail(Evaluator):
     """
 
     name = "encoding_guardrail"
+    helper = "assert_no_encoded_leak"
     description = "No leak hidden in base16/base64-encoded parts of the answer"
     uses = ("conditions", "context")
-    defaults: Mapping[str, Any] = {"encoding": "auto", "evaluate_context": True}
+    defaults: ClassVar[Mapping[str, Any]] = {"encoding": "auto", "evaluate_context": True}
     metrics = _leak_metric_specs("encoded data") + (
         MetricSpec("parse_failure", "1 when an expected encoded block could not be decoded", higher_is_better=False),
     )

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import excerpt
 from .base import MetricSpec, Score, require_number
-from .semantic import EmbeddingEvaluator, _similarity
+from .embedding import EmbeddingEvaluator, _similarity
 
 __all__ = ["StepAlignment", "extract_steps", "align_steps"]
 
@@ -99,9 +99,11 @@ class StepAlignment(EmbeddingEvaluator):
     """
 
     name = "step_alignment"
+    helper = "assert_steps_aligned"
+    extra = "embeddings"
     description = "The answer's steps match the procedure in the retrieved context, in order"
     requires = ("actual", "context")
-    defaults: Mapping[str, Any] = {"model": None, "match_threshold": 0.7, "max_steps": 200}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "match_threshold": 0.7, "max_steps": 200}
     metrics = (
         MetricSpec("edits", "step insertions + deletions + mismatches", higher_is_better=False, range=(0.0, INF), threshold=0.75, primary=True),
         MetricSpec("insertions", "context steps missing from the answer", higher_is_better=False, range=(0.0, INF)),

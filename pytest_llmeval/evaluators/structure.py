@@ -6,7 +6,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import utf8
@@ -67,8 +67,9 @@ class JsonSchema(Evaluator):
     """
 
     name = "json_schema"
+    helper = "assert_json"
     description = "The answer parses as JSON and validates against a JSON Schema"
-    defaults: Mapping[str, Any] = {"schema": {}, "strip_fences": True, "allow_remote_refs": False}
+    defaults: ClassVar[Mapping[str, Any]] = {"schema": {}, "strip_fences": True, "allow_remote_refs": False}
     case_specific = ("schema",)
     metrics = (
         MetricSpec("valid", "1 when the answer is valid JSON that follows the schema", primary=True),
@@ -110,7 +111,7 @@ class JsonSchema(Evaluator):
             from referencing import Registry
 
             # No retrieval: a $ref outside the schema is an error, never a network request.
-            local["registry"] = Registry(retrieve=_refuse_remote)  # type: ignore[call-arg]
+            local["registry"] = Registry(retrieve=_refuse_remote)  # type: ignore[call-arg]  # attrs class: mypy sees no fields
         self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, **local)
         self._best_match = jsonschema.exceptions.best_match
 

@@ -20,12 +20,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import excerpt
 from .base import MetricSpec, Score, require_type
-from .semantic import EmbeddingEvaluator, _sentences
+from .embedding import EmbeddingEvaluator, _sentences
 
 __all__ = ["Summarization", "three_segment_distance", "geometric_completeness"]
 
@@ -89,9 +89,11 @@ class Summarization(EmbeddingEvaluator):
     """
 
     name = "summarization"
+    helper = "assert_good_summary"
+    extra = "embeddings"
     description = "The summary covers the source and says nothing the source does not"
     requires = ("actual", "question")
-    defaults: Mapping[str, Any] = {"model": None, "nli_model": REFERENCE_NLI, "entailment_label": "entailment", "dimensions": 5}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "nli_model": REFERENCE_NLI, "entailment_label": "entailment", "dimensions": 5}
     metrics = (
         MetricSpec("completeness", "geometric coverage of the source by the grounded summary sentences", threshold=0.75, primary=True),
         MetricSpec("faithfulness_zs", "mean over summary sentences of the best entailment by a source sentence", threshold=0.75),

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..case import Case
 from ..text import split_sentences, utf8
 from .base import Evaluator, MetricSpec, Score
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Looping", "longest_repeated_substring", "unique_sentence_ratio", "compression_ratio"]
 
@@ -43,7 +46,7 @@ def compression_ratio(text: str) -> float:
     return min(1.0, len(zlib.compress(raw, 9)) / len(raw))
 
 
-def _powers(base: int, count: int, prime: int):  # -> numpy array
+def _powers(base: int, count: int, prime: int) -> np.ndarray:
     import numpy as np
 
     powers = np.empty(count, dtype=np.uint64)
@@ -57,7 +60,7 @@ def _powers(base: int, count: int, prime: int):  # -> numpy array
     return powers
 
 
-def _window_hashes(codes, length: int, prime: int, base: int, cache: dict[str, Any]):
+def _window_hashes(codes: np.ndarray, length: int, prime: int, base: int, cache: dict[str, Any]) -> np.ndarray:
     import numpy as np
 
     key = f"{prime}"
@@ -73,10 +76,11 @@ def _window_hashes(codes, length: int, prime: int, base: int, cache: dict[str, A
     prefix, inverse = cache[key]
     count = len(codes) - length + 1
     spans = (prefix[length:length + count] + np.uint64(prime) - prefix[:count]) % np.uint64(prime)
-    return spans * inverse[:count] % np.uint64(prime)
+    hashes: np.ndarray = spans * inverse[:count] % np.uint64(prime)  # numpy's operators are typed Any here
+    return hashes
 
 
-def _repeat_at(codes, length: int, cache: dict[str, Any]) -> tuple[int, int] | None:
+def _repeat_at(codes: np.ndarray, length: int, cache: dict[str, Any]) -> tuple[int, int] | None:
     """Two non-overlapping equal windows of ``length``, as start offsets, or None."""
     import numpy as np
 
@@ -146,6 +150,7 @@ class Looping(Evaluator):
     """
 
     name = "looping"
+    helper = "assert_not_looping"
     description = "Repeated sentences and substrings, compressibility of the answer"
     metrics = (
         MetricSpec("unique_sentences", "distinct / all sentences of 10+ characters", primary=True, threshold=0.75),

@@ -83,7 +83,8 @@ class VerdictCache:
                     entry = json.load(handle)
                 _check_entry(entry, key)
                 self.hits += 1
-                return entry["reply"]
+                reply: dict[str, Any] = entry["reply"]  # a JSON object: _check_entry made sure
+                return reply
             except (OSError, ValueError) as exc:
                 self.corrupt.append(f"{path}: {exc}")
         self.misses += 1

@@ -135,7 +135,7 @@ class JudgeRunner:
         recorded = self.cache.get(request, what=what or evaluator)
         meter = _METER.get()
         if recorded is not None:
-            reply = JudgeReply(**recorded)
+            reply: JudgeReply = JudgeReply(**recorded)
             if meter is not None:
                 meter.add(reply, replayed=True, cost=0.0)
             return reply

@@ -38,7 +38,8 @@ def schema() -> dict[str, Any]:
     """The JSON Schema of the report format (``report.schema.json``, shipped in the package)."""
     from importlib import resources
 
-    return json.loads(resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8"))
+    return loaded
 
 
 def validate(report: Any) -> str | None:

@@ -1,0 +1,239 @@
+"""Assertion helpers: score, record on the current test, fail with an actionable message.
+
+Each ``assert_*`` helper wraps one evaluator. On success it returns the
+:class:`~pytest_llmeval.result.Result`; on failure it raises
+:class:`LLMEvalAssertionError` (an ``AssertionError``) whose message shows each
+metric against its threshold, the evidence, the model and case, and the
+signature. Every helper takes these keyword arguments besides its own:
+
+- ``threshold``: threshold of the primary metric for this call;
+- ``thresholds``: ``{metric: value}`` for any metric (``None`` switches one off);
+- ``model``, ``case``: the model under test and the case id (default: from the
+  ``llmeval`` marker or fixture);
+- ``question``, ``metadata``: recorded with the case.
+
+Threshold precedence: this call, then ``--llmeval-threshold``, then the
+``llmeval_thresholds`` ini option, then the catalog default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..case import Case
+from ..current import current_context
+from ..result import Result
+
+__all__ = ['LLMEvalAssertionError', 'format_failure', 'evaluate', 'assert_check']
+
+_CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
+
+
+class LLMEvalAssertionError(AssertionError):
+    """An llmeval check failed; ``result`` holds the scores and evidence."""
+
+    def __init__(self, message: str, result: Result) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.0f}" if value == int(value) and abs(value) > 1 else f"{value:.3f}"
+
+
+def format_failure(result: Result, length: int | None = None) -> str:
+    """The message of a failed check."""
+    lines = []
+    failed = result.failed_metrics()
+    if failed:
+        checks = []
+        for metric in failed:
+            sign = "<" if result.higher_is_better.get(metric, True) else ">"
+            checks.append(f"{metric} {_fmt(result.metrics[metric])} {sign} threshold {_fmt(result.thresholds[metric])}")
+        lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(checks))
+    else:
+        lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")
+    if result.reason:
+        lines.append(f"  why: {result.reason}")
+    scores = ", ".join(f"{k}={_fmt(v)}" for k, v in result.metrics.items() if v is not None)
+    lines.append(f"  scores: {scores}")
+    who = []
+    if result.model:
+        who.append(f"model: {result.model}")
+    if result.case_id:
+        who.append(f"case: {result.case_id}")
+    if who:
+        lines.append("  " + "  ".join(who))
+    if result.excerpt is not None:
+        more = f" ... ({length} chars)" if length is not None and length > len(result.excerpt) else ""
+        lines.append(f"  answer: {result.excerpt!r}{more}")
+    lines.append(f"  signature: {result.signature.key}")
+    from ..text import replace_surrogates
+
+    return replace_surrogates("\n".join(lines))  # the terminal cannot print a lone surrogate
+
+
+def _thresholds(
+    name: str, threshold: float | None, thresholds: Mapping[str, float | None] | None, primary: str, session: Mapping[str, float]
+) -> dict[str, float | None]:
+    merged: dict[str, float | None] = dict(session)
+    if thresholds is not None:
+        if not isinstance(thresholds, Mapping):
+            raise TypeError(f"{name}: argument 'thresholds' must be a mapping of metric to number, got {type(thresholds).__name__}")
+        merged.update(thresholds)
+    if threshold is not None:
+        merged[primary] = threshold
+    return merged
+
+
+def evaluate(
+    name: str,
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    case: str | None = None,
+    record: bool = True,
+    **fields: Any,
+) -> Result:
+    """Run evaluator ``name`` on one case and return the result without asserting.
+
+    ``fields`` are case fields (``actual``, ``expected``, ``question``, ``context``,
+    ``conditions``, ``history``, ``model``, ``metadata``); ``params`` go to the
+    evaluator. Inside a test the result is recorded unless ``record=False``.
+
+    >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
+    True
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
+    unknown = sorted(set(fields) - set(_CASE_FIELDS))
+    if unknown:
+        raise TypeError(
+            f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "
+            f"and evaluator parameters go in params={{...}}"
+        )
+    fields["model"], case = _group_defaults(fields.get("model"), case)
+    [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record)
+    return result
+
+
+def _run(
+    name: str,
+    cases: list[Case],
+    threshold: float | None,
+    thresholds: Mapping[str, float | None] | None,
+    params: Mapping[str, Any] | None,
+    record: bool,
+) -> list[Result]:
+    """Score ``cases`` as one batch with the session's evaluator; record the results on the test."""
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
+    context = current_context()
+    params = dict(params or {})
+    if context is not None:
+        evaluator = context.evaluator(name, params)
+        session_thresholds = context.threshold_overrides(name)
+    else:
+        from ..registry import Registry
+
+        evaluator = Registry().create(name, **params)
+        session_thresholds = {}
+    in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
+    if getattr(evaluator, "needs_judge", False):
+        from ..judges.base import JudgeError
+        from ..judges.cache import ReplayMiss
+        from ..judges.runner import JudgeUnavailable
+
+        try:
+            results = evaluator.evaluate(cases, thresholds=in_force)
+        except JudgeUnavailable as exc:
+            if context is None:
+                raise
+            import pytest
+
+            pytest.skip(str(exc))
+        except ReplayMiss as exc:
+            # Replay-only and a verdict was never recorded: a failure of the check, with its record
+            # and the one line that says what to do (not a traceback through the cache).
+            if context is None:
+                raise
+            import pytest
+
+            if record:
+                for result in evaluator.error_results(cases, in_force, f"judge verdict missing: {exc}"):
+                    context.record(result)
+            pytest.fail(f"llmeval: {exc}", pytrace=False)
+        except JudgeError as exc:
+            # The judge failed for good: the check still leaves a record (no scores, not passed, the
+            # error as its reason), so the leaderboard and reports count it instead of losing it.
+            if record and context is not None:
+                for result in evaluator.error_results(cases, in_force, f"judge error: {exc}"):
+                    context.record(result)
+            raise
+    else:
+        short = None
+        try:
+            results = evaluator.evaluate(cases, thresholds=in_force)
+        except Exception as exc:  # noqa: BLE001 - only our setup errors are shortened; the rest re-raise
+            short = _short_setup_failure(exc, context)
+            if short is None:
+                raise
+        if short is not None:
+            import pytest
+
+            pytest.fail(short, pytrace=False)
+    if record and context is not None:
+        for result in results:
+            context.record(result)
+    return results
+
+
+def _short_setup_failure(exc: Exception, context: Any) -> str | None:
+    """Inside a test, a missing extra or a model that cannot load fails in one line, not a 30-line traceback."""
+    if context is None:
+        return None
+    from ..models import ModelLoadError
+
+    if isinstance(exc, ModelLoadError) or (isinstance(exc, ImportError) and "pip install" in str(exc)):
+        return f"llmeval: {exc}"
+    return None
+
+
+def assert_check(
+    name: str,
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    case: str | None = None,
+    **fields: Any,
+) -> Result:
+    """Run evaluator ``name`` and fail the test if the case misses a threshold.
+
+    The generic form of every ``assert_*`` helper, for any registered evaluator:
+    ``assert_check("rouge", actual=answer, expected=reference, threshold=0.4)``.
+    """
+    __tracebackhide__ = True
+    result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, **fields)
+    if not result.passed:
+        actual = fields.get("actual")
+        raise LLMEvalAssertionError(format_failure(result, len(actual) if isinstance(actual, str) else None), result)
+    return result
+
+
+def _common(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
+    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case"})
+    if bad:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
+
+
+
+def _group_defaults(model: str | None, case: str | None) -> tuple[str | None, str | None]:
+    context = current_context()
+    if context is None:
+        return model, case
+    return (model if model is not None else context.model), (case if case is not None else (context.case or context.nodeid))

@@ -1,0 +1,163 @@
+"""The end of a run on the controller: the JSON report's content, judge and model totals, terminal lines.
+
+Everything here reads the session (records, outcomes, statistics from workers) and
+never changes it: the report gets copies of the records, each with its test's outcome.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..session import EvalSession
+
+__all__ = ["FORMAT", "VERSION", "build_report", "judge_stats", "model_stats", "session_lines"]
+
+FORMAT = "pytest-llmeval-report"
+VERSION = 1
+
+
+def build_report(session: EvalSession) -> dict[str, Any]:
+    """The JSON report of the run so far; ``pytest_llmeval_update_report`` may change it."""
+    from .. import __version__
+
+    summary = session.summary()
+    records = [{**record, "outcome": session.outcomes.get(record["nodeid"], "unknown")} for record in session.ordered_records()]
+    finished = time.time()
+    comparison = session.comparison()
+    report: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "run": {
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.started)),
+            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(finished)),
+            "duration_s": round(finished - session.started, 3),
+            "plugin": __version__,
+            "pytest": pytest.__version__,
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "args": [str(a) for a in session.config.invocation_params.args],
+            "workers": getattr(session.config.option, "numprocesses", None),
+            "ci": bool(os.environ.get("CI")),
+        },
+        "models": model_stats(session),
+        "judge": judge_stats(session),
+        "summary": summary.to_dict(),
+        "baseline": None if comparison is None else comparison.to_dict(),
+        "tests": dict(sorted(session.outcomes.items())),
+        "results": records,
+    }
+    session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
+    return report
+
+
+def judge_stats(session: EvalSession) -> dict[str, Any]:
+    """Judge calls, tokens, cost and cache use, workers added up; skips counted on the controller."""
+    parts = ([session.judge_runner.stats()] if session.judge_runner is not None else []) + session.worker_judges
+    totals: dict[str, Any] = {"skipped_checks": session.judge_skips}
+    for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures"):
+        totals[key] = round(sum(p.get(key, 0) or 0 for p in parts), 6)
+    totals["cache_hits"] = sum(p["cache"]["hits"] for p in parts)
+    totals["cache_misses"] = sum(p["cache"]["misses"] for p in parts)
+    totals["corrupt_cache_files"] = [c for p in parts for c in p["cache"]["corrupt"]]
+    by_evaluator: dict[str, int] = {}
+    for part in parts:
+        for name, count in part.get("parse_failures_by_evaluator", {}).items():
+            by_evaluator[name] = by_evaluator.get(name, 0) + count
+    totals["parse_failures_by_evaluator"] = dict(sorted(by_evaluator.items()))
+    totals["json_mode_downgrades"] = sorted({d for p in parts for d in p.get("json_mode_downgrades", [])})
+    totals["per_test"] = _judge_use_per_test(session)
+    return totals
+
+
+def _judge_use_per_test(session: EvalSession) -> dict[str, dict[str, Any]]:
+    """Judge calls, replays, tokens and cost of each test (from its results' ``judge`` details)."""
+    per_test: dict[str, dict[str, Any]] = {}
+    for record in session.ordered_records():
+        usage = (record.get("details") or {}).get("judge")
+        if not isinstance(usage, Mapping):
+            continue
+        entry = per_test.setdefault(record["nodeid"], {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0})
+        entry["calls"] += int(usage.get("calls", 0))
+        entry["replayed"] += int(usage.get("replayed", 0))
+        entry["tokens"] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+        entry["cost"] = round(entry["cost"] + float(usage.get("cost", 0.0)), 8)
+    return per_test
+
+
+def model_stats(session: EvalSession) -> dict[str, Any]:
+    return {"controller": session.models.stats(), "workers": dict(sorted(session.worker_models.items()))}
+
+
+def session_lines(session: EvalSession, width: int) -> list[str]:
+    """Every line of the ``llmeval summary`` section of the terminal."""
+    from ..aggregate import outcome_counts_line
+    from .terminal import render_summary
+
+    lines = render_summary(session.summary(), width=min(width, 100)) if session.records else []
+    if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
+        lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
+    lines += _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
+    lines += [f"llmeval report: {path}" for path in session.written]
+    return lines
+
+
+def _judge_lines(judge: Mapping[str, Any]) -> list[str]:
+    lines = []
+    if judge["calls"] or judge["cache_hits"] or judge["skipped_checks"] or judge["corrupt_cache_files"]:
+        lines.append(
+            f"llmeval judge: {judge['calls']} call(s), {judge['prompt_tokens']}+{judge['completion_tokens']} tokens, "
+            f"cost {judge['cost']:.4f}; {judge['cache_hits']} verdict(s) replayed; {judge['parse_failures']} parse failure(s); "
+            f"{judge['skipped_checks']} check(s) skipped"
+        )
+        if judge["parse_failures_by_evaluator"]:
+            shown = ", ".join(f"{name} {count}" for name, count in judge["parse_failures_by_evaluator"].items())
+            lines.append(f"llmeval judge: parse failures by check: {shown}")
+        costly = sorted(((u["tokens"], u["cost"], nodeid) for nodeid, u in judge["per_test"].items() if u["calls"]), reverse=True)
+        lines += [f"llmeval judge: {tokens} tokens, cost {cost:.4f}: {nodeid}" for tokens, cost, nodeid in costly[:3]]
+        lines += [f"llmeval judge: untrusted cache file {problem}" for problem in judge["corrupt_cache_files"]]
+    lines += [f"llmeval judge: structured output downgraded {downgrade}" for downgrade in judge["json_mode_downgrades"]]
+    return lines
+
+
+def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
+    comparison = session.comparison()
+    if comparison is None:
+        return []
+    lines = [f"llmeval baseline {comparison.baseline}: {len(comparison.regressions)} regression(s), "
+             f"{len(comparison.improvements)} improvement(s) in {comparison.compared} comparable result(s)"
+             + (f"; {len(comparison.not_comparable)} not comparable (signature changed)" if comparison.not_comparable else "")
+             + (f"; {comparison.new} new, {comparison.missing} gone" if comparison.new or comparison.missing else "")]
+    lines += [f"  {change.describe()}" for change in comparison.changes[:limit]]
+    if len(comparison.changes) > limit:
+        lines.append(f"  ... {len(comparison.changes) - limit} more in the report")
+    if comparison.regressions and session.settings.fail_on_regression:
+        lines.append("llmeval baseline: failing the run (--llmeval-fail-on-regression)")
+    return lines
+
+
+def _model_lines(session: EvalSession) -> list[str]:
+    """One line per embedder used in this run, with workers' numbers added up."""
+    totals: dict[str, dict[str, Any]] = {}
+    loads = 0
+    for stats in [session.models.stats(), *session.worker_models.values()]:
+        loads += len(stats.get("loads", []))
+        for embedder in stats.get("embedders", []):
+            entry = totals.setdefault(embedder["signature"], {"name": embedder["name"], "encoded": 0, "hits": 0, "devices": set()})
+            entry["encoded"] += embedder["encoded"]
+            entry["hits"] += embedder["cache_hits"]
+            if embedder["device"]:
+                entry["devices"].add(embedder["device"])
+    lines = []
+    for entry in totals.values():
+        devices = ", ".join(sorted(entry["devices"]))
+        where = f"on {devices}" if devices else "not loaded (all from cache)"
+        lines.append(f"llmeval models: {entry['name']} {where}: {entry['encoded']} texts encoded, "
+                     f"{entry['hits']} from cache ({loads} model load(s))")
+    return lines

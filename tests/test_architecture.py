@@ -1,0 +1,120 @@
+"""Facts about the code anyone can check: no import cycles, no pytest internals, modules of a readable size."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "pytest_llmeval"
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: pathlib.Path) -> set[str]:
+    """The package's modules that ``path`` imports, at module level or inside functions, outside ``if TYPE_CHECKING``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(child) for body in node.body for child in ast.walk(body))
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            candidates = [target] + [f"{target}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        else:
+            continue
+        found.update(c for c in candidates if c.startswith("pytest_llmeval"))
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    edges = {}
+    for name, path in modules.items():
+        # importing a.b.c imports a.b first: an edge to the deepest module that exists
+        targets = set()
+        for target in imports_of(path):
+            while target not in modules and "." in target:
+                target = target.rpartition(".")[0]
+            if target in modules and target != name:
+                targets.add(target)
+        edges[name] = targets
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected group of two or more modules (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in edges.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_import_graph_sees_real_edges():
+    edges = graph()
+    assert "pytest_llmeval.result" in edges["pytest_llmeval.assertions.core"]
+    assert "pytest_llmeval.assertions.core" in edges["pytest_llmeval.recording"]  # a lazy import counts too
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycles():
+    """A package ``__init__`` re-exporting its own modules is the one allowed loop (it is how packages work)."""
+    edges = graph()
+    for name in edges:
+        if PACKAGE.joinpath(*name.split(".")[1:], "__init__.py").exists():
+            edges[name] = {t for t in edges[name] if not t.startswith(name + ".")}
+    assert cycles(edges) == []
+
+
+def test_no_pytest_internals():
+    offenders = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
+                 if "_pytest" in p.read_text(encoding="utf-8")]
+    assert offenders == []
+
+
+def test_no_module_is_too_long():
+    lengths = {str(p.relative_to(PACKAGE.parent)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert {name: n for name, n in lengths.items() if n > 520} == {}
+    assert lengths["pytest_llmeval/session.py"] < 300
