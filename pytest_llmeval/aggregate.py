@@ -25,13 +25,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from .result import Record
+
 __all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
 
 #: The tag value of an unperturbed sibling in a perturbation family.
 ORIGINAL = "original"
 
 
-def perturbation_of(record: Mapping[str, Any]) -> str | None:
+def perturbation_of(record: Record) -> str | None:
     """The perturbation a record was scored under (``None`` for an original input)."""
     value = (record.get("tags") or {}).get("perturbation")
     return None if value in (None, "", ORIGINAL) else str(value)
@@ -179,11 +181,11 @@ class Summary:
         }
 
 
-def signature_key(record: Mapping[str, Any]) -> str:
+def signature_key(record: Record) -> str:
     return json.dumps(record.get("signature", {}), sort_keys=True)
 
 
-def _labels(records: list[Mapping[str, Any]]) -> tuple[list[str], dict[str, tuple[str, str]]]:
+def _labels(records: list[Record]) -> tuple[list[str], dict[str, tuple[str, str]]]:
     """One check label per record: the evaluator name, with a signature digest when it ran with several signatures."""
     signatures: dict[str, set[str]] = defaultdict(set)
     for record in records:
@@ -204,7 +206,7 @@ def _labels(records: list[Mapping[str, Any]]) -> tuple[list[str], dict[str, tupl
     return out, labels
 
 
-def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None = None) -> Summary:
+def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> Summary:
     """Aggregate ``records`` (``Result.to_dict()`` dicts, optionally with ``nodeid`` and ``tags``).
 
     The leaderboard, best model and most difficult case are computed on original
@@ -216,15 +218,14 @@ def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None 
     all_labels, labels = _labels(records)
     originals = [(r, label) for r, label in zip(records, all_labels) if perturbation_of(r) is None]
     ranked = originals or list(zip(records, all_labels))
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[Record]] = defaultdict(list)
     for record, label in ranked:
         groups[(label, record.get("model") or NO_MODEL)].append(record)
 
     rows = []
     for (label, model), members in groups.items():
         primary = members[0]["primary"]
-        values = [m["metrics"].get(primary) for m in members]
-        values = [v for v in values if v is not None]
+        values = [v for m in members if (v := m["metrics"].get(primary)) is not None]
         mean = math.fsum(values) / len(values) if values else None
         rows.append(
             LeaderboardRow(
@@ -283,10 +284,10 @@ def summarize(records: Iterable[Mapping[str, Any]], *, flip_delta: float | None 
     )
 
 
-def _flips(records: list[Mapping[str, Any]], labels: list[str], delta: float | None) -> tuple[Flip, ...]:
+def _flips(records: list[Record], labels: list[str], delta: float | None) -> tuple[Flip, ...]:
     """Pair each perturbed result with its original sibling: same case, model, check, and n-th call of it in the test."""
-    originals: dict[tuple[Any, ...], Mapping[str, Any]] = {}
-    perturbed: list[tuple[tuple[Any, ...], Mapping[str, Any], str]] = []
+    originals: dict[tuple[Any, ...], Record] = {}
+    perturbed: list[tuple[tuple[Any, ...], Record, str]] = []
     seen: dict[tuple[Any, ...], int] = defaultdict(int)
     for record, label in zip(records, labels):
         occurrence_key = (record.get("nodeid"), label)
@@ -319,9 +320,9 @@ def _flips(records: list[Mapping[str, Any]], labels: list[str], delta: float | N
     return tuple(flips)
 
 
-def _insights(ranked: list[tuple[Mapping[str, Any], str]]) -> tuple[Insight, ...]:
+def _insights(ranked: list[tuple[Record, str]]) -> tuple[Insight, ...]:
     """Per check, its worst scored result and the evaluator's reason (the least grounded sentence, the leaked entity, ...)."""
-    worst: dict[str, tuple[float, Mapping[str, Any]]] = {}
+    worst: dict[str, tuple[float, Record]] = {}
     for record, label in ranked:
         primary = record["primary"]
         value = record["metrics"].get(primary)
@@ -338,7 +339,7 @@ def _insights(ranked: list[tuple[Mapping[str, Any], str]]) -> tuple[Insight, ...
     )
 
 
-def _hardest_case(records: list[Mapping[str, Any]]) -> HardCase | None:
+def _hardest_case(records: list[Record]) -> HardCase | None:
     by_case: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
         case_id = record.get("case_id") or record.get("nodeid")

@@ -26,9 +26,11 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .aggregate import NO_MODEL, perturbation_of, signature_key
+
+from .result import Record
 
 __all__ = ["Change", "Comparison", "compare", "load_baseline"]
 
@@ -98,8 +100,8 @@ def load_baseline(path: str) -> dict[str, Any]:
     return report
 
 
-def _keyed(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str, int], Mapping[str, Any]]:
-    out: dict[tuple[str, str, str, int], Mapping[str, Any]] = {}
+def _keyed(records: Iterable[Record]) -> dict[tuple[str, str, str, int], Record]:
+    out: dict[tuple[str, str, str, int], Record] = {}
     seen: dict[tuple[str, str, str], int] = defaultdict(int)
     for record in records:
         base = (str(record.get("nodeid", "")), str(record["evaluator"]), signature_key(record))
@@ -108,7 +110,7 @@ def _keyed(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str, in
     return out
 
 
-def _means(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], tuple[float, bool, str]]:
+def _means(records: Iterable[Record]) -> dict[tuple[str, str, str], tuple[float, bool, str]]:
     groups: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     meta: dict[tuple[str, str, str], tuple[bool, str]] = {}
     for record in records:
@@ -123,11 +125,12 @@ def _means(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str, str], t
     return {k: (sum(v) / len(v), *meta[k]) for k, v in groups.items() if v}
 
 
-def compare(records: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], *, tolerance: float = 0.0,
+def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance: float = 0.0,
             name: str = "baseline") -> Comparison:
     """Compare this run's result records with a baseline report's."""
     records = list(records)
-    previous = [r for r in baseline.get("results", []) if isinstance(r, Mapping) and "evaluator" in r]
+    # the baseline passed the report schema at start-up: its results are records
+    previous = cast("list[Record]", [r for r in baseline.get("results", []) if isinstance(r, dict) and "evaluator" in r])
     now, before = _keyed(records), _keyed(previous)
     changes: list[Change] = []
     compared = 0

@@ -233,8 +233,17 @@ def pytest_report_header(config: pytest.Config) -> str | None:
 
 
 @pytest.fixture(scope="session")
+def llmeval_scorers(request: pytest.FixtureRequest) -> ModelCache:
+    """This process's cache of scoring models: ``llmeval_scorers.warm(texts)`` encodes texts up front in one pass."""
+    return request.config.stash[session_key].models
+
+
+@pytest.fixture(scope="session")
 def llmeval_models(request: pytest.FixtureRequest) -> ModelCache:
-    """This process's model cache: ``llmeval_models.warm(texts)`` encodes texts up front in one pass."""
+    """Deprecated name of ``llmeval_scorers`` (``--llmeval-models`` names the models under test, not these)."""
+    warnings.warn(pytest.PytestDeprecationWarning(
+        "the llmeval_models fixture is now llmeval_scorers (the scoring models' cache); the old name goes in the next release"),
+        stacklevel=2)
     return request.config.stash[session_key].models
 
 

@@ -26,7 +26,7 @@ from .current import activate, current_context, deactivate
 
 if TYPE_CHECKING:
     from .evaluators.base import Evaluator
-    from .result import Result
+    from .result import Record, Result
 
 __all__ = ["TestContext", "current_context", "RECORD_PROPERTY", "encode_record", "decode_record"]
 
@@ -40,12 +40,14 @@ def encode_record(result: Result, tags: Mapping[str, Any]) -> str:
     return json.dumps(record, separators=(",", ":"), sort_keys=True, default=str)
 
 
-def decode_record(value: object) -> dict[str, Any]:
+def decode_record(value: object) -> Record:
     """Parse one ``llmeval`` property value; raise ``ValueError`` if it is not a record."""
     data = json.loads(value) if isinstance(value, str) else value
-    if not isinstance(data, dict) or "evaluator" not in data or "metrics" not in data:
+    if (not isinstance(data, dict) or not isinstance(data.get("evaluator"), str) or not isinstance(data.get("metrics"), dict)
+            or not isinstance(data.get("primary"), str)):
         raise ValueError(f"not an llmeval record: {value!r:.80}")
-    return data
+    record: Record = data  # type: ignore[assignment]  # checked above: the fields every record has
+    return record
 
 
 class TestContext:

@@ -22,12 +22,40 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["Result", "Signature", "freeze", "thaw"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw"]
 
 #: Version of the record layout written to ``user_properties`` and reports.
 RECORD_VERSION = 1
+
+
+class _RecordFields(TypedDict):
+    evaluator: str
+    metrics: dict[str, float | None]
+    primary: str
+    passed: bool
+
+
+class Record(_RecordFields, total=False):
+    """A result as it travels (``user_properties``, the JSON report, a baseline): :meth:`Result.to_dict`'s shape.
+
+    The controller adds ``nodeid`` (and ``tags`` travel from the test); the report adds
+    each test's ``outcome``. Read one back with :meth:`Result.from_dict`.
+    """
+
+    record: int
+    thresholds: dict[str, float | None]
+    higher_is_better: dict[str, bool]
+    signature: dict[str, Any]
+    reason: str
+    details: Any
+    model: str | None
+    case_id: str | None
+    excerpt: str | None
+    nodeid: str
+    tags: dict[str, Any]
+    outcome: str
 
 
 def freeze(value: Any) -> Any:
@@ -187,7 +215,7 @@ class Result:
                 failed.append(name)
         return failed
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Record:
         """A JSON-serialisable dict; :meth:`from_dict` reads it back equal."""
         return {
             "record": RECORD_VERSION,

@@ -20,6 +20,7 @@ from .models import ModelCache
 from .options import Settings, load_settings, parse_threshold
 from .recording import RECORD_PROPERTY, TestContext, decode_record
 from .registry import Registry, UnknownEvaluatorError
+from .result import Record
 
 if TYPE_CHECKING:
     from .aggregate import Summary
@@ -57,7 +58,7 @@ class EvalSession:
         self.settings = settings if settings is not None else load_settings(config)
         self.registry = Registry()
         self.is_worker = hasattr(config, "workerinput")
-        self.records: list[dict[str, Any]] = []
+        self.records: list[Record] = []
         self.outcomes: dict[str, str] = {}
         self.bad_records = 0
         self.written: list[str] = []
@@ -193,7 +194,7 @@ class EvalSession:
 
     # -- aggregates (controller) ----------------------------------------------------
 
-    def ordered_records(self) -> list[dict[str, Any]]:
+    def ordered_records(self) -> list[Record]:
         """Records by test id (stable within a test), so xdist's arrival order never shows."""
         return sorted(self.records, key=lambda record: record["nodeid"])
 

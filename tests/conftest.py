@@ -133,3 +133,17 @@ def tiny_causal_lm(folder):
     _vocab(folder)
     GPT2LMHeadModel(GPT2Config(vocab_size=len(WORDS), n_positions=128, n_embd=16, n_layer=1, n_head=2)).save_pretrained(folder)
     return str(folder)
+
+
+def pytest_collection_modifyitems(items):
+    """Mark the tests that start pytest in a subprocess or under xdist: ``-m "not subprocess"`` is the fast loop."""
+    import inspect
+
+    for item in items:
+        function = getattr(item, "function", None)
+        try:
+            source = inspect.getsource(function) if function is not None else ""
+        except (OSError, TypeError):
+            continue
+        if "runpytest_subprocess" in source or '"-n"' in source or "workers" in inspect.signature(function).parameters:
+            item.add_marker(pytest.mark.subprocess)

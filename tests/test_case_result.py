@@ -151,3 +151,26 @@ def test_public_api_is_complete_and_lazy():
         pytest_llmeval.nope  # noqa: B018
     code = "import sys, pytest_llmeval; print('pytest_llmeval.assertions' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_one_name_for_the_scoring_model_and_the_old_names_warn():
+    from pytest_llmeval.assertions.core import _scorer
+
+    assert _scorer("assert_x", "m") == "m" and _scorer("assert_x", None) is None
+    with pytest.warns(DeprecationWarning, match="assert_x: embedding_model= is deprecated .* pass scorer="):
+        assert _scorer("assert_x", None, embedding_model="old") == "old"
+    with pytest.raises(TypeError, match="give the scoring model once, as scorer=; got scorer= and classifier="), \
+            pytest.warns(DeprecationWarning):
+        _scorer("assert_x", "a", classifier="b")
+    with pytest.raises(TypeError, match="argument 'scorer' must be a model name"):
+        _scorer("assert_x", 3)  # type: ignore[arg-type]
+    import inspect
+
+    import pytest_llmeval
+
+    # every helper that loads a scoring model takes scorer=
+    for name in ("assert_grounded", "assert_accurate", "assert_similar", "assert_similar_sentences", "assert_relevant",
+                 "assert_context_relevant", "assert_context_ranked", "assert_bertscore", "assert_no_question_drift",
+                 "assert_steps_aligned", "assert_not_toxic", "assert_sentiment", "assert_unbiased", "assert_no_prompt_injection",
+                 "assert_no_hallucination", "assert_fluent", "assert_good_summary", "assert_gptscore"):
+        assert "scorer" in inspect.signature(getattr(pytest_llmeval, name)).parameters, name

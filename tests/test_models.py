@@ -105,8 +105,8 @@ def test_warm_up_front_then_checks_hit_the_cache(pytester):
 import pytest
 
 @pytest.fixture(scope="session", autouse=True)
-def warm(llmeval_models):
-    llmeval_models.warm(["Brazil revenue was 15,969 million in 2023.", "Brazil revenue was 15,969 million."])
+def warm(llmeval_scorers):
+    llmeval_scorers.warm(["Brazil revenue was 15,969 million in 2023.", "Brazil revenue was 15,969 million."])
 """
     )
     pytester.makepyfile(
@@ -121,6 +121,15 @@ def test_one():
     result.assert_outcomes(passed=1)
     embedder = report["models"]["controller"]["embedders"][0]
     assert embedder["encoded"] == 2 and embedder["cache_hits"] == 2
+
+
+def test_the_old_fixture_name_still_works_and_warns(pytester):
+    pytester.makepyfile(
+        "def test_old(llmeval_models, llmeval_scorers):\n    assert llmeval_models is llmeval_scorers\n"
+    )
+    result = pytester.runpytest("-p", "no:randomly", "-W", "default::pytest.PytestDeprecationWarning")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*the llmeval_models fixture is now llmeval_scorers*"])
 
 
 def test_xdist_workers_each_load_once_and_report(pytester):

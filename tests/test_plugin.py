@@ -451,3 +451,35 @@ def test_after():
     result.stdout.fnmatch_lines(["*MissingInputError: rouge requires 'actual'*"])
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["summary"]["checks"] == 3
+
+
+def test_settings_come_from_the_environment_between_the_ini_file_and_the_command_line(pytester, monkeypatch):
+    pytester.makeini("[pytest]\nllmeval_thresholds =\n    exact_match.exact_match=0.9\nllmeval_report = from-ini.json\n")
+    pytester.makepyfile("from pytest_llmeval import assert_edit_distance\n\n"
+                        "def test_x():\n    assert_edit_distance('colour', 'color')\n")
+    monkeypatch.setenv("LLMEVAL_REPORT", "from-env.json")
+    monkeypatch.setenv("LLMEVAL_THRESHOLDS", "edit_distance.similarity=0.99")
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)  # the environment's threshold (0.99) is in force; the ini's still merged
+    assert (pytester.path / "from-env.json").exists() and not (pytester.path / "from-ini.json").exists()
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=from-cli.json", "--llmeval-threshold=edit_distance.similarity=0.5")
+    result.assert_outcomes(passed=1)  # the command line wins
+    assert (pytester.path / "from-cli.json").exists()
+    monkeypatch.setenv("LLMEVAL_JUDGE_TIMEOUT", "soon")
+    bad = pytester.runpytest()
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*LLMEVAL_JUDGE_TIMEOUT in the environment: expected a positive number of seconds; got 'soon'*"])
+
+
+def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch):
+    from pytest_llmeval.options import Settings
+
+    pytester.makeini("[pytest]\nllmeval_device = cpu\n")
+    monkeypatch.setenv("LLMEVAL_JUDGE_MODEL", "env-judge")
+    config = pytester.parseconfigure("--llmeval-flip-delta=0.2")
+    from pytest_llmeval.session import session_key
+
+    settings: Settings = config.stash[session_key].settings
+    assert (settings.device, settings.judge_model, settings.flip_delta, settings.precision) == ("cpu", "env-judge", 0.2, "auto")
+    assert settings.sources["device"] == "config file" and settings.sources["judge_model"] == "environment"
+    assert settings.sources["flip_delta"] == "command line" and settings.sources["precision"] == "default"

@@ -18,6 +18,7 @@ Threshold precedence: this call, then ``--llmeval-threshold``, then the
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -237,3 +238,16 @@ def _group_defaults(model: str | None, case: str | None) -> tuple[str | None, st
     if context is None:
         return model, case
     return (model if model is not None else context.model), (case if case is not None else (context.case or context.nodeid))
+
+
+def _scorer(helper: str, scorer: str | None, **old: str | None) -> str | None:
+    """The model that scores the check: ``scorer=``, or one of the older names (deprecated, warned)."""
+    given = {name: value for name, value in old.items() if value is not None}
+    for name in given:
+        warnings.warn(f"{helper}: {name}= is deprecated and goes in the next release; pass scorer= (the model that scores "
+                      f"the check) instead", DeprecationWarning, stacklevel=3)
+    if scorer is not None and given:
+        raise TypeError(f"{helper}: give the scoring model once, as scorer=; got scorer= and {', '.join(n + '=' for n in given)}")
+    if scorer is not None and not isinstance(scorer, str):
+        raise TypeError(f"{helper}: argument 'scorer' must be a model name or local folder (str); got {type(scorer).__name__}")
+    return scorer if scorer is not None else next(iter(given.values()), None)

@@ -8,7 +8,7 @@ from typing import Any
 from ..case import Case
 from ..current import current_context
 from ..result import Result
-from .core import LLMEvalAssertionError, _common, _group_defaults, _run, assert_check, format_failure
+from .core import LLMEvalAssertionError, _common, _group_defaults, _run, _scorer, assert_check, format_failure
 
 __all__ = ['assert_grounded', 'assert_accurate', 'assert_similar', 'assert_similar_sentences', 'assert_relevant', 'assert_context_relevant', 'assert_context_ranked', 'assert_bertscore', 'assert_self_consistent', 'assert_no_question_drift', 'assert_steps_aligned']
 
@@ -17,7 +17,8 @@ __all__ = ['assert_grounded', 'assert_accurate', 'assert_similar', 'assert_simil
 
 def assert_grounded(
     actual: str, context: Any, *, method: str = "facts", entities: str = "auto", short_answer_words: int = 5,
-    nli_model: str | None = None, model: str | None = None, embedding_model: str | None = None, **kwargs: Any,
+    nli_model: str | None = None, model: str | None = None, scorer: str | None = None, embedding_model: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """The answer's facts are stated in the context and every sentence is close to it (groundedness).
 
@@ -29,10 +30,12 @@ def assert_grounded(
     answer is then judged as the claim question and answer make together.
     ``method="embeddings"``: the catalog's embedding groundedness alone (0.75).
     ``method="nli"``: the fact layer plus the NLI cross-encoder ``nli_model``.
+    ``scorer``: the embedding model (``embedding_model=`` is its deprecated name).
     """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": embedding_model, "method": method, "entities": entities, "short_answer_words": short_answer_words,
+    params = {"model": _scorer("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
+              "entities": entities, "short_answer_words": short_answer_words,
               "nli_model": nli_model}
     return assert_check("groundedness", actual=actual, context=context, model=model, params=params, **kwargs)
 
@@ -45,6 +48,7 @@ def assert_accurate(
     short_string_threshold: int = 10,
     facts: bool = True,
     entities: str = "auto",
+    scorer: str | None = None,
     embedding_model: str | None = None,
     **kwargs: Any,
 ) -> Result:
@@ -57,14 +61,14 @@ def assert_accurate(
     """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": embedding_model, "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
+    params = {"model": _scorer("assert_accurate", scorer, embedding_model=embedding_model), "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
               "facts": facts, "entities": entities}
     return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
 
 
 def assert_similar(
     actual: str, expected: Any, *, method: str = "embeddings", cross_encoder: str | None = None,
-    facts: bool = True, entities: str = "auto", embedding_model: str | None = None, **kwargs: Any,
+    facts: bool = True, entities: str = "auto", scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any,
 ) -> Result:
     """The answer means the same as the expected answer, and its facts agree (semantic similarity).
 
@@ -74,49 +78,49 @@ def assert_similar(
     """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": embedding_model, "method": method, "cross_encoder": cross_encoder, "facts": facts, "entities": entities}
+    params = {"model": _scorer("assert_similar", scorer, embedding_model=embedding_model), "method": method, "cross_encoder": cross_encoder, "facts": facts, "entities": entities}
     return assert_check("semantic_similarity", actual=actual, expected=expected, params=params, **kwargs)
 
 
-def assert_similar_sentences(actual: str, expected: Any, *, embedding_model: str | None = None, **kwargs: Any) -> Result:
+def assert_similar_sentences(actual: str, expected: Any, *, scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
     """Answer sentences are close to expected sentences (mean similarity 0.75; ``thresholds`` for the minimum)."""
     __tracebackhide__ = True
     _common(kwargs)
-    return assert_check("semantic_sentence_similarity", actual=actual, expected=expected, params={"model": embedding_model}, **kwargs)
+    return assert_check("semantic_sentence_similarity", actual=actual, expected=expected, params={"model": _scorer("assert_similar_sentences", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
-def assert_relevant(actual: str, question: str, *, embedding_model: str | None = None, **kwargs: Any) -> Result:
+def assert_relevant(actual: str, question: str, *, scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
     """Some answer sentence is close to the question (answer relevancy, 0.75)."""
     __tracebackhide__ = True
     _common(kwargs, allowed=("model", "metadata", "history"))
-    return assert_check("answer_relevancy_similarity", actual=actual, question=question, params={"model": embedding_model}, **kwargs)
+    return assert_check("answer_relevancy_similarity", actual=actual, question=question, params={"model": _scorer("assert_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
-def assert_context_relevant(question: str, context: Any, *, embedding_model: str | None = None, **kwargs: Any) -> Result:
+def assert_context_relevant(question: str, context: Any, *, scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
     """The retrieved context is relevant to the question (soft recall 0.75; ``thresholds`` for precision)."""
     __tracebackhide__ = True
     _common(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("context_relevancy", question=question, context=context, params={"model": embedding_model}, **kwargs)
+    return assert_check("context_relevancy", question=question, context=context, params={"model": _scorer("assert_context_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
 def assert_context_ranked(
     question: str, context: Any, *, relevance_threshold: float = 0.7, out_of_range_rank: int = 10,
-    embedding_model: str | None = None, **kwargs: Any,
+    scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any,
 ) -> Result:
     """The first relevant chunk is ranked high (reciprocal rank, 0.75: the first chunk must be relevant)."""
     __tracebackhide__ = True
     _common(kwargs, allowed=("model", "metadata", "history", "actual"))
-    params = {"model": embedding_model, "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
+    params = {"model": _scorer("assert_context_ranked", scorer, embedding_model=embedding_model), "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
     return assert_check("context_mrr", question=question, context=context, params=params, **kwargs)
 
 
 def assert_bertscore(
-    actual: str, expected: Any, *, idf: bool = False, bertscore_model: str | None = None, **kwargs: Any
+    actual: str, expected: Any, *, idf: bool = False, scorer: str | None = None, bertscore_model: str | None = None, **kwargs: Any
 ) -> Result:
     """BERTScore F1 against the expected answer(s) (default threshold 0.75; precision and recall via ``thresholds``)."""
     __tracebackhide__ = True
     _common(kwargs)
-    return assert_check("bertscore", actual=actual, expected=expected, params={"model": bertscore_model, "idf": idf}, **kwargs)
+    return assert_check("bertscore", actual=actual, expected=expected, params={"model": _scorer("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf}, **kwargs)
 
 
 def assert_self_consistent(
@@ -158,6 +162,7 @@ def assert_no_question_drift(
     split_ratio: float = 0.5,
     min_cases: int = 10,
     threshold: float | None = None,
+    scorer: str | None = None,
     embedding_model: str | None = None,
     case: str | None = None,
 ) -> Result:
@@ -171,7 +176,7 @@ def assert_no_question_drift(
     _, case = _group_defaults(None, case)
     # None and empty questions are left out, as the catalog does; the rest must be str.
     cases = [Case(question=q, case_id=case) for q in questions if q is not None and q != ""] or [Case(question="", case_id=case)]
-    evaluator_params = {"model": embedding_model, "split_ratio": split_ratio, "min_cases": min_cases}
+    evaluator_params = {"model": _scorer("assert_no_question_drift", scorer, embedding_model=embedding_model), "split_ratio": split_ratio, "min_cases": min_cases}
     # Drift is one number for the whole set: every case gets it, one result is recorded.
     result = _run("questions_drift", cases, threshold, None, evaluator_params, False)[0]
     context = current_context()
@@ -183,10 +188,11 @@ def assert_no_question_drift(
 
 
 def assert_steps_aligned(
-    actual: str, context: Any, *, match_threshold: float = 0.7, embedding_model: str | None = None, **kwargs: Any
+    actual: str, context: Any, *, match_threshold: float = 0.7, scorer: str | None = None, embedding_model: str | None = None,
+    **kwargs: Any
 ) -> Result:
     """The answer gives the procedure of the retrieved context: all steps, in order (edits, 0.75: none allowed)."""
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": embedding_model, "match_threshold": match_threshold}
+    params = {"model": _scorer("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold}
     return assert_check("step_alignment", actual=actual, context=context, params=params, **kwargs)

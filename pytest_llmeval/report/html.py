@@ -2,21 +2,21 @@
 
 The leaderboard is a heatmap, models by checks, each cell coloured by how good
 the mean of the primary metric is (red bad, green good; direction-aware). Every
-piece of text from the run, model outputs above all, is HTML-escaped.
+piece of text from the run, model outputs above all, is HTML-escaped. What is
+shown comes from :func:`.view.view`; this module only writes it as HTML.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from html import escape
 from typing import Any
 
-from ..aggregate import models_phrase, outcome_counts_line, shown_model
+from .view import HTML_LIMITS, view
 
 __all__ = ["render"]
 
-MAX_RESULTS = 2000
-MAX_FLIPS = 500
+MAX_RESULTS = HTML_LIMITS.results
+MAX_FLIPS = HTML_LIMITS.flips
 
 _STYLE = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;color:#1b1f24}
@@ -34,14 +34,18 @@ def _colour(goodness: float) -> str:
     return f"hsl({hue},70%,80%)"
 
 
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+_PASS, _FAIL = '<span class="pass">pass</span>', '<span class="fail">fail</span>'
+
+
+def _flagged(kind: str, bad: bool) -> str:
+    """A flip's or a change's kind, in red when it is bad news."""
+    return f'<span class="fail">{escape(kind)}</span>' if bad else escape(kind)
 
 
 def render(report: dict[str, Any]) -> str:
-    summary = report["summary"]
-    run = report["run"]
+    v = view(report, HTML_LIMITS)
     e = escape
+    head = v.headline
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -49,111 +53,73 @@ def render(report: dict[str, Any]) -> str:
         "<title>LLM evaluation report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>LLM evaluation</h1>",
-        f"<p>{summary['checks']} checks{models_phrase(summary['models'])}: "
-        f"<b>{summary['passed']} passed</b> ({summary['pass_rate']:.0%}).</p>",
+        f"<p>{head.checks} checks{head.models}: <b>{head.passed} passed</b> ({head.pass_rate}).</p>",
     ]
-    if report.get("tests"):
-        out.append(f"<p>Tests (pytest's outcomes, with or without checks): {e(outcome_counts_line(report['tests']))}.</p>")
-    if summary.get("best_model"):
-        out.append(f"<p>Best model: <b>{e(summary['best_model'])}</b></p>")
-    hard = summary.get("hardest_case")
-    if hard and hard["failed_models"]:
-        out.append(
-            f"<p>Most difficult case: <code>{e(hard['case_id'])}</code>, failed by "
-            f"{len(hard['failed_models'])}/{hard['models']} model(s): {e(', '.join(hard['failed_models']))}</p>"
-        )
+    if v.outcomes_line is not None:
+        out.append(f"<p>Tests (pytest's outcomes, with or without checks): {e(v.outcomes_line)}.</p>")
+    if v.best_model:
+        out.append(f"<p>Best model: <b>{e(v.best_model.name)}</b></p>")
+    hard = v.hardest_case
+    if hard and hard.failed_by:
+        out.append(f"<p>Most difficult case: <code>{e(hard.case_id)}</code>, failed by {hard.failed_by}: {e(hard.failed_models)}</p>")
     elif hard:
-        out.append(f"<p>Most difficult case: <code>{e(hard['case_id'])}</code> (failed)</p>")
+        out.append(f"<p>Most difficult case: <code>{e(hard.case_id)}</code> (failed)</p>")
 
-    rows = summary["leaderboard"]
-    checks = list(dict.fromkeys((r["check"], r["metric"], r["higher_is_better"]) for r in rows))
-    models = list(dict.fromkeys(r["model"] for r in sorted(rows, key=lambda r: (r["model"] is None, r["model"] or ""))))
-    cells: dict[tuple[str, str], dict[str, Any]] = {(r["model"], r["check"]): r for r in rows}
-    if checks:
+    heat = v.heatmap
+    if heat.columns:
         out.append("<h2>Leaderboard</h2><table><tr><th>model</th>")
-        for check, metric, higher in checks:
-            arrow = "↑" if higher else "↓"
-            out.append(f"<th>{e(check)}<br><span class=muted>{e(metric)} {arrow}</span></th>")
+        out += [f"<th>{e(c.check)}<br><span class=muted>{e(c.metric)} {c.arrow}</span></th>" for c in heat.columns]
         out.append("</tr>")
-        for model in models:
-            out.append(f"<tr><th>{e(shown_model(model))}</th>")
-            for check, _metric, higher in checks:
-                row = cells.get((model, check))
-                if row is None:
-                    out.append('<td class="heat muted">–</td>')
-                    continue
-                mean = row["mean"]
-                goodness = row["pass_rate"] if mean is None else (mean if higher else 1.0 - mean)
-                out.append(
-                    f'<td class="heat" style="background:{_colour(goodness)}" title="{e(row["signature"])}">'
-                    f"{_num(mean)}<br><span class=muted>{row['pass_rate']:.0%} of {row['count']}</span></td>"
-                )
+        for model, cells in heat.rows:
+            out.append(f"<tr><th>{e(model)}</th>")
+            out += ['<td class="heat muted">–</td>' if c is None else
+                    f'<td class="heat" style="background:{_colour(c.goodness)}" title="{e(c.signature)}">'
+                    f"{c.mean}<br><span class=muted>{c.pass_rate} of {c.count}</span></td>" for c in cells]
             out.append("</tr>")
         out.append("</table>")
 
-    if summary.get("perturbed_checks"):
-        flips = summary.get("flips", [])
-        out.append(f"<h2>Perturbation flips</h2><p>{len(flips)} flip(s) in {summary['perturbed_checks']} checks on perturbed inputs.</p>")
-        if flips:
+    if v.perturbation:
+        flips = v.perturbation.flips
+        out.append(f"<h2>Perturbation flips</h2><p>{v.perturbation.sentence}</p>")
+        if flips.total:
             out.append("<table><tr><th>case</th><th>model</th><th>check</th><th>perturbation</th><th>before</th><th>after</th>"
                        "<th>flip</th><th>test</th></tr>")
-            for flip in flips[:MAX_FLIPS]:
-                kind = f'<span class="fail">{e(flip["kind"])}</span>' if flip["kind"] == "broke" else e(flip["kind"])
-                out.append(
-                    f"<tr><td>{e(flip['case_id'])}</td><td>{e(shown_model(flip['model']))}</td><td>{e(flip['check'])} "
-                    f"<span class=muted>{e(flip['metric'])}</span></td><td>{e(flip['perturbation'])}</td>"
-                    f"<td class=num>{_num(flip['original_score'])}</td><td class=num>{_num(flip['perturbed_score'])}</td>"
-                    f"<td>{kind}</td><td>{e(flip.get('nodeid') or '')}</td></tr>"
-                )
+            out += [f"<tr><td>{e(f.case_id)}</td><td>{e(f.model)}</td><td>{e(f.check)} <span class=muted>{e(f.metric)}</span></td>"
+                    f"<td>{e(f.perturbation)}</td><td class=num>{f.before}</td><td class=num>{f.after}</td>"
+                    f"<td>{_flagged(f.kind, f.broke)}</td><td>{e(f.test)}</td></tr>" for f in flips.rows]
             out.append("</table>")
-            if len(flips) > MAX_FLIPS:
-                out.append(f"<p class=muted>{len(flips) - MAX_FLIPS} more flips are in the JSON report.</p>")
-    baseline = report.get("baseline")
-    if baseline:
-        out.append(f"<h2>Compared with baseline</h2><p><code>{e(baseline['baseline'])}</code>: <b>{baseline['regressions']} "
-                   f"regression(s)</b>, {baseline['improvements']} improvement(s) in {baseline['compared']} comparable result(s); "
-                   f"{len(baseline['not_comparable'])} not comparable, {baseline['new']} new, {baseline['missing']} gone.</p>")
-        if baseline["changes"]:
+            if flips.more:
+                out.append(f"<p class=muted>{flips.more} more flips are in the JSON report.</p>")
+    base = v.baseline
+    if base:
+        out.append(f"<h2>Compared with baseline</h2><p><code>{e(base.path)}</code>: <b>{base.regressions} regression(s)</b>, "
+                   f"{base.improvements} improvement(s) in {base.compared} comparable result(s); {base.not_comparable} not comparable, "
+                   f"{base.new} new, {base.missing} gone.</p>")
+        if base.changes.total:
             out.append("<table><tr><th>change</th><th>check</th><th>model</th><th>before</th><th>after</th><th>test</th></tr>")
-            for change in baseline["changes"][:MAX_FLIPS]:
-                kind = f'<span class="fail">{e(change["kind"])}</span>' if change["kind"] == "regression" else e(change["kind"])
-                out.append(f"<tr><td>{kind} ({e(change['scope'])})</td><td>{e(change['evaluator'])} <span class=muted>"
-                           f"{e(change['metric'])}</span></td><td>{e(shown_model(change['model']))}</td><td class=num>{_num(change['before'])}</td>"
-                           f"<td class=num>{_num(change['after'])}</td><td>{e(change.get('nodeid') or '')}</td></tr>")
+            out += [f"<tr><td>{_flagged(c.kind, c.regression)} ({e(c.scope)})</td><td>{e(c.evaluator)} <span class=muted>"
+                    f"{e(c.metric)}</span></td><td>{e(c.model)}</td><td class=num>{c.before}</td><td class=num>{c.after}</td>"
+                    f"<td>{e(c.test)}</td></tr>" for c in base.changes.rows]
             out.append("</table>")
-    insights = summary.get("insights", [])
-    if insights:
+    if v.insights:
         out.append("<h2>Insights</h2><table><tr><th>check</th><th>model</th><th>case</th><th>score</th><th>evidence</th></tr>")
-        for insight in insights:
-            out.append(
-                f"<tr><td>{e(insight['check'])} <span class=muted>{e(insight['metric'])}</span></td><td>{e(shown_model(insight['model']))}</td>"
-                f"<td>{e(insight.get('case_id') or '')}</td><td class=num>{_num(insight['score'])}</td><td>{e(insight['reason'])}</td></tr>"
-            )
+        out += [f"<tr><td>{e(i.check)} <span class=muted>{e(i.metric)}</span></td><td>{e(i.model)}</td><td>{e(i.case_id)}</td>"
+                f"<td class=num>{i.score}</td><td>{e(i.reason)}</td></tr>" for i in v.insights]
         out.append("</table>")
 
-    results = report.get("results", [])
-    by_test: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for record in results[:MAX_RESULTS]:
-        by_test[record.get("nodeid", "")].append(record)
-    if results:
+    results = v.results
+    if results.total:
         out.append("<h2>Results</h2><table><tr><th>test</th><th>model</th><th>check</th><th>score</th>"
                    "<th>threshold</th><th>verdict</th><th>why</th><th>answer</th></tr>")
-        for nodeid, records in by_test.items():
-            for record in records:
-                primary = record["primary"]
-                verdict = '<span class="pass">pass</span>' if record.get("passed") else '<span class="fail">fail</span>'
-                out.append(
-                    f"<tr><td>{e(nodeid)}</td><td>{e(record.get('model') or '')}</td><td>{e(record['evaluator'])}</td>"
-                    f"<td class=num>{_num(record['metrics'].get(primary))}</td>"
-                    f"<td class=num>{_num(record.get('thresholds', {}).get(primary))}</td><td>{verdict}</td>"
-                    f"<td>{e(record.get('reason', ''))}</td><td><pre>{e(record.get('excerpt') or '')}</pre></td></tr>"
-                )
+        out += [f"<tr><td>{e(r.test)}</td><td>{e(r.model)}</td><td>{e(r.check)}</td><td class=num>{r.score}</td>"
+                f"<td class=num>{r.threshold}</td><td>{_PASS if r.passed else _FAIL}</td>"
+                f"<td>{e(r.reason)}</td><td><pre>{e(r.answer)}</pre></td></tr>" for r in results.rows]
         out.append("</table>")
-        if len(results) > MAX_RESULTS:
-            out.append(f"<p class=muted>{len(results) - MAX_RESULTS} more results are in the JSON report.</p>")
-    out.append(
-        f"<p class=muted>pytest-llmeval {e(str(run['plugin']))}, pytest {e(str(run['pytest']))}, "
-        f"Python {e(str(run['python']))}, finished {e(str(run['finished']))}</p>"
-    )
+        if results.more:
+            out.append(f"<p class=muted>{results.more} more results are in the JSON report.</p>")
+    if v.footer:
+        run = v.footer
+        out.append(f"<p class=muted>pytest-llmeval {e(run.plugin)}, pytest {e(run.pytest)}, "
+                   f"Python {e(run.python)}, finished {e(run.finished)}</p>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -1,16 +1,19 @@
-"""The Markdown report: leaderboard tables fit for ``$GITHUB_STEP_SUMMARY``."""
+"""The Markdown report: leaderboard tables fit for ``$GITHUB_STEP_SUMMARY``.
+
+What is shown comes from :func:`.view.view`; this module only writes it as Markdown,
+every piece of text from the run escaped by :func:`_cell`.
+"""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
-from ..aggregate import models_phrase, outcome_counts_line, shown_model
+from .view import MARKDOWN_LIMITS, view
 
 __all__ = ["render", "MAX_FAILURES"]
 
 #: Failed checks listed at most; the JSON report has them all.
-MAX_FAILURES = 50
+MAX_FAILURES = MARKDOWN_LIMITS.failures
 
 
 def _cell(text: object, limit: int = 120) -> str:
@@ -22,100 +25,68 @@ def _cell(text: object, limit: int = 120) -> str:
     return flat
 
 
-def _num(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
-
-
 def render(report: dict[str, Any]) -> str:
-    summary = report["summary"]
-    lines = ["# LLM evaluation", ""]
-    lines.append(f"{summary['checks']} checks{models_phrase(summary['models'])}: **{summary['passed']} passed** ({summary['pass_rate']:.0%}).")
-    if report.get("tests"):
-        lines.append(f"Tests (pytest's outcomes, with or without checks): {outcome_counts_line(report['tests'])}.")
-    if summary.get("best_model"):
-        totals = summary["model_totals"][summary["best_model"]]
-        lines.append(f"Best model: **{_cell(summary['best_model'])}** ({totals['passed']}/{totals['count']} checks passed).")
-    hard = summary.get("hardest_case")
-    if hard and hard["failed_models"]:
-        lines.append(
-            f"Most difficult case: `{_cell(hard['case_id'])}`, failed by {len(hard['failed_models'])}/{hard['models']} "
-            f"model(s) ({_cell(', '.join(hard['failed_models']))})."
-        )
+    v = view(report, MARKDOWN_LIMITS)
+    head = v.headline
+    lines = ["# LLM evaluation", "", f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate})."]
+    if v.outcomes_line is not None:
+        lines.append(f"Tests (pytest's outcomes, with or without checks): {v.outcomes_line}.")
+    if v.best_model:
+        lines.append(f"Best model: **{_cell(v.best_model.name)}** ({v.best_model.passed}/{v.best_model.count} checks passed).")
+    hard = v.hardest_case
+    if hard and hard.failed_by:
+        lines.append(f"Most difficult case: `{_cell(hard.case_id)}`, failed by {hard.failed_by} ({_cell(hard.failed_models)}).")
     elif hard:
-        lines.append(f"Most difficult case: `{_cell(hard['case_id'])}` (failed).")
+        lines.append(f"Most difficult case: `{_cell(hard.case_id)}` (failed).")
     lines.append("")
 
-    by_check: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in summary["leaderboard"]:
-        by_check[row["check"]].append(row)
-    if by_check:
+    if v.leaderboard:
         lines += ["## Leaderboard", ""]
-    for check, rows in by_check.items():
-        direction = "higher is better" if rows[0]["higher_is_better"] else "lower is better"
-        lines += [f"### {_cell(check)}: {_cell(rows[0]['metric'])} ({direction})", ""]
+    for board in v.leaderboard:
+        lines += [f"### {_cell(board.check)}: {_cell(board.metric)} ({board.direction})", ""]
         lines += ["| rank | model | mean | sd | pass rate | passed | n |", "|---:|---|---:|---:|---:|---:|---:|"]
-        for row in rows:
-            spread = "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}"
-            lines.append(
-                f"| {row.get('rank', '')} | {_cell(shown_model(row['model']))} | {_num(row['mean'])} | {spread} | {row['pass_rate']:.0%} "
-                f"| {row['passed']} | {row['count']} |"
-            )
+        lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} | {row.count} |"
+                  for row in board.rows]
         lines.append("")
 
-    if summary.get("perturbed_checks"):
-        flips = summary.get("flips", [])
-        lines += ["## Perturbation flips", "",
-                  f"{len(flips)} flip(s) in {summary['perturbed_checks']} checks on perturbed inputs.", ""]
-        if flips:
+    if v.perturbation:
+        flips = v.perturbation.flips
+        lines += ["## Perturbation flips", "", v.perturbation.sentence, ""]
+        if flips.total:
             lines += ["| case | model | check | perturbation | before | after | flip |", "|---|---|---|---|---:|---:|---|"]
-            for flip in flips[:MAX_FAILURES]:
-                lines.append(
-                    f"| {_cell(flip['case_id'], 80)} | {_cell(shown_model(flip['model']))} | {_cell(flip['check'])} {_cell(flip['metric'])} "
-                    f"| {_cell(flip['perturbation'])} | {_num(flip['original_score'])} | {_num(flip['perturbed_score'])} "
-                    f"| {flip['kind']} |"
-                )
-            if len(flips) > MAX_FAILURES:
-                lines.append(f"\n{len(flips) - MAX_FAILURES} more flips are in the JSON report.")
+            lines += [f"| {_cell(f.case_id, 80)} | {_cell(f.model)} | {_cell(f.check)} {_cell(f.metric)} | {_cell(f.perturbation)} "
+                      f"| {f.before} | {f.after} | {_cell(f.kind)} |" for f in flips.rows]
+            if flips.more:
+                lines.append(f"\n{flips.more} more flips are in the JSON report.")
             lines.append("")
 
-    baseline = report.get("baseline")
-    if baseline:
+    base = v.baseline
+    if base:
         lines += ["## Compared with baseline", "",
-                  f"`{_cell(baseline['baseline'])}`: **{baseline['regressions']} regression(s)**, {baseline['improvements']} "
-                  f"improvement(s) in {baseline['compared']} comparable result(s); {len(baseline['not_comparable'])} not comparable "
-                  f"(signature changed), {baseline['new']} new, {baseline['missing']} gone.", ""]
-        if baseline["changes"]:
+                  f"`{_cell(base.path)}`: **{base.regressions} regression(s)**, {base.improvements} improvement(s) in {base.compared} "
+                  f"comparable result(s); {base.not_comparable} not comparable (signature changed), {base.new} new, {base.missing} gone.", ""]
+        if base.changes.total:
             lines += ["| change | check | model | before | after | test |", "|---|---|---|---:|---:|---|"]
-            for change in baseline["changes"][:MAX_FAILURES]:
-                what = f"{change['kind']} ({'pass/fail' if change['scope'] == 'result' else 'mean'})"
-                lines.append(f"| {what} | {_cell(change['evaluator'])} {_cell(change['metric'])} | {_cell(shown_model(change['model']))} "
-                             f"| {_num(change['before'])} | {_num(change['after'])} | {_cell(change.get('nodeid') or '', 80)} |")
+            lines += [f"| {_cell(c.kind)} ({c.measure}) | {_cell(c.evaluator)} {_cell(c.metric)} | {_cell(c.model)} | {c.before} | {c.after} "
+                      f"| {_cell(c.test, 80)} |" for c in base.changes.rows]
             lines.append("")
 
-    insights = summary.get("insights", [])
-    if insights:
+    if v.insights:
         lines += ["## Insights", "", "The worst failing result of each check, with the evaluator's evidence:", "",
                   "| check | model | case | score | evidence |", "|---|---|---|---:|---|"]
-        for insight in insights:
-            lines.append(
-                f"| {_cell(insight['check'])} {_cell(insight['metric'])} | {_cell(shown_model(insight['model']))} "
-                f"| {_cell(insight.get('case_id') or '', 60)} | {_num(insight['score'])} | {_cell(insight['reason'], 200)} |"
-            )
+        lines += [f"| {_cell(i.check)} {_cell(i.metric)} | {_cell(i.model)} | {_cell(i.case_id, 60)} | {i.score} | {_cell(i.reason, 200)} |"
+                  for i in v.insights]
         lines.append("")
 
-    failures = [r for r in report.get("results", []) if not r.get("passed")]
-    if failures:
+    failures = v.failures
+    if failures.total:
         lines += ["## Failed checks", "", "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
-        for record in failures[:MAX_FAILURES]:
-            primary = record["primary"]
-            lines.append(
-                f"| {_cell(record.get('nodeid', ''), 80)} | {_cell(record.get('model') or '')} | {_cell(record['evaluator'])} "
-                f"| {_num(record['metrics'].get(primary))} | {_num(record.get('thresholds', {}).get(primary))} "
-                f"| {_cell(record.get('reason', ''))} |"
-            )
-        if len(failures) > MAX_FAILURES:
-            lines.append(f"\n{len(failures) - MAX_FAILURES} more failed checks are in the JSON report.")
+        lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
+                  for r in failures.rows]
+        if failures.more:
+            lines.append(f"\n{failures.more} more failed checks are in the JSON report.")
         lines.append("")
-    run = report["run"]
-    lines.append(f"<sub>pytest-llmeval {run['plugin']}, pytest {run['pytest']}, Python {run['python']}, {run['finished']}</sub>")
+    if v.footer:
+        run = v.footer
+        lines.append(f"<sub>pytest-llmeval {run.plugin}, pytest {run.pytest}, Python {run.python}, {run.finished}</sub>")
     return "\n".join(lines) + "\n"

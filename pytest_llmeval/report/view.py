@@ -1,0 +1,293 @@
+"""What the Markdown and HTML reports show: :func:`view` reads a JSON report dict once.
+
+The report fits ``report.schema.json`` (this run's, or one read back from disk). The view decides
+which sections appear, what is capped, the wording of computed phrases and how numbers and model
+cells read; the renderers only format it. Text from the run is kept raw: each renderer escapes it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ..aggregate import models_phrase, outcome_counts_line, shown_model, summarize
+
+__all__ = ["view", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number"]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Limits:  # how many rows of each long table a report shows; the JSON report has them all
+    flips: int = 500
+    changes: int = 500
+    failures: int = 50  # failed checks (the Markdown report lists only those)
+    results: int = 2000  # every result (the HTML report)
+
+
+MARKDOWN_LIMITS = Limits(flips=50, changes=50, failures=50, results=0)
+HTML_LIMITS = Limits(flips=500, changes=500, failures=0, results=2000)
+
+
+@dataclass(frozen=True)
+class Capped(Generic[T]):  # the first rows of a list, and how long the list was
+    rows: tuple[T, ...]
+    total: int
+
+    @property
+    def more(self) -> int:  # rows left out: they are in the JSON report
+        return self.total - len(self.rows)
+
+
+@dataclass(frozen=True)
+class Headline:
+    checks: int
+    models: str  # " on 3 model(s)", or "" when no check named a model
+    passed: int
+    pass_rate: str  # "87%"
+
+
+@dataclass(frozen=True)
+class BestModel:
+    name: str
+    passed: int
+    count: int
+
+
+@dataclass(frozen=True)
+class HardestCase:
+    case_id: str
+    failed_by: str | None  # "2/3 model(s)"; None when no named model failed it (only tests without a model): "(failed)"
+    failed_models: str  # "a, b"
+
+
+@dataclass(frozen=True)
+class BoardRow:  # one model's row in a check's leaderboard table
+    rank: str
+    model: str  # "-" for tests without a model
+    mean: str
+    spread: str  # "" for fewer than two results
+    pass_rate: str
+    passed: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Board:  # a check's leaderboard table, rows best first
+    check: str
+    metric: str
+    direction: str  # "higher is better" or "lower is better"
+    rows: tuple[BoardRow, ...]
+
+
+@dataclass(frozen=True)
+class Column:
+    check: str
+    metric: str
+    arrow: str  # "↑" higher is better, "↓" lower is better
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    mean: str
+    pass_rate: str
+    count: int
+    signature: str
+    goodness: float  # 0 bad .. 1 good, direction-aware: the mean, else the pass rate
+
+
+@dataclass(frozen=True)
+class Heatmap:  # the leaderboard as models by checks (named models by name, then tests without a model)
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[str, tuple[HeatCell | None, ...]], ...]  # (model, a cell per column: None where it has no result)
+
+
+@dataclass(frozen=True)
+class FlipRow:
+    case_id: str
+    model: str
+    check: str
+    metric: str
+    perturbation: str
+    before: str
+    after: str
+    kind: str  # "broke", "fixed" or "moved"
+    broke: bool
+    test: str
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    sentence: str  # "3 flip(s) in 24 checks on perturbed inputs."
+    flips: Capped[FlipRow]
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    kind: str  # "regression" or "improvement"
+    regression: bool
+    scope: str  # "result" or "mean"
+    measure: str  # "pass/fail" (a result's verdict) or "mean" (a leaderboard mean)
+    evaluator: str
+    metric: str
+    model: str
+    before: str
+    after: str
+    test: str
+
+
+@dataclass(frozen=True)
+class Baseline:
+    path: str
+    regressions: int
+    improvements: int
+    compared: int
+    not_comparable: int
+    new: int
+    missing: int
+    changes: Capped[ChangeRow]
+
+
+@dataclass(frozen=True)
+class InsightRow:
+    check: str
+    metric: str
+    model: str
+    case_id: str
+    score: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    test: str
+    model: str  # "" for tests without a model
+    check: str
+    score: str
+    threshold: str
+    passed: bool
+    reason: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class Footer:
+    plugin: str
+    pytest: str
+    python: str
+    finished: str
+
+
+@dataclass(frozen=True)
+class ReportView:
+    headline: Headline
+    outcomes_line: str | None  # "12 tests: 9 passed, 3 failed"; None when the report has no test outcomes
+    best_model: BestModel | None
+    hardest_case: HardestCase | None
+    leaderboard: tuple[Board, ...]  # one table per check
+    heatmap: Heatmap
+    perturbation: Perturbation | None  # None when no check ran on a perturbed input
+    baseline: Baseline | None
+    insights: tuple[InsightRow, ...]
+    failures: Capped[ResultRow]  # failed checks, in run order
+    results: Capped[ResultRow]  # every result, grouped by test in order of first appearance
+    footer: Footer | None  # None when the report has no "run"
+
+
+def number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _capped(items: list[Any], limit: int, row: Callable[[Any], T]) -> Capped[T]:
+    return Capped(tuple(row(item) for item in items[:limit]), len(items))
+
+
+def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
+    """Everything a Markdown or HTML report shows of ``report``; a missing summary is computed from the results."""
+    records: list[Any] = report.get("results") or []  # records that fit the schema's "record"
+    summary: Mapping[str, Any] = report.get("summary") or summarize(records).to_dict()
+    rows: list[dict[str, Any]] = summary.get("leaderboard", [])
+    run = report.get("run")
+    best, hard = summary.get("best_model"), summary.get("hardest_case")
+    totals, failed = summary.get("model_totals", {}).get(best, {}), hard["failed_models"] if hard else []
+    failures = [r for r in records if not r.get("passed")]
+    by_test: dict[str, list[Any]] = defaultdict(list)
+    for record in records[: limits.results]:
+        by_test[record.get("nodeid", "")].append(record)
+    return ReportView(
+        headline=Headline(summary.get("checks", 0), models_phrase(summary.get("models", [])), summary.get("passed", 0),
+                          f"{summary.get('pass_rate', 0.0):.0%}"),
+        outcomes_line=outcome_counts_line(report["tests"]) if report.get("tests") else None,
+        best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
+        hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{hard['models']} model(s)" if failed else None, ", ".join(failed))
+        if hard else None,
+        leaderboard=_boards(rows),
+        heatmap=_heatmap(rows),
+        perturbation=_perturbation(summary, limits.flips),
+        baseline=_baseline(report.get("baseline"), limits.changes),
+        insights=tuple(InsightRow(i["check"], i["metric"], shown_model(i["model"]), i.get("case_id") or "", number(i["score"]),
+                                  i["reason"]) for i in summary.get("insights", [])),
+        failures=_capped(failures, limits.failures, _result),
+        results=Capped(tuple(_result(r) for group in by_test.values() for r in group), len(records)),
+        footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
+    )
+
+
+def _boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
+    by_check: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_check[row["check"]].append(row)
+    return tuple(
+        Board(check, group[0]["metric"], "higher is better" if group[0]["higher_is_better"] else "lower is better",
+              tuple(BoardRow(str(row.get("rank", "")), shown_model(row["model"]), number(row["mean"]),
+                             "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}",
+                             f"{row['pass_rate']:.0%}", row["passed"], row["count"]) for row in group))
+        for check, group in by_check.items()
+    )
+
+
+def _heatmap(rows: list[dict[str, Any]]) -> Heatmap:
+    checks = list(dict.fromkeys((r["check"], r["metric"], r["higher_is_better"]) for r in rows))
+    models = list(dict.fromkeys(r["model"] for r in sorted(rows, key=lambda r: (r["model"] is None, r["model"] or ""))))
+    found: dict[tuple[str | None, str], dict[str, Any]] = {(r["model"], r["check"]): r for r in rows}
+
+    def cell(row: dict[str, Any] | None, higher: bool) -> HeatCell | None:
+        if row is None:
+            return None
+        mean = row["mean"]
+        goodness = row["pass_rate"] if mean is None else (mean if higher else 1.0 - mean)
+        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness)
+
+    return Heatmap(
+        tuple(Column(check, metric, "↑" if higher else "↓") for check, metric, higher in checks),
+        tuple((shown_model(model), tuple(cell(found.get((model, check)), higher) for check, _, higher in checks)) for model in models),
+    )
+
+
+def _perturbation(summary: Mapping[str, Any], limit: int) -> Perturbation | None:
+    if not summary.get("perturbed_checks"):
+        return None
+    flips = summary.get("flips", [])
+    sentence = f"{len(flips)} flip(s) in {summary['perturbed_checks']} checks on perturbed inputs."
+    return Perturbation(sentence, _capped(flips, limit, lambda f: FlipRow(
+        f["case_id"], shown_model(f["model"]), f["check"], f["metric"], f["perturbation"], number(f["original_score"]),
+        number(f["perturbed_score"]), f["kind"], f["kind"] == "broke", f.get("nodeid") or "")))
+
+
+def _baseline(baseline: Mapping[str, Any] | None, limit: int) -> Baseline | None:
+    if not baseline:
+        return None
+    changes = _capped(baseline["changes"], limit, lambda c: ChangeRow(
+        c["kind"], c["kind"] == "regression", c["scope"], "pass/fail" if c["scope"] == "result" else "mean", c["evaluator"],
+        c["metric"], shown_model(c["model"]), number(c["before"]), number(c["after"]), c.get("nodeid") or ""))
+    return Baseline(baseline["baseline"], baseline["regressions"], baseline["improvements"], baseline["compared"],
+                    len(baseline["not_comparable"]), baseline["new"], baseline["missing"], changes)
+
+
+def _result(record: Mapping[str, Any]) -> ResultRow:
+    primary = record["primary"]
+    return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
+                     number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
+                     record.get("excerpt") or "")
