@@ -33,6 +33,8 @@ _EXPORTS = {
     "assert_gptscore": "assertions",
     "assert_faithful": "assertions",
     "assert_context_precision": "assertions",
+    "assert_classification": "assertions",
+    "record_label": "assertions",
     "assert_context_relevant_judged": "assertions",
     "assert_no_hallucination_judged": "assertions",
     "assert_context_recall": "assertions",
@@ -119,6 +121,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .assertions import (
         LLMEvalAssertionError,
+        record_label,
         assert_accurate,
         assert_bertscore,
         assert_no_question_drift,
@@ -133,6 +136,7 @@ if TYPE_CHECKING:
         assert_good_summary,
         assert_gptscore,
         assert_faithful,
+        assert_classification,
         assert_context_precision,
         assert_context_relevant_judged,
         assert_no_hallucination_judged,

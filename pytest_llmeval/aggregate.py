@@ -27,7 +27,7 @@ from typing import Any
 
 from .result import Record
 
-__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of"]
+__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of", "ClassificationRow"]
 
 #: The tag value of an unperturbed sibling in a perturbation family.
 ORIGINAL = "original"
@@ -147,6 +147,7 @@ class Summary:
     flips: tuple[Flip, ...] = ()
     perturbed_checks: int = 0
     insights: tuple[Insight, ...] = ()
+    classification: tuple[ClassificationRow, ...] = ()
 
     @property
     def pass_rate(self) -> float:
@@ -178,6 +179,7 @@ class Summary:
             "perturbed_checks": self.perturbed_checks,
             "flips": [model(asdict(flip)) for flip in self.flips],
             "insights": [model(asdict(insight)) for insight in self.insights],
+            "classification": [model({**asdict(row), "labels": list(row.labels)}) for row in self.classification],
         }
 
 
@@ -281,7 +283,51 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
         flips=_flips(records, all_labels, flip_delta),
         perturbed_checks=len(records) - len(originals),
         insights=_insights(ranked),
+        classification=_classification([r for r, _ in ranked if r.get("evaluator") == "label_prediction"]),
     )
+
+
+@dataclass(frozen=True)
+class ClassificationRow:
+    """One model's label predictions (``record_label``), gathered over the run."""
+
+    model: str
+    count: int
+    accuracy: float
+    macro_f1: float
+    roc_auc: float | None
+    labels: tuple[str, ...]
+    report: Mapping[str, Any]
+    curves: Mapping[str, Any]
+
+
+def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:
+    """Accuracy, macro F1 and ROC AUC per model from ``label_prediction`` records, best accuracy first."""
+    from . import classmetrics as cm
+    from .evaluators.labels import curves
+
+    by_model: dict[str, list[Record]] = defaultdict(list)
+    for record in records:
+        by_model[record.get("model") or NO_MODEL].append(record)
+    rows = []
+    for model, members in by_model.items():
+        details = [m.get("details") or {} for m in members]
+        expected = [str(d.get("expected", "")) for d in details]
+        predicted = [str(d.get("predicted", "")) for d in details]
+        report = cm.classification_report(expected, predicted)
+        scores = [d.get("scores") for d in details]
+        auc, drawn = None, {}
+        if all(isinstance(s, Mapping) for s in scores):
+            given = [dict(s) for s in scores if isinstance(s, Mapping)]
+            labels = list(report.labels)
+            if len(labels) == 2:
+                auc = cm.roc_auc([e == labels[1] for e in expected], [s.get(labels[1], 0.0) for s in given])
+            else:
+                auc = cm.roc_auc_ovr(expected, given, labels)
+            drawn = curves(expected, given, labels)
+        rows.append(ClassificationRow(model, len(members), report.accuracy, report.macro[2], auc, report.labels,
+                                      report.as_dict(), drawn))
+    return tuple(sorted(rows, key=lambda r: (-r.accuracy, -r.macro_f1, r.model)))
 
 
 def _flips(records: list[Record], labels: list[str], delta: float | None) -> tuple[Flip, ...]:

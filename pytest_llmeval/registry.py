@@ -94,6 +94,8 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "summarization_qag": "pytest_llmeval.evaluators.custom_judges:SummarizationQAG",
         "task_completion": "pytest_llmeval.evaluators.custom_judges:TaskCompletion",
         "selfcheckgpt": "pytest_llmeval.evaluators.custom_judges:SelfCheckGPT",
+        "classification": "pytest_llmeval.evaluators.labels:Classification",
+        "label_prediction": "pytest_llmeval.evaluators.labels:LabelPrediction",
     }
 )
 

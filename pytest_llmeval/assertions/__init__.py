@@ -60,6 +60,10 @@ from .classifiers import (  # noqa: F401
     assert_good_summary,
     assert_gptscore,
 )
+from .labels import (  # noqa: F401
+    assert_classification,
+    record_label,
+)
 from .judge import (  # noqa: F401
     assert_faithful,
     assert_context_precision,
@@ -88,6 +92,8 @@ from .judge import (  # noqa: F401
 )
 
 __all__ = [
+    "assert_classification",
+    "record_label",
     "LLMEvalAssertionError",
     "format_failure",
     "evaluate",

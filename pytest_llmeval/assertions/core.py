@@ -1,19 +1,7 @@
-"""Assertion helpers: score, record on the current test, fail with an actionable message.
+"""The core of every helper: run an evaluator on cases, record the results, fail with an actionable message.
 
-Each ``assert_*`` helper wraps one evaluator. On success it returns the
-:class:`~pytest_llmeval.result.Result`; on failure it raises
-:class:`LLMEvalAssertionError` (an ``AssertionError``) whose message shows each
-metric against its threshold, the evidence, the model and case, and the
-signature. Every helper takes these keyword arguments besides its own:
-
-- ``threshold``: threshold of the primary metric for this call;
-- ``thresholds``: ``{metric: value}`` for any metric (``None`` switches one off);
-- ``model``, ``case``: the model under test and the case id (default: from the
-  ``llmeval`` marker or fixture);
-- ``question``, ``metadata``: recorded with the case.
-
-Threshold precedence: this call, then ``--llmeval-threshold``, then the
-``llmeval_thresholds`` ini option, then the catalog default.
+The package docstring (:mod:`pytest_llmeval.assertions`) lists the keyword arguments
+every helper takes and the threshold precedence.
 """
 
 from __future__ import annotations

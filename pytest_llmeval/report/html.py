@@ -8,6 +8,7 @@ shown comes from :func:`.view.view`; this module only writes it as HTML.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -90,6 +91,13 @@ def render(report: dict[str, Any]) -> str:
             out.append("</table>")
             if flips.more:
                 out.append(f"<p class=muted>{flips.more} more flips are in the JSON report.</p>")
+    if v.classification:
+        out.append("<h2>Classification (recorded labels)</h2><table><tr><th>model</th><th>accuracy</th><th>macro F1</th>"
+                   "<th>ROC AUC</th><th>n</th><th>labels</th><th>ROC</th><th>precision-recall</th></tr>")
+        out += [f"<tr><td>{e(c.model)}</td><td class=num>{c.accuracy}</td><td class=num>{c.macro_f1}</td>"
+                f"<td class=num>{c.roc_auc}</td><td class=num>{c.count}</td><td>{e(c.labels)}</td>"
+                f"<td>{_chart(c.curves, 'roc')}</td><td>{_chart(c.curves, 'pr')}</td></tr>" for c in v.classification]
+        out.append("</table>")
     base = v.baseline
     if base:
         out.append(f"<h2>Compared with baseline</h2><p><code>{e(base.path)}</code>: <b>{base.regressions} regression(s)</b>, "
@@ -123,3 +131,31 @@ def render(report: dict[str, Any]) -> str:
                    f"Python {e(run.python)}, finished {e(run.finished)}</p>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
+
+
+def _chart(curves: Sequence[Any], kind: str, size: int = 140) -> str:
+    """One inline SVG: each label's ROC (false vs true positive rate) or precision-recall curve, one colour each."""
+    if not curves:
+        return '<span class="muted">no scores</span>'
+    pad = 4
+    span = size - 2 * pad
+
+    def point(x: float, y: float) -> str:
+        return f"{pad + x * span:.1f},{pad + (1 - y) * span:.1f}"
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" role="img" '
+             f'aria-label="{"ROC" if kind == "roc" else "precision-recall"} curves">',
+             f'<rect x="{pad}" y="{pad}" width="{span}" height="{span}" fill="none" stroke="#999"/>']
+    if kind == "roc":
+        parts.append(f'<line x1="{pad}" y1="{pad + span}" x2="{pad + span}" y2="{pad}" stroke="#ccc" stroke-dasharray="3"/>')
+    for index, curve in enumerate(curves):
+        points = curve.roc if kind == "roc" else sorted(curve.pr)
+        colour = _PALETTE[index % len(_PALETTE)]
+        area = curve.roc_auc if kind == "roc" else curve.average_precision
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(point(x, y) for x, y in points)}">'
+                     f"<title>{escape(curve.label)}: {'AUC' if kind == 'roc' else 'AP'} {area}</title></polyline>")
+    parts.append("</svg>")
+    return "".join(parts)

@@ -71,6 +71,12 @@ def render(report: dict[str, Any]) -> str:
                       f"| {_cell(c.test, 80)} |" for c in base.changes.rows]
             lines.append("")
 
+    if v.classification:
+        lines += ["## Classification (recorded labels)", "", "| model | accuracy | macro F1 | ROC AUC | n | labels |",
+                  "|---|---:|---:|---:|---:|---|"]
+        lines += [f"| {_cell(c.model)} | {c.accuracy} | {c.macro_f1} | {c.roc_auc} | {c.count} | {_cell(c.labels)} |"
+                  for c in v.classification]
+        lines.append("")
     if v.insights:
         lines += ["## Insights", "", "The worst failing result of each check, with the evaluator's evidence:", "",
                   "| check | model | case | score | evidence |", "|---|---|---|---:|---|"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..aggregate import NO_MODEL, Summary, models_phrase, shown_model
 
-__all__ = ["render_summary", "render_flips", "MAX_FLIP_LINES"]
+__all__ = ["render_summary", "render_flips", "render_classification", "MAX_FLIP_LINES"]
 
 #: Flips listed at most in the terminal; every report has them all.
 MAX_FLIP_LINES = 20
@@ -48,6 +48,21 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
             lines.append(_cut(f"most difficult case: {hard.case_id} (failed)", width))
     if summary.perturbed_checks:
         lines += render_flips(summary, width)
+    if summary.classification:
+        lines += render_classification(summary, width)
+    return lines
+
+
+def render_classification(summary: Summary, width: int = 80) -> list[str]:
+    """The per-model table of recorded label predictions (``record_label``)."""
+    rows = summary.classification
+    model_width = min(max([len(shown_model(r.model)) for r in rows] + [5]), 28)
+    lines = ["classification (recorded labels):",
+             f"{'model':<{model_width}}  {'accuracy':>8}  {'macro F1':>8}  {'ROC AUC':>7}  {'n':>5}  labels"]
+    for row in rows:
+        auc = "n/a" if row.roc_auc is None else f"{row.roc_auc:.3f}"
+        lines.append(_cut(f"{_cut(shown_model(row.model), model_width):<{model_width}}  {row.accuracy:>8.3f}  {row.macro_f1:>8.3f}  "
+                          f"{auc:>7}  {row.count:>5}  {', '.join(row.labels)}", width))
     return lines
 
 

@@ -181,6 +181,26 @@ class Footer:
 
 
 @dataclass(frozen=True)
+class Curve:  # one label's one-vs-rest curves, points in [0, 1] x [0, 1]
+    label: str
+    roc: tuple[tuple[float, float], ...]  # (false positive rate, true positive rate)
+    pr: tuple[tuple[float, float], ...]  # (recall, precision)
+    roc_auc: str
+    average_precision: str
+
+
+@dataclass(frozen=True)
+class ClassificationRow:  # one model's recorded label predictions
+    model: str
+    accuracy: str
+    macro_f1: str
+    roc_auc: str
+    count: int
+    labels: str
+    curves: tuple[Curve, ...]
+
+
+@dataclass(frozen=True)
 class ReportView:
     headline: Headline
     outcomes_line: str | None  # "12 tests: 9 passed, 3 failed"; None when the report has no test outcomes
@@ -194,6 +214,7 @@ class ReportView:
     failures: Capped[ResultRow]  # failed checks, in run order
     results: Capped[ResultRow]  # every result, grouped by test in order of first appearance
     footer: Footer | None  # None when the report has no "run"
+    classification: tuple[ClassificationRow, ...] = ()  # from record_label, per model, best first
 
 
 def number(value: float | None) -> str:
@@ -232,7 +253,17 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         failures=_capped(failures, limits.failures, _result),
         results=Capped(tuple(_result(r) for group in by_test.values() for r in group), len(records)),
         footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
+        classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
     )
+
+
+def _classification_row(row: Mapping[str, Any]) -> ClassificationRow:
+    curves = tuple(Curve(label, tuple((float(x), float(y)) for x, y in drawn.get("roc", [])),
+                         tuple((float(x), float(y)) for x, y in drawn.get("pr", [])),
+                         number(drawn.get("roc_auc")), number(drawn.get("average_precision")))
+                   for label, drawn in sorted((row.get("curves") or {}).items()))
+    return ClassificationRow(shown_model(row.get("model")), number(row.get("accuracy")), number(row.get("macro_f1")),
+                             number(row.get("roc_auc")), int(row.get("count", 0)), ", ".join(row.get("labels", [])), curves)
 
 
 def _boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
