@@ -86,6 +86,14 @@ def _names(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n.strip() for n in str(text).replace("\n", ",").split(",") if n.strip()))
 
 
+def _judge_for(text: str) -> tuple[str, str]:
+    """``EVALUATOR=MODEL``: the judge model of one check."""
+    name, sep, model = str(text).partition("=")
+    if not sep or not name.strip().isidentifier() or not model.strip():
+        raise ValueError(f"invalid judge assignment {text!r}: expected EVALUATOR=MODEL, e.g. faithfulness=gpt-4o")
+    return name.strip(), model.strip()
+
+
 def _boolean(text: str) -> bool:
     value = str(text).strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -166,6 +174,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("fail_on_regression", _boolean, "false", "Fail the run when a check regressed against the baseline",
            flag="--llmeval-fail-on-regression"),
     Option("judge_model", _text, "", "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)", "MODEL"),
+    Option("judge_for", _judge_for, "", "Judge one check with another model, as EVALUATOR=MODEL (repeatable; same endpoint, "
+           "cache and settings; the model is in that check's signature)", "EVALUATOR=MODEL", many=True),
     Option("judge_base_url", _text, "", "Base URL of the judge's OpenAI-compatible endpoint (default: the OpenAI API)", "URL"),
     Option("judge_api_key_env", _text, "OPENAI_API_KEY", "Name of the environment variable holding the judge's API key", "NAME"),
     Option("judge_cache", _choice("record", "replay", "off"), "record",
@@ -212,6 +222,7 @@ class Settings:
     baseline_tolerance: float = 0.0
     fail_on_regression: bool = False
     judge_model: str = ""
+    judge_for: tuple[tuple[str, str], ...] = ()
     judge_base_url: str = ""
     judge_api_key_env: str = "OPENAI_API_KEY"
     judge_cache: str = "record"

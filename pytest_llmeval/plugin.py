@@ -104,8 +104,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if eval_session.is_worker:
         output = session.config.workeroutput  # type: ignore[attr-defined]
         output["llmeval_models"] = eval_session.models.stats()
-        if eval_session.judge_runner is not None:
-            output["llmeval_judge"] = eval_session.judge_runner.stats()
+        if eval_session.judge_parts():
+            output["llmeval_judge"] = eval_session.judge_parts()
         return
     try:
         eval_session.models.compact()

@@ -96,6 +96,19 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "selfcheckgpt": "pytest_llmeval.evaluators.custom_judges:SelfCheckGPT",
         "classification": "pytest_llmeval.evaluators.labels:Classification",
         "label_prediction": "pytest_llmeval.evaluators.labels:LabelPrediction",
+        "word_count": "pytest_llmeval.evaluators.readability:WordCount",
+        "sentence_count": "pytest_llmeval.evaluators.readability:SentenceCount",
+        "syllable_count": "pytest_llmeval.evaluators.readability:SyllableCount",
+        "flesch_reading_ease": "pytest_llmeval.evaluators.readability:FleschReadingEase",
+        "dale_chall": "pytest_llmeval.evaluators.readability:DaleChall",
+        "reading_time": "pytest_llmeval.evaluators.readability:ReadingTime",
+        "token_count": "pytest_llmeval.evaluators.readability:TokenCount",
+        "japanese_character_count": "pytest_llmeval.evaluators.readability:JapaneseCharacterCount",
+        "generation": "pytest_llmeval.evaluators.operations:Generation",
+        "meteor": "pytest_llmeval.evaluators.agents:Meteor",
+        "tool_correctness": "pytest_llmeval.evaluators.agents:ToolCorrectness",
+        "fact_check": "pytest_llmeval.evaluators.agent_checks:FactCheck",
+        "agent_sanity": "pytest_llmeval.evaluators.agent_checks:AgentSanity",
     }
 )
 

@@ -69,6 +69,7 @@ class EvalSession:
         self.judge_runner: JudgeRunner | None = None
         self.baseline: dict[str, Any] | None = None
         self._evaluators: dict[tuple[str, str], Evaluator] = {}
+        self._judges_for: dict[str, JudgeRunner] = {}
         self._overrides: dict[str, dict[str, float]] = {}
         for evaluator, metric, value in self.settings.thresholds:
             self._overrides.setdefault(evaluator, {})[metric] = value
@@ -95,6 +96,28 @@ class EvalSession:
                                             why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
         return self.judge_runner
 
+    def judge_of(self, evaluator: str) -> JudgeRunner:
+        """The judge runner of one check: its own model when ``--llmeval-judge-for`` names one, else the session's."""
+        assigned = dict(self.settings.judge_for).get(evaluator)
+        if not assigned:
+            return self.judge
+        if assigned not in self._judges_for:
+            from dataclasses import replace
+
+            from .judges.runner import JudgeRunner
+
+            settings = replace(self.settings, judge_model=assigned)
+            judge = self.config.hook.pytest_llmeval_make_judge(config=self.config, settings=settings)
+            self._judges_for[assigned] = JudgeRunner(judge, self.judge.cache, offline=settings.offline, repeats=settings.judge_repeats)
+        return self._judges_for[assigned]
+
+    def judge_parts(self) -> list[dict[str, Any]]:
+        """This process's judge statistics, one part per judge model (the shared verdict cache counted once)."""
+        parts = [self.judge_runner.stats()] if self.judge_runner is not None else []
+        for runner in self._judges_for.values():
+            parts.append({**runner.stats(), "cache": {"hits": 0, "misses": 0, "corrupt": []}})
+        return parts
+
     def announce(self, line: str) -> None:
         """Show progress (model loads) on the terminal, even while output is captured."""
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -110,7 +133,13 @@ class EvalSession:
     # -- set-up ------------------------------------------------------------------
 
     def check_thresholds(self) -> None:
-        """Fail early, naming the option, when an override names an unknown evaluator or metric."""
+        """Fail early, naming the option, when an override or a judge assignment names an unknown evaluator or metric."""
+        for evaluator, _ in self.settings.judge_for:
+            try:
+                if not self.registry.resolve(evaluator).needs_judge:
+                    raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {evaluator} is not a judge check")
+            except UnknownEvaluatorError as exc:
+                raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {exc}") from None
         for evaluator, metrics in self._overrides.items():
             try:
                 known = self.registry.resolve(evaluator).metric_specs()
@@ -145,7 +174,7 @@ class EvalSession:
             if bind is not None:
                 bind(self.models)
             if getattr(evaluator, "needs_judge", False) and hasattr(evaluator, "bind_judge"):
-                evaluator.bind_judge(self.judge)
+                evaluator.bind_judge(self.judge_of(name))
             self._evaluators[key] = evaluator
         return self._evaluators[key]
 
@@ -189,8 +218,7 @@ class EvalSession:
         """xdist: keep a worker's model and judge statistics."""
         if "llmeval_models" in output:
             self.worker_models[worker] = output["llmeval_models"]
-        if "llmeval_judge" in output:
-            self.worker_judges.append(output["llmeval_judge"])
+        self.worker_judges.extend(output.get("llmeval_judge", []))
 
     # -- aggregates (controller) ----------------------------------------------------
 

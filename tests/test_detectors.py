@@ -156,3 +156,28 @@ def test_groundedness_nli_method_with_a_tiny_cross_encoder(tmp_path, models):
     assert len([load for load in models.loads if load["model"].startswith("NLI model")]) == 1
     with pytest.raises(TypeError, match="parameter 'nli_model' must be an NLI cross-encoder name or local folder"):
         REGISTRY.create("groundedness", method="nli")
+
+
+def test_toxicity_through_any_hugging_face_text_classifier(tmp_path, models):
+    """Seed 003's toxicity: a text classifier (martin-ha/toxic-comment-model there; a tiny random one here)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    folder = tiny_classifier(tmp_path, ["non-toxic", "toxic"])
+    evaluator = build("toxicity", models, backend="transformers", model=folder)
+    text = "the cat sat. the dog ran."
+    [result] = evaluator.evaluate([Case(actual=text)])
+    tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModelForSequenceClassification.from_pretrained(folder)
+    with torch.no_grad():
+        probabilities = [model(**tokenizer(s, return_tensors="pt")).logits.softmax(-1)[0, 1].item() for s in ("the cat sat.", "the dog ran.")]
+    assert result.metrics["toxicity"] == pytest.approx(max(probabilities), abs=1e-5)  # the worst sentence, P(toxic)
+    assert result.signature.backend.startswith("transformers") and "transformers:" in (result.signature.model or "")
+    # labels are named when the classifier's own do not read as toxic
+    (tmp_path / "odd").mkdir()
+    odd = tiny_classifier(tmp_path / "odd", ["LABEL_0", "LABEL_1"])
+    with pytest.raises(ValueError, match="no label of the classifier reads as toxic"):
+        build("toxicity", models, backend="transformers", model=odd).evaluate([Case(actual=text)])
+    [named] = build("toxicity", models, model=odd, toxic_labels=["LABEL_1"]).evaluate([Case(actual=text)])
+    assert 0.0 <= named.metrics["toxicity"] <= 1.0
+    with pytest.raises(ValueError, match="names labels the classifier does not have"):
+        build("toxicity", models, model=odd, toxic_labels=["toxic"]).evaluate([Case(actual=text)])

@@ -7,7 +7,7 @@ import warnings
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nltk.tokenize import NLTKWordTokenizer
+from nltk.tokenize import NLTKWordTokenizer, PunktSentenceTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from rouge_score import rouge_scorer
 
@@ -53,8 +53,15 @@ def test_rouge_reference_values_pinned():
     assert result.details["rougeL"]["reference"] == 0
 
 
+def _word_tokenize(text):
+    """nltk's word_tokenize (sentences, then the Treebank-style tokenizer on each); Punkt untrained,
+    as its English model is a download: the same sentences for these abbreviation-free texts."""
+    words = NLTKWordTokenizer()
+    return [token for sentence in PunktSentenceTokenizer().tokenize(text) for token in words.tokenize(sentence)]
+
+
 def _nltk_bleu(prediction, references, weights, smoothing="method1"):
-    tok = NLTKWordTokenizer().tokenize
+    tok = _word_tokenize
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return sentence_bleu([tok(r) for r in references], tok(prediction), weights=weights,

@@ -103,3 +103,14 @@ def test_invalid_schema_is_a_clear_error(schema, error, message):
     with pytest.raises(error) as info:
         JsonSchema(schema=schema)
     assert message in str(info.value)
+
+
+def test_json_schema_reports_invalid_generated_and_retrieved_json():
+    """Seed 000's JSON Schema evaluator: 'Invalid retrieved JSON' and 'Invalid generated JSON'."""
+    from pytest_llmeval import assert_json
+
+    schema = {"type": "object", "required": ["id"]}
+    result = assert_json('{"id": 1}', schema, context=['{"id": 2}', '{"name": "x"}', "not json", '{"id": 3}'])
+    assert result.metrics["invalid_generated_json"] == 0.0 and result.metrics["invalid_retrieved_json"] == 0.5
+    assert list(result.details["invalid_chunks"]) == [1, 2] and "2/4 retrieved chunks are not valid JSON" in result.reason
+    assert assert_json('{"id": 1}', schema).metrics["invalid_retrieved_json"] is None

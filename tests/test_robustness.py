@@ -425,6 +425,8 @@ def test_deterministic_checks_and_the_report_take_any_text(answer, other):
             fields["expected"] = other or "x"
         if name == "self_consistency":
             continue  # takes a group (tests/test_groups_steps.py)
+        if name == "agent_sanity":
+            fields["metadata"] = {"artifacts": [__file__]}  # what the agent wrote: files, not text
         [result] = REGISTRY.create(name).evaluate([Case(actual=answer, **fields)])
         records.append(result.to_dict())
     text = dumps({"results": records})

@@ -196,7 +196,9 @@ def test_bertscore(make):
     f1 = partial.metrics["f1"]
     p, r = partial.metrics["precision"], partial.metrics["recall"]
     assert f1 == pytest.approx(2 * p * r / (p + r))
-    weighted = one(make("bertscore", idf=True), actual="The cat sat.", expected="The cat sat on the mat and purred loudly all evening.")
+    # IDF over the batch's references (one reference alone gives every piece weight 0: uniform weights)
+    partial_case = Case(actual="The cat sat.", expected="The cat sat on the mat and purred loudly all evening.")
+    weighted, _ = make("bertscore", idf=True).evaluate([partial_case, Case(actual="x", expected="The dog barked at the cat.")])
     assert weighted.metrics["recall"] != pytest.approx(r)
     assert one(bertscore, actual="", expected="x").score == 0.0
     with pytest.raises(ValueError, match="parameter 'max_length' must be at least 8"):

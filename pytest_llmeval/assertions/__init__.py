@@ -60,11 +60,32 @@ from .classifiers import (  # noqa: F401
     assert_good_summary,
     assert_gptscore,
 )
+from .textstats import (  # noqa: F401
+    assert_word_count,
+    assert_sentence_count,
+    assert_syllable_count,
+    assert_flesch_reading_ease,
+    assert_dale_chall,
+    assert_reading_time,
+    assert_token_count,
+    assert_japanese_character_count,
+)
+from .agents import (  # noqa: F401
+    assert_agent_artifacts,
+    assert_meteor,
+    assert_tools_called,
+)
+from .operations import (  # noqa: F401
+    Measurement,
+    measure_generation,
+    record_generation,
+)
 from .labels import (  # noqa: F401
     assert_classification,
     record_label,
 )
 from .judge import (  # noqa: F401
+    assert_fact_checked,
     assert_faithful,
     assert_context_precision,
     assert_context_relevant_judged,
@@ -92,6 +113,21 @@ from .judge import (  # noqa: F401
 )
 
 __all__ = [
+    "assert_word_count",
+    "assert_sentence_count",
+    "assert_syllable_count",
+    "assert_flesch_reading_ease",
+    "assert_dale_chall",
+    "assert_reading_time",
+    "assert_token_count",
+    "assert_japanese_character_count",
+    "assert_agent_artifacts",
+    "assert_fact_checked",
+    "assert_meteor",
+    "assert_tools_called",
+    "Measurement",
+    "measure_generation",
+    "record_generation",
     "assert_classification",
     "record_label",
     "LLMEvalAssertionError",

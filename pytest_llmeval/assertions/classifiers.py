@@ -19,11 +19,16 @@ def assert_not_toxic(
     """No sentence of the answer is toxic (max toxicity over sentences, default threshold 0.75).
 
     ``backend="auto"``: detoxify when ``scorer`` (a detoxify checkpoint file; ``checkpoint=``
-    is its deprecated name) is given, else the offline profanity-check model. The failure names the most toxic sentence and category.
+    is its deprecated name) is given, else the offline profanity-check model.
+    ``backend="transformers"``: any Hugging Face text classifier, ``scorer`` its name or folder
+    (reference martin-ha/toxic-comment-model); ``params={"toxic_labels": [...]}`` names its toxic labels. The failure names the most toxic sentence and category.
     """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"backend": backend, "checkpoint": _scorer("assert_not_toxic", scorer, checkpoint=checkpoint), "config_path": config_path}
+    model = _scorer("assert_not_toxic", scorer, checkpoint=checkpoint)
+    params: dict[str, Any] = {"backend": backend, "config_path": config_path}
+    # the scoring model is a detoxify checkpoint file, or a Hugging Face classifier (backend="transformers")
+    params["model" if backend == "transformers" else "checkpoint"] = model
     return assert_check("toxicity", actual=actual, params=params, **kwargs)
 
 

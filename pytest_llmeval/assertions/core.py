@@ -6,6 +6,8 @@ every helper takes and the threshold precedence.
 
 from __future__ import annotations
 
+import functools
+import json
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -127,9 +129,7 @@ def _run(
         evaluator = context.evaluator(name, params)
         session_thresholds = context.threshold_overrides(name)
     else:
-        from ..registry import Registry
-
-        evaluator = Registry().create(name, **params)
+        evaluator = standalone().evaluator(name, params)
         session_thresholds = {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
     if getattr(evaluator, "needs_judge", False):
@@ -239,3 +239,32 @@ def _scorer(helper: str, scorer: str | None, **old: str | None) -> str | None:
     if scorer is not None and not isinstance(scorer, str):
         raise TypeError(f"{helper}: argument 'scorer' must be a model name or local folder (str); got {type(scorer).__name__}")
     return scorer if scorer is not None else next(iter(given.values()), None)
+
+
+class Standalone:
+    """Outside pytest (a notebook, a script): one registry, one model cache and one instance per evaluator and
+    parameters for the whole process, so a model loads once, not on every call."""
+
+    def __init__(self) -> None:
+        from ..models import ModelCache
+        from ..registry import Registry
+
+        self.registry = Registry()
+        self.models = ModelCache()
+        self._evaluators: dict[tuple[str, str], Any] = {}
+
+    def evaluator(self, name: str, params: Mapping[str, Any]) -> Any:
+        key = (name, json.dumps(params, sort_keys=True, default=repr))
+        if key not in self._evaluators:
+            evaluator = self.registry.create(name, **params)
+            bind = getattr(evaluator, "bind", None)
+            if bind is not None:
+                bind(self.models)
+            self._evaluators[key] = evaluator
+        return self._evaluators[key]
+
+
+@functools.lru_cache(maxsize=1)
+def standalone() -> Standalone:
+    """The process's :class:`Standalone` (built on the first check run outside pytest)."""
+    return Standalone()

@@ -8,7 +8,7 @@ from typing import Any
 from ..result import Result
 from .core import _common, assert_check
 
-__all__ = ['assert_faithful', 'assert_context_precision', 'assert_context_relevant_judged', 'assert_no_hallucination_judged', 'assert_context_recall', 'assert_answer_correct', 'assert_answer_relevant', 'assert_ragas', 'assert_correct', 'assert_bucket', 'assert_coherent_summary', 'assert_no_contact_info', 'assert_same_language', 'assert_not_sexist', 'assert_no_stereotypes', 'assert_good_summary_judged', 'assert_unbiased_opinions', 'assert_non_toxic_opinions', 'assert_prompt', 'assert_geval', 'assert_dag', 'assert_summary_qag', 'assert_task_completed', 'assert_self_checked']
+__all__ = ['assert_fact_checked', 'assert_faithful', 'assert_context_precision', 'assert_context_relevant_judged', 'assert_no_hallucination_judged', 'assert_context_recall', 'assert_answer_correct', 'assert_answer_relevant', 'assert_ragas', 'assert_correct', 'assert_bucket', 'assert_coherent_summary', 'assert_no_contact_info', 'assert_same_language', 'assert_not_sexist', 'assert_no_stereotypes', 'assert_good_summary_judged', 'assert_unbiased_opinions', 'assert_non_toxic_opinions', 'assert_prompt', 'assert_geval', 'assert_dag', 'assert_summary_qag', 'assert_task_completed', 'assert_self_checked']
 
 # -- LLM-judge checks (pytest-llmeval[judge]) ---------------------------------------------
 
@@ -197,3 +197,10 @@ def assert_self_checked(actual: str, samples: Any, **kwargs: Any) -> Result:
     __tracebackhide__ = True
     _common(kwargs)
     return assert_check("selfcheckgpt", actual=actual, context=samples, **kwargs)
+
+
+def assert_fact_checked(actual: str, *, question: str | None = None, **kwargs: Any) -> Result:
+    """The judge finds no false information in the answer, 0-1 (LLM judge; seed 000's fact-check prompt; passes at 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "context"))
+    return assert_check("fact_check", actual=actual, question=question, **kwargs)

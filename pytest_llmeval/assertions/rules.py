@@ -24,16 +24,18 @@ def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate
 
 
 def assert_json(
-    actual: str, schema: Any = None, *, strip_fences: bool = True, allow_remote_refs: bool = False, **kwargs: Any
+    actual: str, schema: Any = None, *, context: Any = None, strip_fences: bool = True, allow_remote_refs: bool = False,
+    **kwargs: Any
 ) -> Result:
     """The answer parses as JSON and follows ``schema`` (a JSON Schema; ``None`` or ``{}``: any JSON).
 
-    ``$ref`` resolves inside the schema only; ``allow_remote_refs=True`` lets it fetch URLs.
+    ``$ref`` resolves inside the schema only; ``allow_remote_refs=True`` lets it fetch URLs. With
+    ``context`` (retrieved JSON fragments), ``invalid_retrieved_json`` is the share that fails too.
     """
     __tracebackhide__ = True
     _common(kwargs)
     params = {"schema": {} if schema is None else schema, "strip_fences": strip_fences, "allow_remote_refs": allow_remote_refs}
-    return assert_check("json_schema", actual=actual, params=params, **kwargs)
+    return assert_check("json_schema", actual=actual, context=context, params=params, **kwargs)
 
 
 def assert_no_pii(

@@ -7,12 +7,20 @@ answer (cosine of the transformer's last hidden states), and the other way round
 - recall = mean over reference tokens of the best match in the answer;
 - F1 = 2PR / (P + R); with several expected answers, the best F1.
 
-With ``idf=True`` the means are weighted by inverse document frequency computed
-over the references of the batch, as the reference implementation does. Special
-tokens ([CLS], [SEP], padding) are left out. The default model is the embedded
-MiniLM transformer; ``model`` takes any Hugging Face encoder name or folder (the
-paper's default is roberta-large, reachable wherever the hub is). Scores are not
-baseline-rescaled, so unrelated texts still score well above 0.
+With ``idf=True`` the means are weighted by inverse document frequency over the
+references of the batch (every expected answer of every case scored together), as
+the reference implementation (the ``bert-score`` package) computes it:
+``idf(w) = log((M + 1) / (df(w) + 1))`` for M references, ``df(w)`` of which hold
+word piece ``w``, and ``log(M + 1)`` for a piece no reference holds. Where that
+leaves a text no weight at all (every piece of it is in every reference: always so
+with a single reference, where ``bert-score`` gives NaN), its tokens weigh the same,
+as without IDF; and where no reference piece has any weight, IDF is not used for
+the batch and the reason says so. So an answer identical to its reference scores 1.
+Special tokens ([CLS], [SEP], padding) are left out (weight 0 in ``bert-score``).
+The default model is the embedded MiniLM transformer; ``model`` takes any Hugging
+Face encoder name or folder (the paper's default is roberta-large, reachable
+wherever the hub is). Scores are not baseline-rescaled, so unrelated texts still
+score well above 0.
 """
 
 from __future__ import annotations
@@ -36,11 +44,14 @@ class BertScore(EmbeddingEvaluator):
 
     Parameters:
         model: encoder name or folder (default: the embedded MiniLM transformer).
-        idf: weight tokens by inverse document frequency over the batch's references.
+        idf: weight tokens by inverse document frequency over the batch's references (it needs
+            several different references: with one, every reference token weighs 0 and the
+            weights are uniform).
         max_length: tokens per text at most.
     """
 
     name = "bertscore"
+    version = "2"  # 2: idf=True no longer scores 0 where every IDF weight of a text is 0 (one reference)
     helper = "assert_bertscore"
     extra = "embeddings"
     description = "Token-level semantic overlap with the expected answer (contextual embeddings)"
@@ -117,6 +128,7 @@ class BertScore(EmbeddingEvaluator):
 
     @staticmethod
     def _idf(references: Sequence[list[int]]) -> dict[int, float]:
+        """``bert-score``'s ``get_idf_dict``: ``log((M + 1) / (df + 1))`` per word piece of the M references."""
         documents = Counter(token for ids in references for token in set(ids))
         total = len(references)
         return {token: math.log((total + 1) / (count + 1)) for token, count in documents.items()}
@@ -130,11 +142,19 @@ class BertScore(EmbeddingEvaluator):
         answer_vectors, reference_vectors = vectors[: len(answers)], vectors[len(answers):]
         idf = self._idf([ids for _, ids in reference_vectors]) if self.params["idf"] else None
         default_weight = math.log((len(references) + 1) / 1) if idf is not None else 1.0
+        note = ""
+        if idf is not None and not any(weight > 0 for weight in idf.values()):
+            # every reference piece is in every reference (one reference, or the same text each time)
+            idf = None
+            note = (f"; IDF not applied: each word piece of the batch's {len(references)} reference(s) is in all of "
+                    "them, so every IDF weight is 0 (IDF needs several different references)")
 
         def weights(ids: list[int]) -> Any:
             if idf is None:
                 return torch.ones(len(ids))
-            return torch.tensor([idf.get(t, default_weight) for t in ids], dtype=torch.float32)
+            weighted = torch.tensor([idf.get(t, default_weight) for t in ids], dtype=torch.float32)
+            # no weight at all (each piece in every reference): a weighted mean of nothing; weigh them the same
+            return weighted if float(weighted.sum()) > 0 else torch.ones(len(ids))
 
         out, cursor = [], 0
         for case, (candidate, candidate_ids) in zip(cases, answer_vectors):
@@ -154,7 +174,11 @@ class BertScore(EmbeddingEvaluator):
             cursor += len(case.expected)
             assert best is not None
             p, r, f, index = best
+            details: dict[str, Any] = {"reference": index, "answer_tokens": len(candidate_ids)}
+            if self.params["idf"]:
+                details["idf_references"] = len(references)
+                details["idf_uniform"] = idf is None
             out.append(Score({"precision": p, "recall": r, "f1": f},
-                             f"BERTScore F1 {f:.3f} (precision {p:.3f}, recall {r:.3f}) vs expected answer #{index}",
-                             {"reference": index, "answer_tokens": len(candidate_ids)}))
+                             f"BERTScore F1 {f:.3f} (precision {p:.3f}, recall {r:.3f}) vs expected answer #{index}{note}",
+                             details))
         return out

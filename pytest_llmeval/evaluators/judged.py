@@ -2,8 +2,10 @@
 
 - ``context_precision`` (seed 001, LLM-guided): the judge says, for each retrieved
   chunk in rank order, whether it was useful to arrive at the expected answer
-  (yes/no); the score is the mean of precision@k over the ranks k whose verdict
-  is yes: yes,no,no,yes -> (1 + 2/4) / 2 = 0.75 and no,yes,no,yes -> 0.5; all no -> 0.
+  (yes/no; with several expected answers, all are in the prompt and a chunk is
+  useful if it helps to arrive at any of them); the score is the mean of
+  precision@k over the ranks k whose verdict is yes: yes,no,no,yes -> (1 + 2/4) / 2
+  = 0.75 and no,yes,no,yes -> 0.5; all no -> 0.
 - ``faithfulness`` (seed 001, RAGAS / DeepEval): the judge lists the answer's
   claims, then gives each a verdict against the context (yes / no / idk). RAGAS
   counts only supported claims; DeepEval counts every claim the context does not
@@ -183,13 +185,29 @@ def _fields(case: Case) -> dict[str, str]:
     }
 
 
-_PRECISION = """Given a question, its expected answer and one retrieved context chunk, say whether the chunk was useful
-to arrive at the expected answer. Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
+_PRECISION = """Given a question, its expected answer (or several acceptable expected answers) and one retrieved context
+chunk, say whether the chunk was useful to arrive at the expected answer; with several, whether it was useful to arrive
+at any one of them. Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
 Question: {question}
-Expected answer: {expected}
+{expected}
 Context chunk: {chunk}
 """
+
+
+def _expected_answers(expected: Sequence[str]) -> str:
+    """The prompt's expected-answer lines: one answer, or every acceptable one numbered.
+
+    >>> print(_expected_answers(["Paris"]))
+    Expected answer: Paris
+    >>> print(_expected_answers(["Paris", "The capital is Paris."]))
+    Expected answers (any one of them):
+    1. Paris
+    2. The capital is Paris.
+    """
+    if len(expected) == 1:
+        return f"Expected answer: {expected[0]}"
+    return "Expected answers (any one of them):\n" + "\n".join(f"{i}. {answer}" for i, answer in enumerate(expected, start=1))
 
 
 def _verdict(evaluator: JudgeEvaluator, template: str, allowed: Sequence[str], what: str, **fields: str) -> str:
@@ -212,9 +230,14 @@ def _judge_metrics(primary: str, description: str, higher_is_better: bool = True
 
 
 class ContextPrecision(JudgeEvaluator):
-    """Are the useful chunks ranked first? (weighted precision over yes-verdicts)"""
+    """Are the useful chunks ranked first? (weighted precision over yes-verdicts)
+
+    A chunk is useful when it helps to arrive at any of the expected answers (seed 001): the
+    judge sees them all.
+    """
 
     name = "context_precision"
+    version = "2"  # 2: the judge sees every expected answer, not the first alone
     helper = "assert_context_precision"
     extra = "judge"
     description = "Chunks useful for the expected answer are ranked first (LLM judge)"
@@ -226,7 +249,7 @@ class ContextPrecision(JudgeEvaluator):
         try:
             for rank, chunk in enumerate(case.context):
                 verdicts.append(_yes(self, _PRECISION, f"{self.name} chunk {rank}", question=case.question or "",
-                                     expected=case.expected[0], chunk=chunk))
+                                     expected=_expected_answers(case.expected), chunk=chunk))
         except JudgeParseError as exc:
             return self.unscored(["context_precision"], exc)
         value = weighted_precision(verdicts)

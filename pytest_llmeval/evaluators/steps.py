@@ -1,7 +1,8 @@
 """Step alignment and completeness (catalog: Step Alignment and Completeness Evaluator).
 
 Steps are extracted with regular expressions (numbered items ``1.`` / ``1)`` /
-``Step 1:``, bullets, and ``First, ... Then, ...`` sequences) from the retrieved
+``Step 1:`` and bullets, on lines of their own or several in one line, and
+``First, ... Then, ...`` sequences) from the retrieved
 context (the ground truth) and from the answer. The two step sequences are
 aligned by dynamic programming, an edit distance whose substitution is free when
 the two steps are semantically the same (embedding similarity at least
@@ -25,6 +26,11 @@ __all__ = ["StepAlignment", "extract_steps", "align_steps"]
 
 _NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,3})\s*[.):]\s+(.+)$", re.IGNORECASE)
 _BULLET = re.compile(r"^\s*[-*•+]\s+(.+)$")
+# Markers inside a line (after a space or at the start): "3. ", "3) ", "Step 3: ", "- ", "• ".
+# "2.5 GHz", "v1.2.3" and "Fig. 3 shows" hold none (no space after the dot, or no dot after the number).
+_INLINE_NUMBER = re.compile(r"(?<!\S)(?:step[ \t]*(\d{1,3})[ \t]*[.):]|(\d{1,3})[.)])[ \t]+(?=\S)", re.IGNORECASE)
+_INLINE_BULLET = re.compile(r"(?<!\S)([-*•+])[ \t]+(?=\S)")
+_CLOSERS = "\"')]”’"
 _SEQUENCE = re.compile(r"(?:^|(?<=[.;!?]\s))(?:first|second|third|next|then|after that|afterwards|finally|lastly),?\s+", re.IGNORECASE)
 
 INF = float("inf")
@@ -40,9 +46,12 @@ def extract_steps(text: str) -> list[str]:
     """
     steps = []
     for line in text.splitlines():
+        inline = _inline_steps(line)
         numbered = _NUMBERED.match(line)
         bullet = _BULLET.match(line)
-        if numbered:
+        if inline:
+            steps += inline
+        elif numbered:
             steps.append(numbered.group(2).strip())
         elif bullet:
             steps.append(bullet.group(1).strip())
@@ -58,6 +67,88 @@ def extract_steps(text: str) -> list[str]:
         if piece:
             pieces.append(piece)
     return pieces
+
+
+def _opens(line: str, start: int, first: int) -> bool:
+    """Whether a marker at ``start`` may open a list item: at the line start (``first`` is the
+    index of its first character; after a bullet, if any) or after the end of a sentence or a
+    colon, "To reset: 1. Unplug it. 2. Wait."."""
+    j = start - 1
+    while j >= 0 and line[j] in " \t":
+        j -= 1
+    if j < 0 or (j == first and line[j] in "-*•+"):
+        return True
+    while j > 0 and line[j] in _CLOSERS:
+        j -= 1
+    return line[j] in ".!?:;"
+
+
+def _numbered_markers(line: str) -> list[re.Match[str]]:
+    """The markers of the longest numbered list in ``line``: numbers counting up by one, each
+    opening an item (see :func:`_opens`; a ``3)`` marker may also follow a word). A list of three
+    or more may have items after the first that follow a word ("Do: 1. Open it 2. Tap Reset 3. Confirm")."""
+    found = []
+    first = len(line) - len(line.lstrip())
+    for match in _INLINE_NUMBER.finditer(line):
+        number = int(match.group(1) or match.group(2))
+        opens = _opens(line, match.start(), first) or match.group(0).rstrip().endswith(")")
+        found.append((number, opens, match))
+    for strict, least in ((True, 2), (False, 3)):
+        # ends[n]: (length, index into found) of the longest list seen so far ending with number n
+        ends: dict[int, tuple[int, int]] = {}
+        parent: dict[int, int] = {}
+        for index, (number, opens, _) in enumerate(found):
+            before = ends.get(number - 1)
+            if before is not None and (opens or not strict):
+                length = before[0] + 1
+                parent[index] = before[1]
+            elif opens:
+                length = 1
+            else:
+                continue
+            if length > ends.get(number, (0, -1))[0]:
+                ends[number] = (length, index)
+        length, last = max(ends.values(), key=lambda end: (end[0], -end[1]), default=(0, -1))
+        if length >= least:
+            chain = [last]
+            while chain[-1] in parent:
+                chain.append(parent[chain[-1]])
+            return [found[i][2] for i in reversed(chain)]
+    return []
+
+
+def _bullet_markers(line: str) -> list[re.Match[str]]:
+    """The bullets of a list in ``line``: each opening an item (a "•" anywhere); or, three or
+    more of one kind, the first opening the list ("Do this: - unplug - wait - plug in")."""
+    first = len(line) - len(line.lstrip())
+    found = list(_INLINE_BULLET.finditer(line))
+    strict = [m for m in found if m.group(1) == "•" or _opens(line, m.start(), first)]
+    if len(strict) >= 2 or not strict:
+        return strict
+    loose = [m for m in found[found.index(strict[0]):] if m.group(1) == strict[0].group(1)]
+    return loose if len(loose) >= 3 else []
+
+
+def _inline_steps(line: str) -> list[str]:
+    """Two or more steps written on one line, else ``[]`` (a line holding one item is read whole).
+
+    Text before the first marker is an introduction ("To reset:") and not a step.
+
+    >>> _inline_steps("To reset: 1. Unplug the router. 2. Wait 30 seconds. 3. Plug it back in.")
+    ['Unplug the router.', 'Wait 30 seconds.', 'Plug it back in.']
+    >>> _inline_steps("Pack: • a charger • a cable")
+    ['a charger', 'a cable']
+    >>> _inline_steps("The 2.5 GHz band (see Fig. 3) reaches v1.2.3 devices. It costs 4. Really.")
+    []
+    """
+    markers = _numbered_markers(line)
+    if len(markers) < 2:
+        markers = _bullet_markers(line)
+    if len(markers) < 2:
+        return []
+    pieces = [line[m.end(): markers[i + 1].start() if i + 1 < len(markers) else len(line)].strip()
+              for i, m in enumerate(markers)]
+    return [piece for piece in pieces if piece]
 
 
 def align_steps(matches: Sequence[Sequence[bool]]) -> dict[str, int]:
@@ -93,12 +184,15 @@ def align_steps(matches: Sequence[Sequence[bool]]) -> dict[str, int]:
 class StepAlignment(EmbeddingEvaluator):
     """Does the answer give the context's procedure, all steps, in order?
 
+    Steps are found on lines of their own and inside a line ("1. Unplug it. 2. Wait.").
+
     Parameters:
         match_threshold: similarity at which two steps count as the same step.
         max_steps: steps per side at most (the alignment is quadratic).
     """
 
     name = "step_alignment"
+    version = "2"  # 2: steps inside a line ("1. Unplug it. 2. Wait.") are steps
     helper = "assert_steps_aligned"
     extra = "embeddings"
     description = "The answer's steps match the procedure in the retrieved context, in order"

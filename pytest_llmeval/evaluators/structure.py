@@ -67,13 +67,19 @@ class JsonSchema(Evaluator):
     """
 
     name = "json_schema"
+    version = "2"  # seed 000's retrieved / generated JSON metrics
     helper = "assert_json"
     description = "The answer parses as JSON and validates against a JSON Schema"
+    uses = ("context",)
     defaults: ClassVar[Mapping[str, Any]] = {"schema": {}, "strip_fences": True, "allow_remote_refs": False}
     case_specific = ("schema",)
     metrics = (
         MetricSpec("valid", "1 when the answer is valid JSON that follows the schema", primary=True),
         MetricSpec("invalid", "1 when the answer is not JSON or violates the schema", higher_is_better=False),
+        MetricSpec("invalid_generated_json", "1 when the generated answer is not JSON or violates the schema (seed 000)",
+                   higher_is_better=False, threshold=None),
+        MetricSpec("invalid_retrieved_json", "share of the retrieved chunks that are not JSON or violate the schema "
+                   "(seed 000; only with a context)", higher_is_better=False, threshold=None),
     )
 
     def configure(self) -> None:
@@ -120,7 +126,16 @@ class JsonSchema(Evaluator):
 
     def score(self, case: Case) -> Score:
         score = self._score(case.actual or "")
-        return Score(score.metrics, score.reason, {**score.details, "schema_sha256": self._schema_id})
+        metrics = {**score.metrics, "invalid_generated_json": score.metrics["invalid"], "invalid_retrieved_json": None}
+        details = {**score.details, "schema_sha256": self._schema_id}
+        reason = score.reason
+        if case.context:
+            failing = [i for i, chunk in enumerate(case.context) if self._score(chunk).metrics["invalid"]]
+            metrics["invalid_retrieved_json"] = len(failing) / len(case.context)
+            details["invalid_chunks"] = failing[:50]
+            if failing:
+                reason += f"; {len(failing)}/{len(case.context)} retrieved chunks are not valid JSON for the schema"
+        return Score(metrics, reason, details)
 
     def _score(self, text: str) -> Score:
         if self.params["strip_fences"]:

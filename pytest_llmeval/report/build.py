@@ -59,7 +59,7 @@ def build_report(session: EvalSession) -> dict[str, Any]:
 
 def judge_stats(session: EvalSession) -> dict[str, Any]:
     """Judge calls, tokens, cost and cache use, workers added up; skips counted on the controller."""
-    parts = ([session.judge_runner.stats()] if session.judge_runner is not None else []) + session.worker_judges
+    parts = session.judge_parts() + session.worker_judges
     totals: dict[str, Any] = {"skipped_checks": session.judge_skips}
     for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures"):
         totals[key] = round(sum(p.get(key, 0) or 0 for p in parts), 6)

@@ -98,6 +98,15 @@ def render(report: dict[str, Any]) -> str:
                 f"<td class=num>{c.roc_auc}</td><td class=num>{c.count}</td><td>{e(c.labels)}</td>"
                 f"<td>{_chart(c.curves, 'roc')}</td><td>{_chart(c.curves, 'pr')}</td></tr>" for c in v.classification]
         out.append("</table>")
+    if v.operations:
+        out.append("<h2>Generations (measured)</h2><table><tr><th>model</th><th>mean latency ms</th><th>p95 ms</th>"
+                   "<th>mean tokens</th><th>mean cost</th><th>total cost</th><th>n</th></tr>")
+        out += [f"<tr><td>{e(o.model)}</td><td class=num>{o.latency_ms}</td><td class=num>{o.latency_ms_p95}</td>"
+                f"<td class=num>{o.tokens}</td><td class=num>{o.cost}</td><td class=num>{o.cost_total}</td>"
+                f"<td class=num>{o.count}</td></tr>" for o in v.operations]
+        out.append("</table>")
+        if v.operations_insights:
+            out.append(f"<p>{e(v.operations_insights)}</p>")
     base = v.baseline
     if base:
         out.append(f"<h2>Compared with baseline</h2><p><code>{e(base.path)}</code>: <b>{base.regressions} regression(s)</b>, "

@@ -77,6 +77,12 @@ def render(report: dict[str, Any]) -> str:
         lines += [f"| {_cell(c.model)} | {c.accuracy} | {c.macro_f1} | {c.roc_auc} | {c.count} | {_cell(c.labels)} |"
                   for c in v.classification]
         lines.append("")
+    if v.operations:
+        lines += ["## Generations (measured)", "", "| model | mean latency ms | p95 ms | mean tokens | mean cost | total cost | n |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {_cell(o.model)} | {o.latency_ms} | {o.latency_ms_p95} | {o.tokens} | {o.cost} | {o.cost_total} | {o.count} |"
+                  for o in v.operations]
+        lines += ["", _cell(v.operations_insights), ""] if v.operations_insights else [""]
     if v.insights:
         lines += ["## Insights", "", "The worst failing result of each check, with the evaluator's evidence:", "",
                   "| check | model | case | score | evidence |", "|---|---|---|---:|---|"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..aggregate import NO_MODEL, Summary, models_phrase, shown_model
 
-__all__ = ["render_summary", "render_flips", "render_classification", "MAX_FLIP_LINES"]
+__all__ = ["render_summary", "render_flips", "render_classification", "render_operations", "MAX_FLIP_LINES"]
 
 #: Flips listed at most in the terminal; every report has them all.
 MAX_FLIP_LINES = 20
@@ -50,6 +50,30 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         lines += render_flips(summary, width)
     if summary.classification:
         lines += render_classification(summary, width)
+    if summary.operations:
+        lines += render_operations(summary, width)
+    return lines
+
+
+def _n(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def render_operations(summary: Summary, width: int = 80) -> list[str]:
+    """Latency, tokens and cost of the recorded generations, per model, and the four insights."""
+    from ..aggregate import operations_insights
+
+    rows = summary.operations
+    model_width = min(max([len(shown_model(r.model)) for r in rows] + [5]), 28)
+    lines = ["generations (measured):",
+             f"{'model':<{model_width}}  {'latency ms':>10}  {'p95 ms':>8}  {'tokens':>7}  {'cost':>9}  {'total':>9}  {'n':>5}"]
+    for r in rows:
+        lines.append(_cut(f"{_cut(shown_model(r.model), model_width):<{model_width}}  {_n(r.latency_ms_mean):>10}  "
+                          f"{_n(r.latency_ms_p95):>8}  {_n(r.tokens_mean):>7}  {_n(r.cost_mean, 6):>9}  {_n(r.cost_total, 6):>9}  "
+                          f"{r.count:>5}", width))
+    insights = operations_insights(rows)
+    if insights:
+        lines.append(_cut("; ".join(f"{key.replace('_', ' ')}: {model}" for key, model in insights.items()), width))
     return lines
 
 

@@ -201,6 +201,17 @@ class ClassificationRow:  # one model's recorded label predictions
 
 
 @dataclass(frozen=True)
+class OperationsRow:  # one model's measured generations, formatted
+    model: str
+    latency_ms: str
+    latency_ms_p95: str
+    tokens: str
+    cost: str
+    cost_total: str
+    count: int
+
+
+@dataclass(frozen=True)
 class ReportView:
     headline: Headline
     outcomes_line: str | None  # "12 tests: 9 passed, 3 failed"; None when the report has no test outcomes
@@ -215,6 +226,8 @@ class ReportView:
     results: Capped[ResultRow]  # every result, grouped by test in order of first appearance
     footer: Footer | None  # None when the report has no "run"
     classification: tuple[ClassificationRow, ...] = ()  # from record_label, per model, best first
+    operations: tuple[OperationsRow, ...] = ()  # from measure_generation, per model
+    operations_insights: str = ""  # "fastest: a; slowest: b; cheapest: ...", empty below two measured models
 
 
 def number(value: float | None) -> str:
@@ -254,7 +267,20 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         results=Capped(tuple(_result(r) for group in by_test.values() for r in group), len(records)),
         footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
         classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
+        operations=tuple(_operations_row(row) for row in summary.get("operations", [])),
+        operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
+                                      for key, model in (summary.get("operations_insights") or {}).items()),
     )
+
+
+def _fixed(value: float | None, digits: int) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _operations_row(row: Mapping[str, Any]) -> OperationsRow:
+    return OperationsRow(shown_model(row.get("model")), _fixed(row.get("latency_ms_mean"), 1), _fixed(row.get("latency_ms_p95"), 1),
+                         _fixed(row.get("tokens_mean"), 1), _fixed(row.get("cost_mean"), 6), _fixed(row.get("cost_total"), 6),
+                         int(row.get("count", 0)))
 
 
 def _classification_row(row: Mapping[str, Any]) -> ClassificationRow:
