@@ -269,6 +269,9 @@ def add_options(parser: pytest.Parser) -> None:
             parser.addini(option.ini, f"{option.help} (default: {option.default or 'none'})", type="string", default=option.default)
     group.addoption("--llmeval-evaluators", dest="llmeval_evaluators", action="store_true", default=False,
                     help="Show the registered llmeval evaluators (checks) and exit, like --markers")
+    group.addoption("--llmeval-merge", dest="llmeval_merge", nargs="+", default=[], metavar="REPORT.json",
+                    help="Run no test: merge the JSON reports of CI shards into one run's reports (--llmeval-report), "
+                         "leaderboard, flips and baseline comparison as if one run had made them")
 
 
 def load_settings(config: pytest.Config, environ: dict[str, str] | None = None) -> Settings:
@@ -327,6 +330,7 @@ def options_table() -> list[str]:
         default = f"`{option.default}`" if option.default else ""
         lines.append(f"| `{shown}` | `{option.ini}` | `{option.env}` | {default} | {option.help} |")
     lines.append("| `--llmeval-evaluators` | | | | Show the registered evaluators (checks) and exit |")
+    lines.append("| `--llmeval-merge A.json B.json ...` | | | | Run no test: merge CI shards' JSON reports into one run's reports |")
     return lines
 
 

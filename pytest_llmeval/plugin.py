@@ -40,6 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
     config.hook.pytest_llmeval_register_evaluators.call_historic(kwargs={"registry": session.registry})
     session.load_baseline()
+    if config.getoption("llmeval_merge", None) and not session.is_worker:
+        session.merge(list(config.getoption("llmeval_merge")))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -84,8 +86,8 @@ class _RunHooks:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--llmeval-evaluators``: run nothing; the catalog is shown in the terminal summary."""
-    if config.getoption("llmeval_evaluators", False) and items:
+    """``--llmeval-evaluators`` and ``--llmeval-merge``: run nothing (the catalog, or the merged shards, is the output)."""
+    if (config.getoption("llmeval_evaluators", False) or config.getoption("llmeval_merge", None)) and items:
         config.hook.pytest_deselected(items=list(items))
         items.clear()
 
@@ -95,7 +97,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     eval_session = session.config.stash.get(session_key, None)
     if eval_session is None:
         return
-    if session.config.getoption("llmeval_evaluators", False) and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+    nothing_to_run = session.config.getoption("llmeval_evaluators", False) or session.config.getoption("llmeval_merge", None)
+    if nothing_to_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
     try:
         eval_session.models.flush()
@@ -114,6 +117,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if eval_session.bad_records:
         warnings.warn(LLMEvalWarning(f"{eval_session.bad_records} llmeval record(s) in user_properties could not be read"),
                       stacklevel=1)
+    if eval_session.merged and any(o in ("failed", "error", "crashed") for o in eval_session.outcomes.values()):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED  # the merged shards' verdict, as one run would give it
     comparison = eval_session.comparison()
     if comparison is not None and comparison.regressions and eval_session.settings.fail_on_regression:
         if session.exitstatus == pytest.ExitCode.OK:

@@ -9,6 +9,7 @@ its totals and the terminal lines in :mod:`.report.build`.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,7 @@ class EvalSession:
         self.written: list[str] = []
         self.started = time.time()
         self.judge_skips = 0
+        self.merged: list[str] = []  # the shard reports this run merged (--llmeval-merge)
         self.worker_models: dict[str, dict[str, Any]] = {}
         self.worker_judges: list[dict[str, Any]] = []
         self.judge_runner: JudgeRunner | None = None
@@ -213,6 +215,44 @@ class EvalSession:
                 continue
             record["nodeid"] = report.nodeid
             self.records.append(record)
+
+    def merge(self, paths: list[str]) -> None:
+        """Take the records, outcomes and statistics of CI shards' JSON reports as if this run had made them."""
+        from .report.jsonfile import load, validate
+
+        seen: dict[str, str] = {}
+        for path in paths:
+            try:
+                report = load(path)
+            except (OSError, ValueError) as exc:
+                raise pytest.UsageError(f"--llmeval-merge: {exc}") from None
+            problem = validate(report)
+            if problem is not None:
+                raise pytest.UsageError(f"--llmeval-merge: {path} is not a usable report: {problem}")
+            for nodeid in report.get("tests", {}):
+                if nodeid in seen:
+                    raise pytest.UsageError(f"--llmeval-merge: {nodeid} ran in both {seen[nodeid]} and {path}; "
+                                            "shards must split the tests, not repeat them")
+                seen[nodeid] = path
+            self.outcomes.update(report.get("tests", {}))
+            for record in report.get("results", []):
+                merged = dict(record)
+                merged.pop("outcome", None)
+                self.records.append(merged)  # type: ignore[arg-type]  # validated against the report schema above
+            judge = report.get("judge") or {}
+            self.judge_skips += int(judge.get("skipped_checks", 0) or 0)
+            self.worker_judges.append({
+                **{key: judge.get(key, 0) for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures")},
+                "parse_failures_by_evaluator": judge.get("parse_failures_by_evaluator", {}),
+                "json_mode_downgrades": judge.get("json_mode_downgrades", []),
+                "cache": {"hits": judge.get("cache_hits", 0), "misses": judge.get("cache_misses", 0),
+                          "corrupt": judge.get("corrupt_cache_files", [])}})
+            models = report.get("models") or {}
+            shard = os.path.basename(path)
+            for worker, stats in {"controller": models.get("controller"), **(models.get("workers") or {})}.items():
+                if stats:
+                    self.worker_models[f"{shard}:{worker}"] = stats
+        self.merged = list(paths)
 
     def worker_finished(self, output: Mapping[str, Any], worker: str) -> None:
         """xdist: keep a worker's model and judge statistics."""

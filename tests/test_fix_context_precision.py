@@ -17,7 +17,7 @@ from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
 
 def evaluator_for(server, tmp_path):
     evaluator = Registry(entry_points=False).create("context_precision")
-    evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0),
+    evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
                                      VerdictCache(str(tmp_path), "record")))
     return evaluator
 

@@ -22,7 +22,8 @@ from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
 def make(server, tmp_path):
     def build(name, **params):
         evaluator = Registry(entry_points=False).create(name, **params)
-        evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0),
+        # one request at a time: the replies are scripted in order
+        evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
                                          VerdictCache(str(tmp_path), "off")))
         return evaluator
     return build

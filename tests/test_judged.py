@@ -39,7 +39,9 @@ def test_weighted_precision_reproduces_the_seed(verdicts, expected):
 
 
 def runner_for(server, tmp_path, mode="record"):
-    return JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0), VerdictCache(str(tmp_path), mode))
+    # one request at a time: these tests script the replies in order (fan-out has its own test)
+    return JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
+                       VerdictCache(str(tmp_path), mode))
 
 
 def test_context_precision_with_scripted_verdicts(server, tmp_path):

@@ -115,12 +115,18 @@ def assert_context_ranked(
 
 
 def assert_bertscore(
-    actual: str, expected: Any, *, idf: bool = False, scorer: str | None = None, bertscore_model: str | None = None, **kwargs: Any
+    actual: str, expected: Any, *, idf: bool = False, matching: str = "bert_score", scorer: str | None = None,
+    bertscore_model: str | None = None, **kwargs: Any
 ) -> Result:
-    """BERTScore F1 against the expected answer(s) (default threshold 0.75; precision and recall via ``thresholds``)."""
+    """BERTScore F1 against the expected answer(s) (default threshold 0.75; precision and recall via ``thresholds``).
+
+    ``matching="bert_score"`` (default) computes what the bert-score package does; ``"content_tokens"``
+    is version 2's variant (special tokens dropped, cosines clamped; 0.52 calibrated for the embedded MiniLM).
+    """
     __tracebackhide__ = True
     _common(kwargs)
-    return assert_check("bertscore", actual=actual, expected=expected, params={"model": _scorer("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf}, **kwargs)
+    params = {"model": _scorer("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf, "matching": matching}
+    return assert_check("bertscore", actual=actual, expected=expected, params=params, **kwargs)
 
 
 def assert_self_consistent(

@@ -92,11 +92,19 @@ def assert_not_looping(actual: str, **kwargs: Any) -> Result:
     return assert_check("looping", actual=actual, **kwargs)
 
 
-def assert_rouge(actual: str, expected: Any, *, use_stemmer: bool = False, split_summaries: bool = True, **kwargs: Any) -> Result:
-    """ROUGE against the expected answer(s); primary metric ROUGE-L F1."""
+def assert_rouge(
+    actual: str, expected: Any, *, use_stemmer: bool = False, split_summaries: bool = True,
+    rouge_types: Any = ("rouge1", "rouge2", "rougeL", "rougeLsum"), f_measure: str = "f1", **kwargs: Any
+) -> Result:
+    """ROUGE against the expected answer(s); primary metric ROUGE-L F1.
+
+    ``rouge_types`` picks the types computed (it must hold ``rougeL``); ``f_measure="max_pr"``
+    reports each as the larger of precision and recall (DataRobot's ROUGE-1) instead of F1.
+    """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"use_stemmer": use_stemmer, "split_summaries": split_summaries}
+    params = {"use_stemmer": use_stemmer, "split_summaries": split_summaries, "rouge_types": rouge_types,
+              "f_measure": f_measure}
     return assert_check("rouge", actual=actual, expected=expected, params=params, **kwargs)
 
 

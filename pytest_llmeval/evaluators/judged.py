@@ -18,15 +18,18 @@ failure: the metric ``parse_failure`` is 1 and the case is unscored.
 
 from __future__ import annotations
 
+
 import json
 from contextvars import ContextVar
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from ..case import Case
 from ..judges.base import JudgeParseError
-from ..judges.runner import validate_reply
+from ..judges.runner import fan_out, validate_reply
 from .base import Evaluator, MetricSpec, Score, require_choice
+
+T = TypeVar("T")
 
 __all__ = ["JudgeEvaluator", "EmbeddingJudge", "ContextPrecision", "Faithfulness", "ContextRecall", "ContextRelevancyJudge", "HallucinationJudge",
            "AnswerCorrectness", "weighted_precision"]
@@ -80,6 +83,10 @@ class JudgeEvaluator(Evaluator):
                   **fields: str) -> tuple[Any, Any]:
         """:meth:`ask`'s value and the raw reply it came from (for log-probabilities)."""
         return self.ask_fields(template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise)
+
+    def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
+        """A check's independent judge requests, together (see :func:`pytest_llmeval.judges.runner.fan_out`)."""
+        return fan_out(jobs, self.runner.concurrency if self.runner is not None else 1)
 
     def ask_fields(self, template: str, fields: Mapping[str, str], *, what: str, schema: Mapping[str, Any] | None = None,
                    repeat: int = 0, options: Mapping[str, Any] | None = None,
@@ -294,8 +301,9 @@ class Faithfulness(JudgeEvaluator):
         context = "\n\n".join(case.context)
         try:
             claims = self.ask(_CLAIMS, what=f"{self.name} claims", schema=list_schema("claims"), answer=case.actual or "")["claims"]
-            verdicts = [_verdict(self, _CLAIM_VERDICT, ("yes", "no", "idk"), f"{self.name} claim {i}", context=context, claim=claim)
-                        for i, claim in enumerate(claims)]
+            verdicts = self.fan_out([lambda i=i, claim=claim: _verdict(self, _CLAIM_VERDICT, ("yes", "no", "idk"),  # type: ignore[misc]
+                                                                       f"{self.name} claim {i}", context=context, claim=claim)
+                                     for i, claim in enumerate(claims)])
         except JudgeParseError as exc:
             return self.unscored(["faithfulness"], exc)
         if not claims:
@@ -364,8 +372,8 @@ class ContextRecall(JudgeEvaluator):
         try:
             for index, expected in enumerate(case.expected):
                 statements = _statements(self, expected, f"{self.name} statements #{index}")
-                found = [_yes(self, _ATTRIBUTABLE, f"{self.name} statement {i}", context=context, statement=s)
-                         for i, s in enumerate(statements)]
+                found = self.fan_out([lambda i=i, s=s: _yes(self, _ATTRIBUTABLE, f"{self.name} statement {i}",  # type: ignore[misc]
+                                                            context=context, statement=s) for i, s in enumerate(statements)])
                 value = sum(found) / len(found) if found else 1.0
                 if best is None or value > best[0]:
                     best = (value, index, found)
@@ -389,8 +397,9 @@ class ContextRelevancyJudge(JudgeEvaluator):
 
     def score(self, case: Case) -> Score:
         try:
-            relevant = [_yes(self, _CHUNK_RELEVANT, f"{self.name} chunk {i}", question=case.question or "", chunk=chunk)
-                        for i, chunk in enumerate(case.context)]
+            relevant = self.fan_out([lambda i=i, chunk=chunk: _yes(self, _CHUNK_RELEVANT, f"{self.name} chunk {i}",  # type: ignore[misc]
+                                                                   question=case.question or "", chunk=chunk)
+                                     for i, chunk in enumerate(case.context)])
         except JudgeParseError as exc:
             return self.unscored(["context_relevancy"], exc)
         value = sum(relevant) / len(relevant)
@@ -410,8 +419,9 @@ class HallucinationJudge(JudgeEvaluator):
 
     def score(self, case: Case) -> Score:
         try:
-            contradicted = [_yes(self, _CONTRADICTS, f"{self.name} chunk {i}", context=chunk, text=case.actual or "")
-                            for i, chunk in enumerate(case.context)]
+            contradicted = self.fan_out([lambda i=i, chunk=chunk: _yes(self, _CONTRADICTS, f"{self.name} chunk {i}",  # type: ignore[misc]
+                                                                       context=chunk, text=case.actual or "")
+                                         for i, chunk in enumerate(case.context)])
         except JudgeParseError as exc:
             return self.unscored(["hallucination"], exc)
         value = sum(contradicted) / len(contradicted)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import tempfile
 from collections.abc import Mapping
 from typing import Any
@@ -66,6 +67,7 @@ class VerdictCache:
         self.hits = 0
         self.misses = 0
         self.corrupt: list[str] = []
+        self._lock = threading.Lock()  # a check's requests may look up verdicts from several threads
 
     def _path(self, key: str) -> str:
         assert self.directory is not None
@@ -82,12 +84,15 @@ class VerdictCache:
                 with open(path, encoding="utf-8") as handle:
                     entry = json.load(handle)
                 _check_entry(entry, key)
-                self.hits += 1
+                with self._lock:
+                    self.hits += 1
                 reply: dict[str, Any] = entry["reply"]  # a JSON object: _check_entry made sure
                 return reply
             except (OSError, ValueError) as exc:
-                self.corrupt.append(f"{path}: {exc}")
-        self.misses += 1
+                with self._lock:
+                    self.corrupt.append(f"{path}: {exc}")
+        with self._lock:
+            self.misses += 1
         if self.mode == "replay":
             raise ReplayMiss(
                 f"{what}: no recorded judge verdict (replay-only mode, key {key[:12]}); run once with "

@@ -85,6 +85,7 @@ class OpenAIJudge:
         self._modes = ["schema", "object", "none"] if json_mode == "auto" else [json_mode]
         self.downgrades: list[str] = []
         self._proven = len(self._modes) == 1  # whether a structured-output mode has worked on this endpoint
+        self.max_concurrency = max_concurrency
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()
         self._client: Any = None

@@ -14,16 +14,20 @@ details as ``judge``.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .base import JudgeParseError, JudgeReply
 from .cache import VerdictCache
 
-__all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "validate_reply"]
+__all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "fan_out", "validate_reply"]
+
+T = TypeVar("T")
 
 #: Every skip for want of a judge starts with this, so the controller can count them.
 SKIP_PREFIX = "llmeval judge unavailable"
@@ -44,13 +48,14 @@ class Usage:
     cost: float = 0.0
 
     def add(self, reply: JudgeReply, *, replayed: bool, cost: float) -> None:
-        if replayed:
-            self.replayed += 1
-            return
-        self.calls += 1
-        self.prompt_tokens += reply.prompt_tokens
-        self.completion_tokens += reply.completion_tokens
-        self.cost += cost
+        with _USAGE_LOCK:  # a check's requests may run in several threads (fan-out)
+            if replayed:
+                self.replayed += 1
+                return
+            self.calls += 1
+            self.prompt_tokens += reply.prompt_tokens
+            self.completion_tokens += reply.completion_tokens
+            self.cost += cost
 
     def as_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -58,6 +63,7 @@ class Usage:
         return out
 
 
+_USAGE_LOCK = threading.Lock()
 _METER: ContextVar[Usage | None] = ContextVar("pytest_llmeval_judge_meter", default=None)
 
 
@@ -174,8 +180,14 @@ class JudgeRunner:
             raise
 
     def count_parse_failure(self, evaluator: str) -> None:
-        self.parse_failures += 1
-        self.parse_failures_by[evaluator] = self.parse_failures_by.get(evaluator, 0) + 1
+        with _USAGE_LOCK:
+            self.parse_failures += 1
+            self.parse_failures_by[evaluator] = self.parse_failures_by.get(evaluator, 0) + 1
+
+    @property
+    def concurrency(self) -> int:
+        """How many requests of one check may be in flight together (the judge's ``max_concurrency``)."""
+        return max(1, int(getattr(self.judge, "max_concurrency", 1) or 1))
 
     def stats(self) -> dict[str, Any]:
         out = {"configured": self.judge is not None, "offline": self.offline, "parse_failures": self.parse_failures,
@@ -183,3 +195,19 @@ class JudgeRunner:
         if self.judge is not None and hasattr(self.judge, "stats"):
             out.update(self.judge.stats())
         return out
+
+
+def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int) -> list[T]:
+    """Run independent judge requests together, at most ``concurrency`` at once; the results in order.
+
+    Each job runs in a copy of the caller's context, so the test's judge meter and the
+    repeat index follow it; the first job to fail (in order) raises once all have ended.
+    """
+    width = min(len(jobs), max(1, concurrency))
+    if width <= 1:
+        return [job() for job in jobs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="llmeval-judge") as pool:
+        futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs]
+    return [future.result() for future in futures]

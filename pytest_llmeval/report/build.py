@@ -45,6 +45,7 @@ def build_report(session: EvalSession) -> dict[str, Any]:
             "args": [str(a) for a in session.config.invocation_params.args],
             "workers": getattr(session.config.option, "numprocesses", None),
             "ci": bool(os.environ.get("CI")),
+            **({"merged": [os.path.basename(path) for path in session.merged]} if session.merged else {}),
         },
         "models": model_stats(session),
         "judge": judge_stats(session),
