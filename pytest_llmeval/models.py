@@ -474,11 +474,20 @@ class ModelCache:
         self._announce(f"llmeval: loaded {what} in {seconds:.1f}s")
         return model
 
-    def warm(self, texts: Iterable[str], model: str | None = None) -> int:
-        """Encode ``texts`` in one batched pass ahead of the checks; returns how many were new."""
+    def warm(self, texts: Iterable[str], model: str | None = None, *, sentences: bool = True) -> int:
+        """Encode ``texts`` in one batched pass ahead of the checks; returns how many were new.
+
+        ``sentences`` (default): encode each text's sentences, split as the embedding checks
+        split them, since those are what the checks look up; ``False`` encodes the texts whole.
+        """
         embedder = self.embedder(model)
         before = embedder.encoded
-        embedder.encode(list(dict.fromkeys(texts)))
+        items = list(texts)
+        if sentences:
+            from .text import embedded_sentences
+
+            items = [sentence for text in items for sentence in embedded_sentences(text)]
+        embedder.encode(list(dict.fromkeys(items)))
         return embedder.encoded - before
 
     def flush(self) -> None:

@@ -18,7 +18,7 @@ import re
 import string
 import unicodedata
 
-__all__ = ["split_sentences", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
+__all__ = ["split_sentences", "embedded_sentences", "MAX_SENTENCES", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
 
 #: Lone surrogates: valid in a Python ``str`` (model output may hold them), not encodable as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -130,3 +130,14 @@ def excerpt(text: str, limit: int = 120) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis, on one line."""
     flat = _SPACES.sub(" ", text).strip()
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+#: Sentences of one text that are embedded at most; a longer text is scored on its
+#: first ones (a megabyte of prose would otherwise take minutes on a CPU).
+MAX_SENTENCES = 256
+
+
+def embedded_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` the embedding checks encode (and the model cache warms)."""
+    sentences = split_sentences(text) or ([text.strip()] if text.strip() else [])
+    return sentences[:MAX_SENTENCES]

@@ -247,3 +247,24 @@ def test_on_gpu_half_precision_and_same_ranking():
         scores[label] = [r.score for r in evaluator.evaluate(cases)]
     assert gpu.embedder().device.startswith("cuda") and gpu.embedder().precision == "fp16"
     assert scores["gpu"] == pytest.approx(scores["cpu"], abs=5e-3)
+
+
+def test_warming_encodes_the_sentences_the_checks_look_up(pytester):
+    """The recipe warmed whole texts while the checks look up sentences: every warmed text was a wasted encode."""
+    pytester.makeconftest(
+        "import pytest\n\n"
+        "ANSWER = 'Brazil revenue was 15,969 million. It grew by 4 percent.'\n"
+        "CONTEXT = 'Brazil revenue was 15,969 million in 2023. Growth was 4 percent.'\n\n"
+        "@pytest.fixture(scope='session', autouse=True)\n"
+        "def warm(llmeval_scorers):\n"
+        "    llmeval_scorers.warm([ANSWER, CONTEXT])\n"
+    )
+    pytester.makepyfile(
+        "from conftest import ANSWER, CONTEXT\n"
+        "from pytest_llmeval import assert_grounded\n\n"
+        "def test_one():\n    assert_grounded(ANSWER, [CONTEXT], threshold=0.0, thresholds={'fact_support': None})\n"
+    )
+    result, report = run(pytester, "--llmeval-cache-dir=off")
+    result.assert_outcomes(passed=1)
+    embedder = report["models"]["controller"]["embedders"][0]
+    assert embedder["encoded"] == 4  # the four sentences, once each, up front; the check encodes nothing more

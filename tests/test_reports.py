@@ -108,3 +108,14 @@ def test_atomic_write_leaves_no_partial_file(tmp_path, monkeypatch):
 def test_write_reports_rejects_unknown_extension(tmp_path):
     with pytest.raises(ValueError, match="unknown report extension '.csv'"):
         write_reports({}, str(tmp_path / "x.csv"))
+
+
+def test_the_json_report_is_streamed_in_pieces_equal_to_one_dump():
+    from pytest_llmeval.report.jsonfile import chunks, dumps
+
+    report = {"results": [{"reason": f"answer {i} \ud800 " + "x" * 200} for i in range(2000)]}
+    pieces = list(chunks(report))
+    assert len(pieces) > 5 and max(map(len, pieces)) < 70_000  # bounded pieces, never the whole report at once
+    text = "".join(pieces)
+    assert text == dumps(report) and json.loads(text) == report
+    text.encode("utf-8")  # lone surrogates escaped in every piece

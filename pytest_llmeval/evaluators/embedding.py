@@ -14,7 +14,8 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..text import normalize, split_sentences
+from ..text import MAX_SENTENCES as MAX_SENTENCES
+from ..text import normalize
 from .base import MetricSpec, ModelEvaluator, UncalibratedWarning, package_version, require_type
 
 if TYPE_CHECKING:
@@ -122,14 +123,7 @@ def _similarity(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return similarity
 
 
-#: Sentences of one text that are embedded at most; a longer text is scored on its
-#: first ones (a megabyte of prose would otherwise take minutes on a CPU).
-MAX_SENTENCES = 256
 
-
-def _sentences(text: str) -> list[str]:
-    sentences = split_sentences(text) or ([text.strip()] if text.strip() else [])
-    return sentences[:MAX_SENTENCES]
 
 
 def short_string_similarity(actual: str, expected: str, metric: str) -> float:

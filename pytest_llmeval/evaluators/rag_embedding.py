@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from ..case import Case
 from ..text import excerpt
 from .base import MetricSpec, Score, require_choice, require_number, require_type
-from .embedding import EmbeddingEvaluator, _sentences, _similarity, calibrated
+from ..text import embedded_sentences as _sentences
+from .embedding import EmbeddingEvaluator, _similarity, calibrated
 
 __all__ = ["Groundedness", "ContextRelevancy", "ContextMRR", "GROUNDEDNESS_METHODS"]
 

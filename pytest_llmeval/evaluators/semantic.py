@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..case import Case
 from ..text import excerpt
 from .base import MetricSpec, Score, require_choice, require_number, require_type
+from ..text import embedded_sentences as _sentences
 from .embedding import (
     MAX_SENTENCES as MAX_SENTENCES,
     SHORT_STRING_METRICS as SHORT_STRING_METRICS,
     EmbeddingEvaluator as EmbeddingEvaluator,
     _empty as _empty,
-    _sentences as _sentences,
     _similarity as _similarity,
     calibrated as calibrated,
     model_family as model_family,

@@ -25,7 +25,8 @@ from typing import Any, ClassVar
 from ..case import Case
 from ..text import excerpt
 from .base import MetricSpec, Score, require_type
-from .embedding import EmbeddingEvaluator, _sentences
+from ..text import embedded_sentences as _sentences
+from .embedding import EmbeddingEvaluator
 
 __all__ = ["Summarization", "three_segment_distance", "geometric_completeness"]
 

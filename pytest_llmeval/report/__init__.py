@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 __all__ = ["write_reports", "atomic_write", "FORMATS"]
 
 
-def _json(report: dict[str, Any]) -> str:
-    from .jsonfile import dumps
+def _json(report: dict[str, Any]) -> Iterable[str]:
+    from .jsonfile import chunks
 
-    return dumps(report)
+    return chunks(report)  # streamed: a report of tens of thousands of results is never one string in memory
 
 
 def _markdown(report: dict[str, Any]) -> str:
@@ -33,23 +33,24 @@ def _html(report: dict[str, Any]) -> str:
 
 
 #: Extension -> renderer.
-FORMATS: dict[str, Callable[[dict[str, Any]], str]] = {".json": _json, ".md": _markdown, ".html": _html}
+FORMATS: dict[str, Callable[[dict[str, Any]], str | Iterable[str]]] = {".json": _json, ".md": _markdown, ".html": _html}
 
 
-def atomic_write(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and :func:`os.replace`.
+def atomic_write(path: str, text: str | Iterable[str]) -> None:
+    """Write ``text`` (a string, or its pieces in order) to ``path`` via a temporary file and :func:`os.replace`.
 
     Any ``str`` is written: a lone surrogate that no writer escaped becomes U+FFFD.
     """
     from ..text import replace_surrogates
 
-    text = replace_surrogates(text)
+    pieces = [text] if isinstance(text, str) else text
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".llmeval-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
+            for piece in pieces:
+                stream.write(replace_surrogates(piece))
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

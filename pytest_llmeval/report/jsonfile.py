@@ -4,20 +4,35 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from ..result import Result
 
-__all__ = ["dumps", "load", "results", "schema", "validate"]
+__all__ = ["chunks", "dumps", "load", "results", "schema", "validate"]
 
 FORMAT = "pytest-llmeval-report"
 
 
 def dumps(report: dict[str, Any]) -> str:
     """The report as JSON text; lone surrogates in answers are escaped, so any ``str`` round-trips."""
+    return "".join(chunks(report))
+
+
+def chunks(report: dict[str, Any]) -> Iterator[str]:
+    """The report's JSON text in pieces, as :func:`dumps` writes it, for streaming to a file."""
     from ..text import escape_surrogates
 
-    return escape_surrogates(json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False, default=str)) + "\n"
+    encoder = json.JSONEncoder(indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False, default=str)
+    buffer: list[str] = []
+    size = 0
+    for piece in encoder.iterencode(report):
+        buffer.append(piece)
+        size += len(piece)
+        if size >= 1 << 16:
+            yield escape_surrogates("".join(buffer))  # a surrogate is one character: never split by a piece boundary
+            buffer, size = [], 0
+    yield escape_surrogates("".join(buffer)) + "\n"
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
