@@ -376,7 +376,7 @@ def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:
         auc, drawn = None, {}
         if all(isinstance(s, Mapping) for s in scores):
             given = [dict(s) for s in scores if isinstance(s, Mapping)]
-            labels = list(report.labels)
+            labels = sorted(set(expected))  # ROC AUC is over the true labels
             if len(labels) == 2:
                 auc = cm.roc_auc([e == labels[1] for e in expected], [s.get(labels[1], 0.0) for s in given])
             else:

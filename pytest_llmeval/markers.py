@@ -99,10 +99,20 @@ def sibling_id(nodeid: str, label: str, *, escape: bool = True) -> str:
 
 
 def without_id_part(nodeid: str, part: str) -> str:
-    """``test_x[q1-typos]`` without ``typos`` (the last such part), or the id unchanged."""
+    """``test_x[q1-typos]`` without ``typos`` (the last such part, which may hold dashes: ``gpt-4o``), or the id unchanged."""
     base, bracket, ids = nodeid.partition("[")
     if not bracket or not ids.endswith("]"):
         return nodeid
+    inner = ids[:-1]
+    if inner == part:
+        return base
+    if inner.endswith(f"-{part}"):
+        return f"{base}[{inner[: -len(part) - 1]}]"
+    if inner.startswith(f"{part}-"):
+        return f"{base}[{inner[len(part) + 1:]}]"
+    if f"-{part}-" in inner:
+        head, _, tail = inner.rpartition(f"-{part}-")
+        return f"{base}[{head}-{tail}]"
     parts = ids[:-1].split("-")
     if part in parts:
         index = len(parts) - 1 - parts[::-1].index(part)

@@ -149,6 +149,10 @@ class Option:
 
 JSON_MODES = ("auto", "schema", "object", "none")
 
+#: The default of an option not given on the command line (``None`` can be a given value). A string, so
+#: that xdist can send the options to its workers; argparse passes it through the option's type unchanged.
+_UNSET = "\x00llmeval: not given"
+
 # Help texts: capitalised, no trailing period (as pytest and xdist write them).
 OPTIONS: tuple[Option, ...] = (
     Option("report", _text, "", "Write llmeval reports to PATH: a .json, .md or .html file, or a directory that receives "
@@ -241,6 +245,8 @@ class Settings:
 
 def _argparse_type(option: Option) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
+        if text == _UNSET:
+            return _UNSET
         try:
             return option.parse(text)
         except ValueError as exc:
@@ -261,7 +267,8 @@ def add_options(parser: pytest.Parser) -> None:
             group.addoption(option.option, dest=dest, action="append", default=[], metavar=option.metavar,
                             type=_argparse_type(option), help=f"{option.help} [env {option.env}]")
         else:
-            group.addoption(option.option, dest=dest, metavar=option.metavar, type=_argparse_type(option), default=None,
+            # not None: a value given on the command line may parse to None ("--llmeval-judge-seed=none")
+            group.addoption(option.option, dest=dest, metavar=option.metavar, type=_argparse_type(option), default=_UNSET,
                             help=f"{option.help} (default: {option.default or 'none'}) [env {option.env}]")
         if option.many:
             parser.addini(option.ini, f"{option.help} (one per line)", type="linelist", default=[])
@@ -285,7 +292,9 @@ def load_settings(config: pytest.Config, environ: dict[str, str] | None = None) 
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for option in OPTIONS:
-        given = config.getoption(f"llmeval_{option.key}", None)
+        given = config.getoption(f"llmeval_{option.key}", _UNSET)
+        if given is None and option.flag:
+            given = _UNSET  # a flag not given
         ini = config.getini(option.ini)
         layers: list[tuple[str, Any]] = []  # (source, value), lowest priority first
         if option.many:
@@ -300,10 +309,11 @@ def load_settings(config: pytest.Config, environ: dict[str, str] | None = None) 
                 layers.append(("environment", tuple(_parsed(option, t, where) for t in text.replace("\n", ",").split(",") if t.strip())))
             else:
                 layers.append(("environment", _parsed(option, text, where)))
-        if given:
-            layers.append(("command line", tuple(given) if option.many else given))
-        elif given is not None and not option.many:
-            layers.append(("command line", given))  # a falsy value (False, 0) given on the command line
+        if option.many:
+            if given and given is not _UNSET:
+                layers.append(("command line", tuple(given)))
+        elif given is not _UNSET:
+            layers.append(("command line", given))  # even a falsy value (False, 0, None) given on the command line
         if not layers:
             values[option.key] = tuple() if option.many else option.parse(option.default)
             sources[option.key] = "default"

@@ -126,13 +126,22 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if eval_session.records:
         from .report.junit import add_suite_properties
 
-        add_suite_properties(session.config, eval_session.summary())
+        try:
+            add_suite_properties(session.config, eval_session.summary())
+        except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
+            warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
     if not eval_session.settings.report:
         return
     from .report import write_reports
     from .report.build import build_report
 
-    report = build_report(eval_session)
+    try:
+        report = build_report(eval_session)
+    except Exception as exc:  # noqa: BLE001 - say so, fail the run, keep pytest's own output
+        warnings.warn(LLMEvalWarning(f"could not build the llmeval report: {exc!r}"), stacklevel=1)
+        eval_session.written.append(f"FAILED: the report could not be built: {exc!r}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
     failed = False
     for path in eval_session.settings.report:
         try:
@@ -166,7 +175,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     from .report.build import session_lines
 
     terminalreporter.write_sep("=", "llmeval summary")
-    for line in session_lines(eval_session, width=config.get_terminal_writer().fullwidth):
+    try:
+        lines = session_lines(eval_session, width=config.get_terminal_writer().fullwidth)
+    except Exception as exc:  # noqa: BLE001 - one line, not a traceback over pytest's summary
+        lines = [f"llmeval: the summary could not be computed: {exc!r}"] + [f"llmeval report: {p}" for p in eval_session.written]
+    for line in lines:
         # Model names and answers may hold lone surrogates, which no terminal can print.
         terminalreporter.write_line(replace_surrogates(line))
 

@@ -42,3 +42,14 @@ def test_fact_check_asks_the_seed_prompt_and_scores_the_reply(pytester, server):
     prompt = server.requests[0]["messages"][0]["content"]
     assert "Fact-check the text and determine whether the text contains false information." in prompt
     assert "The Eiffel Tower is in Rome." in prompt and "Where is the Eiffel Tower?" in prompt
+
+
+def test_review_findings_on_artifacts(tmp_path):
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "x.json").write_text('{"ok": true}')
+    (tmp_path / "notes.md").write_text("fine\n")
+    array = assert_agent_artifacts({"list.json": {"fields": {"status": "ok"}}}, root=tmp_path, threshold=0.0)
+    assert "list.json: not a JSON object (a list)" in array.reason
+    nested = assert_agent_artifacts(["sub/x.json", "./notes.md", "list.json"], root=tmp_path, exact=True)
+    assert nested.score == 1.0, nested.reason  # an expected file makes its folder expected

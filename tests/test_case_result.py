@@ -195,3 +195,15 @@ def test_checks_outside_pytest_share_one_model_cache():
     env = {**__import__("os").environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.split()
     assert out[-2:] == ["True", "1"]  # the models the first call loaded, and no more; one evaluator instance
+
+
+@pytest.mark.parametrize("nodeid, part, expected", [
+    ("t.py::test_cap[q1-gpt-4o]", "gpt-4o", "t.py::test_cap[q1]"),
+    ("t.py::test_cap[gpt-4o-q1]", "gpt-4o", "t.py::test_cap[q1]"),
+    ("t.py::test_cap[q1-qwen-2.5-x]", "qwen-2.5", "t.py::test_cap[q1-x]"),
+    ("t.py::test_cap[llama3]", "llama3", "t.py::test_cap"),
+])
+def test_model_ids_with_dashes_leave_one_case_id(nodeid, part, expected):
+    from pytest_llmeval.markers import without_id_part
+
+    assert without_id_part(nodeid, part) == expected

@@ -67,3 +67,18 @@ def test_recorded_labels_form_a_classification_leaderboard_in_every_report(pytes
     assert "## Classification (recorded labels)" in markdown and "| m1 | 0.750 | 0.733 | 1.000 | 4 | ham, spam |" in markdown
     html = (pytester.path / "out" / "report.html").read_text()
     assert html.count("<svg") == 4 and "<polyline" in html and "spam: AUC 1.000" in html
+
+
+def test_review_findings_on_classification_inputs():
+    import math
+
+    with pytest.raises(ValueError, match="'scores' must be finite numbers"):
+        assert_classification(["a", "b"], ["a", "b"], scores=[{"a": math.nan, "b": 0.1}, {"a": 0.2, "b": 0.8}])
+    with pytest.raises(ValueError, match="'ids' has 1 ids for 4 predictions"):
+        assert_classification(["a", "b", "b", "b"], ["a", "a", "a", "a"], ids=["x"])
+    # a prediction outside the true labels is just wrong: ROC AUC stays defined, as scikit-learn computes it
+    expected, predicted = ["a", "b", "a", "b"], ["a", "b", "a", "maybe"]
+    scores = [{"a": 0.9, "b": 0.1}, {"a": 0.2, "b": 0.8}, {"a": 0.7, "b": 0.3}, {"a": 0.4, "b": 0.6}]
+    result = assert_classification(expected, predicted, scores=scores, threshold=0.5)
+    assert result.metrics["roc_auc"] == pytest.approx(sklearn_metrics.roc_auc_score([e == "b" for e in expected],
+                                                                                    [s["b"] for s in scores]))

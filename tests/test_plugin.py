@@ -483,3 +483,15 @@ def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch)
     assert (settings.device, settings.judge_model, settings.flip_delta, settings.precision) == ("cpu", "env-judge", 0.2, "auto")
     assert settings.sources["device"] == "config file" and settings.sources["judge_model"] == "environment"
     assert settings.sources["flip_delta"] == "command line" and settings.sources["precision"] == "default"
+
+
+def test_a_command_line_value_that_parses_to_none_still_wins(pytester):
+    """--llmeval-judge-seed=none and an empty --llmeval-flip-delta beat the ini file's values (they were ignored)."""
+    from pytest_llmeval.session import session_key
+
+    pytester.makeini("[pytest]\nllmeval_judge_seed = 7\nllmeval_flip_delta = 0.2\n")
+    config = pytester.parseconfigure("--llmeval-judge-seed=none", "--llmeval-flip-delta=")
+    settings = config.stash[session_key].settings
+    assert (settings.judge_seed, settings.flip_delta) == (None, None)
+    assert settings.sources["judge_seed"] == settings.sources["flip_delta"] == "command line"
+    assert pytester.parseconfigure().stash[session_key].settings.judge_seed == 7

@@ -565,3 +565,16 @@ def test_a_verdict_missing_in_replay_fails_in_one_line_and_leaves_a_record(pytes
     reasons = {r["nodeid"].split("::")[-1]: (r["passed"], r["reason"]) for r in report["results"]}
     assert reasons["test_recorded"][0] is True
     assert reasons["test_new"][0] is False and reasons["test_new"][1].startswith("judge verdict missing: ")
+
+
+
+def test_a_timeout_on_the_first_structured_request_is_retried(server):
+    """The structured-output probe went out once without retries: a slow first reply failed the check for good."""
+    pytest.importorskip("openai")
+    from pytest_llmeval.judges.openai_judge import OpenAIJudge
+
+    server.script.append({"delay": 1.0, "text": '{"verdict": "yes"}'})
+    judge = OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=0.3, max_retries=2)
+    reply = judge.complete([{"role": "user", "content": "ok?"}], schema={"type": "object"})
+    assert reply.text == '{"verdict": "yes"}' and len(server.requests) >= 2
+    assert not judge.downgrades  # a timeout says nothing about the response format

@@ -47,7 +47,9 @@ def assert_classification(
     if scores is not None and (isinstance(scores, (str, Mapping)) or len(scores) != len(truth)):
         raise TypeError(f"assert_classification: argument 'scores' must be one {{label: score}} mapping per prediction "
                         f"({len(truth)}); got {scores!r:.80}")
-    names = list(ids) if ids is not None else [str(i) for i in range(len(truth))]
+    names = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(truth))]
+    if len(names) != len(truth):
+        raise ValueError(f"assert_classification: 'ids' has {len(names)} ids for {len(truth)} predictions; give one id per prediction")
     model, case = _group_defaults(model, case)
     cases = [Case(actual=guess, expected=(label,), model=model, case_id=case,
                   metadata={"id": name} if scores is None else {"id": name, "scores": scores[i]})

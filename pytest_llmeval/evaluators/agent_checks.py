@@ -84,8 +84,10 @@ def _artifact_problems(path: str, spec: Mapping[str, Any]) -> list[str]:
                 data = json.load(handle)
         except (OSError, ValueError) as exc:
             return [f"not valid JSON ({str(exc)[:80]})"]
-        wrong = [f"{key}={data.get(key)!r}, expected {value!r}" for key, value in (spec.get("fields") or {}).items()
-                 if not isinstance(data, Mapping) or data.get(key) != value]
+        fields = spec.get("fields") or {}
+        if fields and not isinstance(data, Mapping):
+            return [f"not a JSON object (a {type(data).__name__}), so it has no fields"]
+        wrong = [f"{key}={data.get(key)!r}, expected {value!r}" for key, value in fields.items() if data.get(key) != value]
         return [f"field {w}" for w in wrong]
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -137,8 +139,10 @@ class AgentSanity(Evaluator):
         problems = {str(path): _artifact_problems(os.path.join(root, str(path)), spec if isinstance(spec, Mapping) else {})
                     for path, spec in specs.items()}
         if self.params["exact"] and os.path.isdir(root):
+            # an expected file in a folder makes its folder expected
+            expected_tops = {os.path.normpath(path).split(os.sep)[0] for path in problems}
             for name in sorted(os.listdir(root)):
-                if name not in problems:
+                if name not in expected_tops:
                     problems[name] = ["not expected"]
         good = sum(1 for found in problems.values() if not found)
         value = good / len(problems)

@@ -13,6 +13,7 @@ Values are :mod:`pytest_llmeval.classmetrics`'s, equal to scikit-learn's.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -44,6 +45,8 @@ def label_scores(case: Case, owner: str) -> dict[str, float] | None:
     if not isinstance(scores, Mapping) or not all(isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
                                                  for k, v in scores.items()):
         raise TypeError(f"{owner}: 'scores' must map each label (str) to the model's score (a number); got {scores!r:.80}")
+    if not all(math.isfinite(v) for v in scores.values()):
+        raise ValueError(f"{owner}: 'scores' must be finite numbers; got {scores!r:.80}")
     return {k: float(v) for k, v in scores.items()}
 
 
@@ -90,7 +93,8 @@ class Classification(Evaluator):
         auc = None
         if all(s is not None for s in scores):
             given = [s for s in scores if s is not None]
-            labels = list(report.labels)
+            # ROC AUC is over the true labels (a prediction outside them is just wrong, as scikit-learn counts it)
+            labels = list(self.params["labels"] or sorted(set(expected)))
             if len(labels) == 2:
                 positive = labels[1]
                 truth = [e == positive for e in expected]

@@ -227,7 +227,7 @@ class OpenAIJudge:
                 if (_FORMAT_ERROR.search(str(exc)) or not (exc.status_code == 429 or exc.status_code >= 500)
                         or self.max_retries < 1):
                     raise
-            except _MALFORMED:
+            except (*_MALFORMED, openai.APIConnectionError):  # a timeout or refused connection says nothing of the format
                 if self.max_retries < 1:
                     raise
         retries = self.max_retries - 1 if probe else self.max_retries  # the probe was the first attempt

@@ -208,6 +208,12 @@ def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int) -> list[T]:
         return [job() for job in jobs]
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=width, thread_name_prefix="llmeval-judge") as pool:
+    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llmeval-judge")
+    try:
         futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs]
-    return [future.result() for future in futures]
+        results = [future.result() for future in futures]
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # Ctrl-C or a failure: the queued requests are not sent
+        raise
+    pool.shutdown(wait=True)
+    return results
