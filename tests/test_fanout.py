@@ -44,3 +44,16 @@ def test_claim_verdicts_go_out_together_and_are_metered_exactly(server, tmp_path
         assert result.score == pytest.approx(7 / 8)
         assert [c["verdict"] for c in result.details["claims"]] == ["yes", "yes", "yes", "no", "yes", "yes", "yes", "yes"]
         assert result.details["judge"]["calls"] == 9  # 1 claim extraction + 8 verdicts, counted from every thread
+
+
+def test_identical_requests_in_flight_together_are_asked_once(server, tmp_path):
+    """Duplicate claims fanned out: one call, the others replay it, exactly as one after another."""
+    server.responder = lambda body: ({"text": json.dumps({"claims": ["same", "same", "same", "other"]})}
+                                     if "Break the answer" in body["messages"][0]["content"]
+                                     else {"text": json.dumps({"verdict": "yes"}), "delay": 0.1})
+    evaluator = Registry(entry_points=False).create("faithfulness")
+    evaluator.bind_judge(JudgeRunner(OpenAIJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=4),
+                                     VerdictCache(str(tmp_path), "record")))
+    [result] = evaluator.evaluate([Case(actual="answer", context=["ctx"])])
+    assert len(server.requests) == 3  # claims, "same" once, "other"
+    assert result.details["judge"]["calls"] == 3 and result.details["judge"]["replayed"] == 2

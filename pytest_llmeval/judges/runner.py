@@ -92,6 +92,8 @@ class JudgeRunner:
         self.why_none = why_none
         self.parse_failures = 0
         self.parse_failures_by: dict[str, int] = {}
+        self._inflight: dict[str, threading.Lock] = {}
+        self._inflight_lock = threading.Lock()
 
     @contextlib.contextmanager
     def metered(self) -> Iterator[Usage]:
@@ -138,7 +140,24 @@ class JudgeRunner:
         }
         if options:
             request["options"] = options
-        recorded = self.cache.get(request, what=what or evaluator)
+        # Identical requests in flight together (duplicate claims fanned out) are asked once: the others
+        # wait and find the verdict in the cache, as they would one after another.
+        with self._same_request(request):
+            return self._reply(request, messages, schema, options, what or evaluator, parse)
+
+    @contextlib.contextmanager
+    def _same_request(self, request: Mapping[str, Any]) -> Iterator[None]:
+        from .cache import verdict_key
+
+        key = verdict_key(request)
+        with self._inflight_lock:
+            lock = self._inflight.setdefault(key, threading.Lock())
+        with lock:
+            yield
+
+    def _reply(self, request: dict[str, Any], messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any] | None,
+               options: Mapping[str, Any], what: str, parse: Callable[[JudgeReply], Any] | None) -> JudgeReply:
+        recorded = self.cache.get(request, what=what)
         meter = _METER.get()
         if recorded is not None:
             reply: JudgeReply = JudgeReply(**recorded)
@@ -146,8 +165,11 @@ class JudgeRunner:
                 meter.add(reply, replayed=True, cost=0.0)
             return reply
         if self.offline:
-            raise JudgeUnavailable(f"{SKIP_PREFIX}: offline (--llmeval-offline); {what or evaluator} needs a new verdict")
-        reply = self.judge.complete(messages, schema=schema, **options)
+            raise JudgeUnavailable(f"{SKIP_PREFIX}: offline (--llmeval-offline); {what} needs a new verdict")
+        judge = self.judge
+        if judge is None:  # reply() checked it; kept for the type checker
+            raise JudgeUnavailable(f"{SKIP_PREFIX}: {self.why_none}; {what} needs a verdict")
+        reply = judge.complete(messages, schema=schema, **options)
         usable = True
         if parse is not None:
             try:
