@@ -377,10 +377,7 @@ def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:
         if all(isinstance(s, Mapping) for s in scores):
             given = [dict(s) for s in scores if isinstance(s, Mapping)]
             labels = sorted(set(expected))  # ROC AUC is over the true labels
-            if len(labels) == 2:
-                auc = cm.roc_auc([e == labels[1] for e in expected], [s.get(labels[1], 0.0) for s in given])
-            else:
-                auc = cm.roc_auc_ovr(expected, given, labels)
+            auc = cm.label_roc_auc(expected, given, labels)
             drawn = curves(expected, given, labels)
         rows.append(ClassificationRow(model, len(members), report.accuracy, report.macro[2], auc, report.labels,
                                       report.as_dict(), drawn))

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LabelScores", "Report", "classification_report", "confusion_matrix", "roc_curve", "roc_auc", "roc_auc_ovr",
+__all__ = ["LabelScores", "Report", "classification_report", "confusion_matrix", "roc_curve", "roc_auc", "roc_auc_ovr", "label_roc_auc",
            "precision_recall_curve", "average_precision", "detailed_pr_curve"]
 
 
@@ -159,6 +159,13 @@ def roc_auc_ovr(expected: Sequence[str], scores: Sequence[Mapping[str, float]], 
     if any(v is None for v in values):
         return None
     return sum(v for v in values if v is not None) / len(values)
+
+
+def label_roc_auc(expected: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> float | None:
+    """ROC AUC over ``labels``: binary from the second label's scores for two, one-vs-rest macro for more."""
+    if len(labels) == 2:
+        return roc_auc([e == labels[1] for e in expected], [s.get(labels[1], 0.0) for s in scores])
+    return roc_auc_ovr(expected, scores, labels)
 
 
 def precision_recall_curve(truth: Sequence[bool], scores: Sequence[float]) -> tuple[list[float], list[float], list[float]]:

@@ -89,14 +89,18 @@ class EvalSession:
         """The session's judge runner, built on first use (the openai client only when a verdict is asked for)."""
         if self.judge_runner is None:
             from .judges.cache import VerdictCache
-            from .judges.runner import JudgeRunner
 
-            s = self.settings
-            cache = VerdictCache(str(self.config.rootpath / s.judge_dir), s.judge_cache)
-            judge = self.config.hook.pytest_llmeval_make_judge(config=self.config, settings=s)
-            self.judge_runner = JudgeRunner(judge, cache, offline=s.offline, repeats=s.judge_repeats,
-                                            why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
+            cache = VerdictCache(str(self.config.rootpath / self.settings.judge_dir), self.settings.judge_cache)
+            self.judge_runner = self._runner(self.settings, cache)
         return self.judge_runner
+
+    def _runner(self, settings: Settings, cache: Any) -> JudgeRunner:
+        """A judge runner for ``settings``' judge (from ``pytest_llmeval_make_judge``) over ``cache``."""
+        from .judges.runner import JudgeRunner
+
+        judge = self.config.hook.pytest_llmeval_make_judge(config=self.config, settings=settings)
+        return JudgeRunner(judge, cache, offline=settings.offline, repeats=settings.judge_repeats,
+                           why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
 
     def judge_of(self, evaluator: str) -> JudgeRunner:
         """The judge runner of one check: its own model when ``--llmeval-judge-for`` names one, else the session's."""
@@ -106,11 +110,7 @@ class EvalSession:
         if assigned not in self._judges_for:
             from dataclasses import replace
 
-            from .judges.runner import JudgeRunner
-
-            settings = replace(self.settings, judge_model=assigned)
-            judge = self.config.hook.pytest_llmeval_make_judge(config=self.config, settings=settings)
-            self._judges_for[assigned] = JudgeRunner(judge, self.judge.cache, offline=settings.offline, repeats=settings.judge_repeats)
+            self._judges_for[assigned] = self._runner(replace(self.settings, judge_model=assigned), self.judge.cache)
         return self._judges_for[assigned]
 
     def judge_parts(self) -> list[dict[str, Any]]:

@@ -95,12 +95,7 @@ class Classification(Evaluator):
             given = [s for s in scores if s is not None]
             # ROC AUC is over the true labels (a prediction outside them is just wrong, as scikit-learn counts it)
             labels = list(self.params["labels"] or sorted(set(expected)))
-            if len(labels) == 2:
-                positive = labels[1]
-                truth = [e == positive for e in expected]
-                auc = cm.roc_auc(truth, [s.get(positive, 0.0) for s in given])
-            else:
-                auc = cm.roc_auc_ovr(expected, given, labels)
+            auc = cm.label_roc_auc(expected, given, labels)
             details["curves"] = {shown(k): v for k, v in curves(expected, given, labels).items()}
             if self.params["detailed_curve"]:
                 ids = [str(c.metadata.get("id", i)) for i, c in enumerate(cases)]

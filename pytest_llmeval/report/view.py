@@ -230,8 +230,8 @@ class ReportView:
     operations_insights: str = ""  # "fastest: a; slowest: b; cheapest: ...", empty below two measured models
 
 
-def number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+def number(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
 
 
 def _capped(items: list[Any], limit: int, row: Callable[[Any], T]) -> Capped[T]:
@@ -273,13 +273,9 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
     )
 
 
-def _fixed(value: float | None, digits: int) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
 def _operations_row(row: Mapping[str, Any]) -> OperationsRow:
-    return OperationsRow(shown_model(row.get("model")), _fixed(row.get("latency_ms_mean"), 1), _fixed(row.get("latency_ms_p95"), 1),
-                         _fixed(row.get("tokens_mean"), 1), _fixed(row.get("cost_mean"), 6), _fixed(row.get("cost_total"), 6),
+    return OperationsRow(shown_model(row.get("model")), number(row.get("latency_ms_mean"), 1), number(row.get("latency_ms_p95"), 1),
+                         number(row.get("tokens_mean"), 1), number(row.get("cost_mean"), 6), number(row.get("cost_total"), 6),
                          int(row.get("count", 0)))
 
 
