@@ -103,6 +103,12 @@ def test_vader_polarity(make):
     assert happy.score > 0.5 and happy.passed
     assert sad.score < -0.5 and not sad.passed
     assert flat.score == 0.0 and flat.passed and flat.metrics["neutral"] == 1.0
+    shaped = make("sentiment", scale="probability").evaluate([Case(actual="This is terrible and I hate it."), Case(actual="The box is blue.")])
+    assert [r.primary for r in shaped] == ["positivity", "positivity"]
+    assert shaped[0].score == pytest.approx((sad.score + 1) / 2) and not shaped[0].passed
+    assert shaped[1].score == 0.5 and shaped[1].passed and shaped[1].thresholds == {"positivity": 0.475}
+    with pytest.raises(ValueError, match="parameter 'scale' must be one of 'signed', 'probability'"):
+        make("sentiment", scale="percent")
 
 
 def test_sentiment_classifier_backend_with_a_tiny_model(tmp_path):
@@ -121,6 +127,12 @@ def test_sentiment_classifier_backend_with_a_tiny_model(tmp_path):
     results = evaluator.evaluate([Case(actual="good day ."), Case(actual="bad day .")])
     for result in results:
         assert -1.0 <= result.score <= 1.0 and 0.0 <= result.details["positive_probability"] <= 1.0
+        assert result.metrics["positivity"] == result.details["positive_probability"]
+    probability = REGISTRY.create("sentiment", backend="transformers", model=str(tmp_path), scale="probability")
+    probability.bind(ModelCache(device="cpu", announce=lambda line: None))
+    for signed, shaped in zip(results, probability.evaluate([Case(actual="good day ."), Case(actual="bad day .")])):
+        assert shaped.primary == "positivity" and shaped.score == signed.details["positive_probability"]
+        assert shaped.passed == signed.passed  # the default thresholds agree: p >= 0.475 <=> 2p - 1 >= -0.05
     wrong = REGISTRY.create("sentiment", backend="transformers", model=str(tmp_path), positive_label="HAPPY")
     wrong.bind(ModelCache(device="cpu", announce=lambda line: None))
     with pytest.raises(ValueError, match="the classifier has no label 'HAPPY'; its labels: \\['NEGATIVE', 'POSITIVE'\\]"):

@@ -17,7 +17,8 @@ _MODELS = []
 
 # Evaluators whose inputs need a particular shape to be scored at all.
 PARAMS = {
-    "questions_drift": {"min_cases": 2},
+    "questions_drift": {"min_test_cases": 2},
+    "self_consistency": {"min_test_cases": 1},  # the harness scores one answer at a time
     "g_eval": {"criteria": "Correctness - the answer states the reference's facts"},
     "dag": {"dag": {"task": "List the numbers in the answer", "output": "numbers",
                     "then": {"judge": "Do the numbers match the context?", "children": {"yes": 10, "partly": 5, "no": 0}}}},
@@ -87,6 +88,8 @@ def tiny_models(tmp_path_factory):
     nli = tiny_classifier(folder("nli"), ["contradiction", "entailment", "neutral"])
     PARAMS["hallucination"] = {"method": "nli", "model": nli}
     PARAMS["summarization"] = {"nli_model": nli}
+    PARAMS["bleurt"] = {"model": tiny_classifier(folder("bleurt"), ["score"])}  # one output: BLEURT's head
+    PARAMS["moverscore"] = {"model": nli}  # any BERT folder is an encoder
     lm = tiny_causal_lm(folder("lm"))
     PARAMS["perplexity"] = {"model": lm}
     for name in ("gptscore_summary_ref", "gptscore_summary", "gptscore_translation", "gptscore_qa"):

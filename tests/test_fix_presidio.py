@@ -52,3 +52,26 @@ def test_default_set_and_version():
     assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "LOCATION", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS"} <= set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
     assert not {"DATE_TIME", "NRP", "ORGANIZATION", "URL"} & set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
     assert presidio.PresidioPii.version != "1"
+
+
+@pytest.mark.parametrize("text", ["Dial (415) 555-2671 tomorrow.", "You can reach the office on +44 20 7946 0958."])
+def test_phone_number_without_a_trigger_word_is_found(models, text):
+    # Presidio scores these 0.4 (valid numbers, no "phone" or "call" nearby): under the 0.5 default they passed
+    result = check(models, text)
+    assert not result.passed and [f["kind"] for f in result.details["findings"]] == ["PHONE_NUMBER"]
+    assert result.signature.params["entity_thresholds"] == {"PHONE_NUMBER": 0.4}
+    assert check(models, text, entity_thresholds={}).passed  # the old behaviour, on request
+
+
+@pytest.mark.parametrize("text", ["The population was 8,336,817 in 2022.", "Revenue grew 12% to 4,512,345 dollars.",
+                                  "Pi is 3.14159265358979.", "Call me at 555-0100."])
+def test_numbers_that_are_not_phone_numbers_still_pass(models, text):
+    result = check(models, text)
+    assert result.passed, result.reason
+
+
+def test_entity_thresholds_are_checked():
+    with pytest.raises(TypeError, match="entity_thresholds"):
+        presidio.PresidioPii(entity_thresholds=[("PHONE_NUMBER", 0.4)])
+    with pytest.raises(ValueError, match="entity_thresholds\\['PHONE_NUMBER'\\]"):
+        presidio.PresidioPii(entity_thresholds={"PHONE_NUMBER": 4})

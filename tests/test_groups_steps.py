@@ -21,7 +21,14 @@ def test_self_consistency_pairwise_rouge():
     assert results[0].metrics["rougeL"] == pytest.approx(expected)
     assert results[2].score < results[0].score
     [alone] = REGISTRY.create("self_consistency").evaluate([Case(actual="just one")])
-    assert alone.score == 1.0 and alone.passed
+    assert alone.score is None and not alone.passed
+    assert alone.reason == "self-consistency needs at least 2 answers to the question; got 1"
+    [allowed] = REGISTRY.create("self_consistency", min_test_cases=1).evaluate([Case(actual="just one")])
+    assert allowed.score == 1.0 and allowed.passed
+    three = REGISTRY.create("self_consistency", min_test_cases=4).evaluate([Case(actual=a) for a in answers])
+    assert [r.score for r in three] == [None, None, None] and "at least 4 answers" in three[0].reason
+    with pytest.raises(ValueError, match="min_test_cases"):
+        REGISTRY.create("self_consistency", min_test_cases=0)
 
 
 def test_self_consistency_samples_large_groups():
@@ -103,7 +110,10 @@ def test_step_alignment_with_embeddings(models):
 
 
 def test_questions_drift(models):
-    evaluator = REGISTRY.create("questions_drift", min_cases=4)
+    with pytest.warns(DeprecationWarning, match="'min_cases' is now 'min_test_cases'"):
+        old = REGISTRY.create("questions_drift", min_cases=4)
+    assert old.params["min_test_cases"] == 4 and "min_cases" not in old.signature().params
+    evaluator = REGISTRY.create("questions_drift", min_test_cases=4)
     evaluator.bind(models)
     stable = [f"What is the refund policy for order {i}?" for i in range(8)]
     shifted = stable[:4] + ["Solve the integral of x squared.", "What is the derivative of sin x?",

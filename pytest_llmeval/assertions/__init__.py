@@ -84,11 +84,17 @@ from .labels import (  # noqa: F401
     assert_classification,
     record_label,
 )
+from .learned import (  # noqa: F401
+    assert_bleurt,
+    assert_moverscore,
+)
 from .judge import (  # noqa: F401
     assert_fact_checked,
     assert_faithful,
     assert_context_precision,
     assert_context_relevant_judged,
+    assert_answer_in_context,
+    assert_no_hallucinated_sentences,
     assert_no_hallucination_judged,
     assert_context_recall,
     assert_answer_correct,
@@ -167,6 +173,10 @@ __all__ = [
     "assert_faithful",
     "assert_context_precision",
     "assert_context_relevant_judged",
+    "assert_bleurt",
+    "assert_moverscore",
+    "assert_answer_in_context",
+    "assert_no_hallucinated_sentences",
     "assert_no_hallucination_judged",
     "assert_context_recall",
     "assert_answer_correct",

@@ -34,12 +34,16 @@ def assert_not_toxic(
 
 def assert_sentiment(
     actual: str, *, backend: str = "vader", scorer: str | None = None, positive_label: str = "POSITIVE",
-    classifier: str | None = None, **kwargs: Any
+    scale: str = "signed", classifier: str | None = None, **kwargs: Any
 ) -> Result:
-    """The answer's sentiment is at least the threshold (default -0.05: not negative; scale -1..1)."""
+    """The answer's sentiment is at least the threshold (default -0.05: not negative; scale -1..1).
+
+    ``scale="probability"`` decides on ``positivity`` in [0, 1] instead (default threshold 0.475, the same verdicts).
+    """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"backend": backend, "model": _scorer("assert_sentiment", scorer, classifier=classifier), "positive_label": positive_label}
+    params = {"backend": backend, "model": _scorer("assert_sentiment", scorer, classifier=classifier), "positive_label": positive_label,
+              "scale": scale}
     return assert_check("sentiment", actual=actual, params=params, **kwargs)
 
 

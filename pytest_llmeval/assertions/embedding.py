@@ -48,6 +48,7 @@ def assert_accurate(
     short_string_threshold: int = 10,
     facts: bool = True,
     entities: str = "auto",
+    sentence_level_metrics: bool = True,
     scorer: str | None = None,
     embedding_model: str | None = None,
     **kwargs: Any,
@@ -58,11 +59,12 @@ def assert_accurate(
     ``short_string_metric`` instead: ``normalized_edit_distance``, ``exact_match``,
     ``token_jaccard`` or ``embeddings``. With ``facts=True`` a number, date or name
     that the expected answer does not state fails the check and is named.
+    ``sentence_level_metrics=False`` leaves each sentence's score out of the record.
     """
     __tracebackhide__ = True
     _common(kwargs)
     params = {"model": _scorer("assert_accurate", scorer, embedding_model=embedding_model), "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
-              "facts": facts, "entities": entities}
+              "facts": facts, "entities": entities, "sentence_level_metrics": sentence_level_metrics}
     return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -139,10 +141,12 @@ def assert_self_consistent(
     use_stemmer: bool = False,
     model: str | None = None,
     case: str | None = None,
+    min_test_cases: int = 2,
 ) -> list[Result]:
     """Answers one model gave to the same question agree with each other (mean pairwise ROUGE-L, 0.75).
 
-    Records one result per answer; fails naming the least consistent answer.
+    Records one result per answer; fails naming the least consistent answer. Fewer than
+    ``min_test_cases`` answers (default 2) leave the group unscored, which fails.
     """
     __tracebackhide__ = True
     if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence) or not answers:
@@ -152,7 +156,7 @@ def assert_self_consistent(
         raise TypeError(f"assert_self_consistent: argument 'answers' must hold str; answers[{bad}] is {type(answers[bad]).__name__}")
     model, case = _group_defaults(model, case)
     cases = [Case(actual=a, question=question, model=model, case_id=case) for a in answers]
-    params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer}
+    params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer, "min_test_cases": min_test_cases}
     results = _run("self_consistency", cases, threshold, thresholds, params, True)
     failed = [i for i, r in enumerate(results) if not r.passed]
     if failed:
@@ -166,15 +170,17 @@ def assert_no_question_drift(
     questions: Sequence[str],
     *,
     split_ratio: float = 0.5,
-    min_cases: int = 10,
+    min_test_cases: int = 10,
     threshold: float | None = None,
     scorer: str | None = None,
     embedding_model: str | None = None,
     case: str | None = None,
+    min_cases: int | None = None,
 ) -> Result:
     """The later questions mean the same kind of thing as the earlier ones (centroid cosine distance, 0.1).
 
-    ``questions`` must be in chronological order. Records one result for the set.
+    ``questions`` must be in chronological order. Records one result for the set; with fewer than
+    ``min_test_cases`` questions it is unscored (``min_cases``: the old name, deprecated).
     """
     __tracebackhide__ = True
     if isinstance(questions, str) or not isinstance(questions, Sequence) or not questions:
@@ -182,7 +188,12 @@ def assert_no_question_drift(
     _, case = _group_defaults(None, case)
     # None and empty questions are left out, as the catalog does; the rest must be str.
     cases = [Case(question=q, case_id=case) for q in questions if q is not None and q != ""] or [Case(question="", case_id=case)]
-    evaluator_params = {"model": _scorer("assert_no_question_drift", scorer, embedding_model=embedding_model), "split_ratio": split_ratio, "min_cases": min_cases}
+    evaluator_params = {"model": _scorer("assert_no_question_drift", scorer, embedding_model=embedding_model), "split_ratio": split_ratio,
+                        "min_test_cases": min_test_cases if min_cases is None else min_cases}
+    if min_cases is not None:
+        import warnings
+
+        warnings.warn("assert_no_question_drift: 'min_cases' is now 'min_test_cases'", DeprecationWarning, stacklevel=2)
     # Drift is one number for the whole set: every case gets it, one result is recorded.
     result = _run("questions_drift", cases, threshold, None, evaluator_params, False)[0]
     context = current_context()
@@ -194,11 +205,15 @@ def assert_no_question_drift(
 
 
 def assert_steps_aligned(
-    actual: str, context: Any, *, match_threshold: float = 0.7, scorer: str | None = None, embedding_model: str | None = None,
-    **kwargs: Any
+    actual: str, context: Any, *, match_threshold: float = 0.7, sentence_level_metrics: bool = True, scorer: str | None = None,
+    embedding_model: str | None = None, **kwargs: Any
 ) -> Result:
-    """The answer gives the procedure of the retrieved context: all steps, in order (edits, 0.75: none allowed)."""
+    """The answer gives the procedure of the retrieved context: all steps, in order (edits, 0.75: none allowed).
+
+    ``sentence_level_metrics=False`` leaves the steps found out of the record.
+    """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"model": _scorer("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold}
+    params = {"model": _scorer("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold,
+              "sentence_level_metrics": sentence_level_metrics}
     return assert_check("step_alignment", actual=actual, context=context, params=params, **kwargs)

@@ -8,16 +8,20 @@ from typing import Any
 from ..result import Result
 from .core import _common, assert_check
 
-__all__ = ['assert_fact_checked', 'assert_faithful', 'assert_context_precision', 'assert_context_relevant_judged', 'assert_no_hallucination_judged', 'assert_context_recall', 'assert_answer_correct', 'assert_answer_relevant', 'assert_ragas', 'assert_correct', 'assert_bucket', 'assert_coherent_summary', 'assert_no_contact_info', 'assert_same_language', 'assert_not_sexist', 'assert_no_stereotypes', 'assert_good_summary_judged', 'assert_unbiased_opinions', 'assert_non_toxic_opinions', 'assert_prompt', 'assert_geval', 'assert_dag', 'assert_summary_qag', 'assert_task_completed', 'assert_self_checked']
+__all__ = ['assert_fact_checked', 'assert_faithful', 'assert_context_precision', 'assert_context_relevant_judged', 'assert_answer_in_context', 'assert_no_hallucinated_sentences', 'assert_no_hallucination_judged', 'assert_context_recall', 'assert_answer_correct', 'assert_answer_relevant', 'assert_ragas', 'assert_correct', 'assert_bucket', 'assert_coherent_summary', 'assert_no_contact_info', 'assert_same_language', 'assert_not_sexist', 'assert_no_stereotypes', 'assert_good_summary_judged', 'assert_unbiased_opinions', 'assert_non_toxic_opinions', 'assert_prompt', 'assert_geval', 'assert_dag', 'assert_summary_qag', 'assert_task_completed', 'assert_self_checked']
 
 # -- LLM-judge checks (pytest-llmeval[judge]) ---------------------------------------------
 
 
-def assert_faithful(actual: str, context: Any, *, unknown_claims: str = "unsupported", **kwargs: Any) -> Result:
-    """The context supports the answer's claims (LLM judge; threshold 0.75). Skipped when no judge is configured."""
+def assert_faithful(actual: str, context: Any, *, unknown_claims: str = "unsupported", binary: bool = False, **kwargs: Any) -> Result:
+    """The context supports the answer's claims (LLM judge; threshold 0.75). Skipped when no judge is configured.
+
+    ``binary=True`` decides on ``faithful``: 1 only when every claim is supported (seed 003's shape).
+    """
     __tracebackhide__ = True
     _common(kwargs)
-    return assert_check("faithfulness", actual=actual, context=context, params={"unknown_claims": unknown_claims}, **kwargs)
+    params = {"unknown_claims": unknown_claims, "binary": binary}
+    return assert_check("faithfulness", actual=actual, context=context, params=params, **kwargs)
 
 
 def assert_context_precision(question: str, expected: Any, context: Any, **kwargs: Any) -> Result:
@@ -27,11 +31,31 @@ def assert_context_precision(question: str, expected: Any, context: Any, **kwarg
     return assert_check("context_precision", question=question, expected=expected, context=context, **kwargs)
 
 
-def assert_context_relevant_judged(question: str, context: Any, **kwargs: Any) -> Result:
-    """The retrieved chunks are relevant to the question, as the judge reads them (LLM judge)."""
+def assert_context_relevant_judged(
+    question: str, context: Any, *, unit: str = "sentence", max_sentences: int = 100, **kwargs: Any
+) -> Result:
+    """The retrieved context is relevant to the question, as the judge reads it (LLM judge; threshold 0.75).
+
+    ``unit="sentence"`` (the catalog's formula) counts relevant sentences, ``unit="chunk"`` relevant chunks.
+    """
     __tracebackhide__ = True
     _common(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("context_relevancy_judge", question=question, context=context, **kwargs)
+    params = {"unit": unit, "max_sentences": max_sentences}
+    return assert_check("context_relevancy_judge", question=question, context=context, params=params, **kwargs)
+
+
+def assert_answer_in_context(actual: str, context: Any, *, max_sentences: int = 100, **kwargs: Any) -> Result:
+    """Most of the answer's sentences are found in the context (seed 002's context recall; LLM judge; threshold 0.75)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("context_recall_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
+
+
+def assert_no_hallucinated_sentences(actual: str, context: Any, *, max_sentences: int = 100, **kwargs: Any) -> Result:
+    """Few of the answer's sentences lack support in the context (seed 002's hallucination; LLM judge; at most 0.25)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("hallucination_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 
 def assert_no_hallucination_judged(actual: str, context: Any, **kwargs: Any) -> Result:

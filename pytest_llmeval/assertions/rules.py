@@ -49,13 +49,17 @@ def assert_no_pii(
 
 
 def assert_no_pii_presidio(
-    actual: str, *, context: Any = None, entities: Any = None, score_threshold: float = 0.5, evaluate_context: bool = True,
-    **kwargs: Any,
+    actual: str, *, context: Any = None, entities: Any = None, score_threshold: float = 0.5, entity_thresholds: Any = None,
+    evaluate_context: bool = True, **kwargs: Any,
 ) -> Result:
-    """No PII by Microsoft Presidio (names, locations, contacts, IDs) in the answer (or context); the detail has an anonymised text."""
+    """No PII by Microsoft Presidio (names, locations, contacts, IDs) in the answer (or context); the detail has an anonymised text.
+
+    ``entity_thresholds`` sets Presidio confidences per entity type (default: phone numbers at 0.4, others at ``score_threshold``).
+    """
     __tracebackhide__ = True
     _common(kwargs)
-    params = {"entities": entities, "score_threshold": score_threshold, "evaluate_context": evaluate_context}
+    params = {"entities": entities, "score_threshold": score_threshold, "entity_thresholds": entity_thresholds,
+              "evaluate_context": evaluate_context}
     return assert_check("pii_presidio", actual=actual, context=context, params=params, **kwargs)
 
 

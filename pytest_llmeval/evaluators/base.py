@@ -88,6 +88,8 @@ class Evaluator:
     - ``metrics``: :class:`MetricSpec` tuple, exactly one ``primary``.
     - ``defaults``: parameter names and default values; anything else is refused.
     - ``case_specific``: parameters that belong to the case, kept out of the signature.
+    - ``reporting``: parameters that change only what a result keeps (``sentence_level_metrics``),
+      not its scores: kept out of the signature too.
     - ``reproducible``, ``needs_judge``, ``uses_models``, ``gpu``: catalog flags.
     - ``helper``: the ``assert_*`` helper that wraps it (``assert_check(name)`` always works).
     - ``extra``: the pytest-llmeval extra it needs installed (``""``: none).
@@ -103,6 +105,8 @@ class Evaluator:
     #: Parameters that describe the case rather than the method (a JSON schema, say):
     #: left out of the signature, so results for different cases stay comparable.
     case_specific: ClassVar[tuple[str, ...]] = ()
+    #: Parameters that change what a result keeps, never a score: left out of the signature.
+    reporting: ClassVar[tuple[str, ...]] = ()
     reproducible: ClassVar[bool] = True
     needs_judge: ClassVar[bool] = False
     uses_models: ClassVar[bool] = False
@@ -144,8 +148,8 @@ class Evaluator:
         return None
 
     def signature_params(self) -> Mapping[str, Any]:
-        """The parameters that define the scoring method (all but ``case_specific`` ones)."""
-        return {k: v for k, v in self.params.items() if k not in self.case_specific}
+        """The parameters that define the scoring method (all but ``case_specific`` and ``reporting`` ones)."""
+        return {k: v for k, v in self.params.items() if k not in self.case_specific and k not in self.reporting}
 
     # -- the contract ---------------------------------------------------------
 

@@ -274,6 +274,9 @@ class Sentiment(ModelEvaluator):
         backend: ``vader`` (offline lexicon) or ``transformers`` (a sequence classifier).
         model: the classifier (name or folder) for the transformers backend.
         positive_label: the classifier's label of the positive class.
+        scale: ``signed`` decides on ``sentiment`` in [-1, 1] (VADER's compound); ``probability`` on
+            ``positivity`` in [0, 1] (seed 003's classifier shape: the positive class's probability, or
+            VADER's compound moved to [0, 1]). Both are always recorded; the defaults give the same verdicts.
     """
 
     name = "sentiment"
@@ -281,9 +284,10 @@ class Sentiment(ModelEvaluator):
     extra = "sentiment"
     version = "2"  # 2: texts over 2,000 characters are scored in chunks of sentences
     description = "The answer is not negative"
-    defaults: ClassVar[Mapping[str, Any]] = {"backend": "vader", "model": None, "positive_label": "POSITIVE"}
+    defaults: ClassVar[Mapping[str, Any]] = {"backend": "vader", "model": None, "positive_label": "POSITIVE", "scale": "signed"}
     metrics = (
         MetricSpec("sentiment", "-1 very negative .. 1 very positive", range=(-1.0, 1.0), threshold=-0.05, primary=True),
+        MetricSpec("positivity", "0 negative .. 1 positive: (sentiment + 1) / 2", threshold=0.475),
         MetricSpec("positive", "share of positive sentiment (VADER)", threshold=None),
         MetricSpec("negative", "share of negative sentiment (VADER)", higher_is_better=False, threshold=None),
         MetricSpec("neutral", "share of neutral sentiment (VADER)", threshold=None),
@@ -295,6 +299,10 @@ class Sentiment(ModelEvaluator):
             require_type(self.name, "model", self.params["model"], str,
                          "a sequence-classification model name or folder (e.g. distilbert-base-uncased-finetuned-sst-2-english)")
         require_type(self.name, "positive_label", self.params["positive_label"], str, "a label name")
+        require_choice(self.name, "scale", self.params["scale"], ("signed", "probability"))
+
+    def active_primary(self) -> MetricSpec:
+        return self.metric_specs()["positivity" if self.params["scale"] == "probability" else "sentiment"]
 
     def backend(self) -> str:
         return package_version("vaderSentiment" if self.params["backend"] == "vader" else "transformers")
@@ -329,7 +337,8 @@ class Sentiment(ModelEvaluator):
             for text in texts:
                 if len(text) <= VADER_CHUNK:
                     polarity = analyzer.polarity_scores(text)
-                    out.append(Score({"sentiment": polarity["compound"], "positive": polarity["pos"], "negative": polarity["neg"],
+                    out.append(Score({"sentiment": polarity["compound"], "positivity": (polarity["compound"] + 1) / 2,
+                                      "positive": polarity["pos"], "negative": polarity["neg"],
                                       "neutral": polarity["neu"]}, f"VADER compound {polarity['compound']:+.3f}", {}))
                     continue
                 # VADER's time grows with the square of the text: score chunks of whole sentences and
@@ -338,7 +347,7 @@ class Sentiment(ModelEvaluator):
                 scored = [(len(chunk), analyzer.polarity_scores(chunk)) for chunk in chunks]
                 total = sum(weight for weight, _ in scored)
                 mean = {key: sum(weight * p[key] for weight, p in scored) / total for key in ("compound", "pos", "neg", "neu")}
-                out.append(Score({"sentiment": mean["compound"], "positive": mean["pos"], "negative": mean["neg"], "neutral": mean["neu"]},
+                out.append(Score({"sentiment": mean["compound"], "positivity": (mean["compound"] + 1) / 2, "positive": mean["pos"], "negative": mean["neg"], "neutral": mean["neu"]},
                                  f"VADER compound {mean['compound']:+.3f} (length-weighted mean over {len(chunks)} chunks of sentences)",
                                  {"chunks": len(chunks)}))
             return out
@@ -354,5 +363,5 @@ class Sentiment(ModelEvaluator):
             batch = tokenizer(texts[start:start + _BATCH], padding=True, truncation=True, return_tensors="pt").to(device)
             with torch.no_grad():
                 probabilities.extend(model(**batch).logits.float().softmax(dim=-1)[:, positive].cpu().tolist())
-        return [Score({"sentiment": 2 * p - 1, "positive": None, "negative": None, "neutral": None},
+        return [Score({"sentiment": 2 * p - 1, "positivity": p, "positive": None, "negative": None, "neutral": None},
                       f"positive with probability {p:.3f}", {"positive_probability": p}) for p in probabilities]

@@ -56,12 +56,15 @@ class SelfConsistency(Evaluator):
         max_group_size: answers compared pairwise at most; larger groups are sampled.
         use_stemmer: Porter-stem tokens before ROUGE.
         seed: seed of the sampling.
+        min_test_cases: fewer answers than this leave the group unscored (default 2: one answer
+            has nothing to agree with, and is not called consistent).
     """
 
     name = "self_consistency"
     helper = "assert_self_consistent"
     description = "Answers to the same question agree with each other"
-    defaults: ClassVar[Mapping[str, Any]] = {"max_group_size": 100, "use_stemmer": False, "seed": 0}
+    version = "2"  # 2: a group smaller than min_test_cases is unscored (one answer was 1.0)
+    defaults: ClassVar[Mapping[str, Any]] = {"max_group_size": 100, "use_stemmer": False, "seed": 0, "min_test_cases": 2}
     metrics = (
         MetricSpec("rouge1", "mean ROUGE-1 F1 against the other answers", threshold=0.75),
         MetricSpec("rougeL", "mean ROUGE-L F1 against the other answers", threshold=0.75, primary=True),
@@ -72,6 +75,7 @@ class SelfConsistency(Evaluator):
         require_number(self.name, "max_group_size", size, low=2, integer=True)
         require_type(self.name, "use_stemmer", self.params["use_stemmer"], bool, "True or False")
         require_type(self.name, "seed", self.params["seed"], int, "an integer")
+        require_number(self.name, "min_test_cases", self.params["min_test_cases"], low=1, integer=True)
         from rouge_score import rouge_scorer
 
         self._scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=self.params["use_stemmer"])
@@ -81,8 +85,14 @@ class SelfConsistency(Evaluator):
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         answers = [c.actual or "" for c in cases]
+        least = self.params["min_test_cases"]
+        if len(answers) < least:
+            return [Score({"rouge1": None, "rougeL": None},
+                          f"self-consistency needs at least {least} answers to the question; got {len(answers)}", {"compared": 0})
+                    for _ in answers]
         if len(answers) == 1:
-            return [Score({"rouge1": 1.0, "rougeL": 1.0}, "only answer to its question: consistent with itself", {"compared": 0})]
+            return [Score({"rouge1": 1.0, "rougeL": 1.0}, "only answer to its question (min_test_cases=1): consistent with itself",
+                          {"compared": 0})]
         pool = stratified_sample([len(a) for a in answers], self.params["max_group_size"], seed=self.params["seed"])
         pairs: dict[tuple[int, int], tuple[float, float]] = {}
         out = []
@@ -107,7 +117,8 @@ class QuestionsDrift(EmbeddingEvaluator):
 
     Parameters:
         split_ratio: share of the (chronologically ordered) questions in the first group, 0.1-0.9.
-        min_cases: fewer non-empty questions than this leave the drift unscored.
+        min_test_cases: fewer non-empty questions than this leave the drift unscored (the catalog's
+            default, 10). ``min_cases``, its old name, still works with a DeprecationWarning.
     """
 
     name = "questions_drift"
@@ -115,7 +126,7 @@ class QuestionsDrift(EmbeddingEvaluator):
     extra = "embeddings"
     description = "The questions asked later mean the same kind of thing as the earlier ones"
     requires = ("question",)
-    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "split_ratio": 0.5, "min_cases": 10}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "split_ratio": 0.5, "min_test_cases": 10, "min_cases": None}
     metrics = (
         MetricSpec("drift", "cosine distance between the centroids of the two groups", higher_is_better=False,
                    range=(0.0, 2.0), threshold=0.1, primary=True),
@@ -125,14 +136,20 @@ class QuestionsDrift(EmbeddingEvaluator):
         super().configure()
         ratio = self.params["split_ratio"]
         require_number(self.name, "split_ratio", ratio, low=0.1, high=0.9)
-        require_number(self.name, "min_cases", self.params["min_cases"], low=2, integer=True)
+        old = self.params.pop("min_cases")
+        if old is not None:
+            import warnings
+
+            warnings.warn(f"{self.name}: parameter 'min_cases' is now 'min_test_cases'", DeprecationWarning, stacklevel=4)
+            self.params["min_test_cases"] = old
+        require_number(self.name, "min_test_cases", self.params["min_test_cases"], low=2, integer=True)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         import numpy as np
 
         questions = [c.question for c in cases if c.question and c.question.strip()]
-        if len(questions) < self.params["min_cases"]:
-            score = Score({"drift": None}, f"drift needs at least {self.params['min_cases']} questions; got {len(questions)}",
+        if len(questions) < self.params["min_test_cases"]:
+            score = Score({"drift": None}, f"drift needs at least {self.params['min_test_cases']} questions; got {len(questions)}",
                           {"questions": len(questions)})
             return [score] * len(cases)
         cut = min(max(1, round(len(questions) * self.params["split_ratio"])), len(questions) - 1)

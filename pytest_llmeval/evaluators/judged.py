@@ -27,11 +27,11 @@ from typing import Any, ClassVar, TypeVar
 from ..case import Case
 from ..judges.base import JudgeParseError
 from ..judges.runner import fan_out, validate_reply
-from .base import Evaluator, MetricSpec, Score, require_choice
+from .base import Evaluator, MetricSpec, Score, require_choice, require_type
 
 T = TypeVar("T")
 
-__all__ = ["JudgeEvaluator", "EmbeddingJudge", "ContextPrecision", "Faithfulness", "ContextRecall", "ContextRelevancyJudge", "HallucinationJudge",
+__all__ = ["JudgeEvaluator", "EmbeddingJudge", "ContextPrecision", "Faithfulness", "ContextRecall",
            "AnswerCorrectness", "weighted_precision"]
 
 
@@ -55,6 +55,8 @@ class JudgeEvaluator(Evaluator):
     needs_judge = True
     reproducible = False
     runner: Any = None
+    #: The name verdicts are stored under (default: the check's own); checks asking the same question share one.
+    verdicts_of: ClassVar[str] = ""
 
     def bind_judge(self, runner: Any) -> None:
         self.runner = runner
@@ -104,7 +106,7 @@ class JudgeEvaluator(Evaluator):
             return value
 
         current = _REPEAT.get()
-        reply = self.runner.reply(evaluator=self.name, version=self.version, template=template,
+        reply = self.runner.reply(evaluator=self.verdicts_of or self.name, version=self.version, template=template,
                                   messages=[{"role": "user", "content": template.format(**fields)}], schema=schema,
                                   repeat=repeat + current, what=what if not current else f"{what} (repeat {current})",
                                   options=options, parse=parse)
@@ -284,6 +286,8 @@ class Faithfulness(JudgeEvaluator):
     Parameters:
         unknown_claims: ``unsupported`` (RAGAS: only supported claims count) or
             ``supported`` (DeepEval: only contradicted claims count against).
+        binary: decide on ``faithful`` instead, 1 when every claim counts as supported and 0
+            otherwise (seed 003's pass / fail shape, as LlamaIndex reports it); both are always recorded.
     """
 
     name = "faithfulness"
@@ -291,11 +295,16 @@ class Faithfulness(JudgeEvaluator):
     extra = "judge"
     description = "The answer's claims are supported by the retrieved context (LLM judge)"
     requires = ("actual", "context")
-    defaults: ClassVar[Mapping[str, Any]] = {"unknown_claims": "unsupported"}
-    metrics = _judge_metrics("faithfulness", "share of claims supported by the context")
+    defaults: ClassVar[Mapping[str, Any]] = {"unknown_claims": "unsupported", "binary": False}
+    metrics = (*_judge_metrics("faithfulness", "share of claims supported by the context"),
+               MetricSpec("faithful", "1 when every claim is supported, else 0", threshold=0.5))
 
     def configure(self) -> None:
         require_choice(self.name, "unknown_claims", self.params["unknown_claims"], ("unsupported", "supported"))
+        require_type(self.name, "binary", self.params["binary"], bool, "True or False")
+
+    def active_primary(self) -> MetricSpec:
+        return self.metric_specs()["faithful" if self.params["binary"] else "faithfulness"]
 
     def score(self, case: Case) -> Score:
         context = "\n\n".join(case.context)
@@ -305,16 +314,16 @@ class Faithfulness(JudgeEvaluator):
                                                                        f"{self.name} claim {i}", context=context, claim=claim)
                                      for i, claim in enumerate(claims)])
         except JudgeParseError as exc:
-            return self.unscored(["faithfulness"], exc)
+            return self.unscored(["faithfulness", "faithful"], exc)
         if not claims:
-            return Score({"faithfulness": 1.0, "parse_failure": 0.0}, "no claims to check", {"claims": []})
+            return Score({"faithfulness": 1.0, "faithful": 1.0, "parse_failure": 0.0}, "no claims to check", {"claims": []})
         counted = ("yes", "idk") if self.params["unknown_claims"] == "supported" else ("yes",)
         value = sum(v in counted for v in verdicts) / len(verdicts)
         failing = [c for c, v in zip(claims, verdicts) if v not in counted]
         reason = f"{len(claims) - len(failing)}/{len(claims)} claims supported"
         if failing:
             reason += f"; first unsupported: {failing[0][:100]!r}"
-        return Score({"faithfulness": value, "parse_failure": 0.0}, reason,
+        return Score({"faithfulness": value, "faithful": 0.0 if failing else 1.0, "parse_failure": 0.0}, reason,
                      {"claims": [{"claim": c, "verdict": v} for c, v in zip(claims, verdicts)]})
 
 
@@ -331,19 +340,7 @@ Context: {context}
 Statement: {statement}
 """
 
-_CHUNK_RELEVANT = """Is any part of the context chunk relevant to answering the question? Reply with JSON only:
-{{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
-Question: {question}
-Context chunk: {chunk}
-"""
-
-_CONTRADICTS = """Does the text directly contradict the context? Answer "yes" only for a direct contradiction, otherwise "no".
-Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
-
-Context: {context}
-Text: {text}
-"""
 
 _SUPPORTED = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
 
@@ -383,50 +380,6 @@ class ContextRecall(JudgeEvaluator):
         value, index, found = best
         return Score({"context_recall": value, "parse_failure": 0.0},
                      f"{sum(found)}/{len(found)} statements of expected answer #{index} are in the context", {"reference": index})
-
-
-class ContextRelevancyJudge(JudgeEvaluator):
-    """Share of retrieved chunks the judge finds relevant to the question."""
-
-    name = "context_relevancy_judge"
-    helper = "assert_context_relevant_judged"
-    extra = "judge"
-    description = "The retrieved chunks are relevant to the question (LLM judge)"
-    requires = ("question", "context")
-    metrics = _judge_metrics("context_relevancy", "share of relevant chunks")
-
-    def score(self, case: Case) -> Score:
-        try:
-            relevant = self.fan_out([lambda i=i, chunk=chunk: _yes(self, _CHUNK_RELEVANT, f"{self.name} chunk {i}",  # type: ignore[misc]
-                                                                   question=case.question or "", chunk=chunk)
-                                     for i, chunk in enumerate(case.context)])
-        except JudgeParseError as exc:
-            return self.unscored(["context_relevancy"], exc)
-        value = sum(relevant) / len(relevant)
-        return Score({"context_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} chunks relevant",
-                     {"verdicts": relevant})
-
-
-class HallucinationJudge(JudgeEvaluator):
-    """Share of retrieved chunks the answer contradicts (lower is better)."""
-
-    name = "hallucination_judge"
-    helper = "assert_no_hallucination_judged"
-    extra = "judge"
-    description = "The answer contradicts none of the retrieved chunks (LLM judge)"
-    requires = ("actual", "context")
-    metrics = _judge_metrics("hallucination", "share of chunks the answer contradicts", higher_is_better=False)
-
-    def score(self, case: Case) -> Score:
-        try:
-            contradicted = self.fan_out([lambda i=i, chunk=chunk: _yes(self, _CONTRADICTS, f"{self.name} chunk {i}",  # type: ignore[misc]
-                                                                       context=chunk, text=case.actual or "")
-                                         for i, chunk in enumerate(case.context)])
-        except JudgeParseError as exc:
-            return self.unscored(["hallucination"], exc)
-        value = sum(contradicted) / len(contradicted)
-        return Score({"hallucination": value, "parse_failure": 0.0}, f"contradicts {sum(contradicted)}/{len(contradicted)} chunks",
-                     {"verdicts": contradicted})
 
 
 class EmbeddingJudge(JudgeEvaluator):

@@ -161,6 +161,9 @@ class AnswerAccuracy(_FactChecked, _SentenceMatch):
     With ``facts=True`` (default) a number, date or name of the answer that the
     expected answer does not state (or a negation they disagree on) fails the
     check and is named (``fact_support`` < 1).
+
+    ``sentence_level_metrics`` (default ``True``) keeps every answer sentence's score in the
+    details (``sentence_scores``); ``False`` keeps only the least accurate sentence.
     """
 
     name = "answer_accuracy"
@@ -169,7 +172,8 @@ class AnswerAccuracy(_FactChecked, _SentenceMatch):
     version = "2"
     description = "The least accurate answer sentence is still close to the expected answer, and its facts agree"
     defaults: ClassVar[Mapping[str, Any]] = {"model": None, "short_string_metric": "normalized_edit_distance", "short_string_threshold": 10,
-                                   "facts": True, "entities": "auto"}
+                                   "facts": True, "entities": "auto", "sentence_level_metrics": True}
+    reporting = ("sentence_level_metrics",)
     metrics = (
         MetricSpec("answer_accuracy", "similarity of the least accurate answer sentence", threshold=0.75, primary=True,
                    calibrated=calibrated(0.57, 0.75)),
@@ -181,6 +185,7 @@ class AnswerAccuracy(_FactChecked, _SentenceMatch):
         require_choice(self.name, "short_string_metric", self.params["short_string_metric"], SHORT_STRING_METRICS)
         threshold = self.params["short_string_threshold"]
         require_number(self.name, "short_string_threshold", threshold, low=0, integer=True)
+        require_type(self.name, "sentence_level_metrics", self.params["sentence_level_metrics"], bool, "True or False")
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         fallback = self.params["short_string_metric"]
@@ -222,7 +227,7 @@ class AnswerAccuracy(_FactChecked, _SentenceMatch):
                 {"answer_accuracy": value},
                 f"least accurate sentence {excerpt(sentences[worst], 100)!r} ({value:.3f}) vs expected answer #{reference}",
                 {"method": "embeddings", "reference": reference, "least_accurate": excerpt(sentences[worst], 200),
-                 "sentence_scores": [float(v) for v in sims]},
+                 **({"sentence_scores": [float(v) for v in sims]} if self.params["sentence_level_metrics"] else {})},
             )
             final.append(_with_facts(score, facts[reference] if facts else None))
         return final

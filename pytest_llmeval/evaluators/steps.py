@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from ..case import Case
 from ..text import excerpt
-from .base import MetricSpec, Score, require_number
+from .base import MetricSpec, Score, require_number, require_type
 from .embedding import EmbeddingEvaluator, _similarity
 
 __all__ = ["StepAlignment", "extract_steps", "align_steps"]
@@ -189,6 +189,7 @@ class StepAlignment(EmbeddingEvaluator):
     Parameters:
         match_threshold: similarity at which two steps count as the same step.
         max_steps: steps per side at most (the alignment is quadratic).
+        sentence_level_metrics: keep the steps found on each side in the details (default ``True``).
     """
 
     name = "step_alignment"
@@ -197,7 +198,8 @@ class StepAlignment(EmbeddingEvaluator):
     extra = "embeddings"
     description = "The answer's steps match the procedure in the retrieved context, in order"
     requires = ("actual", "context")
-    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "match_threshold": 0.7, "max_steps": 200}
+    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "match_threshold": 0.7, "max_steps": 200, "sentence_level_metrics": True}
+    reporting = ("sentence_level_metrics",)
     metrics = (
         MetricSpec("edits", "step insertions + deletions + mismatches", higher_is_better=False, range=(0.0, INF), threshold=0.75, primary=True),
         MetricSpec("insertions", "context steps missing from the answer", higher_is_better=False, range=(0.0, INF)),
@@ -212,6 +214,7 @@ class StepAlignment(EmbeddingEvaluator):
         threshold = self.params["match_threshold"]
         require_number(self.name, "match_threshold", threshold, low=0, high=1)
         require_number(self.name, "max_steps", self.params["max_steps"], low=1, integer=True)
+        require_type(self.name, "sentence_level_metrics", self.params["sentence_level_metrics"], bool, "True or False")
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         limit = self.params["max_steps"]
@@ -236,6 +239,7 @@ class StepAlignment(EmbeddingEvaluator):
             else:
                 reason = (f"{aligned['edits']} edit(s): {aligned['insertions']} missing, {aligned['deletions']} extra, "
                           f"{aligned['mismatches']} mismatched ({len(answer)} answer steps vs {len(context)} context steps)")
-            details = {"answer_steps": [excerpt(s, 120) for s in answer], "context_steps": [excerpt(s, 120) for s in context]}
+            details = ({"answer_steps": [excerpt(s, 120) for s in answer], "context_steps": [excerpt(s, 120) for s in context]}
+                       if self.params["sentence_level_metrics"] else {})
             out.append(Score({**counts, **{k: float(v) for k, v in aligned.items()}}, reason, details))
         return out
