@@ -10,7 +10,7 @@ half precision unless ``--llmeval-precision=fp32``.
 Embeddings are cached by (model signature, exact text): in memory always, and on
 disk under the cache directory (``.llmeval_cache/`` by default) so that a rerun
 of unchanged outputs neither loads the model nor encodes anything. Nothing in
-this module imports torch or sentence-transformers until a model is needed.
+this module imports torch or sentence-transformers until a model is needed (none with an embedding server).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .embedding_server import EmbeddingServer
 
 __all__ = [
     "ModelCache",
@@ -279,11 +281,12 @@ class Embedder:
     def __init__(self, name: str, cache: ModelCache) -> None:
         self.name = name
         self._cache = cache
-        self.identity = model_identity(name)
+        server = cache.embedding_server  # vectors from a shared server: its own identity, "remote" precision
+        self.identity = server.identity(name) if server else model_identity(name)
         self._model: Any = None
         self._error: ModelLoadError | None = None
         self.device: str | None = None
-        self._use_precision(predicted_precision(cache.device, cache.precision))
+        self._use_precision("remote" if server else predicted_precision(cache.device, cache.precision))
 
     def _use_precision(self, precision: str) -> None:
         """(Re)key the caches for ``precision``: vectors of fp16 and fp32 runs are never mixed."""
@@ -311,6 +314,9 @@ class Embedder:
         return self._model
 
     def _build(self) -> Any:
+        if self._cache.embedding_server is not None:  # no request yet: the first batch finds a dead server
+            self.device = self._cache.embedding_server.shown
+            return self._cache.embedding_server.client(self.name)
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
@@ -404,7 +410,8 @@ class ModelCache:
         device: ``auto``, ``cpu``, ``mps``, ``cuda`` or ``cuda:N``.
         precision: ``auto`` (fp16 on CUDA), ``fp32`` or ``fp16``.
         cache_dir: folder for the disk cache, or ``None`` for memory only.
-        embedding_model: the default embedder's name or folder.
+        embedding_model: the default embedder's name or folder (with ``embedding_server``: the name sent to it).
+        embedding_server: encode on this OpenAI-compatible server instead of loading a model.
         announce: called with a line of progress text around each model load.
     """
 
@@ -417,11 +424,13 @@ class ModelCache:
         embedding_model: str = DEFAULT_EMBEDDING_MODEL,
         batch_size: int = 64,
         announce: Callable[[str], None] | None = None,
+        embedding_server: EmbeddingServer | None = None,
     ) -> None:
         self.device = parse_device(device)
         self.precision = parse_precision(precision)
         self.cache_dir = cache_dir
         self.embedding_model = embedding_model
+        self.embedding_server = embedding_server
         self.batch_size = batch_size
         self._announce = announce or (lambda line: print(line, file=sys.stderr, flush=True))
         self._embedders: dict[str, Embedder] = {}

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from .embedding_server import endpoint
 from .models import DEFAULT_EMBEDDING_MODEL, parse_device, parse_precision
 
 __all__ = ["Option", "OPTIONS", "Settings", "add_options", "load_settings", "options_table", "parse_threshold"]
@@ -107,6 +108,14 @@ def _text(text: str) -> str:
     return str(text).strip()
 
 
+def _url(text: str) -> str:
+    """An http(s) URL, or nothing (off)."""
+    value = str(text).strip()
+    if value:
+        endpoint(value)  # raises ValueError saying what was expected
+    return value
+
+
 def _device(text: str) -> str:
     try:
         return parse_device(text)
@@ -166,7 +175,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("precision", _precision, "auto", "Model precision: auto (fp16 on CUDA, else fp32), fp32 or fp16", "PRECISION"),
     Option("cache_dir", _text, ".llmeval_cache", "Folder of the embedding cache in the rootdir, or 'off'", "DIR"),
     Option("embedding_model", _text, DEFAULT_EMBEDDING_MODEL,
-           "Embedding model: a sentence-transformers name or local folder (the default is embedded)", "MODEL"),
+           "Embedding model: a sentence-transformers name or local folder (the default is embedded); with "
+           "llmeval_embedding_url, the model name sent to the server", "MODEL"),
+    Option("embedding_url", _url, "", "Base URL of an OpenAI-compatible embeddings endpoint (vLLM, text-embeddings-inference, "
+           "Ollama, llama.cpp, OpenAI) that every worker and shard asks instead of loading a model: http://HOST:PORT/v1 "
+           "(a URL without a path means /v1)", "URL"),
+    Option("embedding_api_key_env", _text, "OPENAI_API_KEY",
+           "Name of the environment variable holding the embedding server's API key (sent only when set)", "NAME"),
     Option("models", _names, "", "Models under test, comma-separated: tests using the llmeval_model fixture run once per model",
            "A,B"),
     Option("flip_delta", _optional_number("a non-negative number, e.g. 0.2"), "",
@@ -204,6 +219,9 @@ OPTIONS: tuple[Option, ...] = (
            "Judge requests in flight at once, per process", "N"),
     Option("judge_timeout", _number("a positive number of seconds", 0.001), "60",
            "Seconds before a judge request times out and is retried", "SECONDS"),
+    Option("judge_prefetch", _boolean, "false",
+           "In tests parametrized from cases(...), ask the next tests' judge verdicts together in the background when every "
+           "field a judge check reads comes from the case (they are cached for those tests)", "BOOL"),
     Option("offline", _boolean, "false", "Never call a judge: replay recorded verdicts and skip judge checks that need a new one",
            flag="--llmeval-offline"),
 )
@@ -220,6 +238,8 @@ class Settings:
     precision: str = "auto"
     cache_dir: str = ".llmeval_cache"
     embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_url: str = ""
+    embedding_api_key_env: str = "OPENAI_API_KEY"
     models: tuple[str, ...] = ()
     flip_delta: float | None = None
     baseline: str = ""
@@ -239,6 +259,7 @@ class Settings:
     judge_max_tokens: int = 1024
     judge_max_concurrency: int = 4
     judge_timeout: float = 60.0
+    judge_prefetch: bool = False
     offline: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # where each value came from
 

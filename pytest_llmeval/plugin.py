@@ -100,13 +100,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     nothing_to_run = session.config.getoption("llmeval_evaluators", False) or session.config.getoption("llmeval_merge", None)
     if nothing_to_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
+    eval_session.prefetcher.wait()  # background judge prefetches write their verdicts first
     try:
         eval_session.models.flush()
     except OSError as exc:
         warnings.warn(LLMEvalWarning(f"could not write the embedding cache: {exc}"), stacklevel=1)
     if eval_session.is_worker:
         output = session.config.workeroutput  # type: ignore[attr-defined]
-        output["llmeval_models"] = eval_session.models.stats()
+        output["llmeval_models"] = {**eval_session.models.stats(), "prefetch": eval_session.prefetcher.stats()}
         if eval_session.judge_parts():
             output["llmeval_judge"] = eval_session.judge_parts()
         return

@@ -25,6 +25,9 @@ from typing import TYPE_CHECKING, Any
 from .current import activate, current_context, deactivate
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .case import Case
     from .evaluators.base import Evaluator
     from .result import Record, Result
 
@@ -73,6 +76,7 @@ class TestContext:
         case: str | None = None,
         tags: Mapping[str, Any] | None = None,
         judge_factory: Callable[[], Any] | None = None,
+        prefetch: Callable[[Evaluator, Sequence[Case]], None] | None = None,
     ) -> None:
         self.nodeid = nodeid
         self.model = model
@@ -83,6 +87,12 @@ class TestContext:
         self._evaluator_factory = evaluator_factory
         self._threshold_overrides = threshold_overrides
         self._judge_factory = judge_factory
+        self._prefetch = prefetch
+
+    def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
+        """Let the session batch work for the tests to come (:mod:`pytest_llmeval.prefetch`)."""
+        if self._prefetch is not None:
+            self._prefetch(evaluator, cases)
 
     def activate(self) -> Any:
         return activate(self)

@@ -80,6 +80,7 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "answer_correctness": "pytest_llmeval.evaluators.judged:AnswerCorrectness",
         "correctness": "pytest_llmeval.evaluators.judge_catalog:Correctness",
         "summary_coherence": "pytest_llmeval.evaluators.judge_catalog:SummaryCoherence",
+        "prometheus": "pytest_llmeval.evaluators.judge_grades:Prometheus",
         "accuracy_bucket": "pytest_llmeval.evaluators.judge_catalog:AccuracyBucket",
         "facts_compare": "pytest_llmeval.evaluators.judge_catalog:FactsCompare",
         "sql_eval": "pytest_llmeval.evaluators.judge_catalog:SqlEval",

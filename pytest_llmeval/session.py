@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .embedding_server import server_for
 from .markers import identity
 from .models import ModelCache
 from .options import Settings, load_settings, parse_threshold
+from .prefetch import Prefetcher
 from .recording import RECORD_PROPERTY, TestContext, decode_record
 from .registry import Registry, UnknownEvaluatorError
 from .result import Record
@@ -82,7 +84,9 @@ class EvalSession:
             device=self.settings.device, precision=self.settings.precision,
             cache_dir=str(config.rootpath / cache_dir) if cache_dir and cache_dir.lower() != "off" else None,
             embedding_model=self.settings.embedding_model, announce=self.announce,
+            embedding_server=server_for(self.settings),
         )
+        self.prefetcher = Prefetcher(judge_prefetch=self.settings.judge_prefetch)
 
     @property
     def judge(self) -> JudgeRunner:
@@ -187,7 +191,8 @@ class EvalSession:
         found = identity(item, use_markers=use_markers)
         return TestContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
-                           model=found.model, case=found.case, tags=found.tags)
+                           model=found.model, case=found.case, tags=found.tags,
+                           prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases))
 
     # -- collection (controller and single process) -------------------------------
 

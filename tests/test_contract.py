@@ -18,7 +18,8 @@ _MODELS = []
 # Evaluators whose inputs need a particular shape to be scored at all.
 PARAMS = {
     "questions_drift": {"min_test_cases": 2},
-    "self_consistency": {"min_test_cases": 1},  # the harness scores one answer at a time
+    "self_consistency": {"min_test_cases": 1},
+    "prometheus": {"criteria": "Is the answer accurate?", "rubric": ["wrong", "mostly wrong", "half right", "mostly right", "right"]},  # the harness scores one answer at a time
     "g_eval": {"criteria": "Correctness - the answer states the reference's facts"},
     "dag": {"dag": {"task": "List the numbers in the answer", "output": "numbers",
                     "then": {"judge": "Do the numbers match the context?", "children": {"yes": 10, "partly": 5, "no": 0}}}},

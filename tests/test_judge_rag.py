@@ -115,3 +115,39 @@ def test_helpers_through_pytest(pytester, server):
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=off", "--junitxml=out.xml")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*context_recall_sentences*context_recall 0.5*"])
+
+
+RUBRIC = ["Wrong or off topic.", "Mostly wrong.", "Half right.", "Right with a small slip.", "Right and complete."]
+
+
+def test_prometheus_grades_by_the_given_rubric(server, tmp_path):
+    server.script.append({"text": json.dumps({"reason": "names the capital", "score": 5})})
+    evaluator = build("prometheus", server, tmp_path, criteria="Does the answer name the capital?", rubric=RUBRIC)
+    [result] = evaluator.evaluate([Case(actual="Canberra.", question="Capital of Australia?", expected="Canberra")])
+    assert result.score == 5.0 and result.passed and result.thresholds == {"rubric_score": 4.0}
+    prompt = server.requests[0]["messages"][0]["content"]
+    assert "###Score Rubrics:\n[Does the answer name the capital?]\nScore 1: Wrong or off topic." in prompt
+    assert "Score 5: Right and complete." in prompt and "###Reference Answer (Score 5):\nCanberra" in prompt
+    assert "###Response to evaluate:\nCanberra." in prompt
+    server.script.append({"text": json.dumps({"reason": "no", "score": 2})})
+    [low] = evaluator.evaluate([Case(actual="Sydney.", question="Capital of Australia?")])
+    assert low.score == 2.0 and not low.passed
+    assert "(none given: grade by the rubric alone)" in server.requests[1]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"rubric": RUBRIC}, "parameter 'criteria' must be the graded criterion"),
+    ({"criteria": "x", "rubric": RUBRIC[:4]}, "must hold five non-empty descriptions"),
+    ({"criteria": "x", "rubric": {1: "a", 2: "b"}}, "must have the keys 1 to 5"),
+    ({"criteria": "x"}, "parameter 'rubric' must be five score descriptions"),
+])
+def test_prometheus_refuses_a_bad_rubric(params, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        Registry(entry_points=False).create("prometheus", **params)
+
+
+def test_prometheus_rubric_as_a_mapping(server, tmp_path):
+    server.script.append({"text": json.dumps({"reason": "ok", "score": 4})})
+    evaluator = build("prometheus", server, tmp_path, criteria="Polite?", rubric={i + 1: text for i, text in enumerate(RUBRIC)})
+    assert evaluator.params["rubric"] == RUBRIC
+    assert evaluator.evaluate([Case(actual="Thank you.")])[0].passed

