@@ -10,6 +10,11 @@ asked). Each check makes 1 + claims requests: the claim extraction, then the ver
 which go out together. Prints, measured in this one run, the wall time of each pytest
 run (first to last test, from the report), the critical path (tests x 2 round trips at
 concurrency 8, tests x (1 + claims) at 1) and the ratios.
+
+A third run is the regression-suite shape: the same answers as rows of a JSONL file,
+the test parametrized from ``cases(...)``, concurrency 8 and ``llmeval_judge_prefetch``
+on (verdicts recorded into a fresh cache folder, so each is still asked once). Its
+bound is requests x latency / 8 (every request in flight with 7 others).
 """
 
 from __future__ import annotations
@@ -26,6 +31,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.judge_server import ScriptedJudgeServer  # noqa: E402
+
+CASES_SUITE = """
+import pytest
+from pytest_llmeval import assert_faithful, cases
+
+
+@pytest.mark.parametrize("case", cases("rows.jsonl"))
+def test_answer(case):
+    assert_faithful(case.actual, case.context)
+"""
 
 SUITE = """
 import pytest
@@ -58,16 +73,25 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as folder:
             directory = Path(folder)
-            (directory / "test_judged.py").write_text(SUITE.format(tests=args.tests), encoding="utf-8")
-            for concurrency in (1, 8):
-                (directory / "pytest.ini").write_text(
+            (directory / "plain").mkdir()
+            (directory / "plain" / "test_judged.py").write_text(SUITE.format(tests=args.tests), encoding="utf-8")
+            (directory / "prefetch").mkdir()
+            (directory / "prefetch" / "test_cases.py").write_text(CASES_SUITE, encoding="utf-8")
+            (directory / "prefetch" / "rows.jsonl").write_text("".join(
+                json.dumps({"id": f"a{n}", "actual_output": f"Answer number {n}.", "retrieved_context": [f"The context of answer {n}."]}) + "\n"
+                for n in range(args.tests)), encoding="utf-8")
+            for concurrency in (1, 8, "prefetch"):
+                where = directory / ("prefetch" if concurrency == "prefetch" else "plain")
+                (where / "pytest.ini").write_text(
                     f"[pytest]\nllmeval_judge_model = bench\nllmeval_judge_base_url = {server.base_url}\n"
-                    f"llmeval_judge_max_concurrency = {concurrency}\n", encoding="utf-8")
+                    f"llmeval_judge_max_concurrency = {8 if concurrency == 'prefetch' else concurrency}\n", encoding="utf-8")
                 before = len(server.requests)
                 report = directory / f"report-{concurrency}.json"
+                cache = (["--llmeval-judge-prefetch=true", f"--llmeval-judge-dir={directory / 'verdicts'}"] if concurrency == "prefetch"
+                         else ["--llmeval-judge-cache=off"])
                 done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-                                       str(directory), f"--llmeval-report={report}", "--llmeval-judge-cache=off"],
-                                      cwd=directory, capture_output=True, text=True,
+                                       str(where), f"--llmeval-report={report}", *cache],
+                                      cwd=where, capture_output=True, text=True,
                                       env={**os.environ, "OPENAI_API_KEY": "no-key", "PYTHONPATH": str(ROOT)})
                 if done.returncode != 0:
                     print(done.stdout[-3000:], done.stderr[-2000:])
@@ -79,12 +103,15 @@ def main() -> int:
     requests = args.tests * (1 + args.claims)
     path_8 = args.tests * (2 if args.claims <= 8 else 1 + -(-args.claims // 8)) * args.latency
     path_1 = requests * args.latency
-    (t1, sent1, metered1), (t8, sent8, metered8) = times[1], times[8]
+    (t1, sent1, metered1), (t8, sent8, metered8), (tp, sentp, meteredp) = times[1], times[8], times["prefetch"]
+    bound = requests * args.latency / 8
     print(f"{args.tests} tests x assert_faithful ({args.claims} claims), {requests} requests of {args.latency * 1000:.0f} ms, "
           "through pytest (first to last test):")
     print(f"  concurrency 1: {t1:.2f} s ({sent1} requests, {metered1} metered); critical path {path_1:.2f} s: {t1 / path_1:.2f}x")
     print(f"  concurrency 8: {t8:.2f} s ({sent8} requests, {metered8} metered); critical path {path_8:.2f} s: {t8 / path_8:.2f}x")
     print(f"  8 vs 1: {t1 / t8:.1f}x faster")
+    print(f"  cases() + llmeval_judge_prefetch, concurrency 8: {tp:.2f} s ({sentp} requests, {meteredp} metered); "
+          f"per-test critical path {path_8:.2f} s: {tp / path_8:.2f}x; all in flight at 8: {bound:.2f} s: {tp / bound:.2f}x")
     return 0
 
 

