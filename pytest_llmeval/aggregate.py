@@ -82,10 +82,18 @@ class LeaderboardRow:
     signature: str
     rank: int = 1  # 1 = best on this check (ties share a rank)
     spread: float | None = None  # population standard deviation of the primary metric
+    threshold: float | None = None  # the primary metric's threshold, when every result had the same one
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.count if self.count else 0.0
+
+    @property
+    def below_threshold(self) -> bool:
+        """The catalog's problem: this model's mean of the primary metric misses the threshold."""
+        if self.mean is None or self.threshold is None:
+            return False
+        return self.mean < self.threshold if self.higher_is_better else self.mean > self.threshold
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,11 @@ class Summary:
     def pass_rate(self) -> float:
         return self.passed / self.checks if self.checks else 0.0
 
+    @property
+    def problems(self) -> tuple[LeaderboardRow, ...]:
+        """Leaderboard rows whose mean misses the threshold (seed 000: a problem for that model)."""
+        return tuple(row for row in self.rows if row.below_threshold)
+
     def checks_in_order(self) -> list[str]:
         return list(dict.fromkeys(row.check for row in self.rows))
 
@@ -178,6 +191,9 @@ class Summary:
                 if failed_models else 0,
             },
             "leaderboard": [model({**asdict(row), "pass_rate": row.pass_rate}) for row in self.rows],
+            "problems": [model({"check": row.check, "metric": row.metric, "model": row.model, "mean": row.mean,
+                                "threshold": row.threshold, "higher_is_better": row.higher_is_better, "count": row.count})
+                         for row in self.problems],
             "perturbed_checks": self.perturbed_checks,
             "flips": [model(asdict(flip)) for flip in self.flips],
             "insights": [model(asdict(insight)) for insight in self.insights],
@@ -233,6 +249,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
         primary = members[0]["primary"]
         values = [v for m in members if (v := m["metrics"].get(primary)) is not None]
         mean = math.fsum(values) / len(values) if values else None
+        limits = {json.dumps((m.get("thresholds") or {}).get(primary)) for m in members}
         rows.append(
             LeaderboardRow(
                 check=label,
@@ -245,6 +262,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
                 count=len(members),
                 signature=labels[label][1],
                 spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
+                threshold=json.loads(limits.pop()) if len(limits) == 1 else None,
             )
         )
     # Checks in first-seen order; within a check the best model first.

@@ -158,9 +158,9 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
        "Markdown / HTML insights: each check's worst result with the evaluator's evidence"),
     _r("000", "problem: metric flipped by a perturbation", "report", "",
        "perturbation flips table (terminal, JSON, Markdown, HTML, JUnit llmeval.flip.N); llmeval_perturb marker or perturbation_of rows"),
-    _r("000", "problem: model whose mean score is below the threshold", "missing", "",
-       "the leaderboard shows each model's mean and pass rate and every case under the threshold fails its test, "
-       "but no report flags a model whose mean is under the threshold"),
+    _r("000", "problem: model whose mean score is below the threshold", "report", "",
+       "summary problems: each model whose mean of a check's primary metric misses the threshold (terminal "
+       "'problem:' lines, JSON summary.problems, Markdown and HTML)"),
     _r("000", "explanation: heatmap leaderboard", "report", "",
        "HTML report: leaderboard as a colour-scaled heatmap (models by check); per-case values in the JSON report"),
     _r("000", "explanation: evaluation results frame", "report", "",

@@ -65,6 +65,10 @@ def render(report: dict[str, Any]) -> str:
         out.append(f"<p>Most difficult case: <code>{e(hard.case_id)}</code>, failed by {hard.failed_by}: {e(hard.failed_models)}</p>")
     elif hard:
         out.append(f"<p>Most difficult case: <code>{e(hard.case_id)}</code> (failed)</p>")
+    if v.problems:
+        out.append("<p>Problems (a model's mean misses the check's threshold):</p><ul>")
+        out += [f"<li>{e(problem)}</li>" for problem in v.problems]
+        out.append("</ul>")
 
     heat = v.heatmap
     if heat.columns:

@@ -38,6 +38,9 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"Most difficult case: `{_cell(hard.case_id)}`, failed by {hard.failed_by} ({_cell(hard.failed_models)}).")
     elif hard:
         lines.append(f"Most difficult case: `{_cell(hard.case_id)}` (failed).")
+    if v.problems:
+        lines += ["", "Problems (a model's mean misses the check's threshold):", ""]
+        lines += [f"- {_cell(problem, 300)}" for problem in v.problems]
     lines.append("")
 
     if v.leaderboard:

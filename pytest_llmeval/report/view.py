@@ -228,6 +228,14 @@ class ReportView:
     classification: tuple[ClassificationRow, ...] = ()  # from record_label, per model, best first
     operations: tuple[OperationsRow, ...] = ()  # from measure_generation, per model
     operations_insights: str = ""  # "fastest: a; slowest: b; cheapest: ...", empty below two measured models
+    problems: tuple[str, ...] = ()  # "groundedness support: model a mean 0.610 below its threshold 0.700 (5 checks)"
+
+
+def problem_line(row: Mapping[str, Any]) -> str:
+    """One model whose mean misses a check's threshold, in words (terminal, Markdown, HTML)."""
+    side = "below" if row.get("higher_is_better", True) else "above"
+    return (f"{row['check']} {row['metric']}: model {shown_model(row.get('model'))} mean {number(row.get('mean'))} {side} its "
+            f"threshold {number(row.get('threshold'))} ({row.get('count', 0)} checks)")
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -268,6 +276,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
         classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
         operations=tuple(_operations_row(row) for row in summary.get("operations", [])),
+        problems=tuple(problem_line(row) for row in summary.get("problems", [])),
         operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
                                       for key, model in (summary.get("operations_insights") or {}).items()),
     )
