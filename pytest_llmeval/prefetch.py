@@ -76,7 +76,7 @@ class Prefetcher:
         """Called before ``evaluator`` scores ``cases`` in test ``item``; never raises."""
         if item is None or len(cases) != 1:
             return
-        embedding = hasattr(evaluator, "encode_all")
+        embedding = bool(getattr(evaluator, "plans_texts", False))
         judged = bool(getattr(evaluator, "needs_judge", False)) and self.judge_prefetch
         if not (embedding or judged):
             return

@@ -132,3 +132,21 @@ def test_judge_prefetch_asks_the_next_tests_verdicts_once_each(pytester, server)
     assert stats["prefetch"]["batches"] >= 1 and not stats["prefetch"]["errors"]
     replayed = sum(u["replayed"] for u in report["judge"]["per_test"].values())
     assert replayed > 0  # tests found prefetched verdicts waiting
+
+
+def test_a_check_that_cannot_be_planned_is_not_scored_ahead(pytester):
+    """BERTScore encodes with its own model, not through the embedding cache: nothing is planned (or scored) ahead."""
+    pytest.importorskip("sentence_transformers")
+    pytester.makefile(".jsonl", rows=rows(6))
+    pytester.makepyfile("""
+        import pytest
+        from pytest_llmeval import assert_bertscore, cases
+
+        @pytest.mark.parametrize("case", cases("rows.jsonl"))
+        def test_bert(case):
+            assert_bertscore(case.actual, case.context[0], threshold=-1.0)
+    """)
+    pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-cache-dir=off").assert_outcomes(passed=6)
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    [stats] = _models(report)
+    assert stats["prefetch"]["batches"] == 0

@@ -113,6 +113,7 @@ class BertScore(EmbeddingEvaluator):
     description = "Token-level semantic overlap with the expected answer (contextual embeddings)"
     requires = ("actual", "expected")
     defaults: ClassVar[Mapping[str, Any]] = {"model": None, "idf": False, "max_length": 256, "matching": "bert_score"}
+    plans_texts = False  # its token vectors come from its own encoder, not the embedding cache
     metrics = (
         MetricSpec("precision", "answer tokens matched in the reference", range=(-1.0, 1.0), threshold=0.75),
         MetricSpec("recall", "reference tokens matched in the answer", range=(-1.0, 1.0), threshold=0.75),

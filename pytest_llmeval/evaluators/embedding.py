@@ -46,6 +46,9 @@ class EmbeddingEvaluator(ModelEvaluator):
     """
 
     defaults: ClassVar[Mapping[str, Any]] = {"model": None}
+    #: Whether scoring encodes through :meth:`encode_all` first, so :func:`planned_texts` can find the texts
+    #: of cases to come without scoring them (BERTScore reads token vectors of its own model: it does not).
+    plans_texts: ClassVar[bool] = True
 
     @property
     def embedder(self) -> Embedder:
