@@ -207,15 +207,31 @@ def signature_key(record: Record) -> str:
     return json.dumps(record.get("signature", {}), sort_keys=True)
 
 
+def signature_keys(records: list[Record]) -> list[str]:
+    """:func:`signature_key` of each record, computed once per signature object (records share one per signature)."""
+    known: dict[int, str] = {}  # by id: the records keep every signature alive meanwhile
+    keys = []
+    for record in records:
+        signature = record.get("signature")
+        if type(signature) is not dict:
+            keys.append(signature_key(record))
+            continue
+        key = known.get(id(signature))
+        if key is None:
+            key = known[id(signature)] = signature_key(record)
+        keys.append(key)
+    return keys
+
+
 def _labels(records: list[Record]) -> tuple[list[str], dict[str, tuple[str, str]]]:
     """One check label per record: the evaluator name, with a signature digest when it ran with several signatures."""
+    keys = signature_keys(records)
     signatures: dict[str, set[str]] = defaultdict(set)
-    for record in records:
-        signatures[record["evaluator"]].add(signature_key(record))
+    for record, sig in zip(records, keys):
+        signatures[record["evaluator"]].add(sig)
     out: list[str] = []
     labels: dict[str, tuple[str, str]] = {}
-    for record in records:
-        sig = signature_key(record)
+    for record, sig in zip(records, keys):
         label = record["evaluator"]
         if len(signatures[label]) > 1:
             import hashlib

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
-from .aggregate import NO_MODEL, perturbation_of, signature_key
+from .aggregate import NO_MODEL, perturbation_of, signature_keys
 
 from .result import Record
 
@@ -100,24 +100,24 @@ def load_baseline(path: str) -> dict[str, Any]:
     return report
 
 
-def _keyed(records: Iterable[Record]) -> dict[tuple[str, str, str, int], Record]:
+def _keyed(records: list[Record]) -> dict[tuple[str, str, str, int], Record]:
     out: dict[tuple[str, str, str, int], Record] = {}
     seen: dict[tuple[str, str, str], int] = defaultdict(int)
-    for record in records:
-        base = (str(record.get("nodeid", "")), str(record["evaluator"]), signature_key(record))
+    for record, signature in zip(records, signature_keys(records)):
+        base = (str(record.get("nodeid", "")), str(record["evaluator"]), signature)
         out[(base[0], base[1], base[2], seen[base])] = record
         seen[base] += 1
     return out
 
 
-def _means(records: Iterable[Record]) -> dict[tuple[str, str, str], tuple[float, bool, str]]:
+def _means(keyed: Iterable[tuple[tuple[str, str, str, int], Record]]) -> dict[tuple[str, str, str], tuple[float, bool, str]]:
     groups: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     meta: dict[tuple[str, str, str], tuple[bool, str]] = {}
-    for record in records:
+    for (_, _, signature, _), record in keyed:
         if perturbation_of(record) is not None:
             continue  # like the leaderboard: original inputs only
         primary = record["primary"]
-        key = (str(record["evaluator"]), signature_key(record), str(record.get("model") or NO_MODEL))
+        key = (str(record["evaluator"]), signature, str(record.get("model") or NO_MODEL))
         meta[key] = (bool(record.get("higher_is_better", {}).get(primary, True)), primary)
         value = record.get("metrics", {}).get(primary)
         if value is not None:
@@ -160,7 +160,7 @@ def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance
             not_comparable.append({"nodeid": pair[0], "evaluator": pair[1], "changed": ", ".join(changed)})
     # Means over the results both runs have, so a new or removed test never moves a mean.
     shared = set(now) & set(before)
-    new_means, old_means = _means(now[k] for k in shared), _means(before[k] for k in shared)
+    new_means, old_means = _means((k, now[k]) for k in shared), _means((k, before[k]) for k in shared)
     for mean_key in sorted(set(new_means) & set(old_means)):
         (after, higher, metric), (prior, _, _) = new_means[mean_key], old_means[mean_key]
         delta = after - prior if higher else prior - after

@@ -31,6 +31,11 @@ def pytest_llmeval_register_evaluators(registry: Registry) -> None:
 def pytest_llmeval_update_report(config: pytest.Config, report: dict[str, Any]) -> None:
     """Change the JSON report in place before any report file is written (controller only).
 
+    The records in ``report["results"]`` share their repeated values (signature, thresholds,
+    metrics, details, tags) to stay small: to change one record's nested value, give that
+    record a new dict (``record["details"] = {**record["details"], "note": ...}``) rather than
+    changing the shared one, which would change every record that shares it.
+
     Example ``conftest.py``::
 
         def pytest_llmeval_update_report(config, report):

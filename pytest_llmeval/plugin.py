@@ -6,6 +6,7 @@ evaluator and reporter is imported when first used.
 
 from __future__ import annotations
 
+import gc
 import warnings
 from collections.abc import Generator, Mapping
 from typing import Any
@@ -20,6 +21,7 @@ from .session import EvalSession, LLMEvalWarning, session_key
 
 _context_key = pytest.StashKey[TestContext]()
 _marker_error_key = pytest.StashKey[Exception]()
+_gc_paused_key = pytest.StashKey[bool]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -49,6 +51,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_gc_paused_key, False):
+        gc.enable()
     hooks = config.pluginmanager.get_plugin("llmeval-run")
     if hooks is not None:
         config.pluginmanager.unregister(hooks)
@@ -75,7 +79,8 @@ class _RunHooks:
         self.session = session
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.session.collect(report)
+        if not self.session.is_worker:  # a worker's reports, records included, go to the controller, which reads them
+            self.session.collect(report)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -115,6 +120,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         eval_session.models.compact()
     except OSError:
         pass
+    if eval_session.records and gc.isenabled():
+        # No automatic collection from here to pytest_unconfigure (pytest collects there, twice): the aggregates, the
+        # reports and the terminal summary make many objects and no cycle, and with tens of thousands of records
+        # every full collection they set off costs more than they do.
+        gc.disable()
+        session.config.stash[_gc_paused_key] = True
+    _finish(session, eval_session)
+
+
+def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
+    """The controller's end of the run: exit status, JUnit suite properties, report files."""
+    records = eval_session.records  # read first: reading counts the properties that are not records
     if eval_session.bad_records:
         warnings.warn(LLMEvalWarning(f"{eval_session.bad_records} llmeval record(s) in user_properties could not be read"),
                       stacklevel=1)
@@ -124,7 +141,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if comparison is not None and comparison.regressions and eval_session.settings.fail_on_regression:
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if eval_session.records:
+    if records:
         from .report.junit import add_suite_properties
 
         try:
@@ -200,6 +217,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         context.deactivate(token)
+        # The results travel in user_properties: the context (and the Result objects it holds) is not
+        # kept with the item for the rest of the run.
+        del item.stash[_context_key]
 
 
 @pytest.hookimpl(tryfirst=True)

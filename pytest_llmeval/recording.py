@@ -18,8 +18,12 @@ The ``llmeval`` fixture returns the same object.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
-from collections.abc import Callable, Mapping
+import marshal
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .current import activate, current_context, deactivate
@@ -31,16 +35,21 @@ if TYPE_CHECKING:
     from .evaluators.base import Evaluator
     from .result import Record, Result
 
-__all__ = ["TestContext", "current_context", "RECORD_PROPERTY", "encode_record", "decode_record"]
+__all__ = ["TestContext", "current_context", "RECORD_PROPERTY", "RecordStore", "encode_record", "decode_record", "exact_key",
+           "paused_gc"]
 
 #: Name of the ``user_properties`` entry carrying a whole result as JSON.
 RECORD_PROPERTY = "llmeval"
+
+#: How a record is written into ``user_properties`` (made once: ``json.dumps`` with options makes one per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True, default=str)
+
 
 def encode_record(result: Result, tags: Mapping[str, Any]) -> str:
     record = result.to_dict()
     if tags:
         record["tags"] = dict(tags)
-    return json.dumps(record, separators=(",", ":"), sort_keys=True, default=str)
+    return _ENCODER.encode(record)
 
 
 def decode_record(value: object) -> Record:
@@ -51,6 +60,90 @@ def decode_record(value: object) -> Record:
         raise ValueError(f"not an llmeval record: {value!r:.80}")
     record: Record = data  # type: ignore[assignment]  # checked above: the fields every record has
     return record
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """No garbage collection meanwhile, for work on all of a run's records at once: it makes many objects and no
+    cycle, and with tens of thousands of records the full collections it would set off cost more than the work."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def exact_key(value: Any) -> bytes | None:
+    """A key only values equal in type, order and every bit share (``1``, ``1.0``, ``True`` and ``-0.0`` differ),
+    cheaper than JSON: marshal's version 2 (no back-references, so one form per value); ``None`` if marshal cannot
+    write it (an object, a subclass of a builtin)."""
+    try:
+        return marshal.dumps(value, 2)
+    except ValueError:
+        return None
+
+
+class RecordStore:
+    """Makes the controller's records compact: what records repeat is held once and shared among them.
+
+    Every record of one check carries the same signature, thresholds and directions (and
+    often the same metrics, details, tags and reason): :meth:`add` keeps one object per
+    distinct value (by :func:`exact_key`) and lets each record refer to it; field names
+    are shared too. The shared values are plain ``dict`` / ``list`` (records are written
+    as JSON): read them, never change them.
+    """
+
+    #: Fields whose values are shared among records: containers and texts.
+    SHARED = ("signature", "thresholds", "higher_is_better", "metrics", "details", "tags",
+              "evaluator", "primary", "model", "reason", "case_id")
+    #: Values longer than this are kept as they are, and so is any new value once a field holds this many.
+    MAX_CHARS, MAX_VALUES = 400, 4096
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+        self._values: dict[str, dict[Any, Any]] = {name: {} for name in self.SHARED}
+
+    def read(self, properties: Iterable[tuple[str, object]], into: list[Record]) -> int:
+        """Add the ``(test id, llmeval property)`` pairs' records to ``into``; the number that are not records."""
+        bad = 0
+        with paused_gc():
+            for nodeid, value in properties:
+                try:
+                    into.append(self.add(decode_record(value), nodeid))
+                except (ValueError, RecursionError):  # not a record: counted, and the run warns
+                    bad += 1
+        return bad
+
+    def add(self, record: Mapping[str, Any], nodeid: str | None = None) -> Record:
+        """``record`` as a new dict that shares what earlier records hold; ``nodeid`` (if given) is set last."""
+        names, tables = self._names, self._values
+        out: dict[str, Any] = {}
+        for name, value in record.items():
+            name = names.get(name) or names.setdefault(name, name)
+            known = tables.get(name)
+            if known is not None:
+                kind = type(value)
+                if kind is str:
+                    value = nodeid if value == nodeid else self._share(known, value, value)
+                elif kind is dict or kind is list:
+                    key = exact_key(value)
+                    if key is not None:  # else not JSON (a record handed over as a dict): kept as it is
+                        value = self._share(known, key, value)
+            out[name] = value
+        if nodeid is not None:
+            out["nodeid"] = nodeid
+        compact: Record = out  # type: ignore[assignment]  # the same fields as ``record``
+        return compact
+
+    def _share(self, known: dict[Any, Any], key: str | bytes, value: Any) -> Any:
+        shared = known.get(key)
+        if shared is None:
+            if len(key) > self.MAX_CHARS or len(known) >= self.MAX_VALUES:
+                return value
+            shared = known[key] = value
+        return shared
 
 
 class TestContext:
@@ -114,12 +207,14 @@ class TestContext:
     def record(self, result: Result) -> None:
         """Attach ``result`` to the running test."""
         self.results.append(result)
-        self._user_properties.append((RECORD_PROPERTY, encode_record(result, self.tags)))
+        properties = self._user_properties
+        properties.append((RECORD_PROPERTY, encode_record(result, self.tags)))
+        # The property names repeat in every test of the check: one string each (they live as long as the run).
         for metric, value in result.metrics.items():
             if value is not None:
-                self._user_properties.append((f"{RECORD_PROPERTY}.{result.evaluator}.{metric}", round(value, 6)))
-        self._user_properties.append((f"{RECORD_PROPERTY}.{result.evaluator}.passed", result.passed))
-        usage = result.details.get("judge") if isinstance(result.details, Mapping) else None
+                properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.{metric}"), round(value, 6)))
+        properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.passed"), result.passed))
+        usage = result.details.get("judge") if result.details else None
         if isinstance(usage, Mapping):
             prefix = f"{RECORD_PROPERTY}.{result.evaluator}.judge"
             self._user_properties.append((f"{prefix}_calls", usage.get("calls", 0)))

@@ -58,10 +58,32 @@ class Record(_RecordFields, total=False):
     outcome: str
 
 
+#: Values that are immutable as they are: :func:`freeze` returns them unchanged.
+_ATOMIC = frozenset({str, int, bool, float, type(None)})
+
+#: What :func:`thaw` returns unchanged (a float may be infinite: JSON has no such number).
+_EXACT = _ATOMIC - {float}
+
+#: The details of a result without any (shared: it is read-only).
+_NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
+
+
+def _items(value: Any) -> Any:
+    """The items of a mapping (or of what ``dict()`` takes: pairs)."""
+    kind = type(value)
+    return value.items() if kind is dict or kind is MappingProxyType or isinstance(value, Mapping) else dict(value).items()
+
+
 def freeze(value: Any) -> Any:
-    """Deep-copy a JSON-like value into read-only containers."""
-    if isinstance(value, Mapping):
-        return MappingProxyType({str(k): freeze(v) for k, v in value.items()})
+    """Deep-copy a JSON-like value into read-only containers (what is immutable already, a number, a string
+    or a tuple of them, is returned as it is)."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is dict or kind is MappingProxyType or isinstance(value, Mapping):
+        return MappingProxyType({k if type(k) is str else str(k): v if type(v) in _ATOMIC else freeze(v) for k, v in value.items()})
+    if kind is tuple and all(type(v) in _ATOMIC for v in value):
+        return value
     if isinstance(value, (list, tuple)):
         return tuple(freeze(v) for v in value)
     return value
@@ -69,8 +91,13 @@ def freeze(value: Any) -> Any:
 
 def thaw(value: Any) -> Any:
     """Turn a frozen value back into plain ``dict`` / ``list`` for JSON."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
+    kind = type(value)
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind in _ATOMIC:
+        return value
+    if kind is MappingProxyType or kind is dict or isinstance(value, Mapping):
+        return {k: v if type(v) in _EXACT else thaw(v) for k, v in value.items()}
     if isinstance(value, tuple):
         return [thaw(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
@@ -101,8 +128,8 @@ class Signature:
     thresholds: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", freeze(dict(sorted(dict(self.params).items()))))
-        object.__setattr__(self, "thresholds", freeze({str(k): float(v) for k, v in sorted(dict(self.thresholds).items())}))
+        object.__setattr__(self, "params", freeze(dict(sorted(_items(self.params)))))
+        object.__setattr__(self, "thresholds", MappingProxyType({str(k): float(v) for k, v in sorted(_items(self.thresholds))}))
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -145,6 +172,19 @@ class Signature:
         )
 
 
+def missed_thresholds(metrics: Mapping[str, float | None], thresholds: Mapping[str, float],
+                      higher_is_better: Mapping[str, bool]) -> list[str]:
+    """Names of the ``metrics`` that miss their threshold (a metric with no value misses none)."""
+    failed = []
+    for name, limit in thresholds.items():
+        value = metrics.get(name)
+        if value is None:
+            continue
+        if not (value >= limit if higher_is_better.get(name, True) else value <= limit):
+            failed.append(name)
+    return failed
+
+
 @dataclass(frozen=True)
 class Result:
     """What one evaluator concluded about one case; immutable.
@@ -179,17 +219,30 @@ class Result:
     excerpt: str | None = None
 
     def __post_init__(self) -> None:
-        metrics = {}
-        for name, value in dict(self.metrics).items():
+        metrics: dict[str, float | None] = {}
+        for name, value in _items(self.metrics):
             if value is not None:
                 value = float(value)
-                if math.isnan(value):
+                if value != value:  # NaN
                     value = None
-            metrics[str(name)] = value
+            metrics[name if type(name) is str else str(name)] = value
         object.__setattr__(self, "metrics", MappingProxyType(metrics))
-        object.__setattr__(self, "thresholds", MappingProxyType({k: float(v) for k, v in dict(self.thresholds).items()}))
-        object.__setattr__(self, "higher_is_better", MappingProxyType({k: bool(v) for k, v in dict(self.higher_is_better).items()}))
-        object.__setattr__(self, "details", freeze(dict(self.details)))
+        # What is equal to the signature's (read-only) thresholds, or to the directions another result of this
+        # signature holds, is shared with them rather than copied: results of one check mostly agree on both.
+        signature = self.signature
+        shared = getattr(signature, "thresholds", None)
+        if shared is None or shared != self.thresholds:
+            shared = MappingProxyType({k: float(v) for k, v in _items(self.thresholds)})
+        object.__setattr__(self, "thresholds", shared)
+        memo = getattr(signature, "__dict__", {})
+        directions = memo.get("_directions")
+        if directions is None or directions != self.higher_is_better:
+            directions = MappingProxyType({k: bool(v) for k, v in _items(self.higher_is_better)})
+            if isinstance(signature, Signature):
+                memo["_directions"] = directions  # a cache, not a field: equality and the record ignore it
+        object.__setattr__(self, "higher_is_better", directions)
+        details = self.details
+        object.__setattr__(self, "details", freeze(details if isinstance(details, Mapping) else dict(details)) if details else _NO_DETAILS)
         if self.primary not in self.metrics:
             raise ValueError(f"Result: primary metric {self.primary!r} is not among metrics {sorted(self.metrics)}")
 
@@ -205,15 +258,7 @@ class Result:
 
     def failed_metrics(self) -> list[str]:
         """Names of the metrics that missed their threshold."""
-        failed = []
-        for name, limit in self.thresholds.items():
-            value = self.metrics.get(name)
-            if value is None:
-                continue
-            ok = value >= limit if self.higher_is_better.get(name, True) else value <= limit
-            if not ok:
-                failed.append(name)
-        return failed
+        return missed_thresholds(self.metrics, self.thresholds, self.higher_is_better)
 
     def to_dict(self) -> Record:
         """A JSON-serialisable dict; :meth:`from_dict` reads it back equal."""

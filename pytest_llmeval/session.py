@@ -21,7 +21,7 @@ from .markers import identity
 from .models import ModelCache
 from .options import Settings, load_settings, parse_threshold
 from .prefetch import Prefetcher
-from .recording import RECORD_PROPERTY, TestContext, decode_record
+from .recording import RECORD_PROPERTY, RecordStore, TestContext, exact_key
 from .registry import Registry, UnknownEvaluatorError
 from .result import Record
 
@@ -61,7 +61,9 @@ class EvalSession:
         self.settings = settings if settings is not None else load_settings(config)
         self.registry = Registry()
         self.is_worker = hasattr(config, "workerinput")
-        self.records: list[Record] = []
+        self._store = RecordStore()
+        self._records: list[Record] = []  # see records
+        self._unread: list[tuple[str, object]] = []
         self.outcomes: dict[str, str] = {}
         self.bad_records = 0
         self.written: list[str] = []
@@ -72,13 +74,14 @@ class EvalSession:
         self.worker_judges: list[dict[str, Any]] = []
         self.judge_runner: JudgeRunner | None = None
         self.baseline: dict[str, Any] | None = None
-        self._evaluators: dict[tuple[str, str], Evaluator] = {}
+        self._evaluators: dict[tuple[str, str | bytes | None], Evaluator] = {}
         self._judges_for: dict[str, JudgeRunner] = {}
         self._overrides: dict[str, dict[str, float]] = {}
         for evaluator, metric, value in self.settings.thresholds:
             self._overrides.setdefault(evaluator, {})[metric] = value
         self._summary: tuple[int, Summary] | None = None
         self._comparison: tuple[int, Comparison] | None = None
+        self._ordered: list[Record] | None = None
         cache_dir = self.settings.cache_dir
         self.models = ModelCache(
             device=self.settings.device, precision=self.settings.precision,
@@ -173,6 +176,9 @@ class EvalSession:
 
     def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
         """A cached evaluator instance for ``name`` and ``params``, bound to the model cache and judge."""
+        exact = (name, exact_key(params))  # the very same params (cheaper than their JSON, which equal params share)
+        if exact in self._evaluators:
+            return self._evaluators[exact]
         key = (name, json.dumps(params, sort_keys=True, default=repr))
         if key not in self._evaluators:
             evaluator = self.registry.create(name, **params)
@@ -182,6 +188,8 @@ class EvalSession:
             if getattr(evaluator, "needs_judge", False) and hasattr(evaluator, "bind_judge"):
                 evaluator.bind_judge(self.judge_of(name))
             self._evaluators[key] = evaluator
+        if exact[1] is not None:
+            self._evaluators[exact] = self._evaluators[key]
         return self._evaluators[key]
 
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
@@ -208,18 +216,16 @@ class EvalSession:
                 self.judge_skips += 1
         elif report.when == "teardown" and report.failed and self.outcomes.get(report.nodeid) == "passed":
             self.outcomes[report.nodeid] = "error"
-        if report.when != "teardown":
-            return
-        for name, value in report.user_properties:
-            if name != RECORD_PROPERTY:
-                continue
-            try:
-                record = decode_record(value)
-            except ValueError:
-                self.bad_records += 1
-                continue
-            record["nodeid"] = report.nodeid
-            self.records.append(record)
+        if report.when == "teardown":  # kept as they came (pytest keeps them too) and read when first needed
+            self._unread.extend((report.nodeid, value) for name, value in report.user_properties if name == RECORD_PROPERTY)
+
+    @property
+    def records(self) -> list[Record]:
+        """One compact dict per result (see RecordStore), the test's properties read on first use."""
+        if self._unread:
+            self.bad_records += self._store.read(self._unread, into=self._records)
+            self._unread = []
+        return self._records
 
     def merge(self, paths: list[str]) -> None:
         """Take the records, outcomes and statistics of CI shards' JSON reports as if this run had made them."""
@@ -240,10 +246,8 @@ class EvalSession:
                                             "shards must split the tests, not repeat them")
                 seen[nodeid] = path
             self.outcomes.update(report.get("tests", {}))
-            for record in report.get("results", []):
-                merged = dict(record)
-                merged.pop("outcome", None)
-                self.records.append(merged)  # type: ignore[arg-type]  # validated against the report schema above
+            for record in report.get("results", []):  # the outcome is the run's (tests), set by the report
+                self.records.append(self._store.add({k: v for k, v in record.items() if k != "outcome"}))
             judge = report.get("judge") or {}
             self.judge_skips += int(judge.get("skipped_checks", 0) or 0)
             self.worker_judges.append({
@@ -268,8 +272,10 @@ class EvalSession:
     # -- aggregates (controller) ----------------------------------------------------
 
     def ordered_records(self) -> list[Record]:
-        """Records by test id (stable within a test), so xdist's arrival order never shows."""
-        return sorted(self.records, key=lambda record: record["nodeid"])
+        """Records by test id (stable within a test), so xdist's arrival order never shows; sorted once per set of records."""
+        if self._ordered is None or len(self._ordered) != len(self.records):
+            self._ordered = sorted(self.records, key=lambda record: record["nodeid"])
+        return self._ordered
 
     def summary(self) -> Summary:
         """The leaderboard, flips and insights of the records so far; computed once per set of records."""

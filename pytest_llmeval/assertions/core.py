@@ -19,6 +19,7 @@ from ..result import Result
 __all__ = ['LLMEvalAssertionError', 'format_failure', 'evaluate', 'assert_check']
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
+_CASE_FIELD_SET = frozenset(_CASE_FIELDS)
 
 
 class LLMEvalAssertionError(AssertionError):
@@ -101,7 +102,7 @@ def evaluate(
     """
     if not isinstance(name, str):
         raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
-    unknown = sorted(set(fields) - set(_CASE_FIELDS))
+    unknown = [] if fields.keys() <= _CASE_FIELD_SET else sorted(set(fields) - _CASE_FIELD_SET)
     if unknown:
         raise TypeError(
             f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import CASE_FIELDS, Case
-from ..result import Result, Signature
+from ..result import Result, Signature, missed_thresholds
 
 if TYPE_CHECKING:
     from ..models import ModelCache
@@ -281,16 +281,7 @@ class Evaluator:
             if unknown:
                 raise RuntimeError(f"{self.name}: score() returned undeclared metrics {sorted(unknown)}")
             metrics = {name: score.metrics.get(name) for name in specs}
-            draft = Result(
-                evaluator=self.name,
-                metrics=metrics,
-                primary=primary,
-                passed=True,
-                thresholds=in_force,
-                higher_is_better=directions,
-                signature=signature,
-            )
-            failed = draft.failed_metrics()
+            failed = missed_thresholds(metrics, in_force, directions)  # the Result is built once, below
             # A primary metric that could not be computed never counts as a pass.
             unscored = metrics[primary] is None and primary in in_force
             results.append(

@@ -1,7 +1,8 @@
 """The end of a run on the controller: the JSON report's content, judge and model totals, terminal lines.
 
-Everything here reads the session (records, outcomes, statistics from workers) and
-never changes it: the report gets copies of the records, each with its test's outcome.
+Everything here reads the session (records, outcomes, statistics from workers); the one
+change is each record's ``outcome`` (its test's), set on the session's records themselves
+rather than on copies, which a run of tens of thousands of results would have to hold twice.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ def build_report(session: EvalSession) -> dict[str, Any]:
     from .. import __version__
 
     summary = session.summary()
-    records = [{**record, "outcome": session.outcomes.get(record["nodeid"], "unknown")} for record in session.ordered_records()]
+    records = list(session.ordered_records())
+    for record in records:
+        record["outcome"] = session.outcomes.get(record["nodeid"], "unknown")
     finished = time.time()
     comparison = session.comparison()
     report: dict[str, Any] = {

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator
+from json.encoder import encode_basestring  # what json.JSONEncoder(ensure_ascii=False) writes a str with
 from typing import Any
 
 from ..result import Result
@@ -23,16 +25,78 @@ def chunks(report: dict[str, Any]) -> Iterator[str]:
     """The report's JSON text in pieces, as :func:`dumps` writes it, for streaming to a file."""
     from ..text import escape_surrogates
 
-    encoder = json.JSONEncoder(indent=2, sort_keys=False, ensure_ascii=False, allow_nan=False, default=str)
     buffer: list[str] = []
     size = 0
-    for piece in encoder.iterencode(report):
+    for piece in _pieces(report):
         buffer.append(piece)
         size += len(piece)
         if size >= 1 << 16:
             yield escape_surrogates("".join(buffer))  # a surrogate is one character: never split by a piece boundary
             buffer, size = [], 0
     yield escape_surrogates("".join(buffer)) + "\n"
+
+
+#: How the report is written: ``json.dumps(report, **OPTIONS)`` (then lone surrogates escaped).
+OPTIONS: dict[str, Any] = {"indent": 2, "sort_keys": False, "ensure_ascii": False, "allow_nan": False, "default": str}
+
+
+def _pieces(report: dict[str, Any]) -> Iterator[str]:
+    """``json.dumps(report, **OPTIONS)`` in pieces, the results record by record.
+
+    Tens of thousands of records share most of their values (one signature object per
+    check, see :class:`~pytest_llmeval.recording.RecordStore`): a shared value's text is
+    made once. A value's text at nesting level N is its text at level 0 with 2N more
+    spaces after each line break (strings hold no raw line break: JSON escapes it).
+    """
+    encoder = json.JSONEncoder(**OPTIONS)
+    results = report.get("results") if type(report) is dict else None
+    if type(results) is not list or not results or any(type(key) is not str for key in report):
+        yield from encoder.iterencode(report)
+        return
+    for index, (key, value) in enumerate(report.items()):
+        yield ("{\n  " if index == 0 else ",\n  ") + encode_basestring(key) + ": "
+        if value is results:
+            yield from _records(results, encoder)
+        else:
+            yield encoder.encode(value).replace("\n", "\n  ")
+    yield "\n}"
+
+
+def _records(records: list[Any], encoder: json.JSONEncoder) -> Iterator[str]:
+    """The results' list at level 1 of the report, as ``encoder`` writes it."""
+    texts: dict[int, str] = {}  # id -> text at level 3, for values met more than once (the report keeps them alive)
+    seen: set[int] = set()
+    yield "["
+    for index, record in enumerate(records):
+        parts = ["\n    {" if index == 0 else ",\n    {"]
+        if type(record) is dict and record:
+            for key, value in record.items():
+                if type(key) is not str:
+                    break
+                kind = type(value)
+                if kind is str:
+                    text = encode_basestring(value)
+                elif value is None or value is True or value is False or kind is int:
+                    text = "null" if value is None else "true" if value is True else "false" if value is False else int.__repr__(value)
+                elif kind is float and math.isfinite(value):
+                    text = float.__repr__(value)
+                elif (kind is dict or kind is list) and value:
+                    known = texts.get(id(value))
+                    if known is None:
+                        known = encoder.encode(value).replace("\n", "\n      ")
+                        if id(value) in seen:
+                            texts[id(value)] = known
+                        seen.add(id(value))
+                    text = known
+                else:  # an empty container, a tuple, another type (``default``), a float JSON has no number for (raises)
+                    text = encoder.encode(value).replace("\n", "\n      ")
+                parts.append(("\n      " if len(parts) == 1 else ",\n      ") + encode_basestring(key) + ": " + text)
+            else:
+                parts.append("\n    }")
+                yield "".join(parts)
+                continue
+        yield parts[0][:-1] + encoder.encode(record).replace("\n", "\n    ")  # not a dict of str keys: as json writes it
+    yield "\n  ]"
 
 
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
