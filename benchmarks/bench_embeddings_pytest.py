@@ -13,7 +13,9 @@ The reference is a hand-written script in a fresh process that encodes the same 
 sentences (split as the checks split them) with one ``SentenceTransformer.encode``
 call, batch 64, at the same thread count. Printed, measured in this one run:
 reference encode seconds / the run's encode seconds (summed over workers), the
-sentences each encoded, the run's wall time, and the prefetch batches.
+sentences each encoded, the run's wall time, and the prefetch batches. For ``-n N`` a
+second reference runs N hand-written processes at once, each encoding its share of the
+sentences in one call (summed): the same parallel shape as the workers, on the same cores.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ for row in rows:
     for text in [row["actual_output"], *row["retrieved_context"]]:
         texts.extend(embedded_sentences(text))
 unique = list(dict.fromkeys(texts))
+part, parts = (int(x) for x in sys.argv[3].split("/")) if len(sys.argv) > 3 else (0, 1)
+unique = unique[part * len(unique) // parts:(part + 1) * len(unique) // parts]
 model = SentenceTransformer(str(get_model_path()), device="cpu")
 model.encode(unique[:64], batch_size=64)  # warm-up, as the run's first batch pays the same
 start = time.perf_counter()
@@ -142,10 +146,17 @@ def main(argv: list[str] | None = None) -> int:
                 reference = json.loads(subprocess.run([sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl"), str(threads)],
                                                       capture_output=True, text=True, check=True, cwd=ROOT,
                                                       env={**os.environ, "OMP_NUM_THREADS": str(threads)}).stdout)
+                split = None
+                if workers:
+                    ref = [sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl"), str(threads)]
+                    procs = [subprocess.Popen([*ref, f"{k}/{workers}"], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                                              env={**os.environ, "OMP_NUM_THREADS": str(threads)}) for k in range(workers)]
+                    split = sum(json.loads(p.communicate()[0])["seconds"] for p in procs)
                 measured = run_suite(folder, threads, workers)
                 assert measured["results"] == args.cases, measured
                 ratio = reference["seconds"] / measured["seconds"] if measured["seconds"] else float("inf")
-                print(f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s | {measured['seconds']:.2f} s | {ratio:.2f}x | "
+                shape = "" if split is None else f"; split over {workers} processes at once: {split:.2f} s, {split / measured['seconds']:.2f}x"
+                print(f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s{shape} | {measured['seconds']:.2f} s | {ratio:.2f}x | "
                       f"{reference['texts']} / {measured['texts']} | {measured['calls']:.0f} | {measured['wall']:.1f} s |", flush=True)
     return 0
 
