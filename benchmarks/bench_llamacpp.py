@@ -83,10 +83,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(python: str, model: str, log: Path, timeout: float = 180.0) -> tuple[subprocess.Popen[bytes], str]:
-    """``python -m llama_cpp.server`` on a free port; returns the process and its OpenAI base URL."""
+def start_server(python: str, model: str, log: Path, timeout: float = 180.0,
+                 extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], str]:
+    """``python -m llama_cpp.server`` (plus ``extra`` arguments) on a free port; returns the process and its OpenAI base URL."""
     port = free_port()
-    command = [python, "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"]
+    command = [python, "-m", "llama_cpp.server", "--model", model, *extra, "--host", "127.0.0.1", "--port", str(port),
+               "--n_ctx", "2048"]
     process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + timeout
