@@ -18,7 +18,7 @@ import re
 import string
 import unicodedata
 
-__all__ = ["split_sentences", "embedded_sentences", "MAX_SENTENCES", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
+__all__ = ["split_sentences", "embedded_sentences", "sentences_or_text", "MAX_SENTENCES", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
 
 #: Lone surrogates: valid in a Python ``str`` (model output may hold them), not encodable as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -137,7 +137,11 @@ def excerpt(text: str, limit: int = 120) -> str:
 MAX_SENTENCES = 256
 
 
+def sentences_or_text(text: str) -> list[str]:
+    """The sentences of ``text``; a text with no sentence boundary is one sentence, a blank one none."""
+    return split_sentences(text) or ([text.strip()] if text.strip() else [])
+
+
 def embedded_sentences(text: str) -> list[str]:
     """The sentences of ``text`` the embedding checks encode (and the model cache warms)."""
-    sentences = split_sentences(text) or ([text.strip()] if text.strip() else [])
-    return sentences[:MAX_SENTENCES]
+    return sentences_or_text(text)[:MAX_SENTENCES]

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from ..case import Case
 from ..judges.base import JudgeParseError
-from ..text import excerpt, split_sentences
+from ..text import excerpt, sentences_or_text
 from .base import MetricSpec, Score, require_choice, require_number
 from .judged import PARSE_FAILURE, JudgeEvaluator, _judge_metrics, _yes
 
@@ -56,7 +56,7 @@ Sentence: {sentence}
 
 def _sentences(texts: Sequence[str]) -> list[str]:
     """Every sentence of ``texts`` in order (a text without a sentence boundary is one sentence)."""
-    return [sentence for text in texts for sentence in (split_sentences(text) or ([text.strip()] if text.strip() else []))]
+    return [sentence for text in texts for sentence in sentences_or_text(text)]
 
 
 def _check_max(evaluator: JudgeEvaluator) -> None:
