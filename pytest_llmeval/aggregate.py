@@ -265,7 +265,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
         primary = members[0]["primary"]
         values = [v for m in members if (v := m["metrics"].get(primary)) is not None]
         mean = math.fsum(values) / len(values) if values else None
-        limits = {json.dumps((m.get("thresholds") or {}).get(primary)) for m in members}
+        limits = {(m.get("thresholds") or {}).get(primary) for m in members}  # numbers (resolve_thresholds floats them) or None
         rows.append(
             LeaderboardRow(
                 check=label,
@@ -278,7 +278,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
                 count=len(members),
                 signature=labels[label][1],
                 spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
-                threshold=json.loads(limits.pop()) if len(limits) == 1 else None,
+                threshold=limits.pop() if len(limits) == 1 else None,
             )
         )
     # Checks in first-seen order; within a check the best model first.

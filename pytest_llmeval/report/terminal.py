@@ -46,8 +46,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
             lines.append(_cut(f"  failed by: {', '.join(hard.failed_models)}", width))
         else:
             lines.append(_cut(f"most difficult case: {hard.case_id} (failed)", width))
-    if summary.problems:
-        problems = summary.problems
+    problems = summary.problems
+    if problems:
         lines += [_cut(f"problem: {shown_model(row.model)} {row.check} mean {row.mean:.3f} {'<' if row.higher_is_better else '>'} "
                        f"threshold {row.threshold:g}", width) for row in problems[:5]]
         if len(problems) > 5:
