@@ -66,7 +66,7 @@ def main() -> int:
         text = json.dumps({"claims": claims}) if "Break the answer" in prompt else json.dumps({"verdict": "yes"})
         return {"text": text, "delay": args.latency}
 
-    server = ScriptedJudgeServer()
+    server = ScriptedJudgeServer(keep_alive=True)  # connections kept open between requests, as judge servers do
     server.responder = reply
     server.start()
     times = {}

@@ -106,6 +106,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if nothing_to_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
     eval_session.prefetcher.wait()  # background judge prefetches write their verdicts first
+    eval_session.close_judges()
     try:
         eval_session.models.flush()
     except OSError as exc:

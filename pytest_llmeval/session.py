@@ -120,6 +120,12 @@ class EvalSession:
             self._judges_for[assigned] = self._runner(replace(self.settings, judge_model=assigned), self.judge.cache)
         return self._judges_for[assigned]
 
+    def close_judges(self) -> None:
+        """Stop the judge runners' thread pools (the run is over)."""
+        for runner in [self.judge_runner, *self._judges_for.values()]:
+            if runner is not None:
+                runner.close()
+
     def judge_parts(self) -> list[dict[str, Any]]:
         """This process's judge statistics, one part per judge model (the shared verdict cache counted once)."""
         parts = [self.judge_runner.stats()] if self.judge_runner is not None else []

@@ -30,7 +30,7 @@ def _logprobs(tokens: Any) -> Any:
 
 
 class ScriptedJudgeServer:
-    def __init__(self) -> None:
+    def __init__(self, *, keep_alive: bool = False) -> None:
         self.script: deque[dict[str, Any]] = deque()
         self.default: dict[str, Any] = {"text": '{"verdict": "yes"}'}
         self.requests: list[dict[str, Any]] = []
@@ -43,6 +43,11 @@ class ScriptedJudgeServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # HTTP/1.1 keeps each client connection open between requests, as hosted and local
+            # judge servers do; the default (1.0) closes it, so a stopped server refuses the next.
+            protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms wait for an ACK between them
+
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 

@@ -57,3 +57,84 @@ def test_identical_requests_in_flight_together_are_asked_once(server, tmp_path):
     [result] = evaluator.evaluate([Case(actual="answer", context=["ctx"])])
     assert len(server.requests) == 3  # claims, "same" once, "other"
     assert result.details["judge"]["calls"] == 3 and result.details["judge"]["replayed"] == 2
+
+
+def test_the_session_pool_is_started_once_and_kept_across_checks(server, tmp_path):
+    """No threads are started per check: the runner's pool of `concurrency` threads serves every check."""
+    import threading
+
+    server.responder = reply
+    evaluator = Registry(entry_points=False).create("faithfulness")
+    runner = JudgeRunner(OpenAIJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=3),
+                         VerdictCache(str(tmp_path), "off"))
+    evaluator.bind_judge(runner)
+    seen = set()
+    for n in range(4):
+        [result] = evaluator.evaluate([Case(actual=f"answer {n}", context=["ctx"])])
+        assert result.details["judge"]["calls"] == 9
+        seen |= {t.ident for t in threading.enumerate() if t.name.startswith("llmeval-judge")}
+    assert 1 <= len(seen) <= 3  # the same (at most 3) threads every time
+    runner.close()
+    for thread in threading.enumerate():
+        if thread.ident in seen:
+            thread.join(5)
+    assert not [t for t in threading.enumerate() if t.ident in seen]
+
+
+def test_nested_fan_outs_on_one_busy_pool_finish_in_order():
+    """Jobs that fan out again on the pool they run on: the caller runs what the pool has not started."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pytest_llmeval.judges.runner import fan_out
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        def outer(i):
+            return fan_out([lambda j=j: (i, j) for j in range(3)], 4, pool)
+
+        assert fan_out([lambda i=i: outer(i) for i in range(3)], 4, pool) == [[(i, j) for j in range(3)] for i in range(3)]
+
+
+def test_the_first_failure_in_order_is_raised_and_unstarted_jobs_are_not_run():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pytest_llmeval.judges.runner import fan_out
+
+    ran = []
+    gate = threading.Event()
+
+    def slow_fail():
+        gate.wait(5)
+        raise ValueError("second")
+
+    def job(n):
+        ran.append(n)
+        if n == 0:
+            raise KeyError("first")
+        return n
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        blocker = pool.submit(gate.wait, 5)  # the pool's one thread is busy: nothing queued starts
+        with pytest.raises(KeyError, match="first"):
+            fan_out([lambda: job(0), slow_fail, lambda: job(2)], 4, pool)
+        gate.set()
+        blocker.result()
+    assert ran == [0]  # the queued jobs were cancelled, not sent
+
+
+def test_a_reply_schema_is_checked_once_and_its_validator_reused(server, tmp_path):
+    from jsonschema.exceptions import SchemaError
+
+    from pytest_llmeval.judges.base import JudgeParseError
+
+    runner = JudgeRunner(None, VerdictCache(str(tmp_path), "off"))
+    schema = {"type": "object", "required": ["verdict"], "properties": {"verdict": {"enum": ["yes", "no"]}}}
+    runner.validate({"verdict": "yes"}, schema)
+    runner.validate({"verdict": "no"}, dict(schema))  # an equal schema built anew
+    assert len(runner._validators) == 1
+    with pytest.raises(JudgeParseError, match="at verdict: 'maybe' is not one of"):
+        runner.validate({"verdict": "maybe"}, schema)
+    with pytest.raises(JudgeParseError, match="at the reply: 'verdict' is a required property"):
+        runner.validate({}, schema)
+    with pytest.raises(SchemaError):
+        runner.validate({}, {"type": "no-such-type"})  # a broken schema is still refused, as jsonschema.validate did

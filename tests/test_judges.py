@@ -35,6 +35,7 @@ def test_reply_usage_cost_and_request(judge, server):
                              "json_mode": "schema", "json_mode_downgrades": []}
     sent = server.requests[0]
     assert sent["model"] == "scripted-judge" and sent["temperature"] == 0.0 and sent["seed"] == 0
+    assert sent["messages"] == MESSAGES and set(sent) == {"model", "messages", "temperature", "max_tokens", "seed", "response_format"}
     assert sent["response_format"] == {"type": "json_schema", "json_schema": {"name": "verdict", "schema": {"type": "object"}}}
     assert server.headers[0]["authorization"] == f"Bearer {SECRET}"  # sent to the server, and nowhere else
     assert SECRET not in json.dumps(judge.signature()) and SECRET not in json.dumps(judge.stats())

@@ -26,7 +26,6 @@ from typing import Any, ClassVar, TypeVar
 
 from ..case import Case
 from ..judges.base import JudgeParseError
-from ..judges.runner import fan_out, validate_reply
 from .base import Evaluator, MetricSpec, Score, require_choice, require_type
 
 T = TypeVar("T")
@@ -88,7 +87,9 @@ class JudgeEvaluator(Evaluator):
 
     def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
         """A check's independent judge requests, together (see :func:`pytest_llmeval.judges.runner.fan_out`)."""
-        return fan_out(jobs, self.runner.concurrency if self.runner is not None else 1)
+        if self.runner is None:
+            return [job() for job in jobs]
+        return self.runner.fan_out(jobs)  # type: ignore[no-any-return]
 
     def ask_fields(self, template: str, fields: Mapping[str, str], *, what: str, schema: Mapping[str, Any] | None = None,
                    repeat: int = 0, options: Mapping[str, Any] | None = None,
@@ -99,10 +100,11 @@ class JudgeEvaluator(Evaluator):
         if self.runner is None:
             raise JudgeUnavailable("llmeval judge unavailable: no judge configured (set --llmeval-judge-model)")
         schema = schema or {"type": "object"}
+        runner = self.runner
 
         def parse(reply: Any) -> Any:
             value = (normalise or _lower_verdict)(reply.json())
-            validate_reply(value, schema)
+            runner.validate(value, schema)
             return value
 
         current = _REPEAT.get()

@@ -16,8 +16,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
@@ -67,17 +69,36 @@ _USAGE_LOCK = threading.Lock()
 _METER: ContextVar[Usage | None] = ContextVar("pytest_llmeval_judge_meter", default=None)
 
 
-def validate_reply(value: Any, schema: Mapping[str, Any] | None) -> None:
-    """Raise :class:`JudgeParseError` if ``value`` does not follow ``schema`` (JSON Schema)."""
+def validate_reply(value: Any, schema: Mapping[str, Any] | None, validators: dict[str, Any] | None = None) -> None:
+    """Raise :class:`JudgeParseError` if ``value`` does not follow ``schema`` (JSON Schema).
+
+    ``validators`` keeps each schema's checked, compiled validator between calls (the
+    session's :class:`JudgeRunner` holds one): checking the schema itself against the
+    meta-schema costs more than the reply, so it is done once per schema.
+    """
     if not schema:
         return
+    validator = compiled_validator(schema, {} if validators is None else validators)
     import jsonschema
 
-    try:
-        jsonschema.validate(value, dict(schema))
-    except jsonschema.ValidationError as exc:
-        where = "/".join(str(p) for p in exc.absolute_path) or "the reply"
-        raise JudgeParseError(f"the judge's JSON does not follow the schema at {where}: {exc.message}") from None
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "the reply"
+        raise JudgeParseError(f"the judge's JSON does not follow the schema at {where}: {error.message}")
+
+
+def compiled_validator(schema: Mapping[str, Any], validators: dict[str, Any]) -> Any:
+    """The validator of ``schema`` (checked against its meta-schema once), kept in ``validators``."""
+    key = json.dumps(schema, sort_keys=True, default=repr)
+    validator = validators.get(key)
+    if validator is None:
+        import jsonschema
+
+        plain = dict(schema)
+        kind = jsonschema.validators.validator_for(plain)
+        kind.check_schema(plain)
+        validator = validators[key] = kind(plain)
+    return validator
 
 
 class JudgeRunner:
@@ -94,6 +115,9 @@ class JudgeRunner:
         self.parse_failures_by: dict[str, int] = {}
         self._inflight: dict[str, threading.Lock] = {}
         self._inflight_lock = threading.Lock()
+        self._validators: dict[str, Any] = {}
+        self._pool: Executor | None = None
+        self._pool_lock = threading.Lock()
 
     @contextlib.contextmanager
     def metered(self) -> Iterator[Usage]:
@@ -191,7 +215,7 @@ class JudgeRunner:
         """The parsed JSON verdict, checked against ``schema``; :class:`JudgeParseError` (counted) if unusable."""
         def parse(reply: JudgeReply) -> Any:
             value = reply.json()
-            validate_reply(value, schema)
+            self.validate(value, schema)
             return value
 
         reply = self.reply(evaluator=evaluator, schema=schema, parse=parse, **request)
@@ -201,10 +225,33 @@ class JudgeRunner:
             self.count_parse_failure(evaluator)
             raise
 
+    def validate(self, value: Any, schema: Mapping[str, Any] | None) -> None:
+        """:func:`validate_reply` with this session's compiled validators."""
+        validate_reply(value, schema, self._validators)
+
     def count_parse_failure(self, evaluator: str) -> None:
         with _USAGE_LOCK:
             self.parse_failures += 1
             self.parse_failures_by[evaluator] = self.parse_failures_by.get(evaluator, 0) + 1
+
+    def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
+        """:func:`fan_out` on this session's pool of :attr:`concurrency` threads, started once and kept."""
+        if min(len(jobs), self.concurrency) <= 1:
+            return [job() for job in jobs]
+        with self._pool_lock:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="llmeval-judge")
+            pool = self._pool
+        return fan_out(jobs, self.concurrency, pool)
+
+    def close(self) -> None:
+        """Stop the pool's threads (the requests not yet started are not sent)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     @property
     def concurrency(self) -> int:
@@ -219,23 +266,37 @@ class JudgeRunner:
         return out
 
 
-def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int) -> list[T]:
+def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int, pool: Executor | None = None) -> list[T]:
     """Run independent judge requests together, at most ``concurrency`` at once; the results in order.
 
     Each job runs in a copy of the caller's context, so the test's judge meter and the
-    repeat index follow it; the first job to fail (in order) raises once all have ended.
+    repeat index follow it. ``pool`` is a long-lived executor to run them on (the
+    session's, :meth:`JudgeRunner.fan_out`: no threads started per check); without one, a
+    pool of ``concurrency`` threads lives for this call. The caller runs the first job
+    itself, and any job the pool has not started by the time the caller reaches it (the
+    pool is busy, perhaps with the caller's own outer jobs): so nested fan-outs on one
+    pool cannot wait on each other. The first job to fail (in order) raises; the jobs not
+    yet started are then not sent.
     """
     width = min(len(jobs), max(1, concurrency))
     if width <= 1:
         return [job() for job in jobs]
-    from concurrent.futures import ThreadPoolExecutor
+    own = pool is None
+    if pool is None:
+        from concurrent.futures import ThreadPoolExecutor
 
-    pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llmeval-judge")
+        pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llmeval-judge")
+    futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs[1:]]
     try:
-        futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs]
-        results = [future.result() for future in futures]
+        results = [contextvars.copy_context().run(jobs[0])]
+        for job, future in zip(jobs[1:], futures):
+            results.append(contextvars.copy_context().run(job) if future.cancel() else future.result())
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)  # Ctrl-C or a failure: the queued requests are not sent
+        for future in futures:
+            future.cancel()  # Ctrl-C or a failure: the queued requests are not sent
+        if own:
+            pool.shutdown(wait=False, cancel_futures=True)
         raise
-    pool.shutdown(wait=True)
+    if own:
+        pool.shutdown(wait=True)
     return results
