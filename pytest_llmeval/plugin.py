@@ -106,7 +106,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if nothing_to_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
     eval_session.prefetcher.wait()  # background judge prefetches write their verdicts first
-    eval_session.close_judges()
+    for runner in eval_session.runners():
+        runner.close()  # the pools' threads
     try:
         eval_session.models.flush()
     except OSError as exc:

@@ -120,18 +120,14 @@ class EvalSession:
             self._judges_for[assigned] = self._runner(replace(self.settings, judge_model=assigned), self.judge.cache)
         return self._judges_for[assigned]
 
-    def close_judges(self) -> None:
-        """Stop the judge runners' thread pools (the run is over)."""
-        for runner in [self.judge_runner, *self._judges_for.values()]:
-            if runner is not None:
-                runner.close()
+    def runners(self) -> list[JudgeRunner]:
+        """The judge runners built so far: the session's first, then one per ``--llmeval-judge-for`` model."""
+        return [*filter(None, [self.judge_runner]), *self._judges_for.values()]
 
     def judge_parts(self) -> list[dict[str, Any]]:
         """This process's judge statistics, one part per judge model (the shared verdict cache counted once)."""
-        parts = [self.judge_runner.stats()] if self.judge_runner is not None else []
-        for runner in self._judges_for.values():
-            parts.append({**runner.stats(), "cache": {"hits": 0, "misses": 0, "corrupt": []}})
-        return parts
+        empty = {"cache": {"hits": 0, "misses": 0, "corrupt": []}}
+        return [{**runner.stats(), **(empty if index else {})} for index, runner in enumerate(self.runners())]
 
     def announce(self, line: str) -> None:
         """Show progress (model loads) on the terminal, even while output is captured."""
