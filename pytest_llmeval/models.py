@@ -16,6 +16,7 @@ this module imports torch or sentence-transformers until a model is needed (none
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -25,6 +26,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from .cpu import share_cpu_threads
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,11 +79,6 @@ def parse_precision(text: str) -> str:
     return value
 
 
-def _worker_index() -> int | None:
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    return int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else None
-
-
 def resolve_device(spec: str, *, worker: int | None = None) -> str:
     """Turn ``auto`` / ``cuda`` into a concrete device; imports torch (call only when loading a model).
 
@@ -88,7 +86,9 @@ def resolve_device(spec: str, *, worker: int | None = None) -> str:
     """
     import torch
 
-    worker = _worker_index() if worker is None else worker
+    if worker is None:
+        name = os.environ.get("PYTEST_XDIST_WORKER", "")
+        worker = int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else None
     if spec in ("auto", "cuda"):
         if torch.cuda.is_available():
             count = torch.cuda.device_count()
@@ -182,48 +182,47 @@ class EmbeddingStore:
         self.rejected = 0
 
     def load(self) -> dict[str, np.ndarray]:
-        import numpy as np
-
         vectors: dict[str, np.ndarray] = {}
         dims: set[int] = set()
         if not os.path.isdir(self.directory):
             return vectors
         for entry in sorted(os.listdir(self.directory)):
-            if not entry.endswith(".npz"):
-                continue
-            path = os.path.join(self.directory, entry)
-            try:
-                with np.load(path, allow_pickle=False) as shard:
-                    meta = json.loads(str(shard["meta"]))
-                    keys = shard["keys"]
-                    matrix = shard["vectors"]
-                if (
-                    meta.get("format") != self.FORMAT
-                    or meta.get("signature") != self.signature
-                    or matrix.ndim != 2
-                    or len(keys) != len(matrix)
-                    or matrix.dtype != np.float32
-                    or meta.get("dim") != matrix.shape[1]
-                    or (dims and matrix.shape[1] not in dims)
-                    or meta.get("sha256") != _shard_digest(keys, matrix)
-                    or not np.isfinite(matrix).all()
-                    or (len(matrix) and float(np.abs(np.linalg.norm(matrix, axis=1) - 1.0).max()) > 1e-2)
-                ):
-                    raise ValueError("foreign, altered or inconsistent shard")
-            except Exception:  # noqa: BLE001 - any unreadable shard is rebuilt
-                self.rejected += 1
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
-                continue
-            dims.add(int(matrix.shape[1]))
-            for key, vector in zip(keys.tolist(), matrix):
-                vectors[key] = vector
+            if entry.endswith(".npz"):
+                vectors.update(self.read(os.path.join(self.directory, entry), dims) or {})
         return vectors
 
-    def save(self, new: dict[str, np.ndarray]) -> str | None:
-        """Write ``new`` as one shard; returns its path."""
+    def read(self, path: str, dims: set[int]) -> dict[str, np.ndarray] | None:
+        """The vectors of one shard (of a dimension in ``dims``, if any); ``None`` (and deleted) if unreadable or foreign."""
+        import numpy as np
+
+        try:
+            with np.load(path, allow_pickle=False) as shard:
+                meta = json.loads(str(shard["meta"]))
+                keys = shard["keys"]
+                matrix = shard["vectors"]
+            if (
+                meta.get("format") != self.FORMAT
+                or meta.get("signature") != self.signature
+                or matrix.ndim != 2
+                or len(keys) != len(matrix)
+                or matrix.dtype != np.float32
+                or meta.get("dim") != matrix.shape[1]
+                or (dims and matrix.shape[1] not in dims)
+                or meta.get("sha256") != _shard_digest(keys, matrix)
+                or not np.isfinite(matrix).all()
+                or (len(matrix) and float(np.abs(np.linalg.norm(matrix, axis=1) - 1.0).max()) > 1e-2)
+            ):
+                raise ValueError("foreign, altered or inconsistent shard")
+        except Exception:  # noqa: BLE001 - any unreadable shard is rebuilt
+            self.rejected += 1
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            return None
+        dims.add(int(matrix.shape[1]))
+        return dict(zip(keys.tolist(), matrix))
+
+    def save(self, new: dict[str, np.ndarray], name: str | None = None) -> str | None:
+        """Write ``new`` as one shard (named ``name``, else a name of its own); returns its path."""
         if not new:
             return None
         import numpy as np
@@ -233,7 +232,7 @@ class EmbeddingStore:
         matrix = np.stack([new[k] for k in new]).astype(np.float32)
         meta = json.dumps({"format": self.FORMAT, "signature": self.signature, "dim": int(matrix.shape[1]),
                            "sha256": _shard_digest(keys, matrix)})
-        name = f"shard-{os.getpid()}-{time.time_ns()}.npz"
+        name = name or f"shard-{os.getpid()}-{time.time_ns()}.npz"
         temporary = os.path.join(self.directory, f".{name}.tmp")
         with open(temporary, "wb") as handle:
             np.savez(handle, keys=keys, vectors=matrix, meta=np.array(meta))
@@ -243,19 +242,15 @@ class EmbeddingStore:
 
     def compact(self) -> None:
         """Merge all shards into one (call from the controller when no worker writes)."""
-        if not os.path.isdir(self.directory):
-            return
-        shards = [e for e in os.listdir(self.directory) if e.endswith(".npz")]
+        shards = [e for e in os.listdir(self.directory) if e.endswith(".npz")] if os.path.isdir(self.directory) else []
         if len(shards) < 8:
             return
         vectors = self.load()
         remaining = [e for e in os.listdir(self.directory) if e.endswith(".npz")]
         if self.save(vectors):
             for entry in remaining:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(os.path.join(self.directory, entry))
-                except OSError:
-                    pass
 
 
 def _shard_digest(keys: Any, matrix: Any) -> str:
@@ -383,6 +378,10 @@ class Embedder:
             return np.zeros((0, self.dimension() if self._memory else 0), dtype=np.float32)
         return np.stack([self._memory[k] for k in keys])
 
+    def adopt(self, vectors: dict[str, np.ndarray]) -> None:
+        """Vectors another process encoded (keyed by :func:`text_key`): used, not written to this process's shard."""
+        self._memory.update(vectors)
+
     def dimension(self) -> int:
         return int(next(iter(self._memory.values())).shape[0])
 
@@ -478,6 +477,8 @@ class ModelCache:
         self._announce(f"llmeval: loading {what} (device {self.device}, precision {self.precision})...")
         start = time.perf_counter()
         model = build()
+        if "torch" in sys.modules and (threads := share_cpu_threads(sys.modules["torch"])):
+            self._announce(f"llmeval: torch uses {threads} CPU thread(s) in this xdist worker (set OMP_NUM_THREADS to choose)")
         seconds = time.perf_counter() - start
         self.loads.append({"model": what, "seconds": round(seconds, 3)})
         self._announce(f"llmeval: loaded {what} in {seconds:.1f}s")

@@ -7,6 +7,9 @@ evaluator and reporter is imported when first used.
 from __future__ import annotations
 
 import gc
+import os
+import shutil
+import tempfile
 import warnings
 from collections.abc import Generator, Mapping
 from typing import Any
@@ -40,6 +43,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession(config)
     config.stash[session_key] = session
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
+    shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
+    if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
+        session.prefetcher.share_dir = shared
     config.hook.pytest_llmeval_register_evaluators.call_historic(kwargs={"registry": session.registry})
     session.load_baseline()
     if config.getoption("llmeval_merge", None) and not session.is_worker:
@@ -56,6 +62,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     hooks = config.pluginmanager.get_plugin("llmeval-run")
     if hooks is not None:
         config.pluginmanager.unregister(hooks)
+        if hooks.share_dir is not None:
+            shutil.rmtree(hooks.share_dir, ignore_errors=True)
     if session_key in config.stash:
         del config.stash[session_key]
 
@@ -77,6 +85,14 @@ class _RunHooks:
 
     def __init__(self, session: EvalSession) -> None:
         self.session = session
+        self.share_dir: str | None = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist (controller): a folder for this run where the workers share the embeddings they encode."""
+        if self.share_dir is None:
+            self.share_dir = tempfile.mkdtemp(prefix="pytest-llmeval-shared-")
+        node.workerinput["llmeval_share"] = self.share_dir
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.session.is_worker:  # a worker's reports, records included, go to the controller, which reads them

@@ -14,7 +14,9 @@ The window of tests looked at starts at 32 and doubles with each batch (up to
 ``most``, 256), which bounds the memory of one batch. Under ``pytest -n``, a worker
 plans only the tests it has been sent (pytest-xdist's queue on the worker, read and
 never changed), so no worker encodes another's; where that queue cannot be read, the
-rest of the collection in order stands in.
+rest of the collection in order stands in. When the controller has given the workers
+a shared folder (:mod:`~pytest_llmeval.blocks`), they instead split the cases into
+blocks, each encoded once by whichever worker claims it and loaded by the others.
 
 With ``llmeval_judge_prefetch`` on, a judge check whose every field is known in
 advance has the next tests' verdicts asked together in the background (bounded by the
@@ -29,6 +31,8 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from .blocks import SharedBlocks, block_bounds, block_of
 
 if TYPE_CHECKING:
     import pytest
@@ -60,17 +64,34 @@ class _Window:
 
 
 @dataclass
+class _Plan:
+    """The shared blocks of one plan: the test function's cases in collection order, cut into blocks."""
+
+    members: list[int]  # collection indices
+    position: dict[int, int]  # collection index -> place among the members
+    bounds: list[tuple[int, int]]
+    blocks: SharedBlocks
+    done: set[int] = field(default_factory=set)  # blocks this worker has (encoded or loaded) or gave up
+    others: set[int] = field(default_factory=set)  # blocks claimed by other workers
+
+
+@dataclass
 class Prefetcher:
     """Per worker process: one per session (``config.stash``), nothing at module level."""
 
     judge_prefetch: bool = False
     most: int = MOST
+    share_dir: str | None = None  # under xdist: the run's folder where workers share encoded blocks
+    wait_limit: float = 300.0  # seconds to wait for a block another live worker is encoding
     batches: int = 0
     prefetched_cases: int = 0
+    shared_loaded: int = 0
+    waited: float = 0.0
     errors: list[str] = field(default_factory=list)
     _windows: dict[tuple[Any, ...], _Window] = field(default_factory=dict)
     _index: dict[str, int] = field(default_factory=dict)
     _threads: list[threading.Thread] = field(default_factory=list)
+    _plans: dict[tuple[Any, ...], _Plan] = field(default_factory=dict)
 
     def before_check(self, item: pytest.Item | None, evaluator: Evaluator, cases: Sequence[Case]) -> None:
         """Called before ``evaluator`` scores ``cases`` in test ``item``; never raises."""
@@ -103,6 +124,9 @@ class Prefetcher:
             return
         function = getattr(item, "originalname", item.name)
         key = (evaluator.name, evaluator.signature().key, fields, argname, item.path, function)
+        if self.share_dir and not judged and hasattr(item.config, "workerinput"):
+            self._shared(item, evaluator, key, fields, here)
+            return
         window = self._windows.setdefault(key, _Window())
         if window.disabled or here in window.planned:
             return
@@ -137,6 +161,79 @@ class Prefetcher:
         if texts:
             evaluator.embedder.encode(list(dict.fromkeys(texts)))  # type: ignore[attr-defined]
 
+    def _shared(self, item: pytest.Item, evaluator: Evaluator, key: tuple[Any, ...], fields: tuple[str, ...], here: int) -> None:
+        """Make sure this worker has the block of the test at ``here``: load it, or encode it (or others) for all."""
+        import hashlib
+        import time
+
+        plan = self._plans.get(key)
+        if plan is None:
+            _, _, _, argname, path, function = key
+            members = [index for index, other in enumerate(item.session.items)
+                       if getattr(other, "originalname", other.name) == function and other.path == path
+                       and (pair := _case_param(other)) is not None and pair[0] == argname]
+            name = hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:20]
+            plan = self._plans[key] = _Plan(members, {index: n for n, index in enumerate(members)}, block_bounds(len(members)),
+                                            SharedBlocks(self.share_dir or "", name, evaluator.embedder))  # type: ignore[attr-defined]
+        if here not in plan.position:
+            return
+        block = block_of(plan.bounds, plan.position[here])
+        waiting_since: float | None = None
+        while block not in plan.done:
+            vectors = plan.blocks.load(block)
+            if vectors is not None:
+                evaluator.embedder.adopt(vectors)  # type: ignore[attr-defined]
+                plan.done.add(block)
+                self.shared_loaded += bool(vectors)
+            elif plan.blocks.claim(block):
+                self._encode_block(item, evaluator, plan, block, fields)
+            elif (ahead := self._claim_ahead(plan, block)) is not None:
+                self._encode_block(item, evaluator, plan, ahead, fields)  # useful work while the other worker finishes
+                waiting_since = None
+            elif plan.blocks.abandoned(block):
+                plan.done.add(block)  # its claimer died: its tests encode their own sentences
+            else:
+                now = time.perf_counter()
+                waiting_since = waiting_since or now
+                if now - waiting_since > self.wait_limit:
+                    plan.done.add(block)  # waited long enough: as above
+                else:
+                    time.sleep(0.005)
+                    self.waited += time.perf_counter() - now
+
+    def _claim_ahead(self, plan: _Plan, block: int) -> int | None:
+        for ahead in range(block + 1, len(plan.bounds)):
+            if ahead in plan.done or ahead in plan.others:
+                continue
+            if plan.blocks.claim(ahead):
+                return ahead
+            plan.others.add(ahead)
+        return None
+
+    def _encode_block(self, item: pytest.Item, evaluator: Evaluator, plan: _Plan, block: int, fields: tuple[str, ...]) -> None:
+        """Encode the claimed ``block`` and write it for the other workers; on any failure, give it up."""
+        from .case import Case
+        from .evaluators.embedding import planned_texts
+        from .models import text_key
+
+        plan.done.add(block)
+        start, end = plan.bounds[block]
+        cases = []
+        for index in plan.members[start:end]:
+            pair = _case_param(item.session.items[index])
+            if pair is not None:
+                cases.append(Case(**{name: getattr(pair[1], name) for name in fields}))
+        try:
+            texts = list(dict.fromkeys(planned_texts(evaluator, cases)))  # type: ignore[arg-type]
+            matrix = evaluator.embedder.encode(texts) if texts else []  # type: ignore[attr-defined]
+            plan.blocks.save(block, {text_key(text): row for text, row in zip(texts, matrix)})
+        except BaseException:
+            plan.blocks.give_up(block)
+            plan.done.update(range(len(plan.bounds)))  # this check cannot be planned: score as it comes
+            raise
+        self.batches += 1
+        self.prefetched_cases += len(cases)
+
     def _judge_ahead(self, evaluator: Evaluator, upcoming: list[Case]) -> None:
         """Ask the verdicts of ``upcoming`` in the background; they are cached for their tests."""
         if not upcoming:
@@ -162,7 +259,10 @@ class Prefetcher:
         self._threads = [t for t in self._threads if t.is_alive()]
 
     def stats(self) -> dict[str, Any]:
-        return {"batches": self.batches, "cases": self.prefetched_cases, "errors": self.errors[:5]}
+        out: dict[str, Any] = {"batches": self.batches, "cases": self.prefetched_cases, "errors": self.errors[:5]}
+        if self.share_dir:
+            out.update(shared_blocks_loaded=self.shared_loaded, waited_s=round(self.waited, 3))
+        return out
 
 
 def _scorer(evaluator: Evaluator, case: Case) -> Callable[[], Any]:

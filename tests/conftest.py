@@ -49,6 +49,17 @@ def models():
     return ModelCache(device="cpu", cache_dir=None, announce=lambda line: None)
 
 
+@pytest.fixture(scope="module")
+def model_stack(models):
+    """sentence-transformers imported and the embedded model run in this process; ask for it before ``pytester``.
+
+    pytester removes, after its run, the modules first imported while it was set up; importing the
+    model stack first keeps transformers' lazily loaded modules whole for the tests after it.
+    """
+    pytest.importorskip("sentence_transformers")
+    models.embedder().encode(["warm up"])
+
+
 @pytest.fixture
 def make(models):
     """``make(name, **params)``: a registered evaluator bound to the module's model cache."""
