@@ -14,7 +14,8 @@ plugin runs as users run it) and counts the sentences encoded.
 The reference is a hand-written script in a fresh process that encodes the same unique
 sentences (split as the checks split them) with one ``SentenceTransformer.encode``
 call, batch 64, at the same thread count. Printed, measured in this one run:
-reference encode seconds / the run's encode seconds (summed over workers), the
+reference encode seconds / the run's encode seconds (summed over workers; under ``-n``
+also the slowest worker's, the encode's share of the wall time), the
 sentences each encoded, the run's wall time, and the prefetch batches; each row is the
 median of ``--repeat`` rounds of reference and run taken side by side (the range of the
 ratio in brackets), as this machine's speed drifts by 10% between minutes. For ``-n N`` a
@@ -133,7 +134,7 @@ def run_suite(folder: Path, threads: str, workers: int, attempt: int = 0) -> dic
     report = json.loads((out / "report.json").read_text())
     stats = [report["models"]["controller"], *report["models"]["workers"].values()]
     batches = sum(s.get("prefetch", {}).get("batches", 0) for s in stats)
-    return {"seconds": sum(s["seconds"] for s in spent), "texts": sum(s["texts"] for s in spent),
+    return {"seconds": sum(s["seconds"] for s in spent), "slowest": max(s["seconds"] for s in spent), "texts": sum(s["texts"] for s in spent),
             "calls": sum(s["calls"] for s in spent), "wall": wall, "batches": batches, "results": len(report["results"])}
 
 
@@ -172,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                 reference, split, measured = sorted(rounds, key=lambda r: r[0]["seconds"] / r[2]["seconds"])[len(rounds) // 2]
                 spread = f" ({ratios[0]:.2f}-{ratios[-1]:.2f})" if len(ratios) > 1 else ""
                 shape = "" if split is None else f"; split over {workers} processes at once: {split:.2f} s, {split / measured['seconds']:.2f}x"
-                print(f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s{shape} | {measured['seconds']:.2f} s | "
+                slowest = f" (slowest worker {measured['slowest']:.2f} s)" if workers else ""
+                print(f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s{shape} | {measured['seconds']:.2f} s{slowest} | "
                       f"{ratios[len(ratios) // 2]:.2f}x{spread} | {reference['texts']} / {measured['texts']} | {measured['calls']:.0f} | "
                       f"{measured['wall']:.1f} s |", flush=True)
     return 0
