@@ -72,13 +72,12 @@ class SharedBlocks:
     def _store(self) -> Any:
         from .models import EmbeddingStore
 
-        return EmbeddingStore(self.folder, self.embedder.signature)  # the signature as it is now (a load may re-key it)
+        store = EmbeddingStore(self.folder, self.embedder.signature)  # the signature as it is now (a load may re-key it)
+        store.directory = self.claims  # a block's shard lies beside its claim, whichever model wrote it
+        return store
 
     def _path(self, block: int, suffix: str) -> str:
         return os.path.join(self.claims, f"{self.plan}-{block}{suffix}")
-
-    def _shard(self, block: int) -> str:
-        return os.path.join(self._store().directory, f"block-{self.plan}-{block}.npz")
 
     def claim(self, block: int) -> bool:
         """Claim ``block`` for this process; ``False`` when another process has."""
@@ -96,7 +95,7 @@ class SharedBlocks:
         if not vectors:
             self.give_up(block)
             return
-        self._store().save(vectors, name=os.path.basename(self._shard(block)))
+        self._store().save(vectors, name=os.path.basename(self._path(block, ".npz")))
 
     def give_up(self, block: int) -> None:
         """Tell the other workers not to wait for ``block``: its tests encode their own sentences."""
@@ -106,11 +105,18 @@ class SharedBlocks:
                 pass
 
     def load(self, block: int) -> dict[str, np.ndarray] | None:
-        """The vectors of ``block`` if it is written; ``{}`` if it never will be (given up, unreadable)."""
-        shard = self._shard(block)
+        """The vectors of ``block`` if it is written; ``{}`` if this worker cannot use them (given up, unreadable,
+        another model's)."""
+        shard = self._path(block, ".npz")
         if os.path.exists(shard):
+            writer = _writer(shard)
+            if writer is not None and writer != self.embedder.signature and not self.embedder.stats().get("loaded", True):
+                with contextlib.suppress(Exception):  # the signature is a prediction until the model loads: settle it
+                    self.embedder.model  # noqa: B018
+            if writer is not None and writer != self.embedder.signature:
+                return {}  # vectors of another model or precision: this worker's tests encode their own
             vectors = self._store().read(shard, set())
-            if vectors is None:  # altered or foreign: deleted, and given up for every worker
+            if vectors is None:  # altered: deleted, and given up for every worker
                 self.give_up(block)
             return vectors or {}
         if os.path.exists(self._path(block, ".none")):
@@ -132,5 +138,22 @@ class SharedBlocks:
             return True
         except OSError:
             return False
-        return False
+        try:  # Linux: a worker that has exited but is not yet reaped is a zombie
+            with open(f"/proc/{pid_text}/stat", encoding="utf-8") as handle:
+                return handle.read().rpartition(")")[2].split()[0] == "Z"
+        except (OSError, IndexError):
+            return False
+
+
+def _writer(path: str) -> str | None:
+    """The signature a shard was written with; ``None`` if it cannot be read."""
+    import json
+
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as shard:
+            return str(json.loads(str(shard["meta"]))["signature"])
+    except Exception:  # noqa: BLE001 - an unreadable shard is dealt with by the full read
+        return None
 

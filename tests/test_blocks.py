@@ -30,7 +30,19 @@ def test_block_bounds_grow_from_32_to_256_and_cover_every_case():
 
 
 class _Embedder:
-    signature = "test-model|fp32|normalized"
+    """Stands in for an embedder: a signature, and a model that may re-key it when it loads."""
+
+    def __init__(self, signature="test-model|fp32|normalized", loads_as=None):
+        self.signature = signature
+        self.loads_as = loads_as
+
+    def stats(self):
+        return {"loaded": self.loads_as is None}
+
+    @property
+    def model(self):
+        self.signature, self.loads_as = self.loads_as or self.signature, None
+        return object()
 
 
 def _unit(n: int):
@@ -49,15 +61,26 @@ def test_a_block_is_claimed_once_written_and_loaded(tmp_path):
     mine.save(0, _unit(3))
     loaded = theirs.load(0)
     assert sorted(loaded) == sorted(_unit(3)) and all(float(v @ v) == pytest.approx(1.0) for v in loaded.values())
-    other_model = SharedBlocks(str(tmp_path), "plan", type("E", (), {"signature": "other|fp32|normalized"})())
-    assert other_model.load(0) is None  # another model's vectors are never found
+    other_model = SharedBlocks(str(tmp_path), "plan", _Embedder("other|fp32|normalized"))
+    assert other_model.load(0) == {}  # another model's vectors: never used, and not waited for
+    assert sorted(theirs.load(0)) == sorted(_unit(3))  # nor deleted: the workers of this model still load them
+
+
+def test_a_worker_whose_signature_is_still_a_prediction_loads_its_model_then_the_block(tmp_path):
+    """Predicted fp16 (a GPU host), but torch runs on the CPU: the model's load settles the signature to the writer's."""
+    writer = SharedBlocks(str(tmp_path), "plan", _Embedder())
+    assert writer.claim(0)
+    writer.save(0, _unit(2))
+    predicted = _Embedder("test-model|fp16|normalized", loads_as="test-model|fp32|normalized")
+    reader = SharedBlocks(str(tmp_path), "plan", predicted)
+    assert sorted(reader.load(0)) == sorted(_unit(2)) and predicted.signature == "test-model|fp32|normalized"
 
 
 def test_an_altered_shard_is_given_up_for_every_worker(tmp_path):
     blocks = SharedBlocks(str(tmp_path), "plan", _Embedder())
     assert blocks.claim(1)
     blocks.save(1, _unit(2))
-    shard = blocks._shard(1)
+    shard = blocks._path(1, ".npz")
     import numpy as np
 
     with np.load(shard) as saved:
@@ -89,6 +112,28 @@ def test_a_claim_whose_process_exited_is_abandoned(tmp_path):
     with open(blocks._path(2, ".claim"), "w", encoding="utf-8"):
         pass  # created, pid not yet written
     assert not blocks.abandoned(2)
+
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="zombies are read from /proc")
+def test_a_claimer_that_exited_but_is_not_yet_reaped_is_abandoned(tmp_path):
+    import time
+
+    blocks = SharedBlocks(str(tmp_path), "plan", _Embedder())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])  # not waited for: a zombie once it exits
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with open(f"/proc/{child.pid}/stat", encoding="utf-8") as handle:
+                if handle.read().rpartition(")")[2].split()[0] == "Z":
+                    break
+            time.sleep(0.05)
+        os.makedirs(blocks.claims, exist_ok=True)
+        with open(blocks._path(0, ".claim"), "w", encoding="utf-8") as handle:
+            handle.write(f"{child.pid} {socket.gethostname()}")
+        assert blocks.abandoned(0)
+    finally:
+        child.wait()
 
 
 @pytest.fixture

@@ -118,6 +118,7 @@ class JudgeRunner:
         self._validators: dict[str, Any] = {}
         self._pool: Executor | None = None
         self._pool_lock = threading.Lock()
+        self._closed = False
 
     @contextlib.contextmanager
     def metered(self) -> Iterator[Usage]:
@@ -235,21 +236,29 @@ class JudgeRunner:
             self.parse_failures_by[evaluator] = self.parse_failures_by.get(evaluator, 0) + 1
 
     def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
-        """:func:`fan_out` on this session's pool of :attr:`concurrency` threads, started once and kept."""
-        if min(len(jobs), self.concurrency) <= 1:
-            return [job() for job in jobs]
-        with self._pool_lock:
-            if self._pool is None:
-                from concurrent.futures import ThreadPoolExecutor
+        """:func:`fan_out` on this session's pool (:attr:`concurrency` - 1 threads and the caller), started once and kept.
 
-                self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="llmeval-judge")
-            pool = self._pool
+        The pool bounds one check's jobs; the judge's own limit (``max_concurrency``) bounds
+        the requests in flight across the worker, prefetches included. After :meth:`close`,
+        jobs run one after another.
+        """
+        with self._pool_lock:
+            if min(len(jobs), self.concurrency) <= 1 or self._closed:
+                pool = None
+            else:
+                if self._pool is None:
+                    from concurrent.futures import ThreadPoolExecutor
+
+                    self._pool = ThreadPoolExecutor(max_workers=self.concurrency - 1, thread_name_prefix="llmeval-judge")
+                pool = self._pool
+        if pool is None:
+            return [job() for job in jobs]
         return fan_out(jobs, self.concurrency, pool)
 
     def close(self) -> None:
         """Stop the pool's threads (the requests not yet started are not sent)."""
         with self._pool_lock:
-            pool, self._pool = self._pool, None
+            pool, self._pool, self._closed = self._pool, None, True
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -272,7 +281,7 @@ def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int, pool: Executor | 
     Each job runs in a copy of the caller's context, so the test's judge meter and the
     repeat index follow it. ``pool`` is a long-lived executor to run them on (the
     session's, :meth:`JudgeRunner.fan_out`: no threads started per check); without one, a
-    pool of ``concurrency`` threads lives for this call. The caller runs the first job
+    pool of ``concurrency`` - 1 threads lives for this call. The caller runs the first job
     itself, and any job the pool has not started by the time the caller reaches it (the
     pool is busy, perhaps with the caller's own outer jobs): so nested fan-outs on one
     pool cannot wait on each other. The first job to fail (in order) raises; the jobs not
@@ -285,7 +294,7 @@ def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int, pool: Executor | 
     if pool is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="llmeval-judge")
+        pool = ThreadPoolExecutor(max_workers=width - 1, thread_name_prefix="llmeval-judge")
     futures = [pool.submit(contextvars.copy_context().run, job) for job in jobs[1:]]
     try:
         results = [contextvars.copy_context().run(jobs[0])]
