@@ -63,7 +63,6 @@ class SharedBlocks:
     """
 
     def __init__(self, folder: str, plan: str, embedder: Any) -> None:
-        self.folder = folder
         self.plan = plan
         self.embedder = embedder
         self.claims = os.path.join(folder, "claims")
@@ -72,9 +71,8 @@ class SharedBlocks:
     def _store(self) -> Any:
         from .models import EmbeddingStore
 
-        store = EmbeddingStore(self.folder, self.embedder.signature)  # the signature as it is now (a load may re-key it)
-        store.directory = self.claims  # a block's shard lies beside its claim, whichever model wrote it
-        return store
+        # The signature as it is now (a load may re-key it); a block's shard lies beside its claim, whichever model wrote it.
+        return EmbeddingStore(self.claims, self.embedder.signature, exact=True)
 
     def _path(self, block: int, suffix: str) -> str:
         return os.path.join(self.claims, f"{self.plan}-{block}{suffix}")

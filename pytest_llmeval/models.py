@@ -176,9 +176,9 @@ class EmbeddingStore:
 
     FORMAT = 2  # 2: a SHA-256 of keys and vectors in every shard
 
-    def __init__(self, directory: str, signature: str) -> None:
+    def __init__(self, directory: str, signature: str, *, exact: bool = False) -> None:  # exact: shards right in directory
         self.signature = signature
-        self.directory = os.path.join(directory, "embeddings", hashlib.sha256(signature.encode()).hexdigest()[:20])
+        self.directory = directory if exact else os.path.join(directory, "embeddings", hashlib.sha256(signature.encode()).hexdigest()[:20])
         self.rejected = 0
 
     def load(self) -> dict[str, np.ndarray]:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .blocks import SharedBlocks, block_bounds, block_of
+from .blocks import FIRST, MOST, SharedBlocks, block_bounds, block_of
 
 if TYPE_CHECKING:
     import pytest
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
     from .evaluators.base import Evaluator
 
 __all__ = ["Prefetcher", "known_fields"]
-
-FIRST = 32
-MOST = 256
 
 
 def known_fields(evaluator: Evaluator, check: Case, param: Case) -> tuple[str, ...]:
@@ -67,8 +64,8 @@ class _Window:
 class _Plan:
     """The shared blocks of one plan: the test function's cases in collection order, cut into blocks."""
 
-    members: list[int]  # collection indices
-    position: dict[int, int]  # collection index -> place among the members
+    params: list[Case]  # the test function's case parameters, in collection order
+    position: dict[int, int]  # collection index -> place among them
     bounds: list[tuple[int, int]]
     blocks: SharedBlocks
     done: set[int] = field(default_factory=set)  # blocks this worker has (encoded or loaded) or gave up
@@ -107,8 +104,6 @@ class Prefetcher:
             self.errors.append(f"{evaluator.name}: {type(exc).__name__}: {exc}"[:300])
 
     def _prefetch(self, item: pytest.Item, evaluator: Evaluator, check: Case, *, judged: bool) -> None:
-        from .case import Case
-
         found = _case_param(item)
         if found is None:
             return
@@ -124,7 +119,7 @@ class Prefetcher:
             return
         function = getattr(item, "originalname", item.name)
         key = (evaluator.name, evaluator.signature().key, fields, argname, item.path, function)
-        if self.share_dir and not judged and hasattr(item.config, "workerinput"):
+        if self.share_dir and not judged:  # set on xdist workers only
             self._shared(item, evaluator, key, fields, here)
             return
         window = self._windows.setdefault(key, _Window())
@@ -136,13 +131,10 @@ class Prefetcher:
         for index in _future(item, here, len(items)):
             if len(planned) >= window.size:
                 break
-            other = items[index]
-            if getattr(other, "originalname", other.name) != function or other.path != item.path:
-                continue
-            pair = _case_param(other)
-            if pair is not None and pair[0] == argname:
+            other = _same_plan(items[index], function, item.path, argname)
+            if other is not None:
                 planned.add(index)
-                upcoming.append(Case(**{name: getattr(pair[1], name) for name in fields}))
+                upcoming.append(_known_case(other, fields))
         window.planned = planned
         if not upcoming:
             return
@@ -169,11 +161,11 @@ class Prefetcher:
         plan = self._plans.get(key)
         if plan is None:
             _, _, _, argname, path, function = key
-            members = [index for index, other in enumerate(item.session.items)
-                       if getattr(other, "originalname", other.name) == function and other.path == path
-                       and (pair := _case_param(other)) is not None and pair[0] == argname]
+            members = [(index, param) for index, other in enumerate(item.session.items)
+                       if (param := _same_plan(other, function, path, argname)) is not None]
             name = hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:20]
-            plan = self._plans[key] = _Plan(members, {index: n for n, index in enumerate(members)}, block_bounds(len(members)),
+            plan = self._plans[key] = _Plan([param for _, param in members], {index: n for n, (index, _) in enumerate(members)},
+                                            block_bounds(len(members), most=self.most),
                                             SharedBlocks(self.share_dir or "", name, evaluator.embedder))  # type: ignore[attr-defined]
         if here not in plan.position:
             return
@@ -186,9 +178,9 @@ class Prefetcher:
                 plan.done.add(block)
                 self.shared_loaded += bool(vectors)
             elif plan.blocks.claim(block):
-                self._encode_block(item, evaluator, plan, block, fields)
+                self._encode_block(evaluator, plan, block, fields)
             elif (ahead := self._claim_ahead(plan, block)) is not None:
-                self._encode_block(item, evaluator, plan, ahead, fields)  # useful work while the other worker finishes
+                self._encode_block(evaluator, plan, ahead, fields)  # useful work while the other worker finishes
                 waiting_since = None
             elif plan.blocks.abandoned(block):
                 plan.done.add(block)  # its claimer died: its tests encode their own sentences
@@ -210,19 +202,14 @@ class Prefetcher:
             plan.others.add(ahead)
         return None
 
-    def _encode_block(self, item: pytest.Item, evaluator: Evaluator, plan: _Plan, block: int, fields: tuple[str, ...]) -> None:
+    def _encode_block(self, evaluator: Evaluator, plan: _Plan, block: int, fields: tuple[str, ...]) -> None:
         """Encode the claimed ``block`` and write it for the other workers; on any failure, give it up."""
-        from .case import Case
         from .evaluators.embedding import planned_texts
         from .models import text_key
 
         plan.done.add(block)
         start, end = plan.bounds[block]
-        cases = []
-        for index in plan.members[start:end]:
-            pair = _case_param(item.session.items[index])
-            if pair is not None:
-                cases.append(Case(**{name: getattr(pair[1], name) for name in fields}))
+        cases = [_known_case(param, fields) for param in plan.params[start:end]]
         try:
             texts = list(dict.fromkeys(planned_texts(evaluator, cases)))  # type: ignore[arg-type]
             matrix = evaluator.embedder.encode(texts) if texts else []  # type: ignore[attr-defined]
@@ -298,6 +285,21 @@ def _worker_queue(config: pytest.Config) -> list[int] | None:
         following = getattr(plugin, "nextitem_index", None)
         return ([following] if isinstance(following, int) else []) + [i for i in ahead if isinstance(i, int)]
     return None
+
+
+def _same_plan(other: pytest.Item, function: str, path: Any, argname: str) -> Case | None:
+    """``other``'s case parameter if it is a test of ``function`` in ``path`` parametrized by ``argname``."""
+    if getattr(other, "originalname", other.name) != function or other.path != path:
+        return None
+    pair = _case_param(other)
+    return pair[1] if pair is not None and pair[0] == argname else None
+
+
+def _known_case(param: Case, fields: tuple[str, ...]) -> Case:
+    """A case of just the ``fields`` known in advance, taken from a test's case parameter."""
+    from .case import Case
+
+    return Case(**{name: getattr(param, name) for name in fields})
 
 
 def _case_param(item: pytest.Item) -> tuple[str, Case] | None:
