@@ -12,7 +12,7 @@ the cases are cut into blocks by their place in the collection (:func:`block_bou
   block instead of waiting idle, and waits only when none is left.
 
 A block is written as a checked embedding shard
-(:class:`~pytest_llmeval.models.EmbeddingStore`: signature, dimension, unit vectors,
+(:class:`~pytest_llmeval.stores.EmbeddingStore`: signature, dimension, unit vectors,
 checksum) in a folder the controller makes for the run and removes at its end. A
 block whose claimer died, that could not be planned or encoded, or whose shard does
 not check out, is given up: its tests encode their own sentences, as without sharing.
@@ -69,7 +69,7 @@ class SharedBlocks:
         self.host = socket.gethostname()
 
     def _store(self) -> Any:
-        from .models import EmbeddingStore
+        from .stores import EmbeddingStore
 
         # The signature as it is now (a load may re-key it); a block's shard lies beside its claim, whichever model wrote it.
         return EmbeddingStore(self.claims, self.embedder.signature, exact=True)
@@ -113,7 +113,7 @@ class SharedBlocks:
                     self.embedder.model  # noqa: B018
             if writer is not None and writer != self.embedder.signature:
                 return {}  # vectors of another model or precision: this worker's tests encode their own
-            vectors = self._store().read(shard, set())
+            vectors = self._store().read(shard)
             if vectors is None:  # altered: deleted, and given up for every worker
                 self.give_up(block)
             return vectors or {}

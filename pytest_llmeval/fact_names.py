@@ -19,7 +19,7 @@ from typing import Any
 from .fact_parsing import _NUMBER_WORDS, Fact
 from .text import replace_surrogates, split_sentences
 
-__all__ = ["word_stem", "spacy_model", "SPACY_MAX_CHARS"]
+__all__ = ["word_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
 
 # -- words and names ------------------------------------------------------------------------
 
@@ -44,6 +44,30 @@ _FUNCTION_WORDS = frozenset(
     definitely probably possibly likely unlikely absolutely right wrong total overall average
     """.split()
 ) | frozenset(_NUMBER_WORDS) | {"one", "hundred", "thousand", "million", "billion", "trillion"}
+#: Words of talk about the talk itself: thanks, greetings, wishes, opinions of the speaker. A sentence made only of
+#: these and function words claims nothing about the world ("Thanks, I hope you enjoy it!", "I don't know.").
+CONVERSATIONAL = frozenset(
+    """
+    thank thanks welcome enjoy enjoyed hope hoped glad happy sorry please pleasure sure great good nice cool awesome
+    wonderful fantastic fun lovely love loved like liked interesting interested agree course absolutely definitely
+    help helpful problem problems worry worries bye goodbye hello hi hey yeah yep nope okay ok wow oh ah well know
+    knew think thought guess believe mean wish luck day time info information idea ideas fine anytime recommend
+    recommendation suggestion glad sounds sound seems seem really pretty quite lot lots kind sort thing things very
+    too everyone everybody someone somebody anyone anybody everything something anything
+    """.split()
+)
+#: Words of judgement: a sentence whose own words are only these gives an opinion, not a fact ("It is a classic.").
+EVALUATIVE = frozenset(
+    """
+    great good bad best worst better worse favorite favourite favorites favourites wonderful excellent amazing
+    terrible awful boring beautiful brilliant fine popular talented classic classics funny scary exciting enjoyable
+    incredible impressive iconic underrated overrated masterpiece gem perfect pleasant decent solid superb stunning
+    entertaining fascinating memorable remarkable outstanding
+    """.split()
+)
+#: A contraction's ending, dropped before a word is looked up ("you're" -> "you", "don't" -> "do").
+_CONTRACTION = re.compile(r"(?:['’](?:m|s|re|ve|ll|d)|n['’]t)$", re.IGNORECASE)
+
 # Titles and honorifics: part of a name as written, but a context may name the person without them.
 _TITLES = frozenset(
     """
@@ -127,8 +151,10 @@ def _rule_names(text: str) -> Iterable[Fact]:
             word = match.group(0)
             folded = word.casefold()
             capital = word[0].isupper() and not word.isupper() or (word.isupper() and len(word) >= 2 and not sentence.isupper())
-            if capital and index == 0 and (folded in _FUNCTION_WORDS or folded in lowered):
-                capital = False
+            plain = _CONTRACTION.sub("", folded)
+            if capital and index == 0 and (plain in _FUNCTION_WORDS or plain in CONVERSATIONAL or plain in EVALUATIVE
+                                           or folded in lowered or plain == "i"):
+                capital = False  # "I'm", "You're", "Enjoy!", "Great."
             if capital and run == [] and sentence[match.end():match.end() + 1] == ":":
                 capital = False  # a label ("Height: 330 m")
             if capital and index == 0 and folded not in _FUNCTION_WORDS:

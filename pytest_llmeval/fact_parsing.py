@@ -50,10 +50,12 @@ _UNITS = {
     "mi": "mi", "mile": "mi", "miles": "mi", "yd": "yd", "yard": "yd", "yards": "yd",
     "kg": "kg", "kilogram": "kg", "kilograms": "kg", "g": "g", "gram": "g", "grams": "g",
     "lb": "lb", "lbs": "lb", "tonne": "t", "tonnes": "t", "ton": "ton", "tons": "ton",
-    "litre": "l", "litres": "l", "liter": "l", "liters": "l", "ml": "ml",
+    "litre": "l", "litres": "l", "liter": "l", "liters": "l", "ml": "ml", "gallon": "gal", "gallons": "gal",
+    "ounce": "oz", "ounces": "oz", "oz": "oz", "acre": "acre", "acres": "acre", "hectare": "ha", "hectares": "ha",
     "sec": "s", "second": "s", "seconds": "s", "min": "min", "minute": "min", "minutes": "min",
     "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "day", "days": "day",
     "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year",
+    "decade": "decade", "decades": "decade", "century": "century", "centuries": "century",
     "°c": "°C", "°f": "°F", "degrees": "°", "mph": "mph", "km/h": "km/h", "kmh": "km/h",
     "gb": "GB", "mb": "MB", "tb": "TB", "kb": "KB", "gigabyte": "GB", "gigabytes": "GB", "megabyte": "MB",
     "megabytes": "MB", "terabyte": "TB", "terabytes": "TB", "kilobyte": "KB", "kilobytes": "KB", "ghz": "GHz", "mhz": "MHz", "kw": "kW", "mw": "MW",
@@ -62,7 +64,8 @@ _UNITS = {
 _BASE = {
     "km": ("m", 1000.0), "cm": ("m", 0.01), "mm": ("m", 0.001), "ft": ("m", 0.3048), "in": ("m", 0.0254),
     "mi": ("m", 1609.344), "yd": ("m", 0.9144), "g": ("kg", 0.001), "lb": ("kg", 0.45359237), "t": ("kg", 1000.0),
-    "ml": ("l", 0.001), "min": ("s", 60.0), "h": ("s", 3600.0), "day": ("s", 86400.0), "week": ("s", 604800.0),
+    "ml": ("l", 0.001), "gal": ("l", 3.785411784), "oz": ("kg", 0.028349523125), "acre": ("ha", 0.40468564224),
+    "decade": ("year", 10.0), "century": ("year", 100.0), "min": ("s", 60.0), "h": ("s", 3600.0), "day": ("s", 86400.0), "week": ("s", 604800.0),
     "KB": ("B", 1e3), "MB": ("B", 1e6), "GB": ("B", 1e9), "TB": ("B", 1e12),
 }
 _CLOCK = re.compile(
@@ -83,7 +86,7 @@ _NUMBER = re.compile(
     r"(?P<ord>st|nd|rd|th)?"
     r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r"))(?!\w)"
     r"|(?!\w)|(?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w)))"
-    r"(?:[ \t]?(?P<unit>(?i:" + _UNIT_ALTERNATIVES + r"))(?!\w))?"
+    r"(?:(?:[ \t]|-(?=[^\W\d]))?(?P<unit>(?i:" + _UNIT_ALTERNATIVES + r"))(?!\w))?"
 )
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 _MONTHS = {
@@ -189,13 +192,50 @@ class Fact:
     weak: bool = False
 
 
+_TIME_UNITS = "hours?|minutes?|seconds?|days?|weeks?|months?|years?"
+#: "four and a half hours": half a unit more than the number before it.
+_AND_A_HALF = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b(?:[ \t]+(?P<unit>" + _UNIT_ALTERNATIVES + r"))?(?!\w)", re.IGNORECASE)
+#: "half an hour", "half a day"; "an hour" / "a day" when a duration goes on ("an hour and 35 minutes").
+_HALF_A = re.compile(r"\bhalf[ \t]+an?[ \t]+(?P<unit>" + _TIME_UNITS + r")\b", re.IGNORECASE)
+_ONE_A = re.compile(r"\ban?[ \t]+(?P<unit>" + _TIME_UNITS + r")(?=[ \t]*,?[ \t]*(?:and[ \t]+)?\d)", re.IGNORECASE)
+#: What joins the parts of one duration: "2 hours, 7 minutes and 42 seconds".
+_DURATION_JOIN = re.compile(r"^[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+)$")
+
+
 def _numbers(text: str) -> Iterable[Fact]:
+    """Every number of ``text`` with its unit; a duration written in parts ("an hour and 35 minutes") is one fact."""
+    facts = sorted([*_single_numbers(text), *_unit_words(text)], key=lambda f: f.start)
+    merged: list[Fact] = []
+    for fact in facts:
+        last = merged[-1] if merged else None
+        if (last is not None and last.unit == "s" and fact.unit == "s" and last.start + len(last.text) <= fact.start
+                and _DURATION_JOIN.match(text[last.start + len(last.text):fact.start])):
+            merged[-1] = Fact("number", text[last.start:fact.start + len(fact.text)], last.value + fact.value, "s",
+                              min(last.step, fact.step), last.start)
+        else:
+            merged.append(fact)
+    return merged
+
+
+def _unit_words(text: str) -> Iterable[Fact]:
+    """Durations written without digits: "half an hour", and "an hour" at the head of a longer duration."""
+    for pattern, amount in ((_HALF_A, 0.5), (_ONE_A, 1.0)):
+        for match in pattern.finditer(text):
+            unit, factor = _BASE.get(_UNITS[match.group("unit").lower()], (_UNITS[match.group("unit").lower()], 1.0))
+            yield Fact("number", match.group(0), amount * factor, unit, amount * factor, match.start())
+
+
+def _single_numbers(text: str) -> Iterable[Fact]:
     for match in _NUMBER.finditer(text):
         parsed = _number_value(match)
         if parsed is None:
             continue
         value, step, word = parsed
         cur, unit_text, scale = match.group("cur"), match.group("unit"), match.group("scale")
+        end = match.end()
+        half = _AND_A_HALF.match(text, end) if not unit_text and not scale and not match.group("ord") else None
+        if half is not None:
+            value, step, unit_text, end = value + 0.5, 0.5, half.group("unit"), half.end()
         unit = None
         if unit_text:
             key = unit_text.lower()
@@ -222,7 +262,7 @@ def _numbers(text: str) -> Iterable[Fact]:
             # "two" alone is a weak fact ("two of them"); keep it, but only as a number.
             kind = "number"
         start = match.start("cur") if cur else match.start("sign") if match.group("sign") else match.start("num")
-        yield Fact(kind, text[start:match.end()].strip(), value, unit, step, start)
+        yield Fact(kind, text[start:end].strip(), value, unit, step, start)
 
 
 def _clock_times(text: str) -> Iterable[Fact]:
@@ -268,14 +308,28 @@ _SPLIT_DECIMAL = re.compile(
 )
 
 
-def detokenize_numbers(text: str) -> str:
-    """Join numbers a tokeniser split.
+# The same tokenisers split dotted initials ("U. S."), an apostrophe after an initial ("o' malley") and a hyphen
+# between a number and its unit ("two - hour").
+_SPLIT_INITIALS = re.compile(r"\b([^\W\d_])\. (?=[^\W\d_]\.(?!\w))")
+_SPLIT_APOSTROPHE = re.compile(r"(?<![\w'])([^\W\d_])' (?=[^\W\d_]{2})")
+_SPLIT_UNIT = re.compile(r"(\d|\b(?i:" + "|".join(_NUMBER_WORDS) + r"))[ \t]-[ \t](?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w))")
 
-    >>> detokenize_numbers("viewed 235, 000 times, 98. 7 per cent")
-    'viewed 235,000 times, 98.7 per cent'
+
+def detokenize_numbers(text: str) -> str:
+    """Join numbers (and dotted initials, an initial's apostrophe) a tokeniser split; the length changes.
+
+    >>> detokenize_numbers("viewed 235, 000 times, 98. 7 per cent, a two - hour film in the U. S. by o' malley")
+    "viewed 235,000 times, 98.7 per cent, a two-hour film in the U.S. by o'malley"
     """
     text = _SPLIT_THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(", ", ","), text)
-    return _SPLIT_DECIMAL.sub(r"\1.\2", text)
+    text = _SPLIT_DECIMAL.sub(r"\1.\2", text)
+    if ". " in text:
+        text = _SPLIT_INITIALS.sub(r"\1.", text)
+    if "' " in text:
+        text = _SPLIT_APOSTROPHE.sub(r"\1'", text)
+    if " - " in text:
+        text = _SPLIT_UNIT.sub(r"\1-", text)
+    return text
 
 
 def canonical_numbers(text: str) -> str:

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .fact_names import (
     _CONNECTORS as _CONNECTORS,
@@ -86,6 +86,9 @@ from .fact_parsing import (
 )
 from .text import split_sentences
 
+if TYPE_CHECKING:
+    from .syntax import Parsed
+
 __all__ = [
     "Fact",
     "FactIndex",
@@ -115,10 +118,12 @@ def negated(sentence: str) -> bool:
     return _NEGATION.search(sentence) is not None
 
 
-def extract_facts(text: str, *, nlp: Any = None) -> list[Fact]:
+def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -> list[Fact]:
     """The checkable facts of ``text``, in order of appearance (negation is checked separately).
 
-    ``nlp`` is a loaded spaCy pipeline for names; without one, names come from capitalisation.
+    Names come from the named entities of ``parsed`` (the text's parse, see
+    :mod:`pytest_llmeval.syntax`), else from a loaded spaCy pipeline ``nlp``, else
+    from capitalisation.
     """
     text = detokenize_numbers(text)
     facts: list[Fact] = []
@@ -143,7 +148,10 @@ def extract_facts(text: str, *, nlp: Any = None) -> list[Fact]:
         if inside_date(fact.start):
             continue
         facts.append(fact)
-    names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
+    if parsed is not None and len(parsed.text) == len(text):
+        names: Iterable[Fact] = _parsed_names(parsed)
+    else:
+        names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
     for fact in names:
         if inside_date(fact.start):
             continue
@@ -154,27 +162,61 @@ def extract_facts(text: str, *, nlp: Any = None) -> list[Fact]:
     return facts
 
 
-class FactIndex:
-    """The facts and words of a context, indexed for support look-ups."""
+def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
+    """Names from a parse's named entities (as :func:`~pytest_llmeval.fact_names._spacy_names` reads a spaCy doc);
+    an entity none of whose words is a proper noun is a capitalised common word ("Fiction", "Stared"), not a name,
+    unless it is a nationality or group ("Chilean")."""
+    proper = {token[0] for token in parsed.tokens if token[3] == "PROPN"}
+    for start, end, label in parsed.ents:
+        if label not in _SPACY_LABELS:
+            continue
+        if label != "NORP" and not any(start <= offset < end for offset in proper):
+            continue
+        entity = parsed.text[start:end]
+        words = [m.group(0) for m in _WORD.finditer(entity)]
+        keys = tuple(_fold(w) for w in words if w.casefold() not in _CONNECTORS | _FUNCTION_WORDS and _fold(w) not in _TITLES)
+        if keys:
+            yield Fact("name", entity, keys, start=start)
 
-    def __init__(self, text: str | Sequence[str], *, nlp: Any = None) -> None:
+
+#: A lower-case letter followed by a capital inside a word: two words glued ("LeoniTéa").
+_GLUED = re.compile(r"(?<=[^\W\d_])(?<=[a-zß-öø-ÿ])(?=[A-ZÀ-ÖØ-Þ])")
+
+
+def join_chunks(text: str | Sequence[str]) -> str:
+    """A context given as chunks, as the fact layer reads (and parses) it: the chunks joined by blank lines."""
+    return text if isinstance(text, str) else "\n\n".join(text)
+
+
+class FactIndex:
+    """The facts and words of a context, indexed for support look-ups.
+
+    ``parsed`` is the parse of the (joined) text, for its names; without one,
+    ``nlp`` or the capitalisation rules find them.
+    """
+
+    def __init__(self, text: str | Sequence[str], *, nlp: Any = None, parsed: Parsed | None = None) -> None:
         chunks = [text] if isinstance(text, str) else list(text)
-        self.text = "\n\n".join(chunks)
+        self.text = join_chunks(chunks)
         #: Every fact of the text, in order.
-        self.facts = extract_facts(self.text, nlp=nlp)
+        self.facts = extract_facts(self.text, nlp=nlp, parsed=parsed)
         self.numbers = [f for f in self.facts if f.kind in ("number", "percent", "money", "year", "time")]
         self.dates = [f.value for f in self.facts if f.kind == "date"]
-        words = [m.group(0) for m in _WORD.finditer(self.text)]
+        words = [m.group(0) for m in _WORD.finditer(detokenize_numbers(self.text))]
         self.words = {_fold(w) for w in words}
         for word in words:
-            # Hyphenated and dotted words count whole and in parts ("Irish-American", "U.S.").
+            # Hyphenated and dotted words count whole and in parts ("Irish-American", "U.S."), and so do words
+            # glued together without a space ("LeoniTéa", as text pasted from tables comes).
             for part in re.split(r"[-.]", word):
                 if part:
                     self.words.add(_fold(part))
+            if _GLUED.search(word):
+                self.words.update(_fold(part) for part in _GLUED.split(word) if part)
         self.bases = {_inflection(w) for w in self.words if w}
         self.stems = {word_stem(w) for w in self.words if w}
         self._sorted_stems = sorted(self.stems)
         self._clauses: list[tuple[str, set[str], bool]] | None = None
+        self._by_initial: dict[str, list[str]] | None = None
         self.sentences = [s for chunk in chunks for s in (split_sentences(chunk) or [chunk.strip()]) if s]
 
     # -- support ---------------------------------------------------------------
@@ -211,7 +253,19 @@ class FactIndex:
                     return True
             if base + suffix in self.bases or (base[-1:] in "aeiouy" and base[:-1] + suffix in self.bases):
                 return True
-        return False
+        return self._misspelt(word)
+
+    def _misspelt(self, word: str) -> bool:
+        """A long word of the context one typo away (a letter added, dropped, changed or two swapped, not the first):
+        "Siddharta" for "Siddhartha"; short words are left alone ("Paula" is not "Paul")."""
+        if len(word) < TYPO_MIN_LENGTH:
+            return False
+        if self._by_initial is None:
+            self._by_initial = {}
+            for known in self.words:
+                if len(known) >= TYPO_MIN_LENGTH - 1:
+                    self._by_initial.setdefault(known[:1], []).append(known)
+        return any(abs(len(known) - len(word)) <= 1 and _one_typo(word, known) for known in self._by_initial.get(word[:1], ()))
 
     def _shares_stem(self, word: str) -> bool:
         """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
@@ -223,9 +277,9 @@ class FactIndex:
 
     def _supports_number(self, fact: Fact) -> bool:
         for other in self.numbers:
-            if (fact.kind == "time") != (other.kind == "time"):
+            if (fact.kind == "time") != (other.kind == "time") and not _duration_and_clock(fact, other):
                 continue
-            if fact.unit and other.unit and fact.unit != other.unit:
+            if fact.unit and other.unit and fact.unit != other.unit and not _duration_and_clock(fact, other):
                 continue
             tolerance = max(fact.step, 0.0) / 2 + 1e-12 * max(1.0, abs(fact.value))
             if abs(other.value - fact.value) <= tolerance:
@@ -251,6 +305,18 @@ class FactIndex:
             return True
         return False
 
+    def counterpart(self, fact: Fact) -> Fact | None:
+        """What the context gives instead of an unsupported number with a unit: the same number in another unit
+        ("50 litres" for "50 gallons"), else the closest number in the same unit; ``None`` if neither."""
+        if fact.unit is None or fact.kind not in ("number", "percent", "money"):
+            return None
+        raw = _raw_number(fact.text)
+        same_number = [o for o in self.numbers if o.unit and o.unit != fact.unit and raw is not None and _raw_number(o.text) == raw]
+        if same_number:
+            return same_number[0]
+        same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
+        return min(same_unit, key=lambda o: abs(o.value - fact.value)) if same_unit else None
+
     # -- negation --------------------------------------------------------------
 
     def polarity_conflict(self, sentence: str) -> str | None:
@@ -268,13 +334,39 @@ class FactIndex:
             content = _content_words(clause)
             if len(content) < 3:
                 continue
-            matches = [(c, neg) for c, words, neg in self._clauses if len(content & words) >= 0.7 * len(content)]
+            matches = [(c, words, neg) for c, words, neg in self._clauses if len(content & words) >= 0.7 * len(content)]
             if not matches:
                 continue
             mine = negated(clause)
-            if all(neg != mine for _, neg in matches):
-                return matches[0][0]
+            if any(neg == mine for _, _, neg in matches):
+                continue
+            for other, words, _ in matches:
+                # The negation must bear on what the two clauses share ("has not been fined ... and will be in
+                # the squad" says nothing against "will be in the squad").
+                scope = negation_scope(clause if mine else other)
+                if scope & (words if mine else content):
+                    return other
         return None
+
+
+#: Content words after a negation cue that it bears on (the first: "not *dishwasher* safe", "not *support* backups").
+SCOPE_WORDS = 1
+
+
+def negation_scope(clause: str) -> set[str]:
+    """The stems of the first content words after each negation cue of ``clause`` ("not *dishwasher safe*")."""
+    scope: set[str] = set()
+    for cue in _NEGATION.finditer(clause):
+        taken = 0
+        for match in _WORD.finditer(clause, cue.end()):
+            word = match.group(0)
+            if word.casefold() in _FUNCTION_WORDS or _NEGATION.fullmatch(word):
+                continue
+            scope.add(word_stem(word))
+            taken += 1
+            if taken == SCOPE_WORDS:
+                break
+    return scope
 
 
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s-\s|--|—|–|\bbut\b|\bwhile\b|\bwhereas\b|\balthough\b", re.IGNORECASE)
@@ -287,6 +379,43 @@ def _clauses(sentence: str) -> list[str]:
 def _content_words(sentence: str) -> set[str]:
     return {word_stem(m.group(0)) for m in _WORD.finditer(sentence)
             if m.group(0).casefold() not in _FUNCTION_WORDS and not _NEGATION.fullmatch(m.group(0))}
+
+
+#: Words at least this long may be found with one typo.
+TYPO_MIN_LENGTH = 6
+
+
+def _one_typo(left: str, right: str) -> bool:
+    """Whether two different words are one insertion, deletion, substitution or swap of neighbours apart."""
+    if left == right:
+        return False
+    if len(left) == len(right):
+        diff = [i for i, (a, b) in enumerate(zip(left, right)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and left[diff[0]] == right[diff[1]]
+                                  and left[diff[1]] == right[diff[0]])
+    short, long = (left, right) if len(left) < len(right) else (right, left)
+    for i in range(len(long)):
+        if long[:i] + long[i + 1:] == short:
+            return True
+    return False
+
+
+_CLOCK_DURATION = re.compile(r"^\d{1,2}:\d{2}:\d{2}$")
+
+
+def _duration_and_clock(left: Fact, right: Fact) -> bool:
+    """A duration in seconds and an ``h:mm:ss`` clock reading ("2 hours, 7 minutes and 42 seconds" / "2:07:42")."""
+    duration, clock = (left, right) if left.kind != "time" else (right, left)
+    return duration.unit == "s" and clock.kind == "time" and bool(_CLOCK_DURATION.match(clock.text))
+
+
+def _raw_number(text: str) -> float | None:
+    """The number as written, before its magnitude and unit ("50 gallons": 50)."""
+    match = _NUMBER.search(text)
+    value = _number_value(match) if match else None
+    if value is None or match is None:
+        return None
+    return value[0] / (_SCALES[match.group("scale").lower()] if match.group("scale") and _scaled(match) else 1.0)
 
 
 def unsupported_facts(text: str, context: FactIndex | str | Sequence[str], *, nlp: Any = None) -> list[Fact]:
@@ -317,11 +446,15 @@ def check_facts(
     given: FactIndex | None = None,
     nlp: Any = None,
     negation: bool = True,
+    parsed: Sequence[Parsed | None] | None = None,
 ) -> list[FactCheck]:
-    """Check each sentence's facts against ``index``; facts ``given`` states (the question) count as supported."""
+    """Check each sentence's facts against ``index``; facts ``given`` states (the question) count as supported.
+
+    ``parsed`` holds each sentence's parse (or ``None``), for its names.
+    """
     out = []
-    for sentence in sentences:
-        facts = tuple(extract_facts(sentence, nlp=nlp))
+    for number, sentence in enumerate(sentences):
+        facts = tuple(extract_facts(sentence, nlp=nlp, parsed=parsed[number] if parsed is not None else None))
         unsupported = tuple(
             f for f in facts if not index.supports(f) and not (given is not None and given.supports(f))
         )

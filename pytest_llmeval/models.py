@@ -16,9 +16,7 @@ this module imports torch or sentence-transformers until a model is needed (none
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
-import json
 import os
 import re
 import sys
@@ -28,11 +26,13 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .cpu import share_cpu_threads
+from .stores import EmbeddingStore, text_key
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .embedding_server import EmbeddingServer
+    from .syntax import Parser
 
 __all__ = [
     "ModelCache",
@@ -162,109 +162,6 @@ def model_identity(name: str) -> str:
                 digest.update(f"{entry}:{os.path.getsize(path)}".encode())
         return f"{os.path.basename(os.path.normpath(name))}@sha256:{digest.hexdigest()[:16]}"
     return name
-
-
-class EmbeddingStore:
-    """Embeddings on disk for one model signature: shard files of (text hash, vector).
-
-    Each process writes its new vectors as one shard (temporary file, then rename),
-    so xdist workers never write the same file. A shard that cannot be read, that
-    belongs to another model or dimension, whose vectors are not unit length, or
-    whose checksum does not match its keys and vectors, is deleted and its vectors
-    are computed again: the store is a cache, never trusted over the model.
-    """
-
-    FORMAT = 2  # 2: a SHA-256 of keys and vectors in every shard
-
-    def __init__(self, directory: str, signature: str, *, exact: bool = False) -> None:  # exact: shards right in directory
-        self.signature = signature
-        self.directory = directory if exact else os.path.join(directory, "embeddings", hashlib.sha256(signature.encode()).hexdigest()[:20])
-        self.rejected = 0
-
-    def load(self) -> dict[str, np.ndarray]:
-        vectors: dict[str, np.ndarray] = {}
-        dims: set[int] = set()
-        if not os.path.isdir(self.directory):
-            return vectors
-        for entry in sorted(os.listdir(self.directory)):
-            if entry.endswith(".npz"):
-                vectors.update(self.read(os.path.join(self.directory, entry), dims) or {})
-        return vectors
-
-    def read(self, path: str, dims: set[int]) -> dict[str, np.ndarray] | None:
-        """The vectors of one shard (of a dimension in ``dims``, if any); ``None`` (and deleted) if unreadable or foreign."""
-        import numpy as np
-
-        try:
-            with np.load(path, allow_pickle=False) as shard:
-                meta = json.loads(str(shard["meta"]))
-                keys = shard["keys"]
-                matrix = shard["vectors"]
-            if (
-                meta.get("format") != self.FORMAT
-                or meta.get("signature") != self.signature
-                or matrix.ndim != 2
-                or len(keys) != len(matrix)
-                or matrix.dtype != np.float32
-                or meta.get("dim") != matrix.shape[1]
-                or (dims and matrix.shape[1] not in dims)
-                or meta.get("sha256") != _shard_digest(keys, matrix)
-                or not np.isfinite(matrix).all()
-                or (len(matrix) and float(np.abs(np.linalg.norm(matrix, axis=1) - 1.0).max()) > 1e-2)
-            ):
-                raise ValueError("foreign, altered or inconsistent shard")
-        except Exception:  # noqa: BLE001 - any unreadable shard is rebuilt
-            self.rejected += 1
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-            return None
-        dims.add(int(matrix.shape[1]))
-        return dict(zip(keys.tolist(), matrix))
-
-    def save(self, new: dict[str, np.ndarray], name: str | None = None) -> str | None:
-        """Write ``new`` as one shard (named ``name``, else a name of its own); returns its path."""
-        if not new:
-            return None
-        import numpy as np
-
-        os.makedirs(self.directory, exist_ok=True)
-        keys = np.array(list(new), dtype="U64")
-        matrix = np.stack([new[k] for k in new]).astype(np.float32)
-        meta = json.dumps({"format": self.FORMAT, "signature": self.signature, "dim": int(matrix.shape[1]),
-                           "sha256": _shard_digest(keys, matrix)})
-        name = name or f"shard-{os.getpid()}-{time.time_ns()}.npz"
-        temporary = os.path.join(self.directory, f".{name}.tmp")
-        with open(temporary, "wb") as handle:
-            np.savez(handle, keys=keys, vectors=matrix, meta=np.array(meta))
-        final = os.path.join(self.directory, name)
-        os.replace(temporary, final)
-        return final
-
-    def compact(self) -> None:
-        """Merge all shards into one (call from the controller when no worker writes)."""
-        shards = [e for e in os.listdir(self.directory) if e.endswith(".npz")] if os.path.isdir(self.directory) else []
-        if len(shards) < 8:
-            return
-        vectors = self.load()
-        remaining = [e for e in os.listdir(self.directory) if e.endswith(".npz")]
-        if self.save(vectors):
-            for entry in remaining:
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(self.directory, entry))
-
-
-def _shard_digest(keys: Any, matrix: Any) -> str:
-    """SHA-256 of a shard's keys and vectors: a vector altered on disk is caught, not trusted."""
-    digest = hashlib.sha256()
-    digest.update("\n".join(str(k) for k in keys.tolist()).encode())
-    digest.update(matrix.tobytes())
-    return digest.hexdigest()
-
-
-def text_key(text: str) -> str:
-    from .text import utf8
-
-    return hashlib.sha256(utf8(text)).hexdigest()  # any str, lone surrogates too
 
 
 class Embedder:
@@ -433,6 +330,7 @@ class ModelCache:
         self.batch_size = batch_size
         self._announce = announce or (lambda line: print(line, file=sys.stderr, flush=True))
         self._embedders: dict[str, Embedder] = {}
+        self._parsers: dict[str, Parser] = {}
         self._models: dict[str, Any] = {}
         self.loads: list[dict[str, Any]] = []
         #: Warnings already given this session (an uncalibrated model is named once).
@@ -444,6 +342,14 @@ class ModelCache:
         if name not in self._embedders:
             self._embedders[name] = Embedder(name, self)
         return self._embedders[name]
+
+    def parser(self, model: str) -> Parser:
+        """The parser of spaCy model ``model`` with its parse cache, created once (the pipeline loads on first use)."""
+        if model not in self._parsers:
+            from .syntax import Parser
+
+            self._parsers[model] = Parser(model, self)
+        return self._parsers[model]
 
     def cross_encoder(self, name: str, *, owner: str, role: str, parameter: str) -> Any:
         """A sentence-transformers CrossEncoder (``role``: "cross-encoder", "NLI model"), loaded once.
@@ -503,11 +409,15 @@ class ModelCache:
     def flush(self) -> None:
         for embedder in self._embedders.values():
             embedder.flush()
+        for parser in self._parsers.values():
+            parser.flush()
 
     def compact(self) -> None:
         for embedder in self._embedders.values():
             if embedder._store is not None:
                 embedder._store.compact()
+        for parser in self._parsers.values():
+            parser.compact()
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -516,4 +426,5 @@ class ModelCache:
             "cache_dir": self.cache_dir,
             "loads": list(self.loads),
             "embedders": [e.stats() for e in self._embedders.values()],
+            "parsers": [p.stats() for p in self._parsers.values()],
         }

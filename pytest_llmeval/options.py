@@ -169,6 +169,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("thresholds", parse_threshold, "", "Override a threshold, as EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.4 "
            "(repeatable; the command line wins over the ini file, a threshold passed in the test wins over both)",
            "EVALUATOR.METRIC=NUMBER", flag="--llmeval-threshold", many=True),
+    Option("unverified", _choice("pass", "fail", "skip"), "pass",
+           "What a check's unverified verdict does to its test (an answer with no evidence against it that the check "
+           "could not confirm offline): pass, fail or skip; a check's unverified= argument wins", "ACTION"),
     Option("summary", _boolean, "true", "Leave out the llmeval leaderboard from the terminal summary (ini: llmeval_summary = false)",
            flag="--llmeval-no-summary"),
     Option("device", _device, "auto", "Device for models: auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N", "DEVICE"),
@@ -233,6 +236,7 @@ class Settings:
 
     report: tuple[str, ...] = ()
     thresholds: tuple[tuple[str, str, float], ...] = ()
+    unverified: str = "pass"
     summary: bool = True
     device: str = "auto"
     precision: str = "auto"

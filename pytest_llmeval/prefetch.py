@@ -205,7 +205,7 @@ class Prefetcher:
     def _encode_block(self, evaluator: Evaluator, plan: _Plan, block: int, fields: tuple[str, ...]) -> None:
         """Encode the claimed ``block`` and write it for the other workers; on any failure, give it up."""
         from .evaluators.embedding import planned_texts
-        from .models import text_key
+        from .stores import text_key
 
         plan.done.add(block)
         start, end = plan.bounds[block]

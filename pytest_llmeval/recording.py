@@ -9,7 +9,8 @@ record each result in ``item.user_properties``:
   controller to build the leaderboard and reports (this is what travels from
   xdist workers, inside pytest's own test reports);
 - ``("llmeval.<evaluator>.<metric>", value)``: one property per metric value,
-  and ``("llmeval.<evaluator>.passed", True/False)``, for JUnit readers;
+  ``("llmeval.<evaluator>.passed", True/False)`` and ``("llmeval.<evaluator>.verdict",
+  "pass"/"fail"/"unverified")``, for JUnit readers;
 - for judge checks, ``llmeval.<evaluator>.judge_calls`` / ``judge_tokens`` / ``judge_cost``:
   the new judge calls this check made (replayed verdicts cost nothing).
 
@@ -97,7 +98,7 @@ class RecordStore:
 
     #: Fields whose values are shared among records: containers and texts.
     SHARED = ("signature", "thresholds", "higher_is_better", "metrics", "details", "tags",
-              "evaluator", "primary", "model", "reason", "case_id")
+              "evaluator", "primary", "model", "reason", "case_id", "verdict")
     #: Values longer than this are kept as they are, and so is any new value once a field holds this many.
     MAX_CHARS, MAX_VALUES = 400, 4096
 
@@ -170,8 +171,11 @@ class TestContext:
         tags: Mapping[str, Any] | None = None,
         judge_factory: Callable[[], Any] | None = None,
         prefetch: Callable[[Evaluator, Sequence[Case]], None] | None = None,
+        unverified: str = "pass",
     ) -> None:
         self.nodeid = nodeid
+        #: What an unverified verdict does to the test, unless a check says otherwise (``--llmeval-unverified``).
+        self.unverified = unverified
         self.model = model
         self.case = case
         self.tags: dict[str, Any] = dict(tags or {})
@@ -214,6 +218,7 @@ class TestContext:
             if value is not None:
                 properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.{metric}"), round(value, 6)))
         properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.passed"), result.passed))
+        properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.verdict"), result.verdict))
         usage = result.details.get("judge") if result.details else None
         if isinstance(usage, Mapping):
             prefix = f"{RECORD_PROPERTY}.{result.evaluator}.judge"

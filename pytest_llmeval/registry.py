@@ -45,7 +45,7 @@ BUILTIN_EVALUATORS: Mapping[str, str] = MappingProxyType(
         "bleu": "pytest_llmeval.evaluators.lexical:Bleu",
         "exact_match": "pytest_llmeval.evaluators.lexical:ExactMatch",
         "edit_distance": "pytest_llmeval.evaluators.lexical:EditDistance",
-        "groundedness": "pytest_llmeval.evaluators.semantic:Groundedness",
+        "groundedness": "pytest_llmeval.evaluators.groundedness:Groundedness",
         "answer_accuracy": "pytest_llmeval.evaluators.semantic:AnswerAccuracy",
         "semantic_sentence_similarity": "pytest_llmeval.evaluators.semantic:SemanticSentenceSimilarity",
         "semantic_similarity": "pytest_llmeval.evaluators.semantic:SemanticSimilarity",

@@ -24,7 +24,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypedDict
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of"]
+
+#: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
+VERDICTS = ("pass", "fail", "unverified")
+#: What an unverified verdict does to the test: passes it (the default), fails it, or skips it.
+UNVERIFIED_ACTIONS = ("pass", "fail", "skip")
 
 #: Version of the record layout written to ``user_properties`` and reports.
 RECORD_VERSION = 1
@@ -45,6 +50,7 @@ class Record(_RecordFields, total=False):
     """
 
     record: int
+    verdict: str
     thresholds: dict[str, float | None]
     higher_is_better: dict[str, bool]
     signature: dict[str, Any]
@@ -172,6 +178,14 @@ class Signature:
         )
 
 
+def verdict_of(record: Mapping[str, Any]) -> str:
+    """A record's verdict: ``pass``, ``fail`` or ``unverified`` (records written before verdicts: from ``passed``)."""
+    verdict = record.get("verdict")
+    if verdict in VERDICTS:
+        return str(verdict)
+    return "pass" if record.get("passed") else "fail"
+
+
 def missed_thresholds(metrics: Mapping[str, float | None], thresholds: Mapping[str, float],
                       higher_is_better: Mapping[str, bool]) -> list[str]:
     """Names of the ``metrics`` that miss their threshold (a metric with no value misses none)."""
@@ -203,6 +217,9 @@ class Result:
         model: The model under test that produced the answer.
         case_id: The id of the evaluated case.
         excerpt: The beginning of the evaluated answer, for reports.
+        verdict: ``pass``, ``fail``, or ``unverified`` (no evidence against the answer, but
+            not enough to confirm it offline); ``passed`` then says what the run made of
+            it (``--llmeval-unverified``). Left out, it follows ``passed``.
     """
 
     evaluator: str
@@ -217,8 +234,13 @@ class Result:
     model: str | None = None
     case_id: str | None = None
     excerpt: str | None = None
+    verdict: str = ""
 
     def __post_init__(self) -> None:
+        if not self.verdict:
+            object.__setattr__(self, "verdict", "pass" if self.passed else "fail")
+        elif self.verdict not in VERDICTS:
+            raise ValueError(f"Result: verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
         metrics: dict[str, float | None] = {}
         for name, value in _items(self.metrics):
             if value is not None:
@@ -268,6 +290,7 @@ class Result:
             "metrics": dict(self.metrics),
             "primary": self.primary,
             "passed": self.passed,
+            "verdict": self.verdict,
             "thresholds": dict(self.thresholds),
             "higher_is_better": dict(self.higher_is_better),
             "signature": self.signature.to_dict(),
@@ -296,4 +319,5 @@ class Result:
             model=data.get("model"),
             case_id=data.get("case_id"),
             excerpt=data.get("excerpt"),
+            verdict=verdict_of(data),
         )

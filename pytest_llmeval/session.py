@@ -9,7 +9,6 @@ its totals and the terminal lines in :mod:`.report.build`.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -189,6 +188,8 @@ class EvalSession:
                 bind(self.models)
             if getattr(evaluator, "needs_judge", False) and hasattr(evaluator, "bind_judge"):
                 evaluator.bind_judge(self.judge_of(name))
+            if evaluator.escalates_to and self.judge_of(evaluator.escalates_to).judge is not None:
+                evaluator.bind_escalation(self.evaluator(evaluator.escalates_to, {}))
             self._evaluators[key] = evaluator
         if exact[1] is not None:
             self._evaluators[exact] = self._evaluators[key]
@@ -201,7 +202,7 @@ class EvalSession:
         found = identity(item, use_markers=use_markers)
         return TestContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
-                           model=found.model, case=found.case, tags=found.tags,
+                           model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
                            prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases))
 
     # -- collection (controller and single process) -------------------------------
@@ -229,40 +230,15 @@ class EvalSession:
             self._unread = []
         return self._records
 
+    def add_record(self, record: Mapping[str, Any]) -> None:
+        """Keep a record read from elsewhere (a shard's report), compacted like the tests' own."""
+        self.records.append(self._store.add(record))
+
     def merge(self, paths: list[str]) -> None:
         """Take the records, outcomes and statistics of CI shards' JSON reports as if this run had made them."""
-        from .report.jsonfile import load, validate
+        from .report.merge import merge_reports
 
-        seen: dict[str, str] = {}
-        for path in paths:
-            try:
-                report = load(path)
-            except (OSError, ValueError) as exc:
-                raise pytest.UsageError(f"--llmeval-merge: {exc}") from None
-            problem = validate(report)
-            if problem is not None:
-                raise pytest.UsageError(f"--llmeval-merge: {path} is not a usable report: {problem}")
-            for nodeid in report.get("tests", {}):
-                if nodeid in seen:
-                    raise pytest.UsageError(f"--llmeval-merge: {nodeid} ran in both {seen[nodeid]} and {path}; "
-                                            "shards must split the tests, not repeat them")
-                seen[nodeid] = path
-            self.outcomes.update(report.get("tests", {}))
-            for record in report.get("results", []):  # the outcome is the run's (tests), set by the report
-                self.records.append(self._store.add({k: v for k, v in record.items() if k != "outcome"}))
-            judge = report.get("judge") or {}
-            self.judge_skips += int(judge.get("skipped_checks", 0) or 0)
-            self.worker_judges.append({
-                **{key: judge.get(key, 0) for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures")},
-                "parse_failures_by_evaluator": judge.get("parse_failures_by_evaluator", {}),
-                "json_mode_downgrades": judge.get("json_mode_downgrades", []),
-                "cache": {"hits": judge.get("cache_hits", 0), "misses": judge.get("cache_misses", 0),
-                          "corrupt": judge.get("corrupt_cache_files", [])}})
-            models = report.get("models") or {}
-            shard = os.path.basename(path)
-            for worker, stats in {"controller": models.get("controller"), **(models.get("workers") or {})}.items():
-                if stats:
-                    self.worker_models[f"{shard}:{worker}"] = stats
+        merge_reports(self, paths)
         self.merged = list(paths)
 
     def worker_finished(self, output: Mapping[str, Any], worker: str) -> None:

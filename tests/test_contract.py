@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+from .verdicts import check_verdict
+
 from pytest_llmeval import Case, MissingInputError, Registry, Result
 from pytest_llmeval.case import CASE_FIELDS
 
@@ -182,12 +184,12 @@ def test_scores_in_range_round_trip_and_reproducible(name):
         assert isinstance(result, Result) and result.evaluator == name
         assert set(result.metrics) == set(specs)
         if case.actual or not evaluator.uses_models:
-            assert result.score is not None, "the primary metric is always scored"
+            assert result.score is not None or result.verdict == "unverified", "the primary metric is scored, or nothing could be judged"
         for metric, value in result.metrics.items():
             if value is not None:
                 low, high = specs[metric].range
                 assert low <= value <= high and not math.isnan(value), (metric, value)
-        assert result.passed == (not result.failed_metrics() and result.score is not None)
+        check_verdict(evaluator, result)
         assert result.reason
         assert Result.from_dict(json.loads(json.dumps(result.to_dict()))) == result
         assert result.excerpt == (case.actual or "")[:300] or name in ("pii_leakage", "sensitive_data", "pii_presidio")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+
+from .verdicts import check_verdict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,9 +86,9 @@ def test_groundedness_threshold_is_calibrated_per_model_and_signed(make, models)
     evaluator = make("groundedness")
     assert evaluator.model_family() == "all-minilm-l6-v2"
     [result] = evaluator.evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
-    assert dict(result.thresholds) == {"support": 0.7, "fact_support": 1.0}
+    assert dict(result.thresholds) == {"support": 0.7, "evidence": 0.0}
     assert dict(result.signature.thresholds) == dict(result.thresholds)
-    assert "thresholds=fact_support:1,support:0.7" in result.signature.key
+    assert "thresholds=evidence:0,support:0.7" in result.signature.key
     [embeddings] = make("groundedness", method="embeddings").evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
     calibrated = type(evaluator).metric_specs()["groundedness"].calibrated
     assert embeddings.thresholds["groundedness"] == calibrated["all-minilm-l6-v2"]
@@ -166,7 +168,7 @@ def test_invariants_on_arbitrary_text(make, answer, other):
         for metric, value in result.metrics.items():
             low, high = specs[metric].range
             assert value is None or (low <= value <= high and not math.isnan(value))
-        assert result.passed == (result.score is not None and not result.failed_metrics())
+        check_verdict(evaluator, result)
     if answer.strip():
         assert one(make("semantic_similarity"), actual=answer, expected=answer).score == pytest.approx(1.0, abs=1e-3)
 
@@ -284,8 +286,9 @@ def test_short_answer():
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off")
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines([
-        "*llmeval groundedness failed:*fact_support 0.200 < threshold 1.000*",
-        "*why: '500 metres' (sentence 1) is not stated in the context; 'Romans' (sentence 1) appears nowhere in the context*",
+        "*llmeval groundedness failed: evidence * > threshold 0*",
+        "*why: '500 metres' (sentence 1) is not stated in the context: it says '330 metres'; "
+        "'Romans' (sentence 1) appears nowhere in the context*",
     ])
     result.stdout.fnmatch_lines(["*why: 'Sydney' (sentence 1) appears nowhere in the expected answer*"])
 

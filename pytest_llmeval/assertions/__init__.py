@@ -10,7 +10,11 @@ signature. Every helper takes these keyword arguments besides its own:
 - ``thresholds``: ``{metric: value}`` for any metric (``None`` switches one off);
 - ``model``, ``case``: the model under test and the case id (default: from the
   ``llmeval`` marker or fixture);
-- ``question``, ``metadata``: recorded with the case.
+- ``question``, ``metadata``: recorded with the case;
+- ``unverified``: what an *unverified* verdict does to the test (``pass``, ``fail``
+  or ``skip``; default ``--llmeval-unverified``, itself ``pass``). A check with an
+  offline evidence model fails only on evidence it can name; an answer with no
+  evidence against it that it cannot confirm either is unverified.
 
 Threshold precedence: this call, then ``--llmeval-threshold``, then the
 ``llmeval_thresholds`` ini option, then the catalog default.

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..case import Case
 from ..current import current_context
-from ..result import Result
+from ..result import UNVERIFIED_ACTIONS, Result
 
 __all__ = ['LLMEvalAssertionError', 'format_failure', 'evaluate', 'assert_check']
 
@@ -37,10 +37,17 @@ def _fmt(value: float | None) -> str:
 
 
 def format_failure(result: Result, length: int | None = None) -> str:
-    """The message of a failed check."""
+    """The message of a failed check (or of an unverified one the run fails)."""
     lines = []
     failed = result.failed_metrics()
-    if failed:
+    if result.verdict == "unverified":
+        missed = "; ".join(f"{m} {_fmt(result.metrics[m])} {'<' if result.higher_is_better.get(m, True) else '>'} threshold "
+                           f"{_fmt(result.thresholds[m])}" for m in failed)
+        lines.append(f"llmeval {result.evaluator} unverified: no evidence against the answer, but it could not be confirmed "
+                     f"offline" + (f" ({missed})" if missed else ""))
+        lines.append("  decide it: set a judge (--llmeval-judge-model) or an NLI model (params={'method': 'nli', 'nli_model': ...}); "
+                     "--llmeval-unverified or unverified= chooses what an unverified answer does to the test")
+    elif failed:
         checks = []
         for metric in failed:
             sign = "<" if result.higher_is_better.get(metric, True) else ">"
@@ -89,6 +96,7 @@ def evaluate(
     params: Mapping[str, Any] | None = None,
     case: str | None = None,
     record: bool = True,
+    unverified: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run evaluator ``name`` on one case and return the result without asserting.
@@ -96,6 +104,8 @@ def evaluate(
     ``fields`` are case fields (``actual``, ``expected``, ``question``, ``context``,
     ``conditions``, ``history``, ``model``, ``metadata``); ``params`` go to the
     evaluator. Inside a test the result is recorded unless ``record=False``.
+    ``unverified`` (``pass``, ``fail``, ``skip``; default ``--llmeval-unverified``) is
+    what an unverified verdict makes of ``passed`` (``skip`` passes it here).
 
     >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
     True
@@ -109,8 +119,18 @@ def evaluate(
             f"and evaluator parameters go in params={{...}}"
         )
     fields["model"], case = _group_defaults(fields.get("model"), case)
-    [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record)
+    [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record, unverified)
     return result
+
+
+def unverified_action(name: str, unverified: str | None) -> str:
+    """What an unverified verdict does: the check's ``unverified=``, else the run's ``--llmeval-unverified``, else pass."""
+    if unverified is None:
+        context = current_context()
+        return context.unverified if context is not None else "pass"
+    if unverified not in UNVERIFIED_ACTIONS:
+        raise ValueError(f"{name}: argument 'unverified' must be one of {', '.join(map(repr, UNVERIFIED_ACTIONS))}; got {unverified!r:.80}")
+    return unverified
 
 
 def _run(
@@ -120,10 +140,12 @@ def _run(
     thresholds: Mapping[str, float | None] | None,
     params: Mapping[str, Any] | None,
     record: bool,
+    unverified: str | None = None,
 ) -> list[Result]:
     """Score ``cases`` as one batch with the session's evaluator; record the results on the test."""
     if params is not None and not isinstance(params, Mapping):
         raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
+    action = unverified_action(name, unverified)
     context = current_context()
     params = dict(params or {})
     if context is not None:
@@ -141,7 +163,7 @@ def _run(
         from ..judges.runner import JudgeUnavailable
 
         try:
-            results = evaluator.evaluate(cases, thresholds=in_force)
+            results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
         except JudgeUnavailable as exc:
             if context is None:
                 raise
@@ -169,7 +191,7 @@ def _run(
     else:
         short = None
         try:
-            results = evaluator.evaluate(cases, thresholds=in_force)
+            results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
         except Exception as exc:  # noqa: BLE001 - only our setup errors are shortened; the rest re-raise
             short = _short_setup_failure(exc, context)
             if short is None:
@@ -202,23 +224,31 @@ def assert_check(
     thresholds: Mapping[str, float | None] | None = None,
     params: Mapping[str, Any] | None = None,
     case: str | None = None,
+    unverified: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run evaluator ``name`` and fail the test if the case misses a threshold.
 
     The generic form of every ``assert_*`` helper, for any registered evaluator:
     ``assert_check("rouge", actual=answer, expected=reference, threshold=0.4)``.
+    An unverified verdict passes the test, fails it or skips it as ``unverified``
+    (``pass``, ``fail``, ``skip``) says, else as ``--llmeval-unverified`` does.
     """
     __tracebackhide__ = True
-    result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, **fields)
+    action = unverified_action(name, unverified)
+    result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, **fields)
     if not result.passed:
         actual = fields.get("actual")
         raise LLMEvalAssertionError(format_failure(result, len(actual) if isinstance(actual, str) else None), result)
+    if result.verdict == "unverified" and action == "skip" and current_context() is not None:
+        import pytest
+
+        pytest.skip(f"llmeval {name} unverified: {result.reason[:300]}")
     return result
 
 
 def _common(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
-    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case"})
+    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified"})
     if bad:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
 

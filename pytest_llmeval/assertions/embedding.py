@@ -20,17 +20,22 @@ def assert_grounded(
     nli_model: str | None = None, model: str | None = None, scorer: str | None = None, embedding_model: str | None = None,
     **kwargs: Any,
 ) -> Result:
-    """The answer's facts are stated in the context and every sentence is close to it (groundedness).
+    """The answer's claims are stated in the context (groundedness): pass, fail on named evidence, or unverified.
 
-    ``method="facts"`` (default): a number, date or name of the answer that the
-    context does not state fails the check and is named (``'Mumbai' (sentence 1)
-    appears nowhere in the context``), and each sentence's support (similarity plus
-    word support) must reach the threshold calibrated for the embedding model
-    (0.70 for the embedded all-MiniLM-L6-v2). Pass ``question=`` too: a short
-    answer is then judged as the claim question and answer make together.
-    ``method="embeddings"``: the catalog's embedding groundedness alone (0.75).
-    ``method="nli"``: the fact layer plus the NLI cross-encoder ``nli_model``.
-    ``scorer``: the embedding model (``embedding_model=`` is its deprecated name).
+    ``method="facts"`` (default): the check fails only on evidence it names: a
+    number, date, unit or name the context does not state (``'Mumbai' (sentence 1)
+    appears nowhere in the context``), a negation flip, a role swap or conflicting
+    relation, a claim sharing nothing with the context. Without evidence, the answer
+    passes when every claim's support (similarity plus word support) reaches the
+    threshold calibrated for the embedding model (0.70 for the embedded
+    all-MiniLM-L6-v2), and is *unverified* otherwise (``unverified=`` says what that
+    does to the test; with a judge configured, the judge's faithfulness check decides
+    it). Sentences that claim nothing (questions back, thanks) are not checked. Pass
+    ``question=`` too: a short answer is then judged as the claim question and answer
+    make together. ``method="embeddings"``: the catalog's embedding groundedness
+    alone (0.75). ``method="nli"``: the evidence plus the NLI cross-encoder
+    ``nli_model``, which decides. ``scorer``: the embedding model
+    (``embedding_model=`` is its deprecated name).
     """
     __tracebackhide__ = True
     _common(kwargs)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import CASE_FIELDS, Case
-from ..result import Result, Signature, missed_thresholds
+from ..result import UNVERIFIED_ACTIONS, Result, Signature, missed_thresholds
 
 if TYPE_CHECKING:
     from ..models import ModelCache
@@ -57,6 +57,9 @@ class MetricSpec:
         calibrated: Default thresholds measured for particular scoring models,
             by model family (``all-minilm-l6-v2``); the catalog's ``threshold`` is
             used for any other model. See ``benchmarks/bench_verdicts.py``.
+        weak: Whether missing the threshold is too weak a sign to fail on: the
+            verdict is then ``unverified`` unless a metric that is not weak fails
+            too (a closeness score, where the named evidence is in another metric).
     """
 
     name: str
@@ -67,15 +70,22 @@ class MetricSpec:
     primary: bool = False
     gates: bool = False
     calibrated: Mapping[str, float] = field(default_factory=dict)
+    weak: bool = False
 
 
 @dataclass(frozen=True)
 class Score:
-    """What :meth:`Evaluator.score` returns for one case, before thresholds."""
+    """What :meth:`Evaluator.score` returns for one case, before thresholds.
+
+    ``unverified``: the check found nothing it could judge (a judge extracted no claims):
+    the verdict is ``unverified`` whatever the thresholds say, unless a metric that is
+    not weak fails.
+    """
 
     metrics: Mapping[str, float | None]
     reason: str = ""
     details: Mapping[str, Any] = field(default_factory=dict)
+    unverified: bool = False
 
 
 class Evaluator:
@@ -113,6 +123,10 @@ class Evaluator:
     gpu: ClassVar[bool] = False
     helper: ClassVar[str] = ""
     extra: ClassVar[str] = ""
+    #: The judge check that decides this check's unverified answers when a judge is configured (``""``: none).
+    escalates_to: ClassVar[str] = ""
+    #: That check, bound to the session's judge (:meth:`bind_escalation`), or ``None``.
+    escalation: Evaluator | None = None
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.defaults))
@@ -164,6 +178,11 @@ class Evaluator:
             raise TypeError(f"{cls.__name__} must declare exactly one primary metric, has {len(primaries)}")
         return primaries[0]
 
+    def bind_escalation(self, judge_check: Evaluator | None) -> None:
+        """Send the answers this check leaves unverified to ``judge_check`` (the plugin binds it when a judge is set)."""
+        self.escalation = judge_check
+        self.__dict__.pop("_signature", None)  # verdicts a judge may decide are not comparable with offline ones
+
     def signature(self) -> Signature:
         """How this evaluator scores; computed once (reading package versions is not free)."""
         cached = self.__dict__.get("_signature")
@@ -172,12 +191,15 @@ class Evaluator:
         return cached
 
     def _make_signature(self) -> Signature:
+        params = dict(self.signature_params())
+        if self.escalation is not None and self.weak_metrics():
+            params["escalation"] = f"{self.escalation.name} {self.escalation.scoring_model()}"
         return Signature(
             evaluator=self.name,
             version=self.version,
             backend=self.backend(),
             model=self.scoring_model(),
-            params=self.signature_params(),
+            params=params,
         )
 
     def check_inputs(self, case: Case) -> None:
@@ -201,6 +223,19 @@ class Evaluator:
     def default_threshold(self, spec: MetricSpec) -> float | None:
         """The default threshold of ``spec`` for this instance (calibrated evaluators look up their model)."""
         return spec.threshold
+
+    def weak_metrics(self) -> frozenset[str]:
+        """The metrics whose miss alone makes the verdict ``unverified`` (a parameter such as ``method`` may change them)."""
+        return frozenset(spec.name for spec in self.metrics if spec.weak)
+
+    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> str:
+        """``pass``, ``fail`` or ``unverified`` from the metrics that missed their thresholds."""
+        strong = [metric for metric in failed if metric not in self.weak_metrics()]
+        if strong:
+            return "fail"
+        if score.unverified or failed:
+            return "unverified"
+        return "fail" if unscored else "pass"
 
     def resolve_thresholds(self, overrides: Mapping[str, float | None] | None = None) -> dict[str, float]:
         """The thresholds in force: the gating metrics' defaults, then ``overrides`` (``None`` switches a metric off)."""
@@ -262,8 +297,14 @@ class Evaluator:
         cases: Sequence[Case],
         *,
         thresholds: Mapping[str, float | None] | None = None,
+        unverified: str = "pass",
     ) -> list[Result]:
-        """Score ``cases`` and judge them against the thresholds; one result per case, in order."""
+        """Score ``cases`` and judge them against the thresholds; one result per case, in order.
+
+        ``unverified`` is what an unverified verdict makes of ``passed``: ``pass`` and
+        ``skip`` leave it passed, ``fail`` fails it (the verdict stays ``unverified``).
+        """
+        require_choice(self.name, "unverified", unverified, UNVERIFIED_ACTIONS)
         cases = list(cases)
         for case in cases:
             self.check_inputs(case)
@@ -284,12 +325,14 @@ class Evaluator:
             failed = missed_thresholds(metrics, in_force, directions)  # the Result is built once, below
             # A primary metric that could not be computed never counts as a pass.
             unscored = metrics[primary] is None and primary in in_force
+            verdict = self.decide(failed, unscored, score)
             results.append(
                 Result(
                     evaluator=self.name,
                     metrics=metrics,
                     primary=primary,
-                    passed=not failed and not unscored,
+                    passed=verdict == "pass" or (verdict == "unverified" and unverified != "fail"),
+                    verdict=verdict,
                     thresholds=in_force,
                     higher_is_better=directions,
                     signature=signature,
@@ -300,7 +343,43 @@ class Evaluator:
                     excerpt=None if case.actual is None else self.redact(case.actual, score)[:EXCERPT_CHARS],
                 )
             )
+        if self.escalation is not None and any(r.verdict == "unverified" for r in results):
+            results = self._escalate(cases, results, unverified)
         return results
+
+    def _escalate(self, cases: Sequence[Case], results: list[Result], unverified: str) -> list[Result]:
+        """The unverified results decided by the judge check :attr:`escalation` (the others cost no judge call).
+
+        The judge's verdict becomes the check's, with the judge's reason first and the
+        offline one after it; the judge's own details (and its usage) are kept under
+        ``escalated``. A judge that cannot answer (offline, unreachable, failing) leaves
+        the result unverified, and says why.
+        """
+        from ..judges.base import JudgeError
+        from ..judges.cache import ReplayMiss
+        from ..judges.runner import JudgeUnavailable
+
+        judge = self.escalation
+        assert judge is not None
+        pending = [i for i, r in enumerate(results) if r.verdict == "unverified"]
+        try:
+            decided = judge.evaluate([cases[i] for i in pending], unverified=unverified)
+        except (JudgeUnavailable, ReplayMiss, JudgeError) as exc:
+            note = f"the judge ({judge.name}) could not decide: {str(exc)[:300]}"
+            return [replace(r, reason=f"{r.reason}; {note}"[:2000], details={**r.details, "escalated": {"check": judge.name, "error": note}})
+                    if i in pending else r for i, r in enumerate(results)]
+        out = list(results)
+        for index, verdict in zip(pending, decided):
+            offline = out[index]
+            escalated = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
+            details = {**offline.details, "escalated": escalated}
+            usage = verdict.details.get("judge") if verdict.details else None
+            if usage is not None:
+                details["judge"] = usage  # counted as this check's judge calls
+            passed = verdict.verdict == "pass" or (verdict.verdict == "unverified" and unverified != "fail")
+            reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
+            out[index] = replace(offline, verdict=verdict.verdict, passed=passed, reason=reason[:2000], details=details)
+        return out
 
 
 def package_version(package: str) -> str:

@@ -326,14 +326,20 @@ class SummarizationQAG(JudgeEvaluator):
                                      question=q)["verdict"] for i, q in enumerate(questions)]
         except JudgeParseError as exc:
             return self.unscored(["summarization", "alignment", "coverage"], exc)
-        alignment = sum(aligned) / len(aligned) if aligned else 1.0
         asked = [b for a, b in zip(from_source, from_summary) if a == "yes"]
-        coverage = sum(b == "yes" for b in asked) / len(asked) if asked else 1.0
+        if not aligned and not asked:
+            return self.nothing_to_judge(["summarization", "alignment", "coverage"],
+                                         "the judge found no claims in the summary and no question the source answers")
+        # A part with nothing to judge (no claims; no question the source answers) is left out, not counted as 1.
+        alignment = sum(aligned) / len(aligned) if aligned else None
+        coverage = sum(b == "yes" for b in asked) / len(asked) if asked else None
         missed = [q for q, a, b in zip(questions, from_source, from_summary) if a == "yes" and b != "yes"]
-        reason = f"alignment {alignment:.3f} ({sum(aligned)}/{len(aligned)} claims), coverage {coverage:.3f} ({len(asked) - len(missed)}/{len(asked)} questions)"
+        reason = (f"alignment {'n/a' if alignment is None else f'{alignment:.3f}'} ({sum(aligned)}/{len(aligned)} claims), "
+                  f"coverage {'n/a' if coverage is None else f'{coverage:.3f}'} ({len(asked) - len(missed)}/{len(asked)} questions)")
         if missed:
             reason += f"; not covered: {missed[0][:100]!r}"
-        return Score({"summarization": min(alignment, coverage), "alignment": alignment, "coverage": coverage, "parse_failure": 0.0},
+        overall = min(v for v in (alignment, coverage) if v is not None)
+        return Score({"summarization": overall, "alignment": alignment, "coverage": coverage, "parse_failure": 0.0},
                      reason, {"claims": [{"claim": c, "aligned": a} for c, a in zip(claims, aligned)],
                               "questions": [{"question": q, "source": a, "summary": b} for q, a, b in zip(questions, from_source, from_summary)]})
 
@@ -413,7 +419,7 @@ class SelfCheckGPT(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         every = split_sentences(case.actual or "")
         if not every:
-            return Score({"selfcheck": 0.0, "max_sentence": 0.0, "parse_failure": 0.0}, "no sentences to check", {})
+            return self.nothing_to_judge(["selfcheck", "max_sentence"], "the answer has no sentence to check")
         sentences = every[: self.params["max_sentences"]]
         try:
             scores = []

@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..fact_names import _FUNCTION_WORDS as FUNCTION_WORDS
-from ..facts import EXTRACTORS, Fact, FactCheck, FactIndex, canonical_numbers, check_facts, spacy_model, word_stem
+from ..facts import _GLUED, EXTRACTORS, Fact, FactCheck, FactIndex, canonical_numbers, check_facts, join_chunks, spacy_model, word_stem
 from ..text import excerpt
 from .base import ModelEvaluator, require_choice
 
-__all__ = ["FactLayer", "describe_fact", "word_pair_support", "content_stems"]
+if TYPE_CHECKING:
+    from ..syntax import Parsed, Parser
+
+__all__ = ["FactLayer", "describe_fact", "word_pair_support", "content_stems", "unlinked_pairs", "Cooccurrence"]
 
 _TOKEN = re.compile(r"[^\W_]+")
+#: Between two words of one name or of a list of names: a space, "and", "&", a comma.
+_LIST_GAP = re.compile(r"[\s,&]*(?:\b(?:and|or)\b[\s,&]*)?|[\s'’]*s?[\s]*", re.IGNORECASE)
 #: Unsupported facts named in a failure message, and listed in a result's details.
 SHOWN_FACTS = 5
 LISTED_FACTS = 25
@@ -29,8 +34,10 @@ PAIR_WINDOW = 3
 
 
 def content_stems(text: str) -> list[str]:
-    """The stems of the content words of ``text``, in order (function words dropped)."""
-    return [word_stem(m.group(0)) for m in _TOKEN.finditer(canonical_numbers(text)) if m.group(0).casefold() not in FUNCTION_WORDS]
+    """The stems of the content words of ``text``, in order (function words dropped; words glued together without a
+    space, as text pasted from tables comes, read apart: "RocknRollaRocknRolla")."""
+    return [word_stem(m.group(0)) for m in _TOKEN.finditer(_GLUED.sub(" ", canonical_numbers(text)))
+            if m.group(0).casefold() not in FUNCTION_WORDS]
 
 
 def _pairs(stems: Sequence[str]) -> set[tuple[str, str]]:
@@ -75,15 +82,67 @@ def word_pair_support(sentence: str, index: PairIndex) -> float:
     return coverage * pairs
 
 
-def describe_fact(fact: Fact, where: str, source: str = "context") -> str:
-    """A fact failure as a person reads it: ``'Mumbai' (sentence 1) appears nowhere in the context``."""
+class Cooccurrence:
+    """Which content words the source says together: the stems of each window of ``span`` consecutive sentences."""
+
+    def __init__(self, sentences: Sequence[str], span: int = 2, extra: Sequence[str] = ()) -> None:
+        stems = [set(content_stems(s)) for s in sentences]
+        windows = [set().union(*stems[i:i + span]) for i in range(len(stems))] + [set(content_stems(t)) for t in extra]
+        self.where: dict[str, set[int]] = {}
+        for number, window in enumerate(windows):
+            for stem in window:
+                self.where.setdefault(stem, set()).add(number)
+
+    def together(self, left: str, right: str) -> bool:
+        return bool(self.where.get(left, set()) & self.where.get(right, set()))
+
+
+def unlinked_pairs(sentence: str, source: Cooccurrence | PairIndex) -> tuple[float, list[tuple[str, str]]]:
+    """The sentence's word coverage in the source, and its nearby word pairs (as the sentence writes the words;
+    numbers as canonical tokens) whose words the source has but never says together: in one sentence (a
+    :class:`Cooccurrence`), or near each other in one sentence (a :class:`PairIndex`)."""
+    from ..fact_names import CONVERSATIONAL
+
+    text = canonical_numbers(sentence)
+    found = [m for m in _TOKEN.finditer(text) if m.group(0).casefold() not in FUNCTION_WORDS]
+    words = [m.group(0) for m in found]
+    stems = [word_stem(w) for w in words]
+    if not stems:
+        return 1.0, []
+    known = source.where if isinstance(source, Cooccurrence) else source.words
+    coverage = sum(stem in known for stem in stems) / len(stems)
+    shown = dict(zip(reversed(stems), reversed(words)))  # the first word written for each stem
+    # Words of one name ("Bill Bryson") or of a list of names ("Bill Bryson and Lee Blessing") are not a pair, and
+    # talk ("recommend", "know") links nothing.
+    group, groups = 0, []
+    for number, match in enumerate(found):
+        if number and not (match.group(0)[:1].isupper() and found[number - 1].group(0)[:1].isupper()
+                           and _LIST_GAP.fullmatch(text[found[number - 1].end():match.start()])):
+            group += 1
+        groups.append(group)
+    same_name = {(min(a, b), max(a, b)) for a, b, g, h in
+                 ((stems[i], stems[j], groups[i], groups[j]) for i in range(len(stems)) for j in range(i + 1, len(stems)))
+                 if g == h}
+    talk = {stem for stem, word in zip(stems, words) if word.casefold() in CONVERSATIONAL}
+    together = source.together if isinstance(source, Cooccurrence) else lambda a, b: (a, b) in source.pairs
+    missing = sorted(pair for pair in _pairs(stems) if pair[0] in known and pair[1] in known
+                     and not together(*pair) and pair not in same_name and not talk.intersection(pair))
+    return coverage, [(shown[a], shown[b]) for a, b in missing]
+
+
+def describe_fact(fact: Fact, where: str, source: str = "context", instead: Fact | None = None) -> str:
+    """A fact failure as a person reads it: ``'Mumbai' (sentence 1) appears nowhere in the context``;
+    ``instead``: what the source gives in its place (``'50 gallons' ... it says '50 litres'``)."""
     if fact.kind == "name":
         return f"{fact.text!r} ({where}) appears nowhere in the {source}"
+    if instead is not None:
+        return f"{fact.text!r} ({where}) is not stated in the {source}: it says {instead.text!r}"
     return f"{fact.text!r} ({where}) is not stated in the {source}"
 
 
 class FactLayer:
-    """Binds the fact extractor to a model-backed evaluator (spaCy loads once per session)."""
+    """Binds the fact extractor to a model-backed evaluator: texts are parsed through the session's cached
+    :class:`~pytest_llmeval.syntax.Parser` (spaCy loads once per session, and only for texts not parsed before)."""
 
     #: Source texts whose fact index is kept.
     KEEP = 64
@@ -102,77 +161,81 @@ class FactLayer:
                 "pip install 'pytest-llmeval[presidio]' (it ships en_core_web_sm), or use entities='rules'"
             )
 
+    def parser(self) -> Parser | None:
+        """The session's parser for the spaCy model in force, or ``None`` for the rules."""
+        return None if self.spacy is None else self.evaluator._cache().parser(self.spacy)
+
     def extractor(self) -> str:
-        """The extractor in force, with the spaCy model's version (part of the signature)."""
-        if self.spacy is None:
-            return "rules"
-        from importlib import metadata
+        """The extractor in force: ``rules``, or the parser's signature (spaCy model and versions; part of the signature)."""
+        parser = self.parser()
+        return "rules" if parser is None else parser.signature
 
-        distribution = self.spacy.replace("_", "-")
-        try:
-            version = metadata.version(distribution)
-        except metadata.PackageNotFoundError:
-            version = "?"
-        return f"spacy:{self.spacy}=={version}"
-
-    def nlp(self) -> Any:
-        """The spaCy pipeline, or ``None`` for the rules.
+    def parse(self, texts: Sequence[str]) -> list[Parsed | None]:
+        """The parse of each text (``None`` where there is none: the rules, or a text too long to parse).
 
         With ``entities="auto"`` a spaCy model that fails to load gives way to the
         rules, with one warning; with ``entities="spacy"`` the failure is raised.
         """
-        if self.spacy is None:
-            return None
-        name = self.spacy
-
-        def build() -> Any:
-            import spacy
-
-            return spacy.load(name, disable=["parser", "lemmatizer"])
-
+        parser = self.parser()
+        if parser is None or not texts:
+            return [None] * len(texts)
         try:
-            return self.evaluator._cache().model(f"spaCy {name}", build)
+            return parser.parse_many(texts)
         except Exception as exc:  # noqa: BLE001 - any load failure has the same remedy
             if self.entities == "spacy":
                 from ..models import ModelLoadError
 
-                raise ModelLoadError(f"{self.evaluator.name}: could not load the spaCy model {name!r}: {exc}") from None
+                raise ModelLoadError(f"{self.evaluator.name}: could not load the spaCy model {self.spacy!r}: {exc}") from None
             import warnings
 
             cache = self.evaluator._cache()
-            if f"spacy:{name}" not in cache.warned:
-                cache.warned.add(f"spacy:{name}")
-                warnings.warn(f"{self.evaluator.name}: the spaCy model {name!r} did not load ({exc!s:.200}); "
+            if f"spacy:{self.spacy}" not in cache.warned:
+                cache.warned.add(f"spacy:{self.spacy}")
+                warnings.warn(f"{self.evaluator.name}: the spaCy model {self.spacy!r} did not load ({exc!s:.200}); "
                               "names are found by the rule-based extractor", stacklevel=2)
             self.spacy = None
             self.evaluator.__dict__.pop("_signature", None)
-            return None
+            return [None] * len(texts)
 
-    def index(self, source: str | Sequence[str]) -> FactIndex:
-        """The fact index of a source text, kept for the next checks of the same text (RAG tests share contexts)."""
+    def index(self, source: str | Sequence[str], parsed: Parsed | None = None) -> FactIndex:
+        """The fact index of a source text (``parsed``: its parse, else it is parsed here), kept for the next checks
+        of the same text (RAG tests share contexts)."""
         key = (source,) if isinstance(source, str) else tuple(source)
         index = self._indexes.pop(key, None)
         if index is None:
-            index = FactIndex(source, nlp=self.nlp())
+            if parsed is None:
+                [parsed] = self.parse([join_chunks(source)])
+            index = FactIndex(source, parsed=parsed)
         self._indexes[key] = index  # most recently used last
         while len(self._indexes) > self.KEEP:
             del self._indexes[next(iter(self._indexes))]
         return index
+
+    def check(
+        self, sentences: Sequence[str], source: FactIndex, *, given: FactIndex | None = None, negation: bool = True,
+        parsed: Sequence[Parsed | None] | None = None,
+    ) -> list[FactCheck]:
+        """Each sentence's facts checked against ``source`` (``parsed``: the sentences' parses, else parsed here)."""
+        return check_facts(sentences, source, given=given, negation=negation,
+                           parsed=self.parse(sentences) if parsed is None else parsed)
 
     def judge(
         self, sentences: Sequence[str], source: FactIndex, source_name: str, *, given: FactIndex | None = None,
         negation: bool = True, numbered: bool = True,
     ) -> tuple[float, int, list[str], list[dict[str, Any]]]:
         """Check each sentence's facts against ``source`` and summarise (see :func:`summarize_checks`)."""
-        checks = check_facts(sentences, source, given=given, nlp=self.nlp(), negation=negation)
-        return summarize_checks(checks, source_name, numbered=numbered)
+        checks = self.check(sentences, source, given=given, negation=negation)
+        return summarize_checks(checks, source_name, numbered=numbered, index=source)
 
 
-def summarize_checks(checks: Sequence[FactCheck], source: str, *, numbered: bool = True) -> tuple[float, int, list[str], list[dict[str, Any]]]:
+def summarize_checks(
+    checks: Sequence[FactCheck], source: str, *, numbered: bool = True, index: FactIndex | None = None,
+) -> tuple[float, int, list[str], list[dict[str, Any]]]:
     """``(fact_support, unsupported count, messages, details)`` of checked sentences.
 
     ``fact_support`` is the share of facts (and negations) that the source supports,
-    1 when the answer states no checkable fact.
+    1 when the answer states no checkable fact. With the source's ``index``, a number
+    is shown with what the source gives instead (another unit, another value).
     """
     total = sum(len(c.facts) for c in checks) + sum(c.polarity is not None for c in checks)
     issues = sum(c.issues for c in checks)
@@ -181,7 +244,7 @@ def summarize_checks(checks: Sequence[FactCheck], source: str, *, numbered: bool
     for number, check in enumerate(checks, start=1):
         where = f"sentence {number}" if numbered else "the answer"
         for fact in check.unsupported:
-            messages.append(describe_fact(fact, where, source))
+            messages.append(describe_fact(fact, where, source, index.counterpart(fact) if index is not None else None))
             details.append({"fact": fact.text, "kind": fact.kind, "sentence": number})
         if check.polarity is not None:
             messages.append(f"{where} and the {source} disagree on a negation: {source} says {excerpt(check.polarity, 100)!r}")

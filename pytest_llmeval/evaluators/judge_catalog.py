@@ -128,7 +128,9 @@ class AnswerRelevancyJudge(EmbeddingJudge):
                 statements = _statements(self, case.actual or "", f"{self.name} statements")
                 relevant = [_yes(self, _RELEVANT_STATEMENT, f"{self.name} statement {i}", question=case.question or "", statement=s)
                             for i, s in enumerate(statements)]
-                value = sum(relevant) / len(relevant) if relevant else 0.0
+                if not relevant:
+                    return self.nothing_to_judge(["answer_relevancy"], "the judge found no statements in the answer")
+                value = sum(relevant) / len(relevant)
                 return Score({"answer_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} statements relevant",
                              {"statements": [{"statement": s, "relevant": r} for s, r in zip(statements, relevant)]})
             schema = {"type": "object", "properties": {"questions": {"type": "array", "items": {"type": "string"}},
@@ -202,12 +204,16 @@ class Ragas(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         values: dict[str, float | None] = {}
         reasons = []
+        unverified = False
         for part in self.parts:
             score = part.score(case)
             metric = part.primary_metric().name
             values[metric] = score.metrics.get(metric)
+            unverified = unverified or score.unverified
             reasons.append(f"{metric} {values[metric]:.3f}" if values[metric] is not None else f"{metric}: {score.reason}")
         if any(v is None for v in values.values()):
-            return Score({**values, "ragas": None, "parse_failure": 1.0}, "; ".join(reasons), {})
+            # A part with nothing to judge leaves the whole unverified; a part whose reply was unusable, unscored.
+            return Score({**values, "ragas": None, "parse_failure": 0.0 if unverified else 1.0}, "; ".join(reasons), {},
+                         unverified=unverified)
         value = harmonic_mean([v for v in values.values() if v is not None])
         return Score({**values, "ragas": value, "parse_failure": 0.0}, "; ".join(reasons), {})

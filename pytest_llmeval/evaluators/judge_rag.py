@@ -158,9 +158,7 @@ class _SentenceSupport(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         sentences, note = _capped(_sentences([case.actual or ""]), self.params["max_sentences"])
         if not sentences:
-            # as faithfulness with no claims: nothing is unsupported
-            return Score({"context_recall": 1.0, "hallucination": 0.0, "parse_failure": 0.0}, "the answer has no sentence to judge",
-                         {"verdicts": []})
+            return self.nothing_to_judge(["context_recall", "hallucination"], "the answer has no sentence to judge", {"verdicts": []})
         context = "\n\n".join(case.context)
         try:
             supported = self.fan_out([lambda i=i, s=s: _yes(self, _SENTENCE_SUPPORTED, f"{self.name} sentence {i}",  # type: ignore[misc]

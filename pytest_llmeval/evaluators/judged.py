@@ -140,7 +140,7 @@ class JudgeEvaluator(Evaluator):
                     finally:
                         _REPEAT.reset(token)
             score = runs[0] if repeats == 1 else self._mean_of(runs)
-            scores.append(Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}))
+            scores.append(Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}, score.unverified))
         return scores
 
     def _mean_of(self, runs: Sequence[Score]) -> Score:
@@ -154,10 +154,18 @@ class JudgeEvaluator(Evaluator):
         spread = (max(scored) - min(scored)) if scored else None
         shown = ", ".join("n/a" if v is None else f"{v:.3f}" for v in values)
         reason = f"mean of {len(runs)} repeats ({shown}); first: {runs[0].reason}"
-        return Score(metrics, reason, {**runs[0].details, "repeats": {"values": values, "range": spread}})
+        # Unverified when no repeat found anything to judge; a repeat that did decides.
+        return Score(metrics, reason, {**runs[0].details, "repeats": {"values": values, "range": spread}},
+                     all(r.unverified for r in runs))
 
     def unscored(self, metrics: Sequence[str], error: Exception) -> Score:
         return Score({**{m: None for m in metrics}, "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {})
+
+    @staticmethod
+    def nothing_to_judge(metrics: Sequence[str], what: str, details: Mapping[str, Any] | None = None) -> Score:
+        """The judge found nothing to judge (no claims, no statements): unscored and unverified, never a silent pass."""
+        return Score({**{m: None for m in metrics}, "parse_failure": 0.0}, f"unverified: {what}", dict(details or {}),
+                     unverified=True)
 
 
 #: The repeat being judged (0 .. repeats-1): part of every verdict's key, so each repeat is its own verdict.
@@ -318,7 +326,8 @@ class Faithfulness(JudgeEvaluator):
         except JudgeParseError as exc:
             return self.unscored(["faithfulness", "faithful"], exc)
         if not claims:
-            return Score({"faithfulness": 1.0, "faithful": 1.0, "parse_failure": 0.0}, "no claims to check", {"claims": []})
+            return self.nothing_to_judge(["faithfulness", "faithful"], "the judge found no claims in the answer to check",
+                                         {"claims": []})
         counted = ("yes", "idk") if self.params["unknown_claims"] == "supported" else ("yes",)
         value = sum(v in counted for v in verdicts) / len(verdicts)
         failing = [c for c, v in zip(claims, verdicts) if v not in counted]
@@ -373,12 +382,15 @@ class ContextRecall(JudgeEvaluator):
                 statements = _statements(self, expected, f"{self.name} statements #{index}")
                 found = self.fan_out([lambda i=i, s=s: _yes(self, _ATTRIBUTABLE, f"{self.name} statement {i}",  # type: ignore[misc]
                                                             context=context, statement=s) for i, s in enumerate(statements)])
-                value = sum(found) / len(found) if found else 1.0
+                if not found:
+                    continue  # no statement to look for: this expected answer tells nothing
+                value = sum(found) / len(found)
                 if best is None or value > best[0]:
                     best = (value, index, found)
         except JudgeParseError as exc:
             return self.unscored(["context_recall"], exc)
-        assert best is not None
+        if best is None:
+            return self.nothing_to_judge(["context_recall"], "the judge found no statements in the expected answer(s)")
         value, index, found = best
         return Score({"context_recall": value, "parse_failure": 0.0},
                      f"{sum(found)}/{len(found)} statements of expected answer #{index} are in the context", {"reference": index})

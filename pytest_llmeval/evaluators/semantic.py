@@ -9,8 +9,9 @@ through the session's :class:`~pytest_llmeval.models.Embedder`, which skips
 texts already cached in memory or on disk.
 
 This module holds the checks against the expected answer or the question; the
-shared base is in :mod:`~pytest_llmeval.evaluators.embedding` and the checks
-against the retrieved context in :mod:`~pytest_llmeval.evaluators.rag_embedding`.
+shared base is in :mod:`~pytest_llmeval.evaluators.embedding`, groundedness in
+:mod:`~pytest_llmeval.evaluators.groundedness` and the checks of the retrieved
+context in :mod:`~pytest_llmeval.evaluators.rag_embedding`.
 Every one of them can be imported from here.
 """
 
@@ -34,11 +35,11 @@ from .embedding import (
     model_family as model_family,
     short_string_similarity as short_string_similarity,
 )
+from .groundedness import GROUNDEDNESS_METHODS as GROUNDEDNESS_METHODS
+from .groundedness import Groundedness as Groundedness
 from .rag_embedding import (
-    GROUNDEDNESS_METHODS as GROUNDEDNESS_METHODS,
     ContextMRR as ContextMRR,
     ContextRelevancy as ContextRelevancy,
-    Groundedness as Groundedness,
     _chunk_relevance as _chunk_relevance,
 )
 
@@ -67,7 +68,19 @@ FACT_METRICS = (
 
 
 class _FactChecked(EmbeddingEvaluator):
-    """Shared: the fact layer against the expected answer(s) (parameters ``facts``, ``entities``)."""
+    """Shared: the fact layer against the expected answer(s) (parameters ``facts``, ``entities``).
+
+    With the fact layer on, a fact the expected answer does not state fails the check
+    (named evidence); a similarity below its threshold alone leaves the answer
+    *unverified* (a paraphrase can be far in embedding space and still right); the
+    judge's answer correctness decides those when a judge is configured. With
+    ``facts=False`` the similarity alone decides, as the catalog's check.
+    """
+
+    escalates_to = "answer_correctness"
+
+    def weak_metrics(self) -> frozenset[str]:
+        return frozenset({self.active_primary().name}) if self.params["facts"] else frozenset()
 
     def configure(self) -> None:
         super().configure()
@@ -169,7 +182,7 @@ class AnswerAccuracy(_FactChecked, _SentenceMatch):
     name = "answer_accuracy"
     helper = "assert_accurate"
     extra = "embeddings"
-    version = "2"
+    version = "3"
     description = "The least accurate answer sentence is still close to the expected answer, and its facts agree"
     defaults: ClassVar[Mapping[str, Any]] = {"model": None, "short_string_metric": "normalized_edit_distance", "short_string_threshold": 10,
                                    "facts": True, "entities": "auto", "sentence_level_metrics": True}
@@ -272,7 +285,7 @@ class SemanticSimilarity(_FactChecked):
     name = "semantic_similarity"
     helper = "assert_similar"
     extra = "embeddings"
-    version = "2"
+    version = "3"
     description = "The answer means the same as the expected answer, and its facts agree"
     requires = ("actual", "expected")
     defaults: ClassVar[Mapping[str, Any]] = {"model": None, "method": "embeddings", "cross_encoder": None, "facts": True, "entities": "auto"}

@@ -1,0 +1,49 @@
+"""Merging CI shards: the JSON reports of several runs taken as if one run had made them (``--llmeval-merge``)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..session import EvalSession
+
+__all__ = ["merge_reports"]
+
+
+def merge_reports(session: EvalSession, paths: list[str]) -> None:
+    """Add the records, outcomes and statistics of the shards' reports at ``paths`` to ``session``."""
+    from .jsonfile import load, validate
+
+    seen: dict[str, str] = {}
+    for path in paths:
+        try:
+            report = load(path)
+        except (OSError, ValueError) as exc:
+            raise pytest.UsageError(f"--llmeval-merge: {exc}") from None
+        problem = validate(report)
+        if problem is not None:
+            raise pytest.UsageError(f"--llmeval-merge: {path} is not a usable report: {problem}")
+        for nodeid in report.get("tests", {}):
+            if nodeid in seen:
+                raise pytest.UsageError(f"--llmeval-merge: {nodeid} ran in both {seen[nodeid]} and {path}; "
+                                        "shards must split the tests, not repeat them")
+            seen[nodeid] = path
+        session.outcomes.update(report.get("tests", {}))
+        for record in report.get("results", []):  # the outcome is the run's (tests), set by the report
+            session.add_record({k: v for k, v in record.items() if k != "outcome"})
+        judge = report.get("judge") or {}
+        session.judge_skips += int(judge.get("skipped_checks", 0) or 0)
+        session.worker_judges.append({
+            **{key: judge.get(key, 0) for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures")},
+            "parse_failures_by_evaluator": judge.get("parse_failures_by_evaluator", {}),
+            "json_mode_downgrades": judge.get("json_mode_downgrades", []),
+            "cache": {"hits": judge.get("cache_hits", 0), "misses": judge.get("cache_misses", 0),
+                      "corrupt": judge.get("corrupt_cache_files", [])}})
+        models = report.get("models") or {}
+        shard = os.path.basename(path)
+        for worker, stats in {"controller": models.get("controller"), **(models.get("workers") or {})}.items():
+            if stats:
+                session.worker_models[f"{shard}:{worker}"] = stats
