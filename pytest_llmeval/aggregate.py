@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .result import Record
+from .result import Record, verdict_of
 
 __all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of", "ClassificationRow", "OperationsRow",
            "operations_insights"]
@@ -83,6 +83,7 @@ class LeaderboardRow:
     rank: int = 1  # 1 = best on this check (ties share a rank)
     spread: float | None = None  # population standard deviation of the primary metric
     threshold: float | None = None  # the primary metric's threshold, when every result had the same one
+    unverified: int = 0  # results whose verdict is unverified (counted in passed unless the run failed them)
 
     @property
     def pass_rate(self) -> float:
@@ -158,10 +159,17 @@ class Summary:
     insights: tuple[Insight, ...] = ()
     classification: tuple[ClassificationRow, ...] = ()
     operations: tuple[OperationsRow, ...] = ()
+    #: Results no offline evidence could decide, by check; results sent to a judge to decide, by its verdict.
+    unverified: Mapping[str, int] = field(default_factory=dict)
+    escalated: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.checks if self.checks else 0.0
+
+    @property
+    def unverified_count(self) -> int:
+        return sum(self.unverified.values())
 
     @property
     def problems(self) -> tuple[LeaderboardRow, ...]:
@@ -183,6 +191,10 @@ class Summary:
             "checks": self.checks,
             "passed": self.passed,
             "pass_rate": self.pass_rate,
+            "unverified": self.unverified_count,
+            "unverified_by_check": dict(self.unverified),
+            "escalated": sum(self.escalated.values()),
+            "escalated_verdicts": dict(self.escalated),
             "models": [m for m in self.models if m != NO_MODEL],
             "model_totals": {m: {"passed": p, "count": c} for m, (p, c) in self.model_totals.items() if m != NO_MODEL},
             "best_model": self.best_model,
@@ -279,6 +291,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
                 signature=labels[label][1],
                 spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
                 threshold=limits.pop() if len(limits) == 1 else None,
+                unverified=sum(1 for m in members if verdict_of(m) == "unverified"),
             )
         )
     # Checks in first-seen order; within a check the best model first.
@@ -323,6 +336,8 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
         insights=_insights(ranked),
         classification=_classification([r for r, _ in ranked if r.get("evaluator") == "label_prediction"]),
         operations=_operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
+        unverified=dict(Counter(r["evaluator"] for r in records if verdict_of(r) == "unverified")),
+        escalated=dict(Counter(verdict_of(r) for r in records if isinstance(r.get("details"), dict) and "escalated" in r["details"])),
     )
 
 

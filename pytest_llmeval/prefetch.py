@@ -70,6 +70,7 @@ class _Plan:
     blocks: SharedBlocks
     done: set[int] = field(default_factory=set)  # blocks this worker has (encoded or loaded) or gave up
     others: set[int] = field(default_factory=set)  # blocks claimed by other workers
+    parsed: set[int] = field(default_factory=set)  # blocks whose texts this worker has parsed
 
 
 @dataclass
@@ -152,6 +153,7 @@ class Prefetcher:
             raise
         if texts:
             evaluator.embedder.encode(list(dict.fromkeys(texts)))  # type: ignore[attr-defined]
+        _parse_ahead(evaluator, upcoming)
 
     def _shared(self, item: pytest.Item, evaluator: Evaluator, key: tuple[Any, ...], fields: tuple[str, ...], here: int) -> None:
         """Make sure this worker has the block of the test at ``here``: load it, or encode it (or others) for all."""
@@ -171,6 +173,10 @@ class Prefetcher:
             return
         block = block_of(plan.bounds, plan.position[here])
         waiting_since: float | None = None
+        if block not in plan.parsed:  # each worker parses the blocks it meets (parses are cheap beside encodes)
+            plan.parsed.add(block)
+            start, end = plan.bounds[block]
+            _parse_ahead(evaluator, [_known_case(param, fields) for param in plan.params[start:end]])
         while block not in plan.done:
             vectors = plan.blocks.load(block)
             if vectors is not None:
@@ -313,3 +319,14 @@ def _case_param(item: pytest.Item) -> tuple[str, Case] | None:
         if isinstance(value, Case):
             return name, value
     return None
+
+
+def _parse_ahead(evaluator: Evaluator, cases: Sequence[Case]) -> None:
+    """Parse, in one batch, the texts the fact layer of ``evaluator`` will read for ``cases`` (cached for their tests)."""
+    texts = getattr(evaluator, "parse_texts", None)
+    facts = getattr(evaluator, "facts", None)
+    if texts is None or facts is None:
+        return
+    wanted = list(dict.fromkeys(texts(cases)))
+    if wanted:
+        facts.parse(wanted)

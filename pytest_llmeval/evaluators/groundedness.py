@@ -172,20 +172,21 @@ class Groundedness(EmbeddingEvaluator):
         """The texts whose facts are checked: the answer's sentences, or a short answer whole."""
         return [(case.actual or "").strip()] if joined and case.actual else sentences
 
-    def parse_texts(self, cases: Sequence[Case]) -> list[str]:
-        """Every text the fact layer parses to score ``cases`` (for batches ahead of the tests)."""
-        if self.params["method"] == "embeddings" or self.facts.parser() is None:
+    def _parse_units(self, case: Case) -> list[str]:
+        """The texts the fact layer parses for one case: its checked sentences, its context (joined), its question."""
+        if self.params["method"] == "embeddings" or case.actual is None or not case.context:
             return []
         from ..facts import join_chunks
 
-        texts: list[str] = []
-        for case in cases:
-            sentences = _sentences(case.actual or "")
-            texts.extend(self._checked(case, sentences, self._claims(case, sentences)[1]))
-            texts.append(join_chunks(list(case.context)))
-            if case.question:
-                texts.append(case.question)
-        return texts
+        sentences = _sentences(case.actual)
+        return [*self._checked(case, sentences, self._claims(case, sentences)[1]), join_chunks(list(case.context)),
+                *([case.question] if case.question else [])]
+
+    def parse_texts(self, cases: Sequence[Case]) -> list[str]:
+        """Every text the fact layer parses to score ``cases`` (for batches ahead of the tests)."""
+        if self.facts.parser() is None:
+            return []
+        return [text for case in cases for text in self._parse_units(case)]
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         answers = [_sentences(c.actual or "") for c in cases]
@@ -197,14 +198,16 @@ class Groundedness(EmbeddingEvaluator):
         method = self.params["method"]
         if method == "embeddings":
             return [self._catalog(answers[i], contexts[i], encoded[i], encoded[n + i]) for i in range(n)]
-        parsed = iter(self.facts.parse(self.parse_texts(cases)))
+        units = [self._parse_units(case) if self.facts.parser() is not None else [] for case in cases]
+        parsed = iter(self.facts.parse([text for texts in units for text in texts]))
         scores = []
         for index, (case, sentences, context) in enumerate(zip(cases, answers, contexts)):
             claim_texts, joined = claims[index]
             checked = self._checked(case, sentences, joined)
-            unit_parses: list[Parsed | None] = [next(parsed, None) for _ in checked]
-            context_parse = next(parsed, None)
-            question_parse = next(parsed, None) if case.question else None
+            mine = [next(parsed, None) for _ in units[index]]  # the checked sentences', the context's, the question's
+            unit_parses: list[Parsed | None] = mine[:len(checked)] if mine else [None] * len(checked)
+            context_parse = mine[len(checked)] if mine else None
+            question_parse = mine[len(checked) + 1] if mine and case.question else None
             if not sentences or not context:
                 missing = "answer" if not sentences else "context"
                 scores.append(Score({name: None for name in self.metric_specs()}, f"the {missing} has no sentence to compare", {}))

@@ -24,7 +24,7 @@ body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em
 table{border-collapse:collapse;margin:1em 0}th,td{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top}
 th{background:#f6f8fa;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
 td.heat{text-align:center;min-width:6em}.fail{color:#b42318;font-weight:600}.pass{color:#067647}
-pre{white-space:pre-wrap;max-width:60em;margin:0;font-size:12px}.muted{color:#57606a}
+pre{white-space:pre-wrap;max-width:60em;margin:0;font-size:12px}.muted{color:#57606a}.unverified{color:#9a6700;font-weight:600}
 """
 
 
@@ -36,6 +36,7 @@ def _colour(goodness: float) -> str:
 
 
 _PASS, _FAIL = '<span class="pass">pass</span>', '<span class="fail">fail</span>'
+_UNVERIFIED = '<span class="unverified">unverified</span>'
 
 
 def _flagged(kind: str, bad: bool) -> str:
@@ -54,7 +55,9 @@ def render(report: dict[str, Any]) -> str:
         "<title>LLM evaluation report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>LLM evaluation</h1>",
-        f"<p>{head.checks} checks{head.models}: <b>{head.passed} passed</b> ({head.pass_rate}).</p>",
+        f"<p>{head.checks} checks{head.models}: <b>{head.passed} passed</b> ({head.pass_rate})"
+        + (f", {head.unverified} unverified" if head.unverified else "") + ".</p>",
+        *(f"<p>{e(line)}.</p>" for line in v.verdicts),
     ]
     if v.outcomes_line is not None:
         out.append(f"<p>Tests (pytest's outcomes, with or without checks): {e(v.outcomes_line)}.</p>")
@@ -133,7 +136,7 @@ def render(report: dict[str, Any]) -> str:
         out.append("<h2>Results</h2><table><tr><th>test</th><th>model</th><th>check</th><th>score</th>"
                    "<th>threshold</th><th>verdict</th><th>why</th><th>answer</th></tr>")
         out += [f"<tr><td>{e(r.test)}</td><td>{e(r.model)}</td><td>{e(r.check)}</td><td class=num>{r.score}</td>"
-                f"<td class=num>{r.threshold}</td><td>{_PASS if r.passed else _FAIL}</td>"
+                f"<td class=num>{r.threshold}</td><td>{_UNVERIFIED if r.verdict == 'unverified' else _PASS if r.passed else _FAIL}</td>"
                 f"<td>{e(r.reason)}</td><td><pre>{e(r.answer)}</pre></td></tr>" for r in results.rows]
         out.append("</table>")
         if results.more:

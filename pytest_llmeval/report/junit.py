@@ -28,7 +28,8 @@ def junit_writer(config: pytest.Config) -> Any:
 
 
 def add_suite_properties(config: pytest.Config, summary: Any) -> None:
-    """``llmeval.checks``, ``llmeval.passed``, ``llmeval.<model>.<check>.<metric>.mean`` ... and ``llmeval.flip.N``."""
+    """``llmeval.checks``, ``llmeval.passed``, ``llmeval.unverified``, ``llmeval.<model>.<check>.<metric>.mean`` ... and
+    ``llmeval.flip.N``."""
     from ..aggregate import NO_MODEL
 
     xml = junit_writer(config)
@@ -41,6 +42,10 @@ def add_suite_properties(config: pytest.Config, summary: Any) -> None:
 
     add("llmeval.checks", summary.checks)
     add("llmeval.passed", summary.passed)
+    if summary.unverified_count:
+        add("llmeval.unverified", summary.unverified_count)
+    if summary.escalated:
+        add("llmeval.escalated", sum(summary.escalated.values()))
     if summary.best_model:
         add("llmeval.best_model", summary.best_model)
     for row in summary.rows:

@@ -28,7 +28,9 @@ def _cell(text: object, limit: int = 120) -> str:
 def render(report: dict[str, Any]) -> str:
     v = view(report, MARKDOWN_LIMITS)
     head = v.headline
-    lines = ["# LLM evaluation", "", f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate})."]
+    unverified = f", {head.unverified} unverified" if head.unverified else ""
+    lines = ["# LLM evaluation", "", f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){unverified}."]
+    lines += [f"{_cell(line, 300)}." for line in v.verdicts]
     if v.outcomes_line is not None:
         lines.append(f"Tests (pytest's outcomes, with or without checks): {v.outcomes_line}.")
     if v.best_model:
@@ -47,9 +49,14 @@ def render(report: dict[str, Any]) -> str:
         lines += ["## Leaderboard", ""]
     for board in v.leaderboard:
         lines += [f"### {_cell(board.check)}: {_cell(board.metric)} ({board.direction})", ""]
-        lines += ["| rank | model | mean | sd | pass rate | passed | n |", "|---:|---|---:|---:|---:|---:|---:|"]
-        lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} | {row.count} |"
-                  for row in board.rows]
+        if head.unverified:  # a column of unverified results, when the run has any
+            lines += ["| rank | model | mean | sd | pass rate | passed | unverified | n |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
+            lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} "
+                      f"| {row.unverified} | {row.count} |" for row in board.rows]
+        else:
+            lines += ["| rank | model | mean | sd | pass rate | passed | n |", "|---:|---|---:|---:|---:|---:|---:|"]
+            lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} | {row.count} |"
+                      for row in board.rows]
         lines.append("")
 
     if v.perturbation:
@@ -100,6 +107,16 @@ def render(report: dict[str, Any]) -> str:
                   for r in failures.rows]
         if failures.more:
             lines.append(f"\n{failures.more} more failed checks are in the JSON report.")
+        lines.append("")
+    left = v.unverified
+    if left.total:
+        lines += ["## Could not be verified offline", "",
+                  "No evidence against these answers, but not enough to confirm them either: a judge or an NLI model decides them.",
+                  "", "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
+        lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
+                  for r in left.rows]
+        if left.more:
+            lines.append(f"\n{left.more} more unverified checks are in the JSON report.")
         lines.append("")
     if v.footer:
         run = v.footer

@@ -17,10 +17,13 @@ def _cut(text: str, width: int) -> str:
 def render_summary(summary: Summary, width: int = 80) -> list[str]:
     """Lines of the llmeval section, fitting ``width`` columns (80 at least)."""
     width = max(width, 80)
-    lines = [f"{summary.checks} checks{models_phrase(summary.models)}: {summary.passed} passed ({summary.pass_rate:.0%})"]
+    unverified = summary.unverified_count
+    lines = [f"{summary.checks} checks{models_phrase(summary.models)}: {summary.passed} passed ({summary.pass_rate:.0%})"
+             + (f", {unverified} unverified" if unverified else "")]
     model_width = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
-    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 37)
-    header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'sd':>5}  {'pass':>5}  {'n':>5}"
+    unv = "  unv" if unverified else ""  # a column of unverified results, when there are any
+    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 37 - len(unv))
+    header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'sd':>5}  {'pass':>5}{unv}  {'n':>5}"
     lines.append(header)
     lines.append("-" * len(header))
     previous = None
@@ -32,7 +35,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         spread = "" if row.spread is None or row.count < 2 else f"{row.spread:.2f}"
         lines.append(
             f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  {spread:>5}  "
-            f"{row.pass_rate:>5.0%}  {row.count:>5}"
+            f"{row.pass_rate:>5.0%}" + (f"  {row.unverified:>3}" if unv else "") + f"  {row.count:>5}"
         )
     if summary.best_model:
         passed, count = summary.model_totals[summary.best_model]

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ..aggregate import models_phrase, outcome_counts_line, shown_model, summarize
+from ..result import verdict_of
+from .build import verdict_lines
 
 __all__ = ["view", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number"]
 
@@ -47,6 +49,7 @@ class Headline:
     models: str  # " on 3 model(s)", or "" when no check named a model
     passed: int
     pass_rate: str  # "87%"
+    unverified: int = 0  # results no offline evidence could decide (counted in passed unless the run failed them)
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class BoardRow:  # one model's row in a check's leaderboard table
     pass_rate: str
     passed: int
     count: int
+    unverified: int = 0
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,7 @@ class ResultRow:
     passed: bool
     reason: str
     answer: str
+    verdict: str = ""  # "pass", "fail" or "unverified"
 
 
 @dataclass(frozen=True)
@@ -229,6 +234,8 @@ class ReportView:
     operations: tuple[OperationsRow, ...] = ()  # from measure_generation, per model
     operations_insights: str = ""  # "fastest: a; slowest: b; cheapest: ...", empty below two measured models
     problems: tuple[str, ...] = ()  # "groundedness support: model a mean 0.610 below its threshold 0.700 (5 checks)"
+    verdicts: tuple[str, ...] = ()  # "12 answer(s) could not be verified offline (...)", what a judge decided
+    unverified: Capped[ResultRow] = Capped((), 0)  # results left unverified, in run order
 
 
 def problem_line(row: Mapping[str, Any]) -> str:
@@ -255,12 +262,13 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
     best, hard = summary.get("best_model"), summary.get("hardest_case")
     totals, failed = summary.get("model_totals", {}).get(best, {}), hard["failed_models"] if hard else []
     failures = [r for r in records if not r.get("passed")]
+    unverified = [r for r in records if r.get("passed") and verdict_of(r) == "unverified"]
     by_test: dict[str, list[Any]] = defaultdict(list)
     for record in records[: limits.results]:
         by_test[record.get("nodeid", "")].append(record)
     return ReportView(
         headline=Headline(summary.get("checks", 0), models_phrase(summary.get("models", [])), summary.get("passed", 0),
-                          f"{summary.get('pass_rate', 0.0):.0%}"),
+                          f"{summary.get('pass_rate', 0.0):.0%}", summary.get("unverified", 0)),
         outcomes_line=outcome_counts_line(report["tests"]) if report.get("tests") else None,
         best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
         hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{hard['models']} model(s)" if failed else None, ", ".join(failed))
@@ -277,6 +285,8 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
         operations=tuple(_operations_row(row) for row in summary.get("operations", [])),
         problems=tuple(problem_line(row) for row in summary.get("problems", [])),
+        verdicts=tuple(verdict_lines(summary)),
+        unverified=_capped(unverified, limits.failures, _result),
         operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
                                       for key, model in (summary.get("operations_insights") or {}).items()),
     )
@@ -305,7 +315,7 @@ def _boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
         Board(check, group[0]["metric"], "higher is better" if group[0]["higher_is_better"] else "lower is better",
               tuple(BoardRow(str(row.get("rank", "")), shown_model(row["model"]), number(row["mean"]),
                              "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}",
-                             f"{row['pass_rate']:.0%}", row["passed"], row["count"]) for row in group))
+                             f"{row['pass_rate']:.0%}", row["passed"], row["count"], row.get("unverified", 0)) for row in group))
         for check, group in by_check.items()
     )
 
@@ -352,4 +362,4 @@ def _result(record: Mapping[str, Any]) -> ResultRow:
     primary = record["primary"]
     return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
                      number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
-                     record.get("excerpt") or "")
+                     record.get("excerpt") or "", verdict_of(record))
