@@ -231,7 +231,16 @@ def relations(parsed: Parsed) -> list[Relation]:
     return out
 
 
+def _as_name(filler: Filler) -> Filler:
+    """A capitalised noun the tagger did not take for a name ("Salesforce acquired ..." at a sentence's start)."""
+    if filler.kind == "noun" and filler.text[:1].isupper():
+        return Filler("name", name_key(filler.text), filler.text)
+    return filler
+
+
 def _same(left: Filler, right: Filler) -> bool:
+    if left.kind != right.kind and "name" in (left.kind, right.kind):
+        left, right = _as_name(left), _as_name(right)
     if left.kind != right.kind:
         return False
     if left.kind == "name":
@@ -290,16 +299,29 @@ def _holds(relations: Iterable[Relation], role: str, filler: Filler) -> list[Rel
     return [r for r in relations if any(_same(filler, other) for other in r.roles.get(role, ()))]
 
 
+#: Verbs whose two parties can trade places without changing the claim ("A married B" is "B married A").
+SYMMETRIC = frozenset("""
+    meet marry date divorce play face fight battle tie draw partner collaborate cooperate work merge share join
+    resemble equal match neighbour neighbor border touch
+""".split())
+
+
 def _swaps(relation: Relation, context: Sequence[Relation]) -> list[Conflict]:
+    """Two names of the context in exchanged roles of the same verb: doer and done-to ("A acquired B" / "B acquired
+    A"), or any two roles ("A lost to B" / "B lost to A"); symmetric verbs ("A married B") excepted."""
+    if relation.verb in SYMMETRIC:
+        return []
     out = []
-    for doer in relation.roles.get("subj", ()):
-        for done in relation.roles.get("obj", ()):
-            if doer.kind != "name" or done.kind != "name" or _same(doer, done):
-                continue
-            stated = [r for r in _holds(context, "subj", doer) if _holds([r], "obj", done)]
-            swapped = [r for r in _holds(context, "subj", done) if _holds([r], "obj", doer)]
-            if swapped and not stated:
-                out.append(Conflict("role swap", relation.verb, f"{doer.text!r} and {done.text!r}", swapped[0].sentence))
+    roles = sorted(relation.roles)
+    for first, second in ((a, b) for i, a in enumerate(roles) for b in roles[i + 1:]):
+        for one in map(_as_name, relation.roles[first]):
+            for other in map(_as_name, relation.roles[second]):
+                if one.kind != "name" or other.kind != "name" or _same(one, other):
+                    continue
+                stated = [r for r in _holds(context, first, one) if _holds([r], second, other)]
+                swapped = [r for r in _holds(context, first, other) if _holds([r], second, one)]
+                if swapped and not stated:
+                    out.append(Conflict("role swap", relation.verb, f"{one.text!r} and {other.text!r}", swapped[0].sentence))
     return out
 
 
@@ -386,6 +408,8 @@ def surface_swaps(sentence: str, context_sentences: Sequence[str]) -> list[Confl
     theirs = [(link, text) for text in context_sentences for link in _links(text)]
     out = []
     for verb, doer, done, doer_text, done_text in mine:
+        if any(_stem(word) in verb for word in SYMMETRIC):
+            continue
         same = [(link, text) for link, text in theirs if link[0] == verb]
         stated = any(same_name(doer, link[1]) and same_name(done, link[2]) for link, _ in same)
         swapped = [text for link, text in same if same_name(done, link[1]) and same_name(doer, link[2])]

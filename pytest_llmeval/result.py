@@ -319,5 +319,5 @@ class Result:
             model=data.get("model"),
             case_id=data.get("case_id"),
             excerpt=data.get("excerpt"),
-            verdict=verdict_of(data),
+            verdict=data.get("verdict") or verdict_of(data),  # a record of before verdicts: from passed
         )

@@ -51,7 +51,11 @@ def format_failure(result: Result, length: int | None = None) -> str:
         checks = []
         for metric in failed:
             sign = "<" if result.higher_is_better.get(metric, True) else ">"
-            checks.append(f"{metric} {_fmt(result.metrics[metric])} {sign} threshold {_fmt(result.thresholds[metric])}")
+            value, limit = result.metrics[metric], result.thresholds[metric]
+            if sign == ">" and value is not None and value == int(value) and limit == int(limit):
+                checks.append(f"{metric} {value:.0f} > threshold {limit:.0f}")  # a count: "evidence 2 > threshold 0"
+            else:
+                checks.append(f"{metric} {_fmt(value)} {sign} threshold {_fmt(limit)}")
         lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(checks))
     else:
         lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")

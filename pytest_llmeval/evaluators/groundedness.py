@@ -37,6 +37,10 @@ LISTED = 25
 #: (this share) and two of them never meet in one context sentence, or (b) nearly all are there (this share) and two
 #: neighbours of it are never neighbours in a context sentence.
 LINK_SUPPORT = 0.7
+#: A claim that shares no word with the context shares nothing when its similarity to every context sentence is also
+#: below this, or when it answers a question with at most this many words of its own.
+UNSHARED_SIMILARITY = 0.4
+UNSHARED_WORDS = 2
 LINK_COVERAGE = 0.7
 LINK_COVERAGE_NEAR = 0.9
 
@@ -267,8 +271,10 @@ class Groundedness(EmbeddingEvaluator):
         support_per_claim = [(float(claim_sims[i]) + pairs[i]) / 2 for i in range(len(checked))]
         claimed = [i for i, claim in enumerate(claiming) if claim]
         given_stems = set(content_stems(case.question)) if case.question else set()
+        # A sentence's own closeness to the context (a short answer's without its question, which would lend it its words).
+        own = [float(v) for v in (sims.max(axis=1) if not joined else [float(sims.max())])]
         evidence, notes = self._evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
-                                         numbered=not joined)
+                                         own, numbered=not joined)
         if case.question:
             together = Cooccurrence(context, 1, [case.question])
             evidence.extend(_unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined))
@@ -314,7 +320,7 @@ class Groundedness(EmbeddingEvaluator):
 
     def _evidence(
         self, checked: list[str], checks: list[FactCheck], claimed: list[int], parses: list[Parsed | None], source: _Source,
-        given_stems: set[str], given: FactIndex | None, question: str | None, *, numbered: bool,
+        given_stems: set[str], given: FactIndex | None, question: str | None, similarity: list[float], *, numbered: bool,
     ) -> tuple[list[Evidence], list[str]]:
         """The named evidence against each claim, in sentence order, and notes on what was too weak to count."""
         from ..evaluators.factlayer import describe_fact
@@ -346,7 +352,9 @@ class Groundedness(EmbeddingEvaluator):
                 out.append(Evidence(conflict.kind, number, conflict.answer, conflict.describe(where)))
             if not check.unsupported:
                 words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given)
-                if words:
+                # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
+                # with a word or two of its own ("... was actually a wrestler.").
+                if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
                     out.append(Evidence("unshared", number, text, describe_unshared(number, text, words, numbered=numbered)))
         return out, notes
 
