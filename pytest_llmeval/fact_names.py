@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable
 from typing import Any
 
@@ -82,6 +83,7 @@ _WORD = re.compile(r"[^\W\d_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
 _DEMONYM = ("ian", "an", "n", "ese", "ish", "i", "ean")
 
 
+@lru_cache(maxsize=1 << 16)
 def _inflection(word: str) -> str:
     """A name word without its plural or possessive ending: ``Canadians`` -> ``canadian``."""
     folded = _fold(word)
@@ -92,6 +94,7 @@ def _inflection(word: str) -> str:
     return folded
 
 
+@lru_cache(maxsize=1 << 16)
 def _fold(word: str) -> str:
     """Case-folded, accents removed, possessive and closing punctuation dropped."""
     decomposed = unicodedata.normalize("NFKD", word.casefold())
@@ -104,6 +107,7 @@ def _fold(word: str) -> str:
     return plain.strip("'.-")
 
 
+@lru_cache(maxsize=1 << 16)
 def word_stem(word: str) -> str:
     """A crude stem for matching names across inflection: folded, final ``s``/vowels dropped.
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache, wraps
+from typing import Any, TypeVar
 
 __all__ = ["Fact", "parse_number", "detokenize_numbers", "canonical_numbers"]
 
@@ -202,7 +203,26 @@ _ONE_A = re.compile(r"\ban?[ \t]+(?P<unit>" + _TIME_UNITS + r")(?=[ \t]*,?[ \t]*
 _DURATION_JOIN = re.compile(r"^[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+)$")
 
 
-def _numbers(text: str) -> Iterable[Fact]:
+_Text = TypeVar("_Text")
+
+#: Texts up to this long have what is read from them kept (a check reads one sentence several times);
+#: longer ones are read afresh, so the memory held stays small.
+CACHED_CHARS = 2000
+
+
+def _kept(function: Callable[[str], _Text]) -> Callable[[str], _Text]:
+    """``function`` of a text, kept for texts of at most :data:`CACHED_CHARS` characters (its results are immutable)."""
+    cached = lru_cache(maxsize=8192)(function)
+
+    @wraps(function)
+    def read(text: str) -> _Text:
+        return cached(text) if len(text) <= CACHED_CHARS else function(text)
+
+    return read
+
+
+@_kept
+def _numbers(text: str) -> tuple[Fact, ...]:
     """Every number of ``text`` with its unit; a duration written in parts ("an hour and 35 minutes") is one fact."""
     facts = sorted([*_single_numbers(text), *_unit_words(text)], key=lambda f: f.start)
     merged: list[Fact] = []
@@ -214,7 +234,7 @@ def _numbers(text: str) -> Iterable[Fact]:
                               min(last.step, fact.step), last.start)
         else:
             merged.append(fact)
-    return merged
+    return tuple(merged)
 
 
 def _unit_words(text: str) -> Iterable[Fact]:
@@ -265,8 +285,16 @@ def _single_numbers(text: str) -> Iterable[Fact]:
         yield Fact(kind, text[start:end].strip(), value, unit, step, start)
 
 
+#: What every date or time of day holds (a month's name, a colon between digits, a.m. or p.m.): texts without it
+#: are not scanned for one.
+_MAYBE_DATE = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d-\d")
+_MAYBE_TIME = re.compile(r"(?i)\d:\d|\d[ \t]?[ap]\.?m\b")
+
+
 def _clock_times(text: str) -> Iterable[Fact]:
     """Times of day and clock durations: ``6 p.m.`` = ``18:00``; ``2:06:15`` is 7,575 seconds."""
+    if not _MAYBE_TIME.search(text):
+        return
     for match in _CLOCK.finditer(text):
         if match.group("h") is not None:
             hour, minute, second = int(match.group("h")), int(match.group("m") or 0), int(match.group("s") or 0)
@@ -282,6 +310,8 @@ def _clock_times(text: str) -> Iterable[Fact]:
 
 
 def _dates(text: str) -> Iterable[Fact]:
+    if not _MAYBE_DATE.search(text):
+        return
     for match in _ISO_DATE.finditer(text):
         iso = tuple(int(g) for g in match.groups())
         if 1 <= iso[1] <= 12 and 1 <= iso[2] <= 31:
@@ -315,6 +345,7 @@ _SPLIT_APOSTROPHE = re.compile(r"(?<![\w'])([^\W\d_])' (?=[^\W\d_]{2})")
 _SPLIT_UNIT = re.compile(r"(\d|\b(?i:" + "|".join(_NUMBER_WORDS) + r"))[ \t]-[ \t](?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w))")
 
 
+@_kept
 def detokenize_numbers(text: str) -> str:
     """Join numbers (and dotted initials, an initial's apostrophe) a tokeniser split; the length changes.
 
@@ -332,6 +363,7 @@ def detokenize_numbers(text: str) -> str:
     return text
 
 
+@_kept
 def canonical_numbers(text: str) -> str:
     """``text`` with each number written as one token of its value and base unit.
 

@@ -202,22 +202,45 @@ class FactIndex:
         self.facts = extract_facts(self.text, nlp=nlp, parsed=parsed)
         self.numbers = [f for f in self.facts if f.kind in ("number", "percent", "money", "year", "time")]
         self.dates = [f.value for f in self.facts if f.kind == "date"]
-        words = [m.group(0) for m in _WORD.finditer(detokenize_numbers(self.text))]
-        self.words = {_fold(w) for w in words}
-        for word in words:
-            # Hyphenated and dotted words count whole and in parts ("Irish-American", "U.S."), and so do words
-            # glued together without a space ("LeoniTéa", as text pasted from tables comes).
-            for part in re.split(r"[-.]", word):
-                if part:
-                    self.words.add(_fold(part))
-            if _GLUED.search(word):
-                self.words.update(_fold(part) for part in _GLUED.split(word) if part)
-        self.bases = {_inflection(w) for w in self.words if w}
-        self.stems = {word_stem(w) for w in self.words if w}
-        self._sorted_stems = sorted(self.stems)
+        self._words: set[str] | None = None
+        self._bases: set[str] | None = None
+        self._sorted_stems: list[str] | None = None
         self._clauses: list[tuple[str, set[str], bool]] | None = None
         self._by_initial: dict[str, list[str]] | None = None
         self.sentences = [s for chunk in chunks for s in (split_sentences(chunk) or [chunk.strip()]) if s]
+
+    @property
+    def words(self) -> set[str]:
+        """The text's words, folded (found on the first look-up of a name)."""
+        if self._words is None:
+            words = [m.group(0) for m in _WORD.finditer(detokenize_numbers(self.text))]
+            folded = {_fold(w) for w in words}
+            for word in set(words):
+                # Hyphenated and dotted words count whole and in parts ("Irish-American", "U.S."), and so do words
+                # glued together without a space ("LeoniTéa", as text pasted from tables comes).
+                if "-" in word or "." in word:
+                    folded.update(_fold(part) for part in re.split(r"[-.]", word) if part)
+                if not word.islower() and _GLUED.search(word):
+                    folded.update(_fold(part) for part in _GLUED.split(word) if part)
+            self._words = folded
+        return self._words
+
+    @property
+    def bases(self) -> set[str]:
+        """The words without plural or possessive endings (found on the first look-up of a name)."""
+        if self._bases is None:
+            self._bases = {_inflection(w) for w in self.words if w}
+        return self._bases
+
+    @property
+    def stems(self) -> set[str]:
+        return set(self.sorted_stems)
+
+    @property
+    def sorted_stems(self) -> list[str]:
+        if self._sorted_stems is None:
+            self._sorted_stems = sorted({word_stem(w) for w in self.words if w})
+        return self._sorted_stems
 
     # -- support ---------------------------------------------------------------
 
@@ -270,10 +293,11 @@ class FactIndex:
     def _shares_stem(self, word: str) -> bool:
         """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
         stem = word_stem(word)
+        stems = self.sorted_stems
+        index = bisect.bisect_left(stems, stem)
         if len(stem) < 3:
-            return stem in self.stems
-        index = bisect.bisect_left(self._sorted_stems, stem)
-        return index < len(self._sorted_stems) and self._sorted_stems[index].startswith(stem)
+            return index < len(stems) and stems[index] == stem
+        return index < len(stems) and stems[index].startswith(stem)
 
     def _supports_number(self, fact: Fact) -> bool:
         for other in self.numbers:

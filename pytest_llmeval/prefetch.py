@@ -151,9 +151,13 @@ class Prefetcher:
         except Exception:
             window.disabled = True  # this check cannot be planned from partial cases: score as it comes
             raise
+        embedder = evaluator.embedder  # type: ignore[attr-defined]
+        before = embedder.encoded + _parsed(evaluator)
         if texts:
-            evaluator.embedder.encode(list(dict.fromkeys(texts)))  # type: ignore[attr-defined]
+            embedder.encode(list(dict.fromkeys(texts)))
         _parse_ahead(evaluator, upcoming)
+        if embedder.encoded + _parsed(evaluator) == before:
+            window.disabled = True  # everything was cached (a rerun): planning ahead would only repeat the tests' work
 
     def _shared(self, item: pytest.Item, evaluator: Evaluator, key: tuple[Any, ...], fields: tuple[str, ...], here: int) -> None:
         """Make sure this worker has the block of the test at ``here``: load it, or encode it (or others) for all."""
@@ -319,6 +323,13 @@ def _case_param(item: pytest.Item) -> tuple[str, Case] | None:
         if isinstance(value, Case):
             return name, value
     return None
+
+
+def _parsed(evaluator: Evaluator) -> int:
+    """How many texts the fact layer of ``evaluator`` has parsed so far (0 without one)."""
+    facts = getattr(evaluator, "facts", None)
+    parser = facts.parser() if facts is not None else None
+    return int(parser.parsed) if parser is not None else 0
 
 
 def _parse_ahead(evaluator: Evaluator, cases: Sequence[Case]) -> None:

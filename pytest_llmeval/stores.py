@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import time
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -26,10 +27,17 @@ __all__ = ["ShardStore", "EmbeddingStore", "ParseStore", "text_key"]
 
 
 def text_key(text: str) -> str:
-    """The key of any ``str`` (lone surrogates too) in a store: its SHA-256."""
+    """The key of any ``str`` (lone surrogates too) in a store: its SHA-256 (kept for short texts, looked up often)."""
+    return _short_key(text) if len(text) <= 2000 else _key(text)
+
+
+def _key(text: str) -> str:
     from .text import utf8
 
     return hashlib.sha256(utf8(text)).hexdigest()
+
+
+_short_key = lru_cache(maxsize=1 << 14)(_key)
 
 
 class ShardStore:

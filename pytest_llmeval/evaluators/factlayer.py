@@ -50,15 +50,24 @@ def _pairs(stems: Sequence[str]) -> set[tuple[str, str]]:
 
 
 class PairIndex:
-    """Content words and nearby content-word pairs of source sentences."""
+    """Content words and nearby content-word pairs of source sentences (and each sentence's stems, in order)."""
 
     def __init__(self, sentences: Iterable[str]) -> None:
         self.words: set[str] = set()
         self.pairs: set[tuple[str, str]] = set()
+        self.stems: list[list[str]] = []
         for sentence in sentences:
             stems = content_stems(sentence)
+            self.stems.append(stems)
             self.words.update(stems)
             self.pairs |= _pairs(stems)
+
+    def plus(self, text: str) -> PairIndex:
+        """This index with one more sentence (a question beside its context), leaving this one as it is."""
+        more = PairIndex([text])
+        combined = PairIndex([])
+        combined.words, combined.pairs, combined.stems = self.words | more.words, self.pairs | more.pairs, [*self.stems, *more.stems]
+        return combined
 
 
 def word_pair_support(sentence: str, index: PairIndex) -> float:
@@ -83,11 +92,12 @@ def word_pair_support(sentence: str, index: PairIndex) -> float:
 
 
 class Cooccurrence:
-    """Which content words the source says together: the stems of each window of ``span`` consecutive sentences."""
+    """Which content words the source says together: the stems of each window of ``span`` consecutive sentences
+    (``stems``: each sentence's, as :attr:`PairIndex.stems` holds them)."""
 
-    def __init__(self, sentences: Sequence[str], span: int = 2, extra: Sequence[str] = ()) -> None:
-        stems = [set(content_stems(s)) for s in sentences]
-        windows = [set().union(*stems[i:i + span]) for i in range(len(stems))] + [set(content_stems(t)) for t in extra]
+    def __init__(self, stems: Sequence[Sequence[str]], span: int = 1) -> None:
+        sets = [set(s) for s in stems]
+        windows = [set().union(*sets[i:i + span]) for i in range(len(sets))]
         self.where: dict[str, set[int]] = {}
         for number, window in enumerate(windows):
             for stem in window:

@@ -22,6 +22,7 @@ from .base import MetricSpec, Score, require_choice, require_number, require_typ
 from .embedding import EmbeddingEvaluator, _similarity, calibrated
 
 if TYPE_CHECKING:
+    from ..evaluators.factlayer import PairIndex
     from ..facts import FactCheck, FactIndex
     from ..relations import Relation
     from ..syntax import Parsed
@@ -50,9 +51,29 @@ class _Source:
     """What the checks of one context need, computed once per context: its fact index, relations and words."""
 
     index: FactIndex
-    relations: list[Relation] | None  # None without a parse
-    stems: set[str]
+    parse: Parsed | None  # None without a parse
+    pairs: PairIndex  # its sentences' words, word pairs and stems
     sentences: list[str]
+    _relations: list[Relation] | None = None
+
+    @property
+    def stems(self) -> set[str]:
+        return self.pairs.words
+
+    @property
+    def verbs(self) -> set[str]:
+        """The lemmas of the context's verbs: an answer sentence with none of them has no relation to compare."""
+        parse = self.parse
+        return set() if parse is None else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
+
+    @property
+    def relations(self) -> list[Relation]:
+        """The context's relations, read on first use."""
+        if self._relations is None:
+            from ..relations import relations
+
+            self._relations = relations(self.parse) if self.parse is not None else []
+        return self._relations
 
 
 class Groundedness(EmbeddingEvaluator):
@@ -237,9 +258,8 @@ class Groundedness(EmbeddingEvaluator):
                      {"sentences": _sentence_details(sentences, context, sims), "least_grounded": worst})
 
     def _source(self, case: Case, context_parse: Parsed | None, context: list[str]) -> _Source:
-        from ..evaluators.factlayer import content_stems
+        from ..evaluators.factlayer import PairIndex
         from ..facts import join_chunks
-        from ..relations import relations
         from ..stores import text_key
 
         joined = join_chunks(list(case.context))
@@ -247,8 +267,7 @@ class Groundedness(EmbeddingEvaluator):
         source = self._sources.pop(key, None)
         if source is None:
             source = _Source(self.facts.index(list(case.context), parsed=context_parse),
-                             relations(context_parse) if context_parse is not None else None,
-                             set(content_stems(joined)), context)
+                             context_parse, PairIndex(context), context)
         self._sources[key] = source  # most recently used last
         while len(self._sources) > self.KEEP:
             del self._sources[next(iter(self._sources))]
@@ -259,14 +278,14 @@ class Groundedness(EmbeddingEvaluator):
         joined: bool, claim_sims: Any, unit_parses: list[Parsed | None], context_parse: Parsed | None,
         question_parse: Parsed | None,
     ) -> Score:
-        from ..evaluators.factlayer import Cooccurrence, PairIndex, content_stems, summarize_checks, word_pair_support
+        from ..evaluators.factlayer import Cooccurrence, content_stems, summarize_checks, word_pair_support
 
         source = self._source(case, context_parse, context)
         given = self.facts.index(case.question, parsed=question_parse) if case.question else None
         checks = self.facts.check(checked, source.index, given=given, negation=self.params["negation"], parsed=unit_parses)
         # A short answer with its question claims what it answers, a bare "No." included; "You're welcome." does not.
         claiming = [makes_claim(text, check.facts) or (joined and bool(YES_NO.match(text))) for text, check in zip(checked, checks)]
-        pair_index = PairIndex([*context, *([case.question] if case.question else [])])
+        pair_index = source.pairs.plus(case.question) if case.question else source.pairs
         pairs = [word_pair_support(text, pair_index) for text in checked]
         support_per_claim = [(float(claim_sims[i]) + pairs[i]) / 2 for i in range(len(checked))]
         claimed = [i for i, claim in enumerate(claiming) if claim]
@@ -276,7 +295,7 @@ class Groundedness(EmbeddingEvaluator):
         evidence, notes = self._evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
                                          own, numbered=not joined)
         if case.question:
-            together = Cooccurrence(context, 1, [case.question])
+            together = Cooccurrence(pair_index.stems)  # the context's sentences, and the question
             evidence.extend(_unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined))
             evidence.sort(key=lambda e: e.sentence)
         fact_support, unsupported, _, fact_details = summarize_checks([checks[i] for i in claimed], "context", index=source.index)
@@ -328,6 +347,7 @@ class Groundedness(EmbeddingEvaluator):
 
         out: list[Evidence] = []
         notes: list[str] = []
+        verbs = source.verbs if claimed else set()
         for i in claimed:
             text, check, number = checked[i], checks[i], i + 1
             where = f"sentence {number}" if numbered else "the answer"
@@ -344,8 +364,9 @@ class Groundedness(EmbeddingEvaluator):
                 out.append(Evidence("negation", number, text, f"{where} and the context disagree on a negation: "
                                                               f"the context says {excerpt(check.polarity, 100)!r}"))
             parse = parses[i]
-            if parse is not None and source.relations is not None:
-                found = conflicts(relations(parse), source.relations, source.sentences)
+            if parse is not None and source.parse is not None:
+                shared = any(parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens)))
+                found = conflicts(relations(parse), source.relations, source.sentences) if shared else []
             else:
                 found = surface_swaps(text, source.sentences)
             for conflict in found:
