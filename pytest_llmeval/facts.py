@@ -203,6 +203,7 @@ class FactIndex:
         self.numbers = [f for f in self.facts if f.kind in ("number", "percent", "money", "year", "time")]
         self.dates = [f.value for f in self.facts if f.kind == "date"]
         self._words: set[str] | None = None
+        self._currencies: set[str] | None = None
         self._bases: set[str] | None = None
         self._sorted_stems: list[str] | None = None
         self._clauses: list[tuple[str, set[str], bool]] | None = None
@@ -299,7 +300,18 @@ class FactIndex:
             return index < len(stems) and stems[index] == stem
         return index < len(stems) and stems[index].startswith(stem)
 
+    @property
+    def currencies(self) -> set[str]:
+        """The currencies the text speaks of: of its amounts, or named anywhere ("figures are in US dollars")."""
+        if self._currencies is None:
+            named = {_CURRENCY_WORDS[m.group(0).casefold()] for m in _CURRENCY_NAMES.finditer(self.text)}
+            named |= {_CURRENCY_SYMBOLS[symbol] for symbol in _CURRENCY_SYMBOLS if symbol in self.text}
+            self._currencies = named | {f.unit for f in self.numbers if f.kind == "money" and f.unit}
+        return self._currencies
+
     def _supports_number(self, fact: Fact) -> bool:
+        if fact.kind == "money" and fact.unit and self.currencies and fact.unit not in self.currencies:
+            return False  # "16 billion Real" where the text's figures are in US dollars
         for other in self.numbers:
             if (fact.kind == "time") != (other.kind == "time") and not _duration_and_clock(fact, other):
                 continue
@@ -339,7 +351,9 @@ class FactIndex:
         if same_number:
             return same_number[0]
         same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
-        return min(same_unit, key=lambda o: abs(o.value - fact.value)) if same_unit else None
+        # Written in the same words first ("500 metres" against "330 metres", not its "(1,083 ft)"), then the closest.
+        word = _unit_word(fact.text)
+        return min(same_unit, key=lambda o: (_unit_word(o.text) != word, abs(o.value - fact.value))) if same_unit else None
 
     # -- negation --------------------------------------------------------------
 
@@ -422,6 +436,16 @@ def _one_typo(left: str, right: str) -> bool:
         if long[:i] + long[i + 1:] == short:
             return True
     return False
+
+
+#: A currency's name as a word ("dollars", "euros", "Real"), where the text names one apart from its amounts.
+_CURRENCY_NAMES = re.compile(r"(?i)(?<![\w$])(?:" + "|".join(sorted((w for w in _CURRENCY_WORDS if w.isalpha() and len(w) > 3),
+                                                                       key=len, reverse=True)) + r")(?!\w)")
+
+
+def _unit_word(text: str) -> str:
+    """The words after a number as written ("500 metres": "metres")."""
+    return re.sub(r"^[^A-Za-z]*", "", text).casefold()
 
 
 _CLOCK_DURATION = re.compile(r"^\d{1,2}:\d{2}:\d{2}$")

