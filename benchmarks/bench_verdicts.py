@@ -62,6 +62,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from pytest_llmeval.result import verdict_of
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
@@ -239,11 +241,6 @@ def auc(good: Sequence[float], bad: Sequence[float]) -> float:
     return (rank_sum - len(good) * (len(good) + 1) / 2) / (len(good) * len(bad))
 
 
-def _verdict(record: dict[str, Any]) -> str:
-    verdict = record.get("verdict")
-    return verdict if verdict in ("pass", "fail", "unverified") else ("pass" if record.get("passed") else "fail")
-
-
 def _share(rows: Sequence[dict[str, Any]], test: Any) -> float:
     return sum(1 for r in rows if test(r)) / len(rows) if rows else float("nan")
 
@@ -270,9 +267,9 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
 
     good = [r for r in records if labels[r["case_id"]]]
     bad = [r for r in records if not labels[r["case_id"]]]
-    failed_good = _share(good, lambda r: _verdict(r) == "fail")
-    catch_rate = _share(bad, lambda r: _verdict(r) == "fail")
-    failures = [r for r in records if _verdict(r) == "fail"]
+    failed_good = _share(good, lambda r: verdict_of(r) == "fail")
+    catch_rate = _share(bad, lambda r: verdict_of(r) == "fail")
+    failures = [r for r in records if verdict_of(r) == "fail"]
     precision = _share(failures, lambda r: not labels[r["case_id"]])
     best: tuple[float, float | None] = (0.0, None)
     candidates = sorted({score(r) for r in records if score(r) > -5}) if good and bad else []
@@ -286,10 +283,10 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
     return {
         "primary": primary, "threshold": threshold, "good": len(good), "bad": len(bad),
         "auc": auc([score(r) for r in good], [score(r) for r in bad]),
-        "failed_good": failed_good, "pass_good": _share(good, lambda r: _verdict(r) == "pass"), "catch_bad": catch_rate,
-        "failure_precision": precision, "unverified": _share(records, lambda r: _verdict(r) == "unverified"),
-        "unverified_good": _share(good, lambda r: _verdict(r) == "unverified"),
-        "unverified_bad": _share(bad, lambda r: _verdict(r) == "unverified"),
+        "failed_good": failed_good, "pass_good": _share(good, lambda r: verdict_of(r) == "pass"), "catch_bad": catch_rate,
+        "failure_precision": precision, "unverified": _share(records, lambda r: verdict_of(r) == "unverified"),
+        "unverified_good": _share(good, lambda r: verdict_of(r) == "unverified"),
+        "unverified_bad": _share(bad, lambda r: verdict_of(r) == "unverified"),
         "escalated": _share(records, lambda r: isinstance(r.get("details"), dict) and "escalated" in r["details"]),
         "balanced": ((1 - failed_good) + catch_rate) / 2,
         "best_threshold": best[1], "best_balanced": best[0],

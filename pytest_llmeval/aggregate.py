@@ -69,7 +69,12 @@ def models_phrase(models: Iterable[str | None]) -> str:
 
 @dataclass(frozen=True)
 class LeaderboardRow:
-    """One model on one check: the mean of the primary metric, pass rate and count."""
+    """One model on one check: the mean of the primary metric, pass rate and count.
+
+    ``passed`` counts the results that passed on their own (verdict ``pass``); an unverified
+    result is counted in ``unverified``, not as a pass, so a model whose answers cannot be
+    confirmed never outranks one whose answers are confirmed.
+    """
 
     check: str  # evaluator name, suffixed with a signature digest when one evaluator ran with several signatures
     evaluator: str
@@ -83,7 +88,7 @@ class LeaderboardRow:
     rank: int = 1  # 1 = best on this check (ties share a rank)
     spread: float | None = None  # population standard deviation of the primary metric
     threshold: float | None = None  # the primary metric's threshold, when every result had the same one
-    unverified: int = 0  # results whose verdict is unverified (counted in passed unless the run failed them)
+    unverified: int = 0  # results whose verdict is unverified (not counted in passed)
 
     @property
     def pass_rate(self) -> float:
@@ -286,7 +291,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
                 higher_is_better=bool(members[0].get("higher_is_better", {}).get(primary, True)),
                 model=model,
                 mean=mean,
-                passed=sum(1 for m in members if m.get("passed")),
+                passed=sum(1 for m in members if verdict_of(m) == "pass"),
                 count=len(members),
                 signature=labels[label][1],
                 spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
@@ -315,7 +320,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
     totals: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for record, _ in ranked:
         entry = totals[record.get("model") or NO_MODEL]
-        entry[0] += bool(record.get("passed"))
+        entry[0] += verdict_of(record) == "pass"
         entry[1] += 1
     models = tuple(sorted(totals))
     named = [m for m in models if m != NO_MODEL]
@@ -325,7 +330,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
 
     return Summary(
         checks=len(records),
-        passed=sum(1 for r in records if r.get("passed")),
+        passed=sum(1 for r in records if verdict_of(r) == "pass"),
         models=models,
         rows=tuple(ranked_rows),
         model_totals={m: (p, c) for m, (p, c) in totals.items()},

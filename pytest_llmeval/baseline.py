@@ -5,8 +5,9 @@ the same test, evaluator and signature (evaluator version, backend, scoring mode
 parameters), in call order; a result whose test and evaluator match but whose
 signature changed is reported as not comparable, never compared. Two kinds of change:
 
-- a result that passed in the baseline and fails now (a regression), or the reverse
-  (an improvement);
+- a result that did not fail in the baseline and fails now (a regression), or the reverse
+  (an improvement); an *unverified* verdict is neither (no evidence either way), so a result that
+  moves between pass and unverified is no change, whatever ``--llmeval-unverified`` makes of it;
 - a mean (check, model; over the results both runs have) that moved against its
   direction by more than ``tolerance`` (a regression), or with it (an improvement). A tolerance absorbs
   judge noise; so do judge repeats (``--llmeval-judge-repeats``), which average it.
@@ -30,7 +31,7 @@ from typing import Any, cast
 
 from .aggregate import NO_MODEL, perturbation_of, signature_keys
 
-from .result import Record
+from .result import Record, verdict_of
 
 __all__ = ["Change", "Comparison", "compare", "load_baseline"]
 
@@ -45,14 +46,17 @@ class Change:
     before: float | None
     after: float | None
     nodeid: str | None = None
+    #: A result's verdict in the baseline and now (``pass``, ``fail``, ``unverified``); None for a mean.
+    was: str | None = None
+    now: str | None = None
 
     def describe(self) -> str:
         def num(v: float | None) -> str:
             return "n/a" if v is None else f"{v:.3f}"
 
         where = self.nodeid if self.scope == "result" else ("mean" if self.model == NO_MODEL else f"mean over {self.model}")
-        verdict = " (passed -> failed)" if self.scope == "result" and self.kind == "regression" else (
-            " (failed -> passed)" if self.scope == "result" else "")
+        words = {"pass": "passed", "fail": "failed", "unverified": "unverified"}
+        verdict = f" ({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)})" if self.scope == "result" else ""
         return f"{self.kind}: {self.evaluator} {self.metric} {num(self.before)} -> {num(self.after)}{verdict}: {where}"
 
 
@@ -139,12 +143,12 @@ def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance
         if old is None:
             continue
         compared += 1
-        was, is_ = bool(old.get("passed")), bool(record.get("passed"))
-        if was != is_:
+        was, is_ = verdict_of(old), verdict_of(record)
+        if (was == "fail") != (is_ == "fail"):
             primary = record["primary"]
-            changes.append(Change("regression" if was else "improvement", "result", record["evaluator"], primary,
+            changes.append(Change("regression" if is_ == "fail" else "improvement", "result", record["evaluator"], primary,
                                   str(record.get("model") or NO_MODEL), old.get("metrics", {}).get(primary),
-                                  record.get("metrics", {}).get(primary), record.get("nodeid")))
+                                  record.get("metrics", {}).get(primary), record.get("nodeid"), was, is_))
     # Same test and evaluator, only other signatures: not comparable.
     now_sigs: dict[tuple[str, str], set[str]] = defaultdict(set)
     old_sigs: dict[tuple[str, str], set[str]] = defaultdict(set)

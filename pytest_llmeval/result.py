@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypedDict
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for"]
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
 VERDICTS = ("pass", "fail", "unverified")
@@ -178,6 +178,11 @@ class Signature:
         )
 
 
+def passed_for(verdict: str, unverified: str) -> bool:
+    """What a verdict makes of its test: passed, unless it failed, or is unverified and the run fails those."""
+    return verdict == "pass" or (verdict == "unverified" and unverified != "fail")
+
+
 def verdict_of(record: Mapping[str, Any]) -> str:
     """A record's verdict: ``pass``, ``fail`` or ``unverified`` (records written before verdicts: from ``passed``)."""
     verdict = record.get("verdict")
@@ -241,6 +246,8 @@ class Result:
             object.__setattr__(self, "verdict", "pass" if self.passed else "fail")
         elif self.verdict not in VERDICTS:
             raise ValueError(f"Result: verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
+        elif (self.verdict == "pass") != bool(self.passed) and self.verdict != "unverified":
+            raise ValueError(f"Result: a {self.verdict} verdict cannot have passed={self.passed!r}")
         metrics: dict[str, float | None] = {}
         for name, value in _items(self.metrics):
             if value is not None:

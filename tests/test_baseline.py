@@ -108,3 +108,21 @@ def test_mean_moves_beyond_the_tolerance_only():
     bumped = [record("t::a", 0.1, False, version="2")]
     result = compare(bumped, baseline)
     assert result.changes == () and result.compared == 0 and result.not_comparable[0]["changed"] == "version"
+
+
+@pytest.mark.parametrize("action_before, action_now", [("pass", "pass"), ("fail", "fail"), ("pass", "fail")])
+def test_an_unverified_verdict_is_neither_a_regression_nor_an_improvement(action_before, action_now):
+    """A result moving between pass and unverified is no change, whatever the run made of unverified; only a move
+    to or from a failure on evidence is."""
+    def verdict_record(nodeid, verdict, action):
+        rec = record(nodeid, 0.5, verdict == "pass" or (verdict == "unverified" and action != "fail"))
+        return {**rec, "verdict": verdict}
+
+    baseline = {"results": [verdict_record("t::a", "pass", action_before), verdict_record("t::b", "unverified", action_before),
+                            verdict_record("t::c", "unverified", action_before), verdict_record("t::d", "fail", action_before)]}
+    now = [verdict_record("t::a", "unverified", action_now), verdict_record("t::b", "pass", action_now),
+           verdict_record("t::c", "fail", action_now), verdict_record("t::d", "unverified", action_now)]
+    changes = [c for c in compare(now, baseline).changes if c.scope == "result"]
+    assert [(c.nodeid, c.kind, c.was, c.now) for c in changes] == [
+        ("t::c", "regression", "unverified", "fail"), ("t::d", "improvement", "fail", "unverified")]
+    assert changes[0].describe().endswith("(unverified -> failed): t::c")

@@ -158,6 +158,26 @@ def test_ragas_is_the_harmonic_mean(make, server, embedder_models):
     assert harmonic_mean([1.0, 0.0, 1.0, 1.0]) == 0.0
 
 
+def test_ragas_with_a_part_unscored_is_a_parse_failure_and_with_nothing_to_judge_unverified(make, server, embedder_models):
+    question = "What was the revenue in Brazil?"
+    say(server, {"claims": []})                                    # faithfulness: nothing to judge
+    say(server, "not json at all")                                 # answer relevancy: an unusable reply
+    verdicts(server, "yes")
+    say(server, {"statements": ["s1"]})
+    verdicts(server, "yes")
+    say(server, {"claims": []})                                    # the second case: nothing to judge only
+    say(server, {"questions": [question], "noncommittal": False})
+    verdicts(server, "yes")
+    say(server, {"statements": ["s1"]})
+    verdicts(server, "yes")
+    evaluator = make("ragas")
+    evaluator.bind(embedder_models)
+    broken, empty = evaluator.evaluate([Case(actual="a", question=question, expected="b", context=["ctx"])] * 2)
+    assert broken.verdict == "fail" and broken.metrics["parse_failure"] == 1.0 and broken.score is None
+    assert empty.verdict == "unverified" and empty.metrics["parse_failure"] == 0.0 and empty.passed
+    assert "faithfulness: " in empty.reason and empty.metrics["answer_relevancy"] == pytest.approx(1.0, abs=1e-5)
+
+
 def test_g_eval_generates_steps_and_weights_by_token_probabilities(make, server):
     say(server, {"steps": ["Read the answer", "Check each fact"]})
     server.script.append({"text": '{"score": 7, "reason": "mostly"}',

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from pytest_llmeval import Result
+from pytest_llmeval.evaluators.base import Evaluator, Score
 
 
 def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
     """A named miss (a metric that is not weak) fails; a weak one alone leaves the answer unverified; no miss passes,
-    unless the check found nothing it could judge (unverified). ``passed`` follows the unverified action."""
+    unless a judge check found nothing it could judge (unverified). ``passed`` follows the unverified action."""
     failed = result.failed_metrics()
     strong = [m for m in failed if m not in evaluator.weak_metrics()]
     if strong:
         assert result.verdict == "fail", (strong, result.verdict)
     elif failed:
-        assert result.verdict == "unverified", (failed, result.verdict)
+        # a weak miss alone is unverified, unless the check's own rule names it evidence for this answer
+        # (answer accuracy: a short answer scored by its words)
+        overridden = type(evaluator).decide is not Evaluator.decide
+        expected = evaluator.decide(failed, False, Score(result.metrics, result.reason, result.details)) if overridden else "unverified"
+        assert result.verdict == expected, (failed, result.verdict)
+        assert expected in ("unverified", "fail")
     elif result.score is None and result.primary in result.thresholds:
-        assert result.verdict in ("fail", "unverified"), result.verdict
+        # unscored: a reply that could not be used fails; only a judge check can find nothing to judge
+        assert result.verdict == "fail" or (result.verdict == "unverified" and evaluator.needs_judge), result.verdict
     else:
-        assert result.verdict in ("pass", "unverified"), result.verdict
+        assert result.verdict == "pass" or (result.verdict == "unverified" and evaluator.needs_judge), result.verdict
     assert result.passed == (result.verdict == "pass" or (result.verdict == "unverified" and unverified != "fail"))

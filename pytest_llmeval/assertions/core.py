@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -40,7 +41,11 @@ def format_failure(result: Result, length: int | None = None) -> str:
     """The message of a failed check (or of an unverified one the run fails)."""
     lines = []
     failed = result.failed_metrics()
-    if result.verdict == "unverified":
+    escalated = result.details.get("escalated") if result.details else None
+    if isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
+        lines.append(f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where the "
+                     "offline evidence could not decide")
+    elif result.verdict == "unverified":
         missed = "; ".join(f"{m} {_fmt(result.metrics[m])} {'<' if result.higher_is_better.get(m, True) else '>'} threshold "
                            f"{_fmt(result.thresholds[m])}" for m in failed)
         lines.append(f"llmeval {result.evaluator} unverified: no evidence against the answer, but it could not be confirmed "
@@ -52,7 +57,7 @@ def format_failure(result: Result, length: int | None = None) -> str:
         for metric in failed:
             sign = "<" if result.higher_is_better.get(metric, True) else ">"
             value, limit = result.metrics[metric], result.thresholds[metric]
-            if sign == ">" and value is not None and value == int(value) and limit == int(limit):
+            if sign == ">" and value is not None and math.isfinite(value) and value == int(value) and limit == int(limit):
                 checks.append(f"{metric} {value:.0f} > threshold {limit:.0f}")  # a count: "evidence 2 > threshold 0"
             else:
                 checks.append(f"{metric} {_fmt(value)} {sign} threshold {_fmt(limit)}")

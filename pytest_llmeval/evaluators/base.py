@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import CASE_FIELDS, Case
-from ..result import UNVERIFIED_ACTIONS, Result, Signature, missed_thresholds
+from ..result import UNVERIFIED_ACTIONS, Result, Signature, missed_thresholds, passed_for
 
 if TYPE_CHECKING:
     from ..models import ModelCache
@@ -331,7 +331,7 @@ class Evaluator:
                     evaluator=self.name,
                     metrics=metrics,
                     primary=primary,
-                    passed=verdict == "pass" or (verdict == "unverified" and unverified != "fail"),
+                    passed=passed_for(verdict, unverified),
                     verdict=verdict,
                     thresholds=in_force,
                     higher_is_better=directions,
@@ -371,14 +371,20 @@ class Evaluator:
         out = list(results)
         for index, verdict in zip(pending, decided):
             offline = out[index]
-            escalated = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
-            details = {**offline.details, "escalated": escalated}
+            details = {**offline.details}
             usage = verdict.details.get("judge") if verdict.details else None
             if usage is not None:
                 details["judge"] = usage  # counted as this check's judge calls
-            passed = verdict.verdict == "pass" or (verdict.verdict == "unverified" and unverified != "fail")
+            if verdict.score is None and verdict.verdict == "fail":
+                # The judge's reply could not be used (or scored nothing): that is no verdict on the answer.
+                note = f"the judge ({judge.name}) could not decide: {verdict.reason[:300]}"
+                details["escalated"] = {"check": judge.name, "error": note}
+                out[index] = replace(offline, reason=f"{offline.reason}; {note}"[:2000], details=details)
+                continue
+            details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
             reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
-            out[index] = replace(offline, verdict=verdict.verdict, passed=passed, reason=reason[:2000], details=details)
+            out[index] = replace(offline, verdict=verdict.verdict, passed=passed_for(verdict.verdict, unverified), reason=reason[:2000],
+                                 details=details)
         return out
 
 

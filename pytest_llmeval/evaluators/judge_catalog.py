@@ -204,16 +204,19 @@ class Ragas(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         values: dict[str, float | None] = {}
         reasons = []
-        unverified = False
+        unverified = broken = False
         for part in self.parts:
             score = part.score(case)
             metric = part.primary_metric().name
             values[metric] = score.metrics.get(metric)
-            unverified = unverified or score.unverified
+            if values[metric] is None:
+                unverified = unverified or score.unverified
+                broken = broken or not score.unverified
             reasons.append(f"{metric} {values[metric]:.3f}" if values[metric] is not None else f"{metric}: {score.reason}")
-        if any(v is None for v in values.values()):
-            # A part with nothing to judge leaves the whole unverified; a part whose reply was unusable, unscored.
-            return Score({**values, "ragas": None, "parse_failure": 0.0 if unverified else 1.0}, "; ".join(reasons), {},
-                         unverified=unverified)
+        if broken or unverified:
+            # A part whose reply was unusable leaves the whole unscored (a parse failure), whatever the others found;
+            # otherwise a part with nothing to judge leaves it unverified.
+            return Score({**values, "ragas": None, "parse_failure": 1.0 if broken else 0.0}, "; ".join(reasons), {},
+                         unverified=not broken)
         value = harmonic_mean([v for v in values.values() if v is not None])
         return Score({**values, "ragas": value, "parse_failure": 0.0}, "; ".join(reasons), {})

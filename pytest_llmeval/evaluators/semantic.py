@@ -193,6 +193,12 @@ class AnswerAccuracy(_FactChecked, _SentenceMatch):
         *FACT_METRICS,
     )
 
+    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> str:
+        # A short answer scored by edit distance or exact match ("No" for "Yes") differs in its words: that is evidence.
+        if failed and score.details.get("method") not in (None, "embeddings"):
+            return "fail"
+        return super().decide(failed, unscored, score)
+
     def configure(self) -> None:
         super().configure()
         require_choice(self.name, "short_string_metric", self.params["short_string_metric"], SHORT_STRING_METRICS)

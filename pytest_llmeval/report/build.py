@@ -18,7 +18,7 @@ import pytest
 if TYPE_CHECKING:
     from ..session import EvalSession
 
-__all__ = ["FORMAT", "VERSION", "build_report", "judge_stats", "model_stats", "session_lines", "verdict_lines"]
+__all__ = ["FORMAT", "VERSION", "build_report", "judge_stats", "model_stats", "session_lines"]
 
 FORMAT = "pytest-llmeval-report"
 VERSION = 1
@@ -103,6 +103,7 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
     """Every line of the ``llmeval summary`` section of the terminal."""
     from ..aggregate import outcome_counts_line
     from .terminal import render_summary
+    from .view import verdict_lines
 
     lines = render_summary(session.summary(), width=min(width, 100)) if session.records else []
     if session.records:
@@ -111,23 +112,6 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
     lines += _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
     lines += [f"llmeval report: {path}" for path in session.written]
-    return lines
-
-
-def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
-    """What could not be verified offline, and what a judge decided (from the JSON summary: the terminal and the
-    Markdown and HTML reports say the same)."""
-    lines = []
-    escalated = summary.get("escalated_verdicts") or {}
-    if escalated:
-        decided = ", ".join(f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
-                            for verdict, count in sorted(escalated.items()))
-        lines.append(f"{sum(escalated.values())} answer(s) no offline evidence could decide went to the judge: {decided}")
-    left = summary.get("unverified") or 0
-    if left:
-        by_check = ", ".join(f"{name} {count}" for name, count in sorted((summary.get("unverified_by_check") or {}).items()))
-        advice = "the judge could not decide them" if escalated else "set a judge or an NLI model to decide them"
-        lines.append(f"{left} answer(s) could not be verified offline ({by_check}): {advice}")
     return lines
 
 

@@ -82,7 +82,8 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"<tr><th>{e(model)}</th>")
             out += ['<td class="heat muted">–</td>' if c is None else
                     f'<td class="heat" style="background:{_colour(c.goodness)}" title="{e(c.signature)}">'
-                    f"{c.mean}<br><span class=muted>{c.pass_rate} of {c.count}</span></td>" for c in cells]
+                    f"{c.mean}<br><span class=muted>{c.pass_rate} of {c.count}"
+                    + (f", {c.unverified} unverified" if c.unverified else "") + "</span></td>" for c in cells]
             out.append("</tr>")
         out.append("</table>")
 

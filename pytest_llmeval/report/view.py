@@ -14,11 +14,27 @@ from typing import Any, Generic, TypeVar
 
 from ..aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from ..result import verdict_of
-from .build import verdict_lines
 
-__all__ = ["view", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number"]
+__all__ = ["view", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
 
 T = TypeVar("T")
+
+
+def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
+    """What could not be verified offline, and what a judge decided (from the JSON summary: the terminal and the
+    Markdown and HTML reports say the same)."""
+    lines = []
+    escalated = summary.get("escalated_verdicts") or {}
+    if escalated:
+        decided = ", ".join(f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
+                            for verdict, count in sorted(escalated.items()))
+        lines.append(f"{sum(escalated.values())} answer(s) no offline evidence could decide went to the judge: {decided}")
+    left = summary.get("unverified") or 0
+    if left:
+        by_check = ", ".join(f"{name} {count}" for name, count in sorted((summary.get("unverified_by_check") or {}).items()))
+        advice = "the judge could not decide them" if escalated else "set a judge or an NLI model to decide them"
+        lines.append(f"{left} answer(s) could not be verified offline ({by_check}): {advice}")
+    return lines
 
 
 @dataclass(frozen=True)
@@ -49,7 +65,7 @@ class Headline:
     models: str  # " on 3 model(s)", or "" when no check named a model
     passed: int
     pass_rate: str  # "87%"
-    unverified: int = 0  # results no offline evidence could decide (counted in passed unless the run failed them)
+    unverified: int = 0  # results no offline evidence could decide (not counted in passed)
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,7 @@ class HeatCell:
     count: int
     signature: str
     goodness: float  # 0 bad .. 1 good, direction-aware: the mean, else the pass rate
+    unverified: int = 0
 
 
 @dataclass(frozen=True)
@@ -330,7 +347,7 @@ def _heatmap(rows: list[dict[str, Any]]) -> Heatmap:
             return None
         mean = row["mean"]
         goodness = row["pass_rate"] if mean is None else (mean if higher else 1.0 - mean)
-        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness)
+        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness, row.get("unverified", 0))
 
     return Heatmap(
         tuple(Column(check, metric, "↑" if higher else "↓") for check, metric, higher in checks),
