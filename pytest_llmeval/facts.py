@@ -234,10 +234,6 @@ class FactIndex:
         return self._bases
 
     @property
-    def stems(self) -> set[str]:
-        return set(self.sorted_stems)
-
-    @property
     def sorted_stems(self) -> list[str]:
         if self._sorted_stems is None:
             self._sorted_stems = sorted({word_stem(w) for w in self.words if w})

@@ -58,6 +58,9 @@ class _Window:
     planned: set[int] = field(default_factory=set)  # the tests (collection indices) of the last batch
     size: int = FIRST
     disabled: bool = False
+    #: Texts encoded and parsed when planning stopped because everything was cached; the tests' own encoding or
+    #: parsing since (the rest of the suite changed) starts it again.
+    quiet_at: int | None = None
 
 
 @dataclass
@@ -124,6 +127,8 @@ class Prefetcher:
             self._shared(item, evaluator, key, fields, here)
             return
         window = self._windows.setdefault(key, _Window())
+        if window.disabled and window.quiet_at is not None and _work(evaluator) > window.quiet_at:
+            window.disabled, window.quiet_at, window.planned = False, None, set()
         if window.disabled or here in window.planned:
             return
         window.size = min(window.size * 2, self.most) if window.planned else FIRST
@@ -151,13 +156,13 @@ class Prefetcher:
         except Exception:
             window.disabled = True  # this check cannot be planned from partial cases: score as it comes
             raise
-        embedder = evaluator.embedder  # type: ignore[attr-defined]
-        before = embedder.encoded + _parsed(evaluator)
+        before = _work(evaluator)
         if texts:
-            embedder.encode(list(dict.fromkeys(texts)))
+            evaluator.embedder.encode(list(dict.fromkeys(texts)))  # type: ignore[attr-defined]
         _parse_ahead(evaluator, upcoming)
-        if embedder.encoded + _parsed(evaluator) == before:
-            window.disabled = True  # everything was cached (a rerun): planning ahead would only repeat the tests' work
+        if _work(evaluator) == before:
+            # Everything was cached (a rerun): planning ahead would only repeat the tests' work, until they encode again.
+            window.disabled, window.quiet_at = True, before
 
     def _shared(self, item: pytest.Item, evaluator: Evaluator, key: tuple[Any, ...], fields: tuple[str, ...], here: int) -> None:
         """Make sure this worker has the block of the test at ``here``: load it, or encode it (or others) for all."""
@@ -325,11 +330,11 @@ def _case_param(item: pytest.Item) -> tuple[str, Case] | None:
     return None
 
 
-def _parsed(evaluator: Evaluator) -> int:
-    """How many texts the fact layer of ``evaluator`` has parsed so far (0 without one)."""
+def _work(evaluator: Evaluator) -> int:
+    """How many texts ``evaluator``'s embedder has encoded and its fact layer parsed so far."""
     facts = getattr(evaluator, "facts", None)
     parser = facts.parser() if facts is not None else None
-    return int(parser.parsed) if parser is not None else 0
+    return int(evaluator.embedder.encoded) + (int(parser.parsed) if parser is not None else 0)  # type: ignore[attr-defined]
 
 
 def _parse_ahead(evaluator: Evaluator, cases: Sequence[Case]) -> None:

@@ -26,6 +26,7 @@ by the passive of those words ("A acquired B" / "B was acquired by A").
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -150,9 +151,8 @@ class _Reader:
         starts = [t[0] for t in parsed.tokens]
         for start, end, label in parsed.ents:
             if label in NUMBER_LABELS:
-                for i, token_start in enumerate(starts):
-                    if start <= token_start < end:
-                        self.numbers[i] = parsed.text[start:end]
+                for i in range(bisect_left(starts, start), bisect_left(starts, end)):
+                    self.numbers[i] = parsed.text[start:end]
         self.children: dict[int, list[int]] = {}
         for i, token in enumerate(parsed.tokens):
             if token[5] != i:

@@ -2,8 +2,8 @@
 
 The fact layer reads names from a text's entities and relations (who did what to
 whom) from its dependency parse. Both come from spaCy's English pipeline when one
-is installed (the ``presidio`` extra ships ``en_core_web_sm``); each distinct text
-is parsed once per run, texts are parsed in batches (``nlp.pipe``), and the parses
+is installed (the ``embeddings`` extra ships ``en_core_web_sm``); each distinct text
+is parsed once per process, texts are parsed in batches (``nlp.pipe``), and the parses
 are kept on disk beside the embeddings (``<cache dir>/parses/``), keyed by the
 text and the parser's signature (spaCy model and version, and :data:`PARSER_VERSION`),
 so a rerun of unchanged texts neither parses anything nor imports spaCy.
@@ -19,6 +19,7 @@ A :class:`Parsed` text is plain data (it travels through JSON):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -84,9 +85,6 @@ class Parsed:
     def head(self, index: int) -> int:
         return self.tokens[index][5]
 
-    def children(self, index: int) -> list[int]:
-        return [i for i, token in enumerate(self.tokens) if token[5] == index and i != index]
-
     def to_json(self) -> dict[str, Any]:
         return {"t": [list(t) for t in self.tokens], "s": [list(s) for s in self.sents], "e": [list(e) for e in self.ents]}
 
@@ -114,6 +112,9 @@ class Parser:
     One per spaCy model and :class:`~pytest_llmeval.models.ModelCache` (so per process);
     the pipeline loads through the model cache on the first text that needs parsing.
     """
+
+    #: Parses kept in memory (the most recent); the disk cache keeps them all.
+    KEEP = 4096
 
     def __init__(self, model: str, cache: ModelCache) -> None:
         from importlib import metadata
@@ -148,9 +149,6 @@ class Parser:
 
         return self._cache.model(f"spaCy {name}", build)
 
-    def parse(self, text: str) -> Parsed | None:
-        return self.parse_many([text])[0]
-
     def parse_many(self, texts: Sequence[str]) -> list[Parsed | None]:
         """The parse of each text (``None`` for one too long to parse), parsing the missing ones in batches."""
         prepared = [prepare(t) for t in texts]
@@ -172,7 +170,11 @@ class Parser:
                 self._memory[key] = parsed
                 self._new[key] = parsed.to_json()
             self.parsed += len(missing)
-        return [self._memory.get(key) if len(text) <= MAX_PARSE_CHARS else None for key, text in zip(keys, prepared)]
+        out = [self._memory.get(key) if len(text) <= MAX_PARSE_CHARS else None for key, text in zip(keys, prepared)]
+        if len(self._memory) > self.KEEP:  # the oldest go; the disk cache still has them
+            for key in list(itertools.islice(self._memory, len(self._memory) - self.KEEP)):
+                del self._memory[key]
+        return out
 
     def _from_disk(self, key: str, text: str) -> Parsed | None:
         if self._store is None:

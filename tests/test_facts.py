@@ -207,3 +207,21 @@ def test_facts_with_braces_are_described():
     assert describe_fact(fact, "sentence 1") == "'5 million' (sentence 1) is not stated in the context"
     [name] = [f for f in extract_facts("It was {Paris}.") if f.kind == "name"]
     assert "{Paris}" not in describe_fact(name, "sentence 1") or "appears nowhere" in describe_fact(name, "sentence 1")
+
+
+def test_unlinked_pairs_are_nearby_words_the_source_never_says_together():
+    from pytest_llmeval.evaluators.factlayer import Cooccurrence, PairIndex, unlinked_pairs
+
+    source = PairIndex(["Jackie Chan starred in the film.", "The voice was provided by Tom Hanks."])
+    together = Cooccurrence(source.stems)
+    coverage, missing = unlinked_pairs("Jackie Chan voiced the film.", together)
+    assert coverage == 0.75 and missing == []  # "voiced" is not in the source: no pair of it is checked
+    coverage, missing = unlinked_pairs("Jackie Chan provided the voice.", together)
+    assert coverage == 1.0 and set(missing) == {("Chan", "provided"), ("Chan", "voice"), ("Jackie", "provided"), ("Jackie", "voice")}
+    # words of one name ("Tom Hanks") are no pair; words further apart than the window are not paired
+    assert set(unlinked_pairs("Tom Hanks starred.", together)[1]) == {("Hanks", "starred"), ("starred", "Tom")}
+    far = "Jackie " + " ".join(f"word{i}" for i in range(5)) + " voice"
+    assert unlinked_pairs(far, together)[1] == []
+    # a long sentence is read in one pass (pairs within the window only)
+    long = " ".join(["Jackie", "voice"] * 5000)
+    assert unlinked_pairs(long, together)[1] == [("Jackie", "voice")]

@@ -82,6 +82,23 @@ def test_cases_suite_encodes_each_sentence_once_in_batches(pytester, workers):
     assert all(not s.get("prefetch", {}).get("errors") for s in stats)
 
 
+def test_planning_stops_on_a_cached_window_and_starts_again_when_tests_encode(pytester):
+    """A rerun whose first window is all cached plans nothing ahead, until its tests meet new texts (the last 8)."""
+    pytest.importorskip("sentence_transformers")
+    pytester.makefile(".jsonl", rows=rows())
+    pytester.makepyfile(SUITE)
+    args = ["-p", "no:randomly", "--llmeval-report=out", "--llmeval-cache-dir=cache"]
+    pytester.runpytest(*args).assert_outcomes(passed=ROWS)
+    changed = rows().splitlines()
+    changed[32:] = [line.replace("parks", "gardens") for line in changed[32:]]
+    pytester.makefile(".jsonl", rows="\n".join(changed) + "\n")
+    pytester.runpytest(*args).assert_outcomes(passed=ROWS)
+    [stats] = _models(json.loads((pytester.path / "out" / "report.json").read_text()))
+    assert stats["embedders"][0]["encoded"] == 8 * 2  # the changed rows' changed sentences, each once
+    # the cached window (tests 0-31), then, after test 32 encoded its own, one window for tests 33-39
+    assert stats["prefetch"]["batches"] == 2 and stats["prefetch"]["cases"] == 32 + 7
+
+
 def test_answers_made_live_still_prefetch_the_context(pytester):
     pytest.importorskip("sentence_transformers")
     pytester.makefile(".jsonl", rows=rows(10))

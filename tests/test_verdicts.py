@@ -90,6 +90,20 @@ def test_sentences_that_claim_nothing_are_evidence_of_nothing(make):
     assert mixed.verdict == "pass" and mixed.metrics["claims"] == 1
 
 
+def test_an_unstated_fact_after_a_sentence_that_claims_nothing_names_its_own_sentence(make):
+    result = one(make("groundedness"), actual="Thanks for asking! The museum closes at 7 p.m. on weekdays.", context=MUSEUM)
+    assert result.verdict == "fail" and "(sentence 2)" in result.reason
+    assert [(f["fact"], f["sentence"]) for f in result.details["unsupported_facts"]] == [("7 p.m.", 2)]
+
+
+def test_a_short_answer_scored_by_its_words_fails_rather_than_unverified(make):
+    accuracy = make("answer_accuracy")
+    short = one(accuracy, actual="No", expected="Yes")
+    assert short.verdict == "fail" and not short.passed
+    same = one(accuracy, actual="yes", expected="Yes")
+    assert same.verdict == "pass"
+
+
 def test_a_reworded_answer_without_evidence_is_unverified_and_says_what_decides_it(make):
     grounded = make("groundedness")
     result = one(grounded, actual="Kids below twelve get in without paying.", context=MUSEUM)
@@ -119,11 +133,14 @@ def test_records_written_before_verdicts_read_as_pass_or_fail():
 
 
 def test_embeddings_method_runs_no_fact_layer(models, make):
-    before = len(models.stats()["parsers"])
+    def parses():
+        return [(p["model"], p["parsed"], p["cache_hits"]) for p in models.stats()["parsers"]]
+
+    before = parses()
     catalog = one(make("groundedness", method="embeddings"), actual="The tower is 500 metres tall.",
                   context=["The tower is 330 metres tall."])
     assert catalog.verdict == "pass" and catalog.metrics["fact_support"] is None and "evidence" not in catalog.details
-    assert len(models.stats()["parsers"]) == before and "entities" not in catalog.signature.params
+    assert parses() == before and "entities" not in catalog.signature.params  # nothing parsed, nothing looked up
 
 
 def test_similarity_fails_on_a_changed_fact_and_leaves_a_distant_paraphrase_unverified(make):

@@ -92,15 +92,13 @@ def word_pair_support(sentence: str, index: PairIndex) -> float:
 
 
 class Cooccurrence:
-    """Which content words the source says together: the stems of each window of ``span`` consecutive sentences
-    (``stems``: each sentence's, as :attr:`PairIndex.stems` holds them)."""
+    """Which content words the source says together: in one sentence (``stems``: each sentence's, as
+    :attr:`PairIndex.stems` holds them)."""
 
-    def __init__(self, stems: Sequence[Sequence[str]], span: int = 1) -> None:
-        sets = [set(s) for s in stems]
-        windows = [set().union(*sets[i:i + span]) for i in range(len(sets))]
+    def __init__(self, stems: Sequence[Sequence[str]]) -> None:
         self.where: dict[str, set[int]] = {}
-        for number, window in enumerate(windows):
-            for stem in window:
+        for number, sentence in enumerate(stems):
+            for stem in set(sentence):
                 self.where.setdefault(stem, set()).add(number)
 
     def together(self, left: str, right: str) -> bool:
@@ -122,6 +120,7 @@ def unlinked_pairs(sentence: str, source: Cooccurrence | PairIndex) -> tuple[flo
     known = source.where if isinstance(source, Cooccurrence) else source.words
     coverage = sum(stem in known for stem in stems) / len(stems)
     shown = dict(zip(reversed(stems), reversed(words)))  # the first word written for each stem
+    together = source.together if isinstance(source, Cooccurrence) else lambda a, b: (a, b) in source.pairs
     # Words of one name ("Bill Bryson") or of a list of names ("Bill Bryson and Lee Blessing") are not a pair, and
     # talk ("recommend", "know") links nothing.
     group, groups = 0, []
@@ -130,14 +129,17 @@ def unlinked_pairs(sentence: str, source: Cooccurrence | PairIndex) -> tuple[flo
                            and _LIST_GAP.fullmatch(text[found[number - 1].end():match.start()])):
             group += 1
         groups.append(group)
-    same_name = {(min(a, b), max(a, b)) for a, b, g, h in
-                 ((stems[i], stems[j], groups[i], groups[j]) for i in range(len(stems)) for j in range(i + 1, len(stems)))
-                 if g == h}
     talk = {stem for stem, word in zip(stems, words) if word.casefold() in CONVERSATIONAL}
-    together = source.together if isinstance(source, Cooccurrence) else lambda a, b: (a, b) in source.pairs
-    missing = sorted(pair for pair in _pairs(stems) if pair[0] in known and pair[1] in known
-                     and not together(*pair) and pair not in same_name and not talk.intersection(pair))
-    return coverage, [(shown[a], shown[b]) for a, b in missing]
+    missing: set[tuple[str, str]] = set()
+    for i, left in enumerate(stems):
+        for j in range(i + 1, min(i + 1 + PAIR_WINDOW, len(stems))):
+            right = stems[j]
+            if left == right or groups[i] == groups[j] or left in talk or right in talk:
+                continue
+            pair = (left, right) if left < right else (right, left)
+            if pair[0] in known and pair[1] in known and not together(*pair):
+                missing.add(pair)
+    return coverage, [(shown[a], shown[b]) for a, b in sorted(missing)]
 
 
 def describe_fact(fact: Fact, where: str, source: str = "context", instead: Fact | None = None) -> str:
@@ -240,18 +242,20 @@ class FactLayer:
 
 def summarize_checks(
     checks: Sequence[FactCheck], source: str, *, numbered: bool = True, index: FactIndex | None = None,
+    numbers: Sequence[int] | None = None,
 ) -> tuple[float, int, list[str], list[dict[str, Any]]]:
     """``(fact_support, unsupported count, messages, details)`` of checked sentences.
 
     ``fact_support`` is the share of facts (and negations) that the source supports,
     1 when the answer states no checkable fact. With the source's ``index``, a number
-    is shown with what the source gives instead (another unit, another value).
+    is shown with what the source gives instead (another unit, another value);
+    ``numbers``: the sentence number of each check (default 1, 2, ...).
     """
     total = sum(len(c.facts) for c in checks) + sum(c.polarity is not None for c in checks)
     issues = sum(c.issues for c in checks)
     messages: list[str] = []
     details: list[dict[str, Any]] = []
-    for number, check in enumerate(checks, start=1):
+    for number, check in zip(numbers or range(1, len(checks) + 1), checks):
         where = f"sentence {number}" if numbered else "the answer"
         for fact in check.unsupported:
             messages.append(describe_fact(fact, where, source, index.counterpart(fact) if index is not None else None))

@@ -298,15 +298,17 @@ class Groundedness(EmbeddingEvaluator):
             together = Cooccurrence(pair_index.stems)  # the context's sentences, and the question
             evidence.extend(_unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined))
             evidence.sort(key=lambda e: e.sentence)
-        fact_support, unsupported, _, fact_details = summarize_checks([checks[i] for i in claimed], "context", index=source.index)
+        fact_support, unsupported, _, fact_details = summarize_checks([checks[i] for i in claimed], "context", index=source.index,
+                                                                numbers=[i + 1 for i in claimed])
         best = sims.max(axis=1)
         metrics: dict[str, float | None] = {
             "support": min((support_per_claim[i] for i in claimed), default=1.0),
             "evidence": float(len(evidence)),
             "fact_support": fact_support,
             "groundedness": float(best.min()),
-            "claim_similarity": float(claim_sims.min()),
-            "word_pair_support": min(pairs),
+            # Over the sentences that claim something (all of them when none does), like ``support``.
+            "claim_similarity": min((float(claim_sims[i]) for i in claimed), default=float(claim_sims.min())),
+            "word_pair_support": min((pairs[i] for i in claimed), default=min(pairs)),
             "unsupported_facts": float(unsupported),
             "claims": float(len(claimed)),
             "entailment": None,

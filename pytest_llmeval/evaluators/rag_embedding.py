@@ -6,13 +6,11 @@ Similarity ``S(x, y)`` is as in :mod:`pytest_llmeval.evaluators.embedding`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..case import Case
-from ..text import excerpt
-from .base import MetricSpec, Score, require_choice, require_number, require_type
+from .base import MetricSpec, Score, require_number
 from ..text import embedded_sentences as _sentences
 from .embedding import EmbeddingEvaluator, _similarity, calibrated
 
