@@ -32,7 +32,7 @@ from .fact_names import _CONTRACTION, _FUNCTION_WORDS, _WORD, CONVERSATIONAL, EV
 from .facts import _NEGATION, Fact, FactIndex
 from .text import excerpt
 
-__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "CONVERSATIONAL", "EVALUATIVE"]
+__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "CONVERSATIONAL", "EVALUATIVE"]
 
 _NUMBER_STEM = re.compile(r"^n[\dmp]")
 
@@ -53,6 +53,24 @@ class Evidence:
     sentence: int
     text: str
     message: str
+
+
+def messages(evidence: Sequence[Evidence]) -> list[str]:
+    """The evidence's messages, the same finding in repeated sentences said once: the first sentence's message, then
+    ``(the same in sentences 2 and 3)``."""
+    groups: dict[str, list[Evidence]] = {}
+    for piece in evidence:
+        key = re.sub(rf"\bsentence {piece.sentence}\b", "sentence #", piece.message)
+        groups.setdefault(key, []).append(piece)
+    out = []
+    for pieces in groups.values():
+        others = sorted({p.sentence for p in pieces} - {pieces[0].sentence})
+        if not others:
+            out.append(pieces[0].message)
+            continue
+        listed = str(others[0]) if len(others) == 1 else f"{', '.join(map(str, others[:-1]))} and {others[-1]}"
+        out.append(f"{pieces[0].message} (the same in sentence{'s' if len(others) > 1 else ''} {listed})")
+    return out
 
 
 #: A question without its question mark ("Do you like thrillers.").

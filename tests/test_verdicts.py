@@ -96,6 +96,15 @@ def test_an_unstated_fact_after_a_sentence_that_claims_nothing_names_its_own_sen
     assert [(f["fact"], f["sentence"]) for f in result.details["unsupported_facts"]] == [("7 p.m.", 2)]
 
 
+def test_a_finding_repeated_in_several_sentences_is_said_once(make):
+    looping = " ".join(["Refunds are possible."] * 4)
+    result = one(make("groundedness"), actual=looping, context=MUSEUM)
+    assert result.verdict == "fail" and result.metrics["evidence"] == 4  # every piece still counts
+    assert result.reason.count("shares nothing with the context") == 1
+    assert "(the same in sentences 2, 3 and 4)" in result.reason
+    assert [e["sentence"] for e in result.details["evidence"]] == [1, 2, 3, 4]
+
+
 def test_a_short_answer_scored_by_its_words_fails_rather_than_unverified(make):
     accuracy = make("answer_accuracy")
     short = one(accuracy, actual="No", expected="Yes")

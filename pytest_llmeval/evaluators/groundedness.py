@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import Case
-from ..evidence import YES_NO, Evidence, describe_unshared, makes_claim, small_count, unshared_words
+from ..evidence import YES_NO, Evidence, describe_unshared, makes_claim, messages, small_count, unshared_words
 from ..text import embedded_sentences as _sentences
 from ..text import excerpt
 from .base import MetricSpec, Score, require_choice, require_number, require_type
@@ -326,9 +326,10 @@ class Groundedness(EmbeddingEvaluator):
             "unsupported_facts": fact_details,
             "short_answer": joined,
         }
-        shown = [e.message for e in evidence[:SHOWN]]
-        if len(evidence) > SHOWN:
-            shown.append(f"... and {len(evidence) - SHOWN} more piece(s) of evidence")
+        said = messages(evidence)  # a finding repeated in several sentences is said once
+        shown = said[:SHOWN]
+        if len(said) > SHOWN:
+            shown.append(f"... and {len(said) - SHOWN} more piece(s) of evidence")
         shown.extend(notes[:SHOWN])
         if not claimed:
             closeness = "the answer makes no claim to check (questions, thanks, greetings)"
