@@ -35,6 +35,8 @@ from .text import excerpt
 __all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "CONVERSATIONAL", "EVALUATIVE"]
 
 _NUMBER_STEM = re.compile(r"^n[\dmp]")
+#: Words of talk and of judgement: a claim's own words leave them out.
+_TALK = CONVERSATIONAL | EVALUATIVE
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,8 @@ class Evidence:
 
 def messages(evidence: Sequence[Evidence]) -> list[str]:
     """The evidence's messages, the same finding in repeated sentences said once: the first sentence's message, then
-    ``(the same in sentences 2 and 3)``."""
+    ``(the same in sentences 2 and 3)`` (a message names its sentence as
+    :func:`~pytest_llmeval.evaluators.factlayer.sentence_label` writes it)."""
     groups: dict[str, list[Evidence]] = {}
     for piece in evidence:
         key = re.sub(rf"\bsentence {piece.sentence}\b", "sentence #", piece.message)
@@ -138,11 +141,10 @@ def unshared_words(
         return []  # "I have never seen them play": the speaker's words, only its facts are checked
     if any(source.supports(fact) and not (given is not None and given.supports(fact)) for fact in facts):
         return []
-    own: list[str] = []
-    words: list[str] = []
+    words: list[str] = []  # the claim's own words, one per stem the source lacks
     for match in _WORD.finditer(sentence):
         word = match.group(0)
-        if _CONTRACTION.sub("", word).casefold() in CONVERSATIONAL | EVALUATIVE:
+        if _CONTRACTION.sub("", word).casefold() in _TALK:
             continue
         stems = [s for s in content_stems(word) if not _NUMBER_STEM.match(s)]
         for stem in stems:
@@ -150,13 +152,13 @@ def unshared_words(
                 continue
             if stem in source_stems:
                 return []
-            own.append(stem)
             words.append(word)
-    return list(dict.fromkeys(words)) if own else []
+    return list(dict.fromkeys(words))
 
 
 def describe_unshared(number: int, sentence: str, words: Sequence[str], *, numbered: bool = True) -> str:
-    where = f"sentence {number}" if numbered else "the answer"
+    from .evaluators.factlayer import sentence_label
+
     shown = ", ".join(repr(w) for w in words[:4]) + (" ..." if len(words) > 4 else "")
     verb = "appears" if len(words) == 1 else "appear"
-    return f"{where} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} {verb} nowhere in it"
+    return f"{sentence_label(number, numbered)} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} {verb} nowhere in it"

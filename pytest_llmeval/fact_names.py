@@ -211,9 +211,13 @@ def _spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
     # spaCy cannot encode a lone surrogate; one replacement character keeps every offset.
     doc = nlp(replace_surrogates(text))
     for ent in doc.ents:
-        if ent.label_ not in _SPACY_LABELS:
-            continue
-        words = [m.group(0) for m in _WORD.finditer(ent.text)]
-        keys = tuple(_fold(w) for w in words if w.casefold() not in _CONNECTORS | _FUNCTION_WORDS and _fold(w) not in _TITLES)
-        if keys:
-            yield Fact("name", ent.text, keys, start=ent.start_char)
+        if ent.label_ in _SPACY_LABELS and (fact := entity_name(ent.text, ent.start_char)) is not None:
+            yield fact
+
+
+def entity_name(entity: str, start: int) -> Fact | None:
+    """The name fact of a named entity's text (its words without connectors, function words and titles), or ``None``
+    when none is left."""
+    keys = tuple(_fold(w) for w in (m.group(0) for m in _WORD.finditer(entity))
+                 if w.casefold() not in _CONNECTORS and w.casefold() not in _FUNCTION_WORDS and _fold(w) not in _TITLES)
+    return Fact("name", entity, keys, start=start) if keys else None

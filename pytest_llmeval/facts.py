@@ -54,6 +54,7 @@ from .fact_names import (
     _looks_like_name as _looks_like_name,
     _rule_names as _rule_names,
     _spacy_names as _spacy_names,
+    entity_name,
     spacy_model as spacy_model,
     word_stem as word_stem,
 )
@@ -172,11 +173,9 @@ def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
             continue
         if label != "NORP" and not any(start <= offset < end for offset in proper):
             continue
-        entity = parsed.text[start:end]
-        words = [m.group(0) for m in _WORD.finditer(entity)]
-        keys = tuple(_fold(w) for w in words if w.casefold() not in _CONNECTORS | _FUNCTION_WORDS and _fold(w) not in _TITLES)
-        if keys:
-            yield Fact("name", entity, keys, start=start)
+        fact = entity_name(parsed.text[start:end], start)
+        if fact is not None:
+            yield fact
 
 
 #: A lower-case letter followed by a capital inside a word: two words glued ("LeoniTéa").

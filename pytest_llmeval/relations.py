@@ -31,13 +31,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .fact_names import _CONNECTORS, _FUNCTION_WORDS, _TITLES, _WORD, _fold, _inflection, _rule_names
+from .fact_names import _CONNECTORS, _FUNCTION_WORDS, _SPACY_LABELS, _TITLES, _WORD, _fold, _inflection, _rule_names
 from .syntax import Parsed
 
 __all__ = ["Relation", "Conflict", "relations", "conflicts", "surface_swaps", "name_spans", "same_name"]
 
-#: Entity labels that name something (numbers, dates and quantities are read as numbers).
-NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"})
+#: Entity labels that name something, as the fact layer reads names (numbers, dates and quantities are read as numbers).
+NAME_LABELS = _SPACY_LABELS
 NUMBER_LABELS = frozenset({"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "CARDINAL"})
 _SUBJECTS = frozenset({"nsubj", "csubj"})
 _OBJECTS = frozenset({"dobj", "attr", "oprd"})
@@ -334,6 +334,7 @@ def _slot_conflicts(relation: Relation, context: Sequence[Relation], sentences: 
             anchored = _holds(context, anchor_role, anchor)
             if not anchored:
                 continue
+            near: set[int] | None = None  # the context sentences around the anchor's mentions, found once
             for role, fillers in relation.roles.items():
                 if role == anchor_role:
                     continue
@@ -348,7 +349,8 @@ def _slot_conflicts(relation: Relation, context: Sequence[Relation], sentences: 
                     mentioned = [i for i, s in enumerate(sentences) if _mentions(s, filler)]
                     if not mentioned:
                         continue  # a name or number the context never states: the fact check names it
-                    near = {j for i, s in enumerate(sentences) if _mentions(s, anchor) for j in range(i - NEAR, i + NEAR + 1)}
+                    if near is None:
+                        near = {j for i, s in enumerate(sentences) if _mentions(s, anchor) for j in range(i - NEAR, i + NEAR + 1)}
                     if near.intersection(mentioned):
                         continue  # the context puts them close together: perhaps it says so in words the parse missed
                     phrase = f"{_verb_phrase(relation.verb, anchor_role, anchor, role, filler)}"
@@ -400,6 +402,10 @@ def _stem(word: str) -> str:
     return stem[:-1] if stem.endswith("e") and len(stem) > 4 else stem
 
 
+#: :data:`SYMMETRIC` as word order reads verbs.
+_SYMMETRIC_STEMS = frozenset(_stem(word) for word in SYMMETRIC)
+
+
 def surface_swaps(sentence: str, context_sentences: Sequence[str]) -> list[Conflict]:
     """Role swaps from word order, for texts without a parse (see the module docstring)."""
     mine = _links(sentence)
@@ -408,7 +414,7 @@ def surface_swaps(sentence: str, context_sentences: Sequence[str]) -> list[Confl
     theirs = [(link, text) for text in context_sentences for link in _links(text)]
     out = []
     for verb, doer, done, doer_text, done_text in mine:
-        if any(_stem(word) in verb for word in SYMMETRIC):
+        if _SYMMETRIC_STEMS.intersection(verb):
             continue
         same = [(link, text) for link, text in theirs if link[0] == verb]
         stated = any(same_name(doer, link[1]) and same_name(done, link[2]) for link, _ in same)

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .fact_names import SPACY_MAX_CHARS
 from .stores import ParseStore, text_key
 
 if TYPE_CHECKING:
@@ -34,9 +35,8 @@ __all__ = ["Parsed", "Parser", "PARSER_VERSION", "MAX_PARSE_CHARS", "prepare"]
 #: Bumped whenever what is kept of a parse, or how a text is prepared for it, changes.
 PARSER_VERSION = "2"
 
-#: Texts longer than this are not parsed: spaCy refuses a million characters and takes tens of
-#: seconds on a few hundred thousand; their names come from the rules.
-MAX_PARSE_CHARS = 100_000
+#: Texts longer than this are not parsed (their names come from the rules): the fact layer's limit for spaCy.
+MAX_PARSE_CHARS = SPACY_MAX_CHARS
 
 #: Texts parsed in one ``nlp.pipe`` batch.
 BATCH = 64

@@ -37,6 +37,16 @@ def _fmt(value: float | None) -> str:
     return f"{value:.0f}" if value == int(value) and abs(value) > 1 else f"{value:.3f}"
 
 
+def _missed(result: Result, metric: str) -> str:
+    """How a metric missed its threshold: ``support 0.472 < threshold 0.700``; a count as a count (``evidence 2 >
+    threshold 0``)."""
+    sign = "<" if result.higher_is_better.get(metric, True) else ">"
+    value, limit = result.metrics[metric], result.thresholds[metric]
+    if sign == ">" and value is not None and math.isfinite(value) and value == int(value) and limit == int(limit):
+        return f"{metric} {value:.0f} > threshold {limit:.0f}"
+    return f"{metric} {_fmt(value)} {sign} threshold {_fmt(limit)}"
+
+
 def format_failure(result: Result, length: int | None = None) -> str:
     """The message of a failed check (or of an unverified one the run fails)."""
     lines = []
@@ -46,22 +56,13 @@ def format_failure(result: Result, length: int | None = None) -> str:
         lines.append(f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where the "
                      "offline evidence could not decide")
     elif result.verdict == "unverified":
-        missed = "; ".join(f"{m} {_fmt(result.metrics[m])} {'<' if result.higher_is_better.get(m, True) else '>'} threshold "
-                           f"{_fmt(result.thresholds[m])}" for m in failed)
+        missed = "; ".join(_missed(result, metric) for metric in failed)
         lines.append(f"llmeval {result.evaluator} unverified: no evidence against the answer, but it could not be confirmed "
                      f"offline" + (f" ({missed})" if missed else ""))
         lines.append("  decide it: set a judge (--llmeval-judge-model) or an NLI model (params={'method': 'nli', 'nli_model': ...}); "
                      "--llmeval-unverified or unverified= chooses what an unverified answer does to the test")
     elif failed:
-        checks = []
-        for metric in failed:
-            sign = "<" if result.higher_is_better.get(metric, True) else ">"
-            value, limit = result.metrics[metric], result.thresholds[metric]
-            if sign == ">" and value is not None and math.isfinite(value) and value == int(value) and limit == int(limit):
-                checks.append(f"{metric} {value:.0f} > threshold {limit:.0f}")  # a count: "evidence 2 > threshold 0"
-            else:
-                checks.append(f"{metric} {_fmt(value)} {sign} threshold {_fmt(limit)}")
-        lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(checks))
+        lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(_missed(result, metric) for metric in failed))
     else:
         lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")
     if result.reason:

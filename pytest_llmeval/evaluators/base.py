@@ -361,13 +361,16 @@ class Evaluator:
 
         judge = self.escalation
         assert judge is not None
+
+        def undecided(offline: Result, why: str, details: Mapping[str, Any]) -> Result:
+            note = f"the judge ({judge.name}) could not decide: {why[:300]}"
+            return replace(offline, reason=f"{offline.reason}; {note}"[:2000], details={**details, "escalated": {"check": judge.name, "error": note}})
+
         pending = [i for i, r in enumerate(results) if r.verdict == "unverified"]
         try:
             decided = judge.evaluate([cases[i] for i in pending], unverified=unverified)
         except (JudgeUnavailable, ReplayMiss, JudgeError) as exc:
-            note = f"the judge ({judge.name}) could not decide: {str(exc)[:300]}"
-            return [replace(r, reason=f"{r.reason}; {note}"[:2000], details={**r.details, "escalated": {"check": judge.name, "error": note}})
-                    if i in pending else r for i, r in enumerate(results)]
+            return [undecided(r, str(exc), r.details) if i in pending else r for i, r in enumerate(results)]
         out = list(results)
         for index, verdict in zip(pending, decided):
             offline = out[index]
@@ -377,9 +380,7 @@ class Evaluator:
                 details["judge"] = usage  # counted as this check's judge calls
             if verdict.score is None and verdict.verdict == "fail":
                 # The judge's reply could not be used (or scored nothing): that is no verdict on the answer.
-                note = f"the judge ({judge.name}) could not decide: {verdict.reason[:300]}"
-                details["escalated"] = {"check": judge.name, "error": note}
-                out[index] = replace(offline, reason=f"{offline.reason}; {note}"[:2000], details=details)
+                out[index] = undecided(offline, verdict.reason, details)
                 continue
             details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
             reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"

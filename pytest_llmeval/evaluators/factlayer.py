@@ -21,7 +21,7 @@ from .base import ModelEvaluator, require_choice
 if TYPE_CHECKING:
     from ..syntax import Parsed, Parser
 
-__all__ = ["FactLayer", "describe_fact", "word_pair_support", "content_stems", "unlinked_pairs", "Cooccurrence"]
+__all__ = ["FactLayer", "describe_fact", "sentence_label", "word_pair_support", "content_stems", "unlinked_pairs", "Cooccurrence"]
 
 _TOKEN = re.compile(r"[^\W_]+")
 #: Between two words of one name or of a list of names: a space, "and", "&", a comma.
@@ -142,6 +142,12 @@ def unlinked_pairs(sentence: str, source: Cooccurrence | PairIndex) -> tuple[flo
     return coverage, [(shown[a], shown[b]) for a, b in sorted(missing)]
 
 
+def sentence_label(number: int, numbered: bool = True) -> str:
+    """How a message names the answer sentence it speaks of: ``sentence 2``, or ``the answer`` when the answer is not
+    split into sentences (a short answer judged with its question)."""
+    return f"sentence {number}" if numbered else "the answer"
+
+
 def describe_fact(fact: Fact, where: str, source: str = "context", instead: Fact | None = None) -> str:
     """A fact failure as a person reads it: ``'Mumbai' (sentence 1) appears nowhere in the context``;
     ``instead``: what the source gives in its place (``'50 gallons' ... it says '50 litres'``)."""
@@ -256,7 +262,7 @@ def summarize_checks(
     messages: list[str] = []
     details: list[dict[str, Any]] = []
     for number, check in zip(numbers or range(1, len(checks) + 1), checks):
-        where = f"sentence {number}" if numbered else "the answer"
+        where = sentence_label(number, numbered)
         for fact in check.unsupported:
             messages.append(describe_fact(fact, where, source, index.counterpart(fact) if index is not None else None))
             details.append({"fact": fact.text, "kind": fact.kind, "sentence": number})

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import Case
@@ -54,26 +55,23 @@ class _Source:
     parse: Parsed | None  # None without a parse
     pairs: PairIndex  # its sentences' words, word pairs and stems
     sentences: list[str]
-    _relations: list[Relation] | None = None
 
     @property
     def stems(self) -> set[str]:
         return self.pairs.words
 
-    @property
+    @cached_property
     def verbs(self) -> set[str]:
-        """The lemmas of the context's verbs: an answer sentence with none of them has no relation to compare."""
+        """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to compare."""
         parse = self.parse
         return set() if parse is None else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
 
-    @property
+    @cached_property
     def relations(self) -> list[Relation]:
         """The context's relations, read on first use."""
-        if self._relations is None:
-            from ..relations import relations
+        from ..relations import relations
 
-            self._relations = relations(self.parse) if self.parse is not None else []
-        return self._relations
+        return relations(self.parse) if self.parse is not None else []
 
 
 class Groundedness(EmbeddingEvaluator):
@@ -197,21 +195,24 @@ class Groundedness(EmbeddingEvaluator):
         """The texts whose facts are checked: the answer's sentences, or a short answer whole."""
         return [(case.actual or "").strip()] if joined and case.actual else sentences
 
-    def _parse_units(self, case: Case) -> list[str]:
-        """The texts the fact layer parses for one case: its checked sentences, its context (joined), its question."""
-        if self.params["method"] == "embeddings" or case.actual is None or not case.context:
+    def _parse_units(self, case: Case, sentences: list[str], joined: bool) -> list[str]:
+        """The texts the fact layer parses for one case (``sentences``: its answer's, ``joined``: a short answer with
+        its question): its checked sentences, its context (joined), its question."""
+        if self.params["method"] == "embeddings" or case.actual is None or not case.context or self.facts.parser() is None:
             return []
         from ..facts import join_chunks
 
-        sentences = _sentences(case.actual)
-        return [*self._checked(case, sentences, self._claims(case, sentences)[1]), join_chunks(list(case.context)),
-                *([case.question] if case.question else [])]
+        return [*self._checked(case, sentences, joined), join_chunks(list(case.context)), *([case.question] if case.question else [])]
 
     def parse_texts(self, cases: Sequence[Case]) -> list[str]:
         """Every text the fact layer parses to score ``cases`` (for batches ahead of the tests)."""
+        out: list[str] = []
         if self.facts.parser() is None:
-            return []
-        return [text for case in cases for text in self._parse_units(case)]
+            return out
+        for case in cases:
+            sentences = _sentences(case.actual or "")
+            out.extend(self._parse_units(case, sentences, self._claims(case, sentences)[1]))
+        return out
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         answers = [_sentences(c.actual or "") for c in cases]
@@ -223,7 +224,7 @@ class Groundedness(EmbeddingEvaluator):
         method = self.params["method"]
         if method == "embeddings":
             return [self._catalog(answers[i], contexts[i], encoded[i], encoded[n + i]) for i in range(n)]
-        units = [self._parse_units(case) if self.facts.parser() is not None else [] for case in cases]
+        units = [self._parse_units(case, sentences, joined) for case, sentences, (_, joined) in zip(cases, answers, claims)]
         parsed = iter(self.facts.parse([text for texts in units for text in texts]))
         scores = []
         for index, (case, sentences, context) in enumerate(zip(cases, answers, contexts)):
@@ -234,8 +235,7 @@ class Groundedness(EmbeddingEvaluator):
             context_parse = mine[len(checked)] if mine else None
             question_parse = mine[len(checked) + 1] if mine and case.question else None
             if not sentences or not context:
-                missing = "answer" if not sentences else "context"
-                scores.append(Score({name: None for name in self.metric_specs()}, f"the {missing} has no sentence to compare", {}))
+                scores.append(self._nothing_to_compare(sentences))
                 continue
             sims = _similarity(encoded[index], encoded[n + index])
             claim_sims = _similarity(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
@@ -245,10 +245,14 @@ class Groundedness(EmbeddingEvaluator):
             scores = self._with_entailment(claims, contexts, scores)
         return scores
 
+    def _nothing_to_compare(self, sentences: list[str]) -> Score:
+        """The score of a case whose answer (or else context) has no sentence: every metric unscored."""
+        return Score({name: None for name in self.metric_specs()},
+                     f"the {'answer' if not sentences else 'context'} has no sentence to compare", {})
+
     def _catalog(self, sentences: list[str], context: list[str], answer: Any, source: Any) -> Score:
         if not sentences or not context:
-            missing = "answer" if not sentences else "context"
-            return Score({name: None for name in self.metric_specs()}, f"the {missing} has no sentence to compare", {})
+            return self._nothing_to_compare(sentences)
         sims = _similarity(answer, source)
         best, match = sims.max(axis=1), sims.argmax(axis=1)
         worst = int(best.argmin())
@@ -345,7 +349,7 @@ class Groundedness(EmbeddingEvaluator):
         given_stems: set[str], given: FactIndex | None, question: str | None, similarity: list[float], *, numbered: bool,
     ) -> tuple[list[Evidence], list[str]]:
         """The named evidence against each claim, in sentence order, and notes on what was too weak to count."""
-        from ..evaluators.factlayer import describe_fact
+        from ..evaluators.factlayer import describe_fact, sentence_label
         from ..relations import conflicts, relations, surface_swaps
 
         out: list[Evidence] = []
@@ -353,7 +357,7 @@ class Groundedness(EmbeddingEvaluator):
         verbs = source.verbs if claimed else set()
         for i in claimed:
             text, check, number = checked[i], checks[i], i + 1
-            where = f"sentence {number}" if numbered else "the answer"
+            where = sentence_label(number, numbered)
             for fact in check.unsupported:
                 if small_count(fact, question):
                     notes.append(f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on")
@@ -407,7 +411,8 @@ class Groundedness(EmbeddingEvaluator):
                 chunk = probabilities[cursor:cursor + n_windows]
                 cursor += n_windows
                 values.append(max(chunk) if chunk else 0.0)
-            shown = [e["message"] for e in score.details.get("evidence", [])[:SHOWN]]
+            listed = [Evidence(e["kind"], e["sentence"], e["text"], e["message"]) for e in score.details.get("evidence", [])]
+            shown = messages(listed)[:SHOWN]
             if values:
                 low = min(range(len(values)), key=values.__getitem__)
                 shown.append(f"least entailed claim {excerpt(claimed[low], 100)!r} ({values[low]:.3f})")
@@ -422,7 +427,7 @@ def _unlinked(checked: list[str], claimed: list[int], support: list[float], toge
               found: list[Evidence], *, numbered: bool) -> list[Evidence]:
     """Claims of an answer to a question built from the context's and the question's words that no context sentence
     supports: the word pairs no context sentence holds are the evidence (see :data:`LINK_COVERAGE`)."""
-    from .factlayer import unlinked_pairs
+    from .factlayer import sentence_label, unlinked_pairs
 
     out = []
     accused = {e.sentence for e in found}
@@ -434,7 +439,7 @@ def _unlinked(checked: list[str], claimed: list[int], support: list[float], toge
             coverage, missing = unlinked_pairs(checked[i], near)
             if coverage < LINK_COVERAGE_NEAR or not missing:
                 continue
-        where = f"sentence {i + 1}" if numbered else "the answer"
+        where = sentence_label(i + 1, numbered)
         shown = ", ".join(f"{a!r} with {b!r}" for a, b in missing[:3]) + (" ..." if len(missing) > 3 else "")
         out.append(Evidence("unlinked", i + 1, checked[i],
                             f"{where} puts {shown} together, which the context never does (support {support[i]:.3f})"))

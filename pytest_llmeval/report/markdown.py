@@ -49,14 +49,11 @@ def render(report: dict[str, Any]) -> str:
         lines += ["## Leaderboard", ""]
     for board in v.leaderboard:
         lines += [f"### {_cell(board.check)}: {_cell(board.metric)} ({board.direction})", ""]
-        if head.unverified:  # a column of unverified results, when the run has any
-            lines += ["| rank | model | mean | sd | pass rate | passed | unverified | n |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
-            lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} "
-                      f"| {row.unverified} | {row.count} |" for row in board.rows]
-        else:
-            lines += ["| rank | model | mean | sd | pass rate | passed | n |", "|---:|---|---:|---:|---:|---:|---:|"]
-            lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} | {row.count} |"
-                      for row in board.rows]
+        unv = bool(head.unverified)  # a column of unverified results, when the run has any
+        lines += ["| rank | model | mean | sd | pass rate | passed |" + (" unverified |" if unv else "") + " n |",
+                  "|---:|---|---:|---:|---:|---:|" + ("---:|" if unv else "") + "---:|"]
+        lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} |"
+                  + (f" {row.unverified} |" if unv else "") + f" {row.count} |" for row in board.rows]
         lines.append("")
 
     if v.perturbation:
