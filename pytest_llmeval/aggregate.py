@@ -25,9 +25,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from .result import Record, verdict_of
+from .generations import OperationsRow, operations, operations_insights
+from .result import NO_MODEL, Record, verdict_of
+from .rowstats import CaseDraws, row_stats
 
-__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of", "ClassificationRow", "OperationsRow",
+__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "CaseDraws", "HardCase", "check_labels", "Flip", "Insight", "Summary", "summarize", "NO_MODEL", "ORIGINAL", "perturbation_of", "ClassificationRow", "OperationsRow",
            "operations_insights"]
 
 #: The tag value of an unperturbed sibling in a perturbation family.
@@ -39,8 +41,6 @@ def perturbation_of(record: Record) -> str | None:
     value = (record.get("tags") or {}).get("perturbation")
     return None if value in (None, "", ORIGINAL) else str(value)
 
-#: How results without a model name are shown.
-NO_MODEL = "(unnamed)"
 
 #: Order in which test outcomes are listed.
 OUTCOMES = ("passed", "failed", "error", "crashed", "skipped", "xfailed", "xpassed", "unknown")
@@ -89,6 +89,19 @@ class LeaderboardRow:
     spread: float | None = None  # population standard deviation of the primary metric
     threshold: float | None = None  # the primary metric's threshold, when every result had the same one
     unverified: int = 0  # results whose verdict is unverified (not counted in passed)
+    #: The interval of the mean (None: no mean, or fewer than two cases of scores other than 0 and 1) and of the pass
+    #: rate, at 1 - alpha, repeats of a case clustered (see :mod:`.stats`).
+    ci_low: float | None = None
+    ci_high: float | None = None
+    pass_ci_low: float | None = None
+    pass_ci_high: float | None = None
+    cases: int = 0  # distinct cases (a case run N times counts once)
+    #: With repeated cases (``--llmeval-repeat``): k (the fewest draws of a case), the mean over cases of pass@k (at
+    #: least one of k draws passes) and pass^k (all k pass), and the cases that both passed and failed.
+    k: int | None = None
+    pass_at_k: float | None = None
+    pass_hat_k: float | None = None
+    flaky: int = 0
 
     @property
     def pass_rate(self) -> float:
@@ -167,10 +180,18 @@ class Summary:
     #: Results no offline evidence could decide, by check; results sent to a judge to decide, by its verdict.
     unverified: Mapping[str, int] = field(default_factory=dict)
     escalated: Mapping[str, int] = field(default_factory=dict)
+    #: Every repeated case's draws per check and model, and the interval level of the rows (1 - alpha).
+    repeats: tuple[CaseDraws, ...] = ()
+    alpha: float = 0.05
 
     @property
     def pass_rate(self) -> float:
         return self.passed / self.checks if self.checks else 0.0
+
+    @property
+    def flaky(self) -> tuple[CaseDraws, ...]:
+        """Repeated cases that both passed and failed, lowest pass rate first."""
+        return tuple(sorted((c for c in self.repeats if c.flaky), key=lambda c: (c.pass_rate, c.check, c.model, c.case_id)))
 
     @property
     def unverified_count(self) -> int:
@@ -217,6 +238,9 @@ class Summary:
             "classification": [model({**asdict(row), "labels": list(row.labels)}) for row in self.classification],
             "operations": [model(asdict(row)) for row in self.operations],
             "operations_insights": operations_insights(self.operations),
+            "interval_level": 1.0 - self.alpha,
+            "repeats": [model({**asdict(c), "pass_rate": c.pass_rate, "flaky": c.flaky}) for c in self.repeats],
+            "flaky": [model({**asdict(c), "pass_rate": c.pass_rate}) for c in self.flaky],
         }
 
 
@@ -240,6 +264,11 @@ def signature_keys(records: list[Record]) -> list[str]:
     return keys
 
 
+def check_labels(records: list[Record]) -> dict[tuple[str, str], str]:
+    """The leaderboard's check label of each (evaluator, signature key) in ``records``."""
+    return {pair: label for label, pair in _labels(records)[1].items()}
+
+
 def _labels(records: list[Record]) -> tuple[list[str], dict[str, tuple[str, str]]]:
     """One check label per record: the evaluator name, with a signature digest when it ran with several signatures."""
     keys = signature_keys(records)
@@ -261,7 +290,7 @@ def _labels(records: list[Record]) -> tuple[list[str], dict[str, tuple[str, str]
     return out, labels
 
 
-def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> Summary:
+def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alpha: float = 0.05) -> Summary:
     """Aggregate ``records`` (``Result.to_dict()`` dicts, optionally with ``nodeid`` and ``tags``).
 
     The leaderboard, best model and most difficult case are computed on original
@@ -278,11 +307,14 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
         groups[(label, record.get("model") or NO_MODEL)].append(record)
 
     rows = []
+    repeats: list[CaseDraws] = []
     for (label, model), members in groups.items():
         primary = members[0]["primary"]
         values = [v for m in members if (v := m["metrics"].get(primary)) is not None]
         mean = math.fsum(values) / len(values) if values else None
         limits = {(m.get("thresholds") or {}).get(primary) for m in members}  # numbers (resolve_thresholds floats them) or None
+        figures, drawn = row_stats(members, model, label, alpha)
+        repeats += drawn
         rows.append(
             LeaderboardRow(
                 check=label,
@@ -297,6 +329,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
                 spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
                 threshold=limits.pop() if len(limits) == 1 else None,
                 unverified=sum(1 for m in members if verdict_of(m) == "unverified"),
+                **asdict(figures),
             )
         )
     # Checks in first-seen order; within a check the best model first.
@@ -340,62 +373,12 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None) -> 
         perturbed_checks=len(records) - len(originals),
         insights=_insights(ranked),
         classification=_classification([r for r, _ in ranked if r.get("evaluator") == "label_prediction"]),
-        operations=_operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
+        operations=operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
         unverified=dict(Counter(r["evaluator"] for r in records if verdict_of(r) == "unverified")),
         escalated=dict(Counter(verdict_of(r) for r in records if isinstance(r.get("details"), dict) and "escalated" in r["details"])),
+        repeats=tuple(sorted(repeats, key=lambda c: (order[c.check], c.model, c.case_id))),
+        alpha=alpha,
     )
-
-
-@dataclass(frozen=True)
-class OperationsRow:
-    """One model's recorded generations (``measure_generation``): means, the 95th latency percentile, total cost."""
-
-    model: str
-    count: int
-    latency_ms_mean: float | None
-    latency_ms_p95: float | None
-    prompt_tokens_mean: float | None
-    completion_tokens_mean: float | None
-    tokens_mean: float | None
-    cost_mean: float | None
-    cost_total: float | None
-
-
-def _mean(values: list[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
-
-
-def _operations(records: list[Record]) -> tuple[OperationsRow, ...]:
-    by_model: dict[str, list[Record]] = defaultdict(list)
-    for record in records:
-        by_model[record.get("model") or NO_MODEL].append(record)
-    rows = []
-    for model, members in sorted(by_model.items()):
-        def values(metric: str) -> list[float]:
-            return [float(v) for m in members if (v := m["metrics"].get(metric)) is not None]
-
-        latency = sorted(values("latency_ms"))
-        # the 95th percentile, nearest rank
-        p95 = latency[max(0, math.ceil(0.95 * len(latency)) - 1)] if latency else None
-        costs = values("cost")
-        rows.append(OperationsRow(model, len(members), _mean(latency), p95, _mean(values("prompt_tokens")),
-                                  _mean(values("completion_tokens")), _mean(values("total_tokens")), _mean(costs),
-                                  math.fsum(costs) if costs else None))
-    return tuple(rows)
-
-
-def operations_insights(rows: Iterable[OperationsRow]) -> dict[str, str]:
-    """Fastest and slowest (mean latency), cheapest and most expensive (mean cost) of two or more named models."""
-    named = [r for r in rows if r.model != NO_MODEL]
-    out: dict[str, str] = {}
-    for key, attribute in (("latency", "latency_ms_mean"), ("cost", "cost_mean")):
-        measured = [r for r in named if getattr(r, attribute) is not None]
-        if len(measured) < 2:
-            continue
-        ordered = sorted(measured, key=lambda r: (getattr(r, attribute), r.model))
-        low, high = ("fastest", "slowest") if key == "latency" else ("cheapest", "most_expensive")
-        out[low], out[high] = ordered[0].model, ordered[-1].model
-    return out
 
 
 @dataclass(frozen=True)
@@ -448,7 +431,8 @@ def _flips(records: list[Record], labels: list[str], delta: float | None) -> tup
         occurrence = seen[occurrence_key]
         seen[occurrence_key] += 1
         test = str(record.get("nodeid") or "").partition("[")[0]  # the test function: siblings share it, other tests do not
-        key = (record.get("case_id") or record.get("nodeid"), record.get("model") or NO_MODEL, label, test, occurrence)
+        draw = (record.get("tags") or {}).get("draw")  # a repeated case: each draw's siblings pair with each other
+        key = (record.get("case_id") or record.get("nodeid"), record.get("model") or NO_MODEL, label, test, draw, occurrence)
         name = perturbation_of(record)
         if name is None:
             originals.setdefault(key, record)

@@ -1,24 +1,34 @@
 """Comparison with a saved baseline: a JSON report from an earlier run (``--llmeval-baseline``).
 
-Only like is compared with like. A result is matched with the baseline's result of
-the same test, evaluator and signature (evaluator version, backend, scoring model,
-parameters), in call order; a result whose test and evaluator match but whose
-signature changed is reported as not comparable, never compared. Two kinds of change:
+One run of a suite is one sample of a model that answers differently each time, so a
+comparison is a paired statistical test, not a count of flips. Only like is compared
+with like: a result is matched with the baseline's results of the same case, check and
+signature (evaluator version, backend, scoring model, parameters); a test whose check
+changed signature is reported as not comparable, never compared.
 
-- a result that did not fail in the baseline and fails now (a regression), or the reverse
-  (an improvement); an *unverified* verdict is neither (no evidence either way), so a result that
-  moves between pass and unverified is no change, whatever ``--llmeval-unverified`` makes of it;
-- a mean (check, model; over the results both runs have) that moved against its
-  direction by more than ``tolerance`` (a regression), or with it (an improvement). A tolerance absorbs
-  judge noise; so do judge repeats (``--llmeval-judge-repeats``), which average it.
+For each leaderboard row (check and model, original inputs) over the cases both runs have:
 
-``--llmeval-fail-on-regression`` makes a run with regressions fail.
+- its **fail rate** (share of results that failed; an *unverified* verdict is not a failure)
+  is compared with McNemar's exact test when each case has one result in each run, else
+  a sign-flip permutation test over the cases' differences (repeats of a case are one
+  cluster), with the Bonett-Price interval of the difference;
+- its **mean** primary score, when the scores are not just 0 and 1, with a sign-flip
+  permutation test and a t interval over the cases' differences;
+- Holm's adjustment over every row keeps the chance of any false regression at ``alpha``.
 
->>> rec = lambda passed, value: {"nodeid": "t::a", "evaluator": "e", "primary": "m", "metrics": {"m": value},
-...     "passed": passed, "higher_is_better": {"m": True}, "model": "x", "signature": {"evaluator": "e", "version": "1"}}
->>> result = compare([rec(False, 0.2)], {"results": [rec(True, 0.9)]})
->>> [(c.kind, c.scope) for c in result.changes]
-[('regression', 'result'), ('regression', 'mean')]
+Each row's verdict: **regressed** or **improved** (significant after Holm, and larger than
+``tolerance``), **unchanged** (the difference's interval lies within +-``tolerance``), or
+**inconclusive**, with the smallest difference the suite could detect and the cases or
+repeats it would need. The results that moved to or from a failure are listed as evidence.
+``--llmeval-fail-on-regression`` fails a run with a regressed row.
+
+>>> rec = lambda case, passed: {"nodeid": f"t::{case}", "case_id": case, "evaluator": "e", "primary": "m",
+...     "metrics": {"m": float(passed)}, "passed": passed, "higher_is_better": {"m": True}, "model": "x",
+...     "signature": {"evaluator": "e", "version": "1"}}
+>>> before = {"results": [rec(f"q{i}", True) for i in range(30)]}
+>>> result = compare([rec(f"q{i}", i >= 12) for i in range(30)], before)
+>>> [(row.measure, row.verdict) for row in result.rows], result.verdict
+([('fail rate', 'regressed')], 'regressed')
 """
 
 from __future__ import annotations
@@ -30,34 +40,106 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
 from .aggregate import NO_MODEL, perturbation_of, signature_keys
-
 from .result import Record, verdict_of
+from .rowstats import case_of
 
-__all__ = ["Change", "Comparison", "compare", "load_baseline"]
+__all__ = ["Change", "RowComparison", "sizing_text", "Comparison", "compare", "load_baseline", "RUN_VERDICTS"]
 
 
 @dataclass(frozen=True)
 class Change:
-    kind: str  # "regression" or "improvement"
-    scope: str  # "result" (a test's check passed/failed) or "mean" (a leaderboard mean moved)
+    """One result that moved to a failure (``worse``) or from one (``better``): evidence, not a verdict."""
+
+    kind: str  # "worse" or "better"
     evaluator: str
     metric: str
     model: str
     before: float | None
     after: float | None
     nodeid: str | None = None
-    #: A result's verdict in the baseline and now (``pass``, ``fail``, ``unverified``); None for a mean.
+    #: The result's verdict in the baseline and now (``pass``, ``fail``, ``unverified``).
     was: str | None = None
     now: str | None = None
 
     def describe(self) -> str:
-        def num(v: float | None) -> str:
-            return "n/a" if v is None else f"{v:.3f}"
-
-        where = self.nodeid if self.scope == "result" else ("mean" if self.model == NO_MODEL else f"mean over {self.model}")
         words = {"pass": "passed", "fail": "failed", "unverified": "unverified"}
-        verdict = f" ({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)})" if self.scope == "result" else ""
-        return f"{self.kind}: {self.evaluator} {self.metric} {num(self.before)} -> {num(self.after)}{verdict}: {where}"
+        return (f"{self.kind}: {self.evaluator} {self.metric} {_num(self.before)} -> {_num(self.after)} "
+                f"({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)}): {self.nodeid}")
+
+
+def _num(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _points(value: float | None) -> str:
+    return "n/a" if value is None else f"{abs(value) * 100:.0f}"
+
+
+@dataclass(frozen=True)
+class RowComparison:
+    """One leaderboard row (check, model) and one measure of it, compared with the baseline over the shared cases."""
+
+    check: str
+    evaluator: str
+    metric: str
+    model: str
+    measure: str  # "fail rate" (share of results that failed) or "mean" (of the primary metric)
+    higher_is_better: bool  # of the measure: False for a fail rate
+    cases: int
+    results_before: int
+    results_after: int
+    before: float
+    after: float
+    difference: float  # after - before
+    ci_low: float | None  # the difference's interval at 1 - alpha
+    ci_high: float | None
+    p_value: float
+    p_adjusted: float  # Holm over every row of the comparison
+    test: str
+    verdict: str  # "regressed", "improved", "unchanged" or "inconclusive"
+    detectable: float | None  # the smallest difference this suite detects (80% power)
+    cases_for: int | None  # cases needed to detect ``target``
+    repeats_for: int | None  # draws per case needed to detect ``target`` with these cases (None: repeats cannot)
+    target: float
+    worse: int = 0  # results that moved to a failure (the evidence)
+    better: int = 0
+
+    @property
+    def label(self) -> str:
+        model = "" if self.model == NO_MODEL else f" on {self.model}"
+        return f"{self.check} {self.metric if self.measure == 'mean' else 'fail rate'}{model}"
+
+    def interval(self) -> str:
+        if self.ci_low is None or self.ci_high is None:
+            return "interval n/a"
+        return f"CI {self.ci_low:+.3f}..{self.ci_high:+.3f}"
+
+    def sizing(self) -> str:
+        return sizing_text(self.detectable, self.cases_for, self.repeats_for, self.target)
+
+    def describe(self) -> str:
+        head = (f"{self.verdict}: {self.label}: {_num(self.before)} -> {_num(self.after)} ({self.difference:+.3f}, "
+                f"{self.interval()}, p={self.p_adjusted:.3g}, {self.cases} cases)")
+        if self.verdict == "inconclusive":
+            return f"{head}: {self.sizing()}"
+        return head
+
+
+def sizing_text(detectable: float | None, cases_for: int | None, repeats_for: int | None, target: float) -> str:
+    """``this suite could detect a change of about 21 points; needs about 1100 cases, or 18 repeats, to see a 5-point
+    change``: what an inconclusive row's suite can tell apart from noise."""
+    if detectable is None:
+        return "too few cases to estimate what it could detect"
+    ways = [f"about {cases_for} cases"] if cases_for is not None else []
+    if repeats_for is not None and repeats_for > 1:
+        ways.append(f"{repeats_for} repeats")
+    ways_text = f"{ways[0]}, or {ways[1]}," if len(ways) == 2 else "".join(ways)
+    need = f"; needs {ways_text} to see a {_points(target)}-point change" if ways else ""
+    return f"this suite could detect a change of about {_points(detectable)} points{need}"
+
+
+#: A run's verdict against the baseline, worst first.
+RUN_VERDICTS = ("regressed", "inconclusive", "improved", "unchanged")
 
 
 @dataclass(frozen=True)
@@ -69,20 +151,57 @@ class Comparison:
     new: int = 0
     missing: int = 0
     tolerance: float = 0.0
+    rows: tuple[RowComparison, ...] = ()
+    alpha: float = 0.05
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def regressions(self) -> list[Change]:
-        return [c for c in self.changes if c.kind == "regression"]
+    def regressions(self) -> list[RowComparison]:
+        """The rows that regressed significantly: what ``--llmeval-fail-on-regression`` fails on."""
+        return [r for r in self.rows if r.verdict == "regressed"]
 
     @property
-    def improvements(self) -> list[Change]:
-        return [c for c in self.changes if c.kind == "improvement"]
+    def improvements(self) -> list[RowComparison]:
+        return [r for r in self.rows if r.verdict == "improved"]
+
+    @property
+    def verdict(self) -> str:
+        """``regressed`` if any row regressed, else ``improved``, else ``inconclusive``, else ``unchanged``;
+        ``not compared`` when no row could be."""
+        found = {r.verdict for r in self.rows}
+        if not found:
+            return "not compared"
+        for verdict in ("regressed", "improved", "inconclusive"):
+            if verdict in found:
+                return verdict
+        return "unchanged"
+
+    def verdict_line(self) -> str:
+        """The run's verdict in one line (terminal, Markdown, HTML)."""
+        counts = {v: sum(r.verdict == v for r in self.rows) for v in RUN_VERDICTS}
+        shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        tail = f" ({shown} of {len(self.rows)} row(s); alpha {self.alpha:g} over all rows, tolerance {self.tolerance:g})"
+        if self.verdict == "not compared":
+            return "not compared: no leaderboard row has cases in both runs"
+        if self.verdict == "regressed":
+            worst = min(self.regressions, key=lambda r: r.p_adjusted)
+            return f"regressed: {worst.label} {_num(worst.before)} -> {_num(worst.after)}" + tail
+        if self.verdict == "improved":
+            return "improved" + tail
+        if self.verdict == "inconclusive":
+            widest = max((r for r in self.rows if r.verdict == "inconclusive"), key=lambda r: r.detectable or 0.0)
+            return f"inconclusive: no significant regression, but for {widest.label} {widest.sizing()}" + tail
+        return f"unchanged within +-{self.tolerance:g}" + tail
 
     def to_dict(self) -> dict[str, Any]:
-        return {"baseline": self.baseline, "compared": self.compared, "tolerance": self.tolerance, "new": self.new,
-                "missing": self.missing, "regressions": len(self.regressions), "improvements": len(self.improvements),
-                "changes": [{**asdict(c), "model": None if c.model == NO_MODEL else c.model} for c in self.changes],
+        def shown(model: str) -> str | None:
+            return None if model == NO_MODEL else model
+
+        return {"baseline": self.baseline, "compared": self.compared, "tolerance": self.tolerance, "alpha": self.alpha,
+                "verdict": self.verdict, "verdict_line": self.verdict_line(), "new": self.new, "missing": self.missing,
+                "regressions": len(self.regressions), "improvements": len(self.improvements),
+                "rows": [{**asdict(r), "model": shown(r.model)} for r in self.rows],
+                "changes": [{**asdict(c), "model": shown(c.model)} for c in self.changes],
                 "not_comparable": [dict(n) for n in self.not_comparable]}
 
 
@@ -108,28 +227,90 @@ def _keyed(records: list[Record]) -> dict[tuple[str, str, str, int], Record]:
     out: dict[tuple[str, str, str, int], Record] = {}
     seen: dict[tuple[str, str, str], int] = defaultdict(int)
     for record, signature in zip(records, signature_keys(records)):
-        base = (str(record.get("nodeid", "")), str(record["evaluator"]), signature)
+        base = (test_of(record), str(record["evaluator"]), signature)
         out[(base[0], base[1], base[2], seen[base])] = record
         seen[base] += 1
     return out
 
 
-def _means(keyed: Iterable[tuple[tuple[str, str, str, int], Record]]) -> dict[tuple[str, str, str], tuple[float, bool, str]]:
-    groups: dict[tuple[str, str, str], list[float]] = defaultdict(list)
-    meta: dict[tuple[str, str, str], tuple[bool, str]] = {}
-    for (_, _, signature, _), record in keyed:
+def test_of(record: Record) -> str:
+    """The test a result belongs to, the draw's part left out: draw n of a repeated test meets the baseline's n-th result."""
+    nodeid = str(record.get("nodeid", ""))
+    draw = (record.get("tags") or {}).get("draw")
+    if isinstance(draw, int):
+        from .markers import draw_id, sibling_id
+
+        return sibling_id(nodeid, draw_id(draw))
+    return nodeid
+
+
+def _clusters(records: Iterable[Record], labels: Mapping[tuple[str, str], str]) -> dict[tuple[str, str, str], dict[str, list[Record]]]:
+    """Original-input results by leaderboard row (check label, signature, model), then by case."""
+    out: dict[tuple[str, str, str], dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
+    for record, signature in zip(records, signature_keys(list(records))):
         if perturbation_of(record) is not None:
             continue  # like the leaderboard: original inputs only
-        primary = record["primary"]
-        key = (str(record["evaluator"]), signature, str(record.get("model") or NO_MODEL))
-        meta[key] = (bool(record.get("higher_is_better", {}).get(primary, True)), primary)
-        value = record.get("metrics", {}).get(primary)
-        if value is not None:
-            groups[key].append(float(value))
-    return {k: (sum(v) / len(v), *meta[k]) for k, v in groups.items() if v}
+        label = labels.get((str(record["evaluator"]), signature), str(record["evaluator"]))
+        out[(label, signature, str(record.get("model") or NO_MODEL))][case_of(record)].append(record)
+    return out
 
 
-def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance: float = 0.0,
+def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, tolerance: float,
+                     flips: Iterable[Change]) -> tuple[RowComparison, ...]:
+    from . import stats
+    from .aggregate import check_labels
+
+    labels = check_labels(now)
+    current, prior = _clusters(now, labels), _clusters(before, labels)
+    evidence: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for change in flips:
+        evidence[(change.evaluator, change.model)][change.kind == "better"] += 1
+    pending: list[tuple[dict[str, Any], stats.Paired]] = []
+    for key in sorted(set(current) & set(prior)):
+        label, _, model = key
+        cases = sorted(set(current[key]) & set(prior[key]))
+        if not cases:
+            continue
+        sample = current[key][cases[0]][0]
+        primary = sample["primary"]
+        higher = bool(sample.get("higher_is_better", {}).get(primary, True))
+        common = {"check": label, "evaluator": str(sample["evaluator"]), "metric": primary, "model": model,
+                  "cases": len(cases), "results_before": sum(len(prior[key][c]) for c in cases),
+                  "results_after": sum(len(current[key][c]) for c in cases)}
+        failed_before = [[float(verdict_of(r) == "fail") for r in prior[key][c]] for c in cases]
+        failed_after = [[float(verdict_of(r) == "fail") for r in current[key][c]] for c in cases]
+        worse, better = evidence.get((str(sample["evaluator"]), model), [0, 0])
+        pending.append(({**common, "measure": "fail rate", "higher_is_better": False, "worse": worse, "better": better},
+                        stats.paired(failed_before, failed_after, proportion=True, alpha=alpha, target=max(tolerance, 0.05))))
+
+        def scores(records: list[Record]) -> list[float]:
+            return [float(v) for r in records if isinstance(v := r.get("metrics", {}).get(primary), (int, float))]
+
+        pairs = [(scores(prior[key][c]), scores(current[key][c])) for c in cases]
+        pairs = [(b, a) for b, a in pairs if b and a]
+        if pairs and not all(v in (0.0, 1.0) for b, a in pairs for v in (*b, *a)):
+            pending.append(({**common, "measure": "mean", "higher_is_better": higher, "cases": len(pairs)},
+                            stats.paired([b for b, _ in pairs], [a for _, a in pairs], proportion=False, alpha=alpha,
+                                         target=max(tolerance, 0.05))))
+    adjusted = stats.holm([result.p_value for _, result in pending])
+    rows = []
+    for (fields, result), p_adjusted in zip(pending, adjusted):
+        gain = result.difference if fields["higher_is_better"] else -result.difference
+        if p_adjusted <= alpha and abs(gain) > tolerance:
+            verdict = "improved" if gain > 0 else "regressed"
+        elif result.low is not None and result.high is not None and -tolerance <= result.low and result.high <= tolerance:
+            verdict = "unchanged"
+        else:
+            verdict = "inconclusive"
+        rows.append(RowComparison(**fields, before=result.before, after=result.after, difference=result.difference,
+                                  ci_low=result.low, ci_high=result.high, p_value=result.p_value, p_adjusted=p_adjusted,
+                                  test=result.test, verdict=verdict, detectable=result.detectable, cases_for=result.cases_for,
+                                  repeats_for=result.repeats_for, target=result.target))
+    rows.sort(key=lambda r: (RUN_VERDICTS.index(r.verdict), r.p_adjusted, r.check, r.model, r.measure))
+    return tuple(rows)
+
+
+def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance: float = 0.05, alpha: float = 0.05,
             name: str = "baseline") -> Comparison:
     """Compare this run's result records with a baseline report's."""
     records = list(records)
@@ -146,7 +327,7 @@ def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance
         was, is_ = verdict_of(old), verdict_of(record)
         if (was == "fail") != (is_ == "fail"):
             primary = record["primary"]
-            changes.append(Change("regression" if is_ == "fail" else "improvement", "result", record["evaluator"], primary,
+            changes.append(Change("worse" if is_ == "fail" else "better", record["evaluator"], primary,
                                   str(record.get("model") or NO_MODEL), old.get("metrics", {}).get(primary),
                                   record.get("metrics", {}).get(primary), record.get("nodeid"), was, is_))
     # Same test and evaluator, only other signatures: not comparable.
@@ -162,14 +343,9 @@ def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance
             current, prior = json.loads(min(now_sigs[pair])), json.loads(min(old_sigs[pair]))
             changed = sorted(k for k in set(current) | set(prior) if current.get(k) != prior.get(k))
             not_comparable.append({"nodeid": pair[0], "evaluator": pair[1], "changed": ", ".join(changed)})
-    # Means over the results both runs have, so a new or removed test never moves a mean.
-    shared = set(now) & set(before)
-    new_means, old_means = _means((k, now[k]) for k in shared), _means((k, before[k]) for k in shared)
-    for mean_key in sorted(set(new_means) & set(old_means)):
-        (after, higher, metric), (prior, _, _) = new_means[mean_key], old_means[mean_key]
-        delta = after - prior if higher else prior - after
-        if abs(delta) > tolerance:
-            changes.append(Change("improvement" if delta > 0 else "regression", "mean", mean_key[0], metric, mean_key[2], prior, after))
-    changes.sort(key=lambda c: (c.kind != "regression", c.scope != "result", c.evaluator, c.model, c.nodeid or ""))
-    return Comparison(name, compared, tuple(changes), tuple(not_comparable), new=len(set(now) - set(before)),
-                      missing=len(set(before) - set(now)), tolerance=tolerance)
+    changes.sort(key=lambda c: (c.kind != "worse", c.evaluator, c.model, c.nodeid or ""))
+    rows = _row_comparisons(records, previous, alpha=alpha, tolerance=tolerance, flips=changes)
+    # New and gone: tests (with their check) that only one run has; more or fewer draws of a test are neither.
+    tests_now, tests_before = {key[:3] for key in now}, {key[:3] for key in before}
+    return Comparison(name, compared, tuple(changes), tuple(not_comparable), new=len(tests_now - tests_before),
+                      missing=len(tests_before - tests_now), tolerance=tolerance, rows=rows, alpha=alpha)

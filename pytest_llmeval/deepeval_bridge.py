@@ -200,10 +200,11 @@ def assert_metric(metric: Any, *, test_case: Any = None, model: str | None = Non
     ``retrieval_context``); other keywords (``tools_called=...``) go to ``LLMTestCase``.
     """
     __tracebackhide__ = True
-    from .assertions import LLMEvalAssertionError, format_failure
+    from .assertions import format_failure
+    from .assertions.core import raise_failure
 
     result = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual, question=question,
                             expected=expected, context=context, **extra)
     if not result.passed:
-        raise LLMEvalAssertionError(format_failure(result), result)
+        raise_failure(result, format_failure(result))
     return result

@@ -12,11 +12,27 @@ from typing import Any
 
 import pytest
 
-__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "sibling_id", "without_id_part"]
+__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "sibling_id", "without_id_part", "draw_id", "repeat_of"]
+
+
+def draw_id(draw: int) -> str:
+    """The test-id part of one draw of a repeated test: ``test_x[q1-draw2]``."""
+    return f"draw{draw}"
+
+
+def repeat_of(markers: list[Any], default: int, where: str) -> int:
+    """How many draws a test runs: the closest ``llmeval(repeat=N)`` marker's N, else ``default`` (``--llmeval-repeat``)."""
+    for marker in markers:  # closest first
+        if "repeat" in marker.kwargs:
+            value = marker.kwargs["repeat"]
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+                raise pytest.UsageError(f"{where}: @pytest.mark.llmeval(repeat=N) takes an integer from 1 to 1000; got {value!r}")
+            return value
+    return default
 
 MARKER_HELP = (
-    "llmeval(model=None, case=None, **tags): tag the test's llmeval checks with the model under "
-    "test, the case id and free tags such as perturbation='typos'"
+    "llmeval(model=None, case=None, repeat=None, **tags): tag the test's llmeval checks with the model under "
+    "test, the case id and free tags such as perturbation='typos'; repeat=N runs the test N times as N draws of one case"
 )
 PERTURB_MARKER_HELP = (
     "llmeval_perturb(*perturbations, seed=0): run the test on its original input and on each perturbation "
@@ -47,6 +63,11 @@ def identity(item: pytest.Item, *, use_markers: bool = True) -> Identity:
         label = "original" if perturbation is None else perturbation.id
         tags["perturbation"] = label
         case = sibling_id(item.nodeid, label, escape=not _escaping_disabled(item.config))
+    draw = params.get("llmeval_draw")
+    if isinstance(draw, int) and not isinstance(draw, bool):
+        # One of a repeated test's draws: the draws are one case, the test id without the draw's part.
+        tags["draw"] = draw
+        case = sibling_id(case or item.nodeid, draw_id(draw))
     markers = list(item.iter_markers("llmeval")) if use_markers else []
     for marker in reversed(markers):  # farthest first, closest wins (the marker beats the parametrized model and case)
         if marker.args:
@@ -56,6 +77,7 @@ def identity(item: pytest.Item, *, use_markers: bool = True) -> Identity:
         kwargs = dict(marker.kwargs)
         model = kwargs.pop("model", model)
         case = kwargs.pop("case", case)
+        kwargs.pop("repeat", None)  # how many draws (pytest_generate_tests), not a tag
         tags.update(kwargs)
     for name, value in (("model", model), ("case", case)):
         if value is not None and not isinstance(value, str):

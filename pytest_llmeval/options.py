@@ -189,12 +189,22 @@ OPTIONS: tuple[Option, ...] = (
            "A,B"),
     Option("flip_delta", _optional_number("a non-negative number, e.g. 0.2"), "",
            "Also count a perturbation flip when the score moves more than this, pass or fail alike (default: off)", "DELTA"),
-    Option("baseline", _text, "", "Compare this run with a JSON report of an earlier run: regressions and improvements in the "
-           "summary and reports", "REPORT.json"),
-    Option("baseline_tolerance", _number("a non-negative number", low=0.0), "0",
-           "How far a leaderboard mean may move before it counts as a change against the baseline", "DELTA"),
-    Option("fail_on_regression", _boolean, "false", "Fail the run when a check regressed against the baseline",
-           flag="--llmeval-fail-on-regression"),
+    Option("baseline", _text, "", "Compare this run with a JSON report of an earlier run: a paired test per leaderboard row "
+           "(regressed, improved, unchanged or inconclusive) in the summary and reports", "REPORT.json"),
+    Option("baseline_tolerance", _number("a number from 0 to 1", low=0.0, high=1.0), "0.05",
+           "The difference from the baseline you do not care about, on the pass rate's or mean's scale: a leaderboard row "
+           "whose difference's interval lies within +-DELTA is unchanged, and a significant regression must be larger", "DELTA"),
+    Option("fail_on_regression", _boolean, "false", "Fail the run when a leaderboard row regressed significantly against the "
+           "baseline (paired test per row, Holm-corrected at --llmeval-alpha)", flag="--llmeval-fail-on-regression"),
+    Option("alpha", _number("a number between 0 and 1, e.g. 0.05", low=1e-9, high=0.5), "0.05",
+           "Significance level of the baseline comparison (over all rows) and level of every interval (0.05: 95 percent intervals)",
+           "ALPHA"),
+    Option("gate", _choice("per-test", "aggregate"), "per-test",
+           "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the run "
+           "fails only on a significant regression against the baseline (tests that raise still fail)", "MODE"),
+    Option("repeat", _number("an integer from 1 to 1000", 1, 1000, int), "1",
+           "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group the "
+           "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases", "N"),
     Option("judge_model", _text, "", "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)", "MODEL"),
     Option("judge_for", _judge_for, "", "Judge one check with another model, as EVALUATOR=MODEL (repeatable; same endpoint, "
            "cache and settings; the model is in that check's signature)", "EVALUATOR=MODEL", many=True),
@@ -247,8 +257,11 @@ class Settings:
     models: tuple[str, ...] = ()
     flip_delta: float | None = None
     baseline: str = ""
-    baseline_tolerance: float = 0.0
+    baseline_tolerance: float = 0.05
     fail_on_regression: bool = False
+    alpha: float = 0.05
+    gate: str = "per-test"
+    repeat: int = 1
     judge_model: str = ""
     judge_for: tuple[tuple[str, str], ...] = ()
     judge_base_url: str = ""

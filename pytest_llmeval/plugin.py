@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .markers import MARKER_HELP, PERTURB_MARKER_HELP
+from .markers import MARKER_HELP, PERTURB_MARKER_HELP, draw_id, repeat_of
 from .models import ModelCache
 from .options import add_options
 from .recording import TestContext
@@ -249,15 +249,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """One test per model under test (``llmeval_model``) and per perturbation (``@pytest.mark.llmeval_perturb``).
+    """One test per model under test (``llmeval_model``), per draw of a repeated test (``--llmeval-repeat``,
+    ``@pytest.mark.llmeval(repeat=N)``) and per perturbation (``@pytest.mark.llmeval_perturb``).
 
-    Runs last, so the perturbation is the last part of the test id: ``test_x[q1-typos]``.
+    Runs last, so the perturbation is the last part of the test id: ``test_x[q1-draw2-typos]``.
     """
     eval_session = metafunc.config.stash[session_key]
     if "llmeval_model" in metafunc.fixturenames:
         models = list(eval_session.settings.models)
         if models:
             metafunc.parametrize("llmeval_model", models, ids=models, scope="function")
+    repeat = repeat_of(list(metafunc.definition.iter_markers("llmeval")), eval_session.settings.repeat,
+                       metafunc.definition.nodeid)
+    if repeat > 1:
+        # N draws of one case: before the perturbation, whose part ends the test id.
+        if "llmeval_draw" not in metafunc.fixturenames:
+            metafunc.fixturenames.append("llmeval_draw")
+        draws = list(range(1, repeat + 1))
+        metafunc.parametrize("llmeval_draw", draws, ids=[draw_id(d) for d in draws], scope="function")
     marker = metafunc.definition.get_closest_marker("llmeval_perturb")
     if marker is None:
         return
@@ -352,6 +361,12 @@ def llmeval_generate(llmeval_model: str, llmeval_model_table: Mapping[str, Any])
             f"{known or 'none'}); define llmeval_model_table in conftest.py returning {{model name: callable}}"
         )
     return llmeval_model_table[llmeval_model]
+
+
+@pytest.fixture
+def llmeval_draw() -> int:
+    """Which draw of a repeated test this run is (1 to N; 1 for a test that is not repeated)."""
+    return 1
 
 
 @pytest.fixture

@@ -172,8 +172,11 @@ class TestContext:
         judge_factory: Callable[[], Any] | None = None,
         prefetch: Callable[[Evaluator, Sequence[Case]], None] | None = None,
         unverified: str = "pass",
+        gate: str = "per-test",
     ) -> None:
         self.nodeid = nodeid
+        #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on (``--llmeval-gate``).
+        self.gate = gate
         #: What an unverified verdict does to the test, unless a check says otherwise (``--llmeval-unverified``).
         self.unverified = unverified
         self.model = model

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypedDict
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for", "NO_MODEL"]
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
 VERDICTS = ("pass", "fail", "unverified")
@@ -181,6 +181,10 @@ class Signature:
 def passed_for(verdict: str, unverified: str) -> bool:
     """What a verdict makes of its test: passed, unless it failed, or is unverified and the run fails those."""
     return verdict == "pass" or (verdict == "unverified" and unverified != "fail")
+
+
+#: How results without a model name are shown.
+NO_MODEL = "(unnamed)"
 
 
 def verdict_of(record: Mapping[str, Any]) -> str:

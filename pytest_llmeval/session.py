@@ -203,6 +203,7 @@ class EvalSession:
         return TestContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
                            model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
+                           gate=self.settings.gate,
                            prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases))
 
     # -- collection (controller and single process) -------------------------------
@@ -260,7 +261,8 @@ class EvalSession:
         if self._summary is None or self._summary[0] != len(self.records):
             from .aggregate import summarize
 
-            self._summary = (len(self.records), summarize(self.ordered_records(), flip_delta=self.settings.flip_delta))
+            self._summary = (len(self.records), summarize(self.ordered_records(), flip_delta=self.settings.flip_delta,
+                                                          alpha=self.settings.alpha))
         return self._summary[1]
 
     def comparison(self) -> Comparison | None:
@@ -271,5 +273,6 @@ class EvalSession:
             from .baseline import compare
 
             self._comparison = (len(self.records), compare(self.ordered_records(), self.baseline,
-                                                           tolerance=self.settings.baseline_tolerance, name=self.settings.baseline))
+                                                           tolerance=self.settings.baseline_tolerance, alpha=self.settings.alpha,
+                                                           name=self.settings.baseline))
         return self._comparison[1]

@@ -1,4 +1,4 @@
-"""Comparison with a saved baseline: like with like only, regressions gate the run when asked."""
+"""Comparison with a saved baseline: like with like only, paired tests per row, significant regressions gate the run when asked."""
 
 from __future__ import annotations
 
@@ -38,54 +38,83 @@ def test_new():
 """
 
 
-def test_regressions_improvements_and_unlike_scores(pytester):
+def test_flips_are_evidence_and_unlike_scores_are_not_compared(pytester):
     pytester.makepyfile(test_suite=V1)
     pytester.runpytest("--llmeval-report=base.json")
     pytester.makepyfile(test_suite=V2)
-    result = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-report=now.json", "--llmeval-report=now.md")
+    result = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-report=now.json", "--llmeval-report=now.md",
+                                "--llmeval-fail-on-regression")
     result.assert_outcomes(passed=3, failed=1)
-    assert result.ret == 1
+    assert result.ret == 1  # test_a's check failed; the gate itself found no significant regression
     result.stdout.fnmatch_lines([
-        "llmeval baseline base.json: 1 regression(s), 1 improvement(s) in 2 comparable result(s); 1 not comparable "
-        "(signature changed); 2 new, 1 gone",
-        "  regression: exact_match exact_match 1.000 -> 0.000 (passed -> failed): test_suite.py::test_a",
-        "  improvement: exact_match exact_match 0.000 -> 1.000 (failed -> passed): test_suite.py::test_b",
+        "llmeval verdict: inconclusive: no significant regression, but for exact_match fail rate this suite could detect*",
+        "llmeval baseline base.json: 1 row(s) compared over 2 matched result(s); 1 not comparable (signature changed); "
+        "2 new, 1 gone",
+        "  inconclusive: exact_match fail rate: 0.500 -> 0.500 (+0.000, CI *, p=1, 2 cases): this suite could detect*",
+        "  evidence: 1 result(s) moved to a failure, 1 from one*",
+        "    worse: exact_match exact_match 1.000 -> 0.000 (passed -> failed): test_suite.py::test_a",
+        "    better: exact_match exact_match 0.000 -> 1.000 (failed -> passed): test_suite.py::test_b",
     ])
+    assert "failing the run" not in result.stdout.str()
     report = json.loads((pytester.path / "now.json").read_text())["baseline"]
     assert report["not_comparable"] == [{"nodeid": "test_suite.py::test_c", "evaluator": "rouge", "changed": "params"}]
-    assert [c["scope"] for c in report["changes"]] == ["result", "result"]  # over the shared tests the mean is 0.5 both times
-    assert "## Compared with baseline" in (pytester.path / "now.md").read_text()
+    assert [c["kind"] for c in report["changes"]] == ["worse", "better"]
+    assert report["verdict"] == "inconclusive" and report["regressions"] == 0
+    markdown = (pytester.path / "now.md").read_text()
+    assert "## Compared with baseline" in markdown and "**Verdict: inconclusive" in markdown
 
 
-def test_fail_on_regression_gates_an_otherwise_green_run(pytester):
-    pytester.makepyfile(test_suite="""
-        from pytest_llmeval import evaluate
+SCALED = """
+import os
+import pytest
+from pytest_llmeval import evaluate
 
-        def test_a():
-            evaluate("exact_match", actual="Paris", expected="Paris")
-    """)
+FAILING = int(os.environ.get("FAILING", "0"))
+
+@pytest.mark.parametrize("i", range(40))
+def test_case(i):
+    evaluate("exact_match", actual="Lyon" if i < FAILING else "Paris", expected="Paris")  # recorded, not asserted
+"""
+
+
+def test_fail_on_regression_gates_only_a_significant_regression(pytester, monkeypatch):
+    pytester.makepyfile(test_suite=SCALED)
     pytester.runpytest("--llmeval-report=base.json")
-    pytester.makepyfile(test_suite="""
-        from pytest_llmeval import evaluate
-
-        def test_a():
-            evaluate("exact_match", actual="Lyon", expected="Paris")   # recorded, not asserted: the test passes
-    """)
-    plain = pytester.runpytest("--llmeval-baseline=base.json")
-    assert plain.ret == 0
-    gated = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression")
-    gated.assert_outcomes(passed=1)
+    monkeypatch.setenv("FAILING", "1")  # one flip in 40 cases: noise until shown otherwise
+    one = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression")
+    one.assert_outcomes(passed=40)
+    assert one.ret == 0
+    one.stdout.fnmatch_lines(["llmeval verdict: inconclusive*", "    worse: exact_match*test_suite.py::test_case?0?"])
+    monkeypatch.setenv("FAILING", "12")
+    gated = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-report=now.json")
+    gated.assert_outcomes(passed=40)
     assert gated.ret == 1
-    gated.stdout.fnmatch_lines(["llmeval baseline: failing the run (--llmeval-fail-on-regression)"])
-    tolerant = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-baseline-tolerance=1")
-    tolerant.stdout.fnmatch_lines(["llmeval baseline base.json: 1 regression(s), 0 improvement(s)*"])  # the pass/fail change still counts
+    gated.stdout.fnmatch_lines(["llmeval verdict: regressed: exact_match fail rate 0.000 -> 0.300*",
+                                "  regressed: exact_match fail rate: 0.000 -> 0.300 (+0.300, CI +*..+*, p=0.000*, 40 cases)",
+                                "llmeval baseline: failing the run (--llmeval-fail-on-regression)"])
+    row = json.loads((pytester.path / "now.json").read_text())["baseline"]["rows"][0]
+    assert row["verdict"] == "regressed" and row["test"] == "McNemar exact" and row["ci_low"] <= row["difference"] <= row["ci_high"]
+    plain = pytester.runpytest("--llmeval-baseline=base.json")  # no gate asked for: reported, not failed
+    assert plain.ret == 0
+    # McNemar's exact p of 12 flips one way and none back is 2 / 2**12 = 0.00049
+    assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-alpha=0.001").ret == 1
+    assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-alpha=0.0001").ret == 0
+    tolerant = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-baseline-tolerance=0.5")
+    assert tolerant.ret == 0  # significant, but smaller than the difference the team said it does not care about
+    monkeypatch.setenv("FAILING", "0")
+    same = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression")
+    assert same.ret == 0  # no flip in 40 cases still leaves a 5-point change possible: inconclusive, said so
+    same.stdout.fnmatch_lines(["llmeval verdict: inconclusive*could detect a change of about 10 points; needs about 150 cases*"])
+    wider = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-baseline-tolerance=0.1")
+    wider.stdout.fnmatch_lines(["llmeval verdict: unchanged within +-0.1*", "  1 row(s) unchanged within +-0.1"])
 
 
 @pytest.mark.parametrize("args, message", [
     (["--llmeval-baseline=missing.json"], "*--llmeval-baseline / llmeval_baseline: cannot read the baseline*missing.json*"),
     (["--llmeval-baseline=bad.json"], "*is not a pytest-llmeval report*"),
     (["--llmeval-fail-on-regression"], "*--llmeval-fail-on-regression needs a baseline*"),
-    (["--llmeval-baseline=bad.json", "--llmeval-baseline-tolerance=-1"], "*expected a non-negative number*"),
+    (["--llmeval-baseline=bad.json", "--llmeval-baseline-tolerance=-1"], "*expected a number from 0 to 1*"),
+    (["--llmeval-baseline=bad.json", "--llmeval-alpha=1.5"], "*expected a number between 0 and 1*"),
 ])
 def test_bad_baselines_are_usage_errors(pytester, args, message):
     (pytester.path / "bad.json").write_text(json.dumps({"format": "other"}))
@@ -100,14 +129,37 @@ def record(nodeid, value, passed, model="m", version="1"):
             "higher_is_better": {"m": True}, "model": model, "signature": {"evaluator": "e", "version": version}}
 
 
-def test_mean_moves_beyond_the_tolerance_only():
-    baseline = {"results": [record("t::a", 0.80, True), record("t::b", 0.80, True)]}
-    now = [record("t::a", 0.70, True), record("t::b", 0.76, True)]
-    assert [(c.kind, c.scope) for c in compare(now, baseline, tolerance=0.05).changes] == [("regression", "mean")]
-    assert compare(now, baseline, tolerance=0.1).changes == ()
-    bumped = [record("t::a", 0.1, False, version="2")]
-    result = compare(bumped, baseline)
-    assert result.changes == () and result.compared == 0 and result.not_comparable[0]["changed"] == "version"
+def test_a_mean_is_compared_paired_and_unlike_signatures_never():
+    cases = [f"t::{i}" for i in range(30)]
+    baseline = {"results": [{**record(c, 0.80 + 0.005 * (i % 5), True), "case_id": c} for i, c in enumerate(cases)]}
+    lower = [{**record(c, 0.70 + 0.005 * (i % 5), True), "case_id": c} for i, c in enumerate(cases)]
+    result = compare(lower, baseline, tolerance=0.05)
+    assert [(r.measure, r.verdict) for r in result.rows] == [("mean", "regressed"), ("fail rate", "inconclusive")]
+    mean = result.rows[0]
+    assert mean.difference == pytest.approx(-0.1) and mean.ci_low <= mean.difference <= mean.ci_high
+    assert mean.test == "sign-flip permutation (20000 draws)" and mean.p_adjusted < 0.001
+    assert compare(lower, baseline, tolerance=0.2).rows[0].verdict == "unchanged"  # within the tolerance the team set
+    assert result.changes == ()  # no result moved to or from a failure
+    bumped = [record("t::0", 0.1, False, version="2")]
+    other = compare(bumped, baseline)
+    assert other.rows == () and other.compared == 0 and other.not_comparable[0]["changed"] == "version"
+    assert other.verdict == "not compared"
+
+
+def test_rows_are_corrected_together_with_holm():
+    """Twenty rows of pure noise: each row's own p-value may dip below alpha; Holm's adjustment over all rows keeps them."""
+    import random
+
+    rng = random.Random(7)
+    before, now = [], []
+    for model in range(20):
+        for i in range(30):
+            before.append({**record(f"t::{i}", 0.0, rng.random() < 0.7, model=f"m{model}"), "case_id": f"q{i}"})
+            now.append({**record(f"t::{i}", 0.0, rng.random() < 0.7, model=f"m{model}"), "case_id": f"q{i}"})
+    result = compare(now, {"results": before})
+    assert len(result.rows) == 20 and result.regressions == []
+    assert all(r.p_adjusted >= r.p_value for r in result.rows)
+    assert min(r.p_adjusted for r in result.rows) == pytest.approx(min(1.0, 20 * min(r.p_value for r in result.rows)))
 
 
 @pytest.mark.parametrize("action_before, action_now", [("pass", "pass"), ("fail", "fail"), ("pass", "fail")])
@@ -122,7 +174,7 @@ def test_an_unverified_verdict_is_neither_a_regression_nor_an_improvement(action
                             verdict_record("t::c", "unverified", action_before), verdict_record("t::d", "fail", action_before)]}
     now = [verdict_record("t::a", "unverified", action_now), verdict_record("t::b", "pass", action_now),
            verdict_record("t::c", "fail", action_now), verdict_record("t::d", "unverified", action_now)]
-    changes = [c for c in compare(now, baseline).changes if c.scope == "result"]
+    changes = list(compare(now, baseline).changes)
     assert [(c.nodeid, c.kind, c.was, c.now) for c in changes] == [
-        ("t::c", "regression", "unverified", "fail"), ("t::d", "improvement", "fail", "unverified")]
+        ("t::c", "worse", "unverified", "fail"), ("t::d", "better", "fail", "unverified")]
     assert changes[0].describe().endswith("(unverified -> failed): t::c")

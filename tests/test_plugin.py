@@ -62,7 +62,7 @@ def test_help_lists_options(pytester):
 def test_marker_is_registered(pytester):
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.llmeval(model=None, case=None, **tags)*"])
-    assert MARKER_HELP.startswith("llmeval(model=None, case=None, **tags)")
+    assert MARKER_HELP.startswith("llmeval(model=None, case=None, repeat=None, **tags)")
     pytester.makepyfile("import pytest\n@pytest.mark.llmeval(model='m')\ndef test_x():\n    pass\n")
     assert pytester.runpytest("--strict-markers").ret == 0
 
@@ -197,7 +197,7 @@ def test_report_directory_writes_all_formats(pytester):
         assert (pytester.path / "rep" / name).is_file()
         result.stdout.fnmatch_lines([f"llmeval report: rep/{name}"])
     markdown = (pytester.path / "rep" / "report.md").read_text()
-    assert "| rank | model | mean | sd | pass rate | passed | n |" in markdown
+    assert "| rank | model | mean | 95% CI | sd | pass rate | 95% CI | passed | n |" in markdown
     assert "Best model: **big**" in markdown
     assert "## Failed checks" in markdown
 

@@ -35,7 +35,7 @@ def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pyte
         "*llmeval groundedness failed: evidence 1 > threshold 0*",
         "*why: '7 p.m.' (sentence 1) is not stated in the context*",
         "3 checks: 1 passed (33%), 1 unverified",
-        "check*model*mean*sd*pass*unv*n",
+        "check*model*mean*CI*pass*CI*unv*n",
         "1 answer(s) could not be verified offline (groundedness 1): set a judge or an NLI model to decide them",
     ])
     report = read_json(pytester.path / "out" / "report.json")
@@ -49,7 +49,7 @@ def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pyte
     assert validate(report) is None
     markdown = (pytester.path / "out" / "report.md").read_text(encoding="utf-8")
     assert "**1 passed** (33%), 1 unverified." in markdown and "## Could not be verified offline" in markdown
-    assert "| rank | model | mean | sd | pass rate | passed | unverified | n |" in markdown
+    assert "| rank | model | mean | 95% CI | sd | pass rate | 95% CI | passed | unverified | n |" in markdown
     html = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
     assert '<span class="unverified">unverified</span>' in html and "1 answer(s) could not be verified offline" in html
     cases, suite = junit_properties(pytester.path / "junit.xml")

@@ -31,6 +31,16 @@ class LLMEvalAssertionError(AssertionError):
         self.result = result
 
 
+def raise_failure(result: Result, message: str) -> None:
+    """Fail the running test on a failed check, unless the run gates in aggregate (``--llmeval-gate=aggregate``):
+    then the failure is recorded (the result is already in the test's records) and the test goes on."""
+    __tracebackhide__ = True
+    context = current_context()
+    if context is not None and context.gate == "aggregate":
+        return
+    raise LLMEvalAssertionError(message, result)
+
+
 def _fmt(value: float | None) -> str:
     if value is None:
         return "n/a"
@@ -249,7 +259,8 @@ def assert_check(
     result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, **fields)
     if not result.passed:
         actual = fields.get("actual")
-        raise LLMEvalAssertionError(format_failure(result, len(actual) if isinstance(actual, str) else None), result)
+        raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
+        return result
     if result.verdict == "unverified" and action == "skip" and current_context() is not None:
         import pytest
 

@@ -8,7 +8,7 @@ from typing import Any
 from ..case import Case
 from ..current import current_context
 from ..result import Result
-from .core import LLMEvalAssertionError, _common, _group_defaults, _run, _scorer, assert_check, format_failure
+from .core import _common, _group_defaults, _run, _scorer, assert_check, format_failure, raise_failure
 
 __all__ = ['assert_grounded', 'assert_accurate', 'assert_similar', 'assert_similar_sentences', 'assert_relevant', 'assert_context_relevant', 'assert_context_ranked', 'assert_bertscore', 'assert_self_consistent', 'assert_no_question_drift', 'assert_steps_aligned']
 
@@ -167,7 +167,7 @@ def assert_self_consistent(
     if failed:
         worst = min(failed, key=lambda i: score if (score := results[i].score) is not None else -1.0)
         message = format_failure(results[worst], len(answers[worst]))
-        raise LLMEvalAssertionError(f"{message}\n  {len(failed)} of {len(answers)} answers below the threshold; least consistent: #{worst}", results[worst])
+        raise_failure(results[worst], f"{message}\n  {len(failed)} of {len(answers)} answers below the threshold; least consistent: #{worst}")
     return results
 
 
@@ -205,7 +205,7 @@ def assert_no_question_drift(
     if context is not None:
         context.record(result)
     if not result.passed:
-        raise LLMEvalAssertionError(format_failure(result), result)
+        raise_failure(result, format_failure(result))
     return result
 
 

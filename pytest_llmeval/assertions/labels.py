@@ -8,7 +8,7 @@ from typing import Any
 from ..case import Case
 from ..current import current_context
 from ..result import Result
-from .core import LLMEvalAssertionError, _group_defaults, _run, assert_check, format_failure
+from .core import _group_defaults, _run, assert_check, format_failure, raise_failure
 
 __all__ = ["assert_classification", "record_label"]
 
@@ -60,7 +60,7 @@ def assert_classification(
     if context is not None:
         context.record(result)
     if not result.passed:
-        raise LLMEvalAssertionError(format_failure(result), result)
+        raise_failure(result, format_failure(result))
     return result
 
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..result import verdict_of
+
 if TYPE_CHECKING:
     from ..session import EvalSession
 
@@ -135,15 +137,31 @@ def _judge_lines(judge: Mapping[str, Any]) -> list[str]:
 
 def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
     comparison = session.comparison()
+    lines = []
+    if session.settings.gate == "aggregate":
+        failed = sum(1 for r in session.records if verdict_of(r) == "fail")
+        decides = ("a significant regression against the baseline fails the run" if session.settings.fail_on_regression
+                   else "no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression)")
+        lines.append(f"llmeval gate: aggregate: {failed} failed check(s) recorded without failing their tests; {decides}")
     if comparison is None:
-        return []
-    lines = [f"llmeval baseline {comparison.baseline}: {len(comparison.regressions)} regression(s), "
-             f"{len(comparison.improvements)} improvement(s) in {comparison.compared} comparable result(s)"
-             + (f"; {len(comparison.not_comparable)} not comparable (signature changed)" if comparison.not_comparable else "")
-             + (f"; {comparison.new} new, {comparison.missing} gone" if comparison.new or comparison.missing else "")]
-    lines += [f"  {change.describe()}" for change in comparison.changes[:limit]]
-    if len(comparison.changes) > limit:
-        lines.append(f"  ... {len(comparison.changes) - limit} more in the report")
+        return lines
+    lines.append(f"llmeval verdict: {comparison.verdict_line()}")
+    lines.append(f"llmeval baseline {comparison.baseline}: {len(comparison.rows)} row(s) compared over {comparison.compared} "
+                 f"matched result(s)" + (f"; {len(comparison.not_comparable)} not comparable (signature changed)"
+                                         if comparison.not_comparable else "")
+                 + (f"; {comparison.new} new, {comparison.missing} gone" if comparison.new or comparison.missing else ""))
+    shown = [row for row in comparison.rows if row.verdict != "unchanged"][:limit]
+    lines += [f"  {row.describe()}" for row in shown]
+    unchanged = sum(row.verdict == "unchanged" for row in comparison.rows)
+    if unchanged:
+        lines.append(f"  {unchanged} row(s) unchanged within +-{comparison.tolerance:g}")
+    if comparison.changes:
+        worse = sum(c.kind == "worse" for c in comparison.changes)
+        lines.append(f"  evidence: {worse} result(s) moved to a failure, {len(comparison.changes) - worse} from one "
+                     f"(single flips are noise unless a row's test says otherwise)")
+        lines += [f"    {change.describe()}" for change in comparison.changes[:5]]
+        if len(comparison.changes) > 5:
+            lines.append(f"    ... {len(comparison.changes) - 5} more in the report")
     if comparison.regressions and session.settings.fail_on_regression:
         lines.append("llmeval baseline: failing the run (--llmeval-fail-on-regression)")
     return lines

@@ -55,6 +55,7 @@ def render(report: dict[str, Any]) -> str:
         "<title>LLM evaluation report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>LLM evaluation</h1>",
+        *([f"<p><b>Verdict: {escape(v.baseline.verdict_line)}</b></p>"] if v.baseline and v.baseline.verdict_line else []),
         f"<p>{head.checks} checks{head.models}: <b>{head.passed} passed</b> ({head.pass_rate})"
         + (f", {head.unverified} unverified" if head.unverified else "") + ".</p>",
         *(f"<p>{e(line)}.</p>" for line in v.verdicts),
@@ -75,14 +76,16 @@ def render(report: dict[str, Any]) -> str:
 
     heat = v.heatmap
     if heat.columns:
-        out.append("<h2>Leaderboard</h2><table><tr><th>model</th>")
+        out.append(f"<h2>Leaderboard</h2><p class=muted>Each cell: the mean (its {v.interval_level} interval), then the pass rate "
+                   f"of n results (its {v.interval_level} interval).</p><table><tr><th>model</th>")
         out += [f"<th>{e(c.check)}<br><span class=muted>{e(c.metric)} {c.arrow}</span></th>" for c in heat.columns]
         out.append("</tr>")
         for model, cells in heat.rows:
             out.append(f"<tr><th>{e(model)}</th>")
             out += ['<td class="heat muted">–</td>' if c is None else
                     f'<td class="heat" style="background:{_colour(c.goodness)}" title="{e(c.signature)}">'
-                    f"{c.mean}<br><span class=muted>{c.pass_rate} of {c.count}"
+                    f"{c.mean}" + (f" <span class=muted>({c.ci})</span>" if c.ci else "")
+                    + f"<br><span class=muted>{c.pass_rate} of {c.count}" + (f" ({c.pass_ci})" if c.pass_ci else "")
                     + (f", {c.unverified} unverified" if c.unverified else "") + "</span></td>" for c in cells]
             out.append("</tr>")
         out.append("</table>")
@@ -117,15 +120,41 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"<p>{e(v.operations_insights)}</p>")
     base = v.baseline
     if base:
-        out.append(f"<h2>Compared with baseline</h2><p><code>{e(base.path)}</code>: <b>{base.regressions} regression(s)</b>, "
-                   f"{base.improvements} improvement(s) in {base.compared} comparable result(s); {base.not_comparable} not comparable, "
-                   f"{base.new} new, {base.missing} gone.</p>")
+        out.append(f"<h2>Compared with baseline</h2><p><code>{e(base.path)}</code>: {base.rows.total} leaderboard row(s) "
+                   f"compared over {base.compared} matched result(s); {base.not_comparable} not comparable, {base.new} new, "
+                   f"{base.missing} gone.</p>")
+        if base.rows.total:
+            out.append("<table><tr><th>verdict</th><th>check</th><th>model</th><th>before</th><th>after</th><th>difference</th>"
+                       "<th>interval</th><th>p (Holm)</th><th>cases</th><th>note</th></tr>")
+            out += [f"<tr><td>{_flagged(r.verdict, r.verdict == 'regressed')}</td><td>{e(r.check)} <span class=muted>{e(r.metric)}"
+                    f"</span></td><td>{e(r.model)}</td><td class=num>{r.before}</td><td class=num>{r.after}</td>"
+                    f"<td class=num>{r.difference}</td><td class=num>{r.interval}</td><td class=num>{r.p_value}</td>"
+                    f"<td class=num>{r.cases}</td><td>{e(r.note)}</td></tr>" for r in base.rows.rows]
+            out.append("</table>")
         if base.changes.total:
+            out.append(f"<details><summary>{base.changes.total} result(s) moved to or from a failure (evidence; the rows' "
+                       "tests decide)</summary>")
             out.append("<table><tr><th>change</th><th>check</th><th>model</th><th>before</th><th>after</th><th>test</th></tr>")
-            out += [f"<tr><td>{_flagged(c.kind, c.regression)} ({e(c.scope)})</td><td>{e(c.evaluator)} <span class=muted>"
+            out += [f"<tr><td>{_flagged(c.kind, c.regression)}</td><td>{e(c.evaluator)} <span class=muted>"
                     f"{e(c.metric)}</span></td><td>{e(c.model)}</td><td class=num>{c.before}</td><td class=num>{c.after}</td>"
                     f"<td>{e(c.test)}</td></tr>" for c in base.changes.rows]
             out.append("</table>")
+            if base.changes.more:
+                out.append(f"<p class=muted>{base.changes.more} more are in the JSON report.</p>")
+            out.append("</details>")
+    if v.repeats:
+        out.append("<h2>Repeated cases</h2><p>Each case ran several times (draws); pass@k: at least one of k draws passes, "
+                   "pass^k: all k pass.</p><ul>")
+        out += [f"<li>{e(line)}</li>" for line in v.repeats]
+        out.append("</ul>")
+        if v.flaky.total:
+            out.append("<p>Flaky cases (passed in some draws, failed in others):</p><table><tr><th>case</th><th>model</th>"
+                       "<th>check</th><th>passed</th><th>draws</th></tr>")
+            out += [f"<tr><td>{e(c.case_id)}</td><td>{e(c.model)}</td><td>{e(c.check)}</td><td class=num>{c.passed}</td>"
+                    f"<td class=num>{c.draws}</td></tr>" for c in v.flaky.rows]
+            out.append("</table>")
+            if v.flaky.more:
+                out.append(f"<p class=muted>{v.flaky.more} more flaky cases are in the JSON report.</p>")
     if v.insights:
         out.append("<h2>Insights</h2><table><tr><th>check</th><th>model</th><th>case</th><th>score</th><th>evidence</th></tr>")
         out += [f"<tr><td>{e(i.check)} <span class=muted>{e(i.metric)}</span></td><td>{e(i.model)}</td><td>{e(i.case_id)}</td>"

@@ -29,7 +29,10 @@ def render(report: dict[str, Any]) -> str:
     v = view(report, MARKDOWN_LIMITS)
     head = v.headline
     unverified = f", {head.unverified} unverified" if head.unverified else ""
-    lines = ["# LLM evaluation", "", f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){unverified}."]
+    lines = ["# LLM evaluation", ""]
+    if v.baseline and v.baseline.verdict_line:  # the run's verdict against the baseline comes first
+        lines += [f"**Verdict: {_cell(v.baseline.verdict_line, 400)}**", ""]
+    lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){unverified}.")
     lines += [f"{_cell(line, 300)}." for line in v.verdicts]
     if v.outcomes_line is not None:
         lines.append(f"Tests (pytest's outcomes, with or without checks): {v.outcomes_line}.")
@@ -50,11 +53,24 @@ def render(report: dict[str, Any]) -> str:
     for board in v.leaderboard:
         lines += [f"### {_cell(board.check)}: {_cell(board.metric)} ({board.direction})", ""]
         unv = bool(head.unverified)  # a column of unverified results, when the run has any
-        lines += ["| rank | model | mean | sd | pass rate | passed |" + (" unverified |" if unv else "") + " n |",
-                  "|---:|---|---:|---:|---:|---:|" + ("---:|" if unv else "") + "---:|"]
-        lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.spread} | {row.pass_rate} | {row.passed} |"
-                  + (f" {row.unverified} |" if unv else "") + f" {row.count} |" for row in board.rows]
+        level = v.interval_level
+        lines += [f"| rank | model | mean | {level} CI | sd | pass rate | {level} CI | passed |" + (" unverified |" if unv else "")
+                  + " n |", "|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if unv else "") + "---:|"]
+        lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.ci} | {row.spread} | {row.pass_rate} | {row.pass_ci} | "
+                  f"{row.passed} |" + (f" {row.unverified} |" if unv else "") + f" {row.count} |" for row in board.rows]
         lines.append("")
+    if v.repeats:
+        lines += ["## Repeated cases", "", "Each case ran several times (draws); pass@k: at least one of k draws passes, "
+                  "pass^k: all k pass.", ""]
+        lines += [f"- {_cell(line, 300)}" for line in v.repeats]
+        lines.append("")
+        if v.flaky.total:
+            lines += ["Flaky cases (passed in some draws, failed in others):", "", "| case | model | check | passed | draws |",
+                      "|---|---|---|---:|---:|"]
+            lines += [f"| {_cell(c.case_id, 80)} | {_cell(c.model)} | {_cell(c.check)} | {c.passed} | {c.draws} |" for c in v.flaky.rows]
+            if v.flaky.more:
+                lines.append(f"\n{v.flaky.more} more flaky cases are in the JSON report.")
+            lines.append("")
 
     if v.perturbation:
         flips = v.perturbation.flips
@@ -70,12 +86,22 @@ def render(report: dict[str, Any]) -> str:
     base = v.baseline
     if base:
         lines += ["## Compared with baseline", "",
-                  f"`{_cell(base.path)}`: **{base.regressions} regression(s)**, {base.improvements} improvement(s) in {base.compared} "
-                  f"comparable result(s); {base.not_comparable} not comparable (signature changed), {base.new} new, {base.missing} gone.", ""]
+                  f"`{_cell(base.path)}`: {base.rows.total} leaderboard row(s) compared over {base.compared} matched result(s); "
+                  f"{base.not_comparable} not comparable (signature changed), {base.new} new, {base.missing} gone.", ""]
+        if base.rows.total:
+            lines += ["| verdict | check | measure | model | before | after | difference | interval | p (Holm) | cases | note |",
+                      "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
+            lines += [f"| {'**' + r.verdict + '**' if r.verdict == 'regressed' else r.verdict} | {_cell(r.check)} | {_cell(r.metric)} "
+                      f"| {_cell(r.model)} | {r.before} | {r.after} | {r.difference} | {r.interval} | {r.p_value} | {r.cases} "
+                      f"| {_cell(r.note, 200)} |" for r in base.rows.rows]
+            lines.append("")
         if base.changes.total:
-            lines += ["| change | check | model | before | after | test |", "|---|---|---|---:|---:|---|"]
-            lines += [f"| {_cell(c.kind)} ({c.measure}) | {_cell(c.evaluator)} {_cell(c.metric)} | {_cell(c.model)} | {c.before} | {c.after} "
+            lines += ["Results that moved to or from a failure (evidence; the rows' tests decide):", "",
+                      "| change | check | model | before | after | test |", "|---|---|---|---:|---:|---|"]
+            lines += [f"| {_cell(c.kind)} | {_cell(c.evaluator)} {_cell(c.metric)} | {_cell(c.model)} | {c.before} | {c.after} "
                       f"| {_cell(c.test, 80)} |" for c in base.changes.rows]
+            if base.changes.more:
+                lines.append(f"\n{base.changes.more} more are in the JSON report.")
             lines.append("")
 
     if v.classification:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..aggregate import NO_MODEL, Summary, models_phrase, shown_model
+from .view import interval
 
-__all__ = ["render_summary", "render_flips", "render_classification", "render_operations", "MAX_FLIP_LINES"]
+__all__ = ["render_summary", "render_repeats", "render_flips", "render_classification", "render_operations", "MAX_FLIP_LINES"]
 
 #: Flips listed at most in the terminal; every report has them all.
 MAX_FLIP_LINES = 20
@@ -22,8 +23,10 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
              + (f", {unverified} unverified" if unverified else "")]
     model_width = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
     unv = "  unv" if unverified else ""  # a column of unverified results, when there are any
-    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 37 - len(unv))
-    header = f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {'sd':>5}  {'pass':>5}{unv}  {'n':>5}"
+    level = f"{1 - summary.alpha:.0%}"
+    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 51 - len(unv))
+    header = (f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {level + ' CI':>11}  {'pass':>5}  "
+              f"{level + ' CI':>9}{unv}  {'n':>5}")
     lines.append(header)
     lines.append("-" * len(header))
     previous = None
@@ -32,11 +35,13 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         shown = _cut(label, check_width) if row.check != previous else ""
         previous = row.check
         mean = "n/a" if row.mean is None else f"{row.mean:.3f}"
-        spread = "" if row.spread is None or row.count < 2 else f"{row.spread:.2f}"
         lines.append(
-            f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  {spread:>5}  "
-            f"{row.pass_rate:>5.0%}" + (f"  {row.unverified:>3}" if unv else "") + f"  {row.count:>5}"
+            f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  "
+            f"{interval(row.ci_low, row.ci_high):>11}  {row.pass_rate:>5.0%}  "
+            f"{interval(row.pass_ci_low, row.pass_ci_high, percent=True):>9}"
+            + (f"  {row.unverified:>3}" if unv else "") + f"  {row.count:>5}"
         )
+    lines += render_repeats(summary, width)
     if summary.best_model:
         passed, count = summary.model_totals[summary.best_model]
         lines.append(f"best model: {summary.best_model} ({passed}/{count} checks passed)")
@@ -61,6 +66,24 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         lines += render_classification(summary, width)
     if summary.operations:
         lines += render_operations(summary, width)
+    return lines
+
+
+def render_repeats(summary: Summary, width: int = 80, limit: int = 10) -> list[str]:
+    """Per row of repeated cases: pass@k and pass^k; then the flaky cases (passed in some draws, failed in others)."""
+    lines = []
+    for row in summary.rows:
+        if row.k is None:
+            continue
+        model = "" if row.model == NO_MODEL else f" on {row.model}"
+        lines.append(_cut(f"repeats: {row.check}{model}: {row.cases} cases, pass@{row.k} {row.pass_at_k:.3f}, "
+                          f"pass^{row.k} {row.pass_hat_k:.3f}, {row.flaky} flaky", width))
+    flaky = summary.flaky
+    for case in flaky[:limit]:
+        model = "" if case.model == NO_MODEL else f" on {case.model}"
+        lines.append(_cut(f"  flaky: {case.check}{model}: passed {case.passed} of {case.draws} draws: {case.case_id}", width))
+    if len(flaky) > limit:
+        lines.append(f"  ... {len(flaky) - limit} more flaky cases in the report")
     return lines
 
 

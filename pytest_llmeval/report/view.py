@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from ..aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from ..result import verdict_of
 
-__all__ = ["view", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
+__all__ = ["view", "interval", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
 
 T = TypeVar("T")
 
@@ -92,6 +92,8 @@ class BoardRow:  # one model's row in a check's leaderboard table
     passed: int
     count: int
     unverified: int = 0
+    ci: str = ""  # the mean's interval, "0.61..0.78" ("" when there is none)
+    pass_ci: str = ""  # the pass rate's, "52-79%"
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class HeatCell:
     signature: str
     goodness: float  # 0 bad .. 1 good, direction-aware: the mean, else the pass rate
     unverified: int = 0
+    ci: str = ""  # the mean's interval
+    pass_ci: str = ""  # the pass rate's
 
 
 @dataclass(frozen=True)
@@ -146,17 +150,32 @@ class Perturbation:
 
 
 @dataclass(frozen=True)
-class ChangeRow:
-    kind: str  # "regression" or "improvement"
-    regression: bool
-    scope: str  # "result" or "mean"
-    measure: str  # "pass/fail" (a result's verdict) or "mean" (a leaderboard mean)
+class ChangeRow:  # one result that moved to or from a failure: evidence, not a verdict
+    kind: str  # "worse" or "better"
+    regression: bool  # moved to a failure
+    scope: str  # "result"
+    measure: str  # "pass/fail"
     evaluator: str
     metric: str
     model: str
     before: str
     after: str
     test: str
+
+
+@dataclass(frozen=True)
+class CompareRow:  # one leaderboard row (and measure) against the baseline, formatted
+    check: str
+    metric: str  # "fail rate" or the primary metric (its mean)
+    model: str
+    before: str
+    after: str
+    difference: str  # "+0.150"
+    interval: str  # "+0.021..+0.270"
+    p_value: str  # Holm-adjusted
+    cases: int
+    verdict: str  # "regressed", "improved", "unchanged", "inconclusive"
+    note: str  # the test used, and for an inconclusive row what the suite could detect and what it needs
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,19 @@ class Baseline:
     new: int
     missing: int
     changes: Capped[ChangeRow]
+    verdict: str = ""  # "regressed", "improved", "inconclusive", "unchanged", "not compared"
+    verdict_line: str = ""  # the run's verdict in one line
+    rows: Capped[CompareRow] = Capped((), 0)
+
+
+@dataclass(frozen=True)
+class FlakyRow:  # a repeated case that both passed and failed
+    case_id: str
+    model: str
+    check: str
+    passed: int
+    draws: int
+    pass_rate: str
 
 
 @dataclass(frozen=True)
@@ -253,6 +285,9 @@ class ReportView:
     problems: tuple[str, ...] = ()  # "groundedness support: model a mean 0.610 below its threshold 0.700 (5 checks)"
     verdicts: tuple[str, ...] = ()  # "12 answer(s) could not be verified offline (...)", what a judge decided
     unverified: Capped[ResultRow] = Capped((), 0)  # results left unverified, in run order
+    repeats: tuple[str, ...] = ()  # per row of repeated cases: "exact_match on a: 60 cases, pass@3 0.950, pass^3 0.410, 20 flaky"
+    flaky: Capped[FlakyRow] = Capped((), 0)  # repeated cases that both passed and failed, lowest pass rate first
+    interval_level: str = "95%"
 
 
 def problem_line(row: Mapping[str, Any]) -> str:
@@ -306,7 +341,27 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         unverified=_capped(unverified, limits.failures, _result),
         operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
                                       for key, model in (summary.get("operations_insights") or {}).items()),
+        repeats=tuple(_repeats_line(row) for row in rows if row.get("k")),
+        flaky=_capped(summary.get("flaky") or [], limits.flips, lambda c: FlakyRow(
+            c["case_id"], shown_model(c.get("model")), c["check"], int(c["passed"]), int(c["draws"]), f"{c['pass_rate']:.0%}")),
+        interval_level=f"{summary.get('interval_level', 0.95):.0%}",
     )
+
+
+def _repeats_line(row: Mapping[str, Any]) -> str:
+    model = "" if row.get("model") is None else f" on {row['model']}"
+    k = row["k"]
+    return (f"{row['check']}{model}: {row.get('cases', 0)} cases, pass@{k} {number(row.get('pass_at_k'))}, "
+            f"pass^{k} {number(row.get('pass_hat_k'))}, {row.get('flaky', 0)} flaky")
+
+
+def interval(low: float | None, high: float | None, *, percent: bool = False, signed: bool = False) -> str:
+    """``0.61..0.78``, ``52-79%`` or ``+0.02..+0.27``; empty when there is no interval."""
+    if low is None or high is None:
+        return ""
+    if percent:
+        return f"{low * 100:.0f}-{high * 100:.0f}%"
+    return f"{low:+.3f}..{high:+.3f}" if signed else f"{low:.2f}..{high:.2f}"
 
 
 def _operations_row(row: Mapping[str, Any]) -> OperationsRow:
@@ -332,7 +387,9 @@ def _boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
         Board(check, group[0]["metric"], "higher is better" if group[0]["higher_is_better"] else "lower is better",
               tuple(BoardRow(str(row.get("rank", "")), shown_model(row["model"]), number(row["mean"]),
                              "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}",
-                             f"{row['pass_rate']:.0%}", row["passed"], row["count"], row.get("unverified", 0)) for row in group))
+                             f"{row['pass_rate']:.0%}", row["passed"], row["count"], row.get("unverified", 0),
+                             interval(row.get("ci_low"), row.get("ci_high")),
+                             interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True)) for row in group))
         for check, group in by_check.items()
     )
 
@@ -347,7 +404,9 @@ def _heatmap(rows: list[dict[str, Any]]) -> Heatmap:
             return None
         mean = row["mean"]
         goodness = row["pass_rate"] if mean is None else (mean if higher else 1.0 - mean)
-        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness, row.get("unverified", 0))
+        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness, row.get("unverified", 0),
+                        interval(row.get("ci_low"), row.get("ci_high")),
+                        interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True))
 
     return Heatmap(
         tuple(Column(check, metric, "↑" if higher else "↓") for check, metric, higher in checks),
@@ -368,11 +427,30 @@ def _perturbation(summary: Mapping[str, Any], limit: int) -> Perturbation | None
 def _baseline(baseline: Mapping[str, Any] | None, limit: int) -> Baseline | None:
     if not baseline:
         return None
-    changes = _capped(baseline["changes"], limit, lambda c: ChangeRow(
-        c["kind"], c["kind"] == "regression", c["scope"], "pass/fail" if c["scope"] == "result" else "mean", c["evaluator"],
-        c["metric"], shown_model(c["model"]), number(c["before"]), number(c["after"]), c.get("nodeid") or ""))
+    changes = _capped(baseline.get("changes") or [], limit, lambda c: ChangeRow(
+        c["kind"], c["kind"] in ("worse", "regression"), c.get("scope", "result"), "pass/fail" if c.get("scope", "result") == "result"
+        else "mean", c["evaluator"], c["metric"], shown_model(c["model"]), number(c["before"]), number(c["after"]), c.get("nodeid") or ""))
+
+    def row(r: Mapping[str, Any]) -> CompareRow:
+        note = r.get("test", "")
+        if r.get("verdict") == "inconclusive":
+            note = f"{note}; {_sizing(r)}"
+        return CompareRow(r["check"], "fail rate" if r["measure"] == "fail rate" else r["metric"], shown_model(r.get("model")),
+                          number(r["before"]), number(r["after"]), f"{r['difference']:+.3f}",
+                          interval(r.get("ci_low"), r.get("ci_high"), signed=True), f"{r['p_adjusted']:.3g}", int(r["cases"]),
+                          r["verdict"], note)
+
     return Baseline(baseline["baseline"], baseline["regressions"], baseline["improvements"], baseline["compared"],
-                    len(baseline["not_comparable"]), baseline["new"], baseline["missing"], changes)
+                    len(baseline["not_comparable"]), baseline["new"], baseline["missing"], changes,
+                    str(baseline.get("verdict", "")), str(baseline.get("verdict_line", "")),
+                    _capped(baseline.get("rows") or [], limit, row))
+
+
+def _sizing(row: Mapping[str, Any]) -> str:
+    """What an inconclusive row's suite could detect and needs (the words of the terminal's line)."""
+    from ..baseline import sizing_text
+
+    return sizing_text(row.get("detectable"), row.get("cases_for"), row.get("repeats_for"), float(row.get("target") or 0.05))
 
 
 def _result(record: Mapping[str, Any]) -> ResultRow:

@@ -1,0 +1,176 @@
+"""How often the noise-aware regression gate fails a run, measured the way users run it.
+
+Run by hand (a few minutes; nothing is written outside a temporary folder)::
+
+    python benchmarks/bench_gate.py
+    python benchmarks/bench_gate.py --pairs-unchanged 40 --runs-worse 20 --workers 4 --json out.json
+
+The script writes a stochastic suite of 60 cases: case ``i`` is answered right
+("Paris", checked with ``assert_exact_match``) with probability
+``p_i = 0.55 + 0.4 * i / 59`` minus ``SHIFT`` (an environment variable), each call
+drawn afresh from ``random.Random`` seeded with ``RUN_SEED`` (an environment
+variable), the test's node id and its draw: reproducible, yet every run and draw
+is an independent draw. A pair is two pytest runs in subprocesses, both with
+``--llmeval-gate=aggregate``: a baseline run that writes ``--llmeval-report``,
+then a candidate run (another seed) with ``--llmeval-baseline`` and
+``--llmeval-fail-on-regression``. The gate failed when the candidate run exits 1.
+Every figure comes through pytest's exit status and the JSON report; no internals
+of the plugin are called.
+
+Scenarios:
+
+- A: nothing changed, one draw per case: a gate failure is a false alarm (target: at most 10%, 4 of 40).
+- B: nothing changed, ``--llmeval-repeat=3`` on both runs (same target).
+- C: every case 15 points worse (SHIFT=0.15), ``--llmeval-repeat=3``: a gate failure is a catch (target: at least 80%, 16 of 20).
+- D: 15 points worse with one draw per case (informational: how often it is caught, how often inconclusive).
+
+Per scenario it prints the runs, the gate failures (count and share), the tally of
+the baseline verdicts, and the median "detectable" difference of the compared rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any
+
+SUITE = '''
+import os
+import random
+
+import pytest
+from pytest_llmeval import assert_exact_match
+
+SHIFT = float(os.environ.get("SHIFT", "0"))
+
+
+@pytest.mark.parametrize("i", range(60))
+def test_answer(i, request):
+    rng = random.Random(f"{os.environ['RUN_SEED']}/{request.node.nodeid}")  # the node id names the draw (-drawK)
+    right = rng.random() < 0.55 + 0.4 * i / 59 - SHIFT
+    assert_exact_match("Paris" if right else "Lyon", "Paris")
+'''
+
+VERDICTS = ("regressed", "inconclusive", "unchanged", "improved")
+
+# name, label, shift, repeat, target: ("at most" | "at least", share of runs whose gate failed) or None
+SCENARIOS = (
+    ("A", "unchanged, repeat 1", 0.0, 1, ("at most", 0.10)),
+    ("B", "unchanged, repeat 3", 0.0, 3, ("at most", 0.10)),
+    ("C", "15 points worse, repeat 3", 0.15, 3, ("at least", 0.80)),
+    ("D", "15 points worse, repeat 1", 0.15, 1, None),
+)
+
+
+class BenchError(RuntimeError):
+    """A pytest run ended in a way the benchmark cannot count."""
+
+
+def pytest_run(folder: str, seed: str, shift: float, repeat: int, *options: str) -> tuple[int, str]:
+    """Run the suite once; (exit status, output)."""
+    # The subprocesses may write bytecode (PYTHONDONTWRITEBYTECODE would make every run compile the plugin again).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RUN_SEED=seed, SHIFT=str(shift))
+    command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py"), "-q", "--tb=no",
+               "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={folder}",
+               "--llmeval-gate=aggregate", f"--llmeval-repeat={repeat}", *options]
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    return done.returncode, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def run_pair(folder: str, name: str, index: int, shift: float, repeat: int, seed: str) -> dict[str, Any]:
+    """One baseline run (SHIFT 0) and one candidate run against it: the candidate's exit status, verdict and rows."""
+    base, now = (os.path.join(folder, f"{name}{index}-{part}.json") for part in ("base", "now"))
+    code, output = pytest_run(folder, f"{seed}/{name}{index}/base", 0.0, repeat, f"--llmeval-report={base}")
+    if code != 0:
+        raise BenchError(f"scenario {name} pair {index}: the baseline run exited {code}:\n{output}")
+    code, output = pytest_run(folder, f"{seed}/{name}{index}/now", shift, repeat, f"--llmeval-report={now}",
+                              f"--llmeval-baseline={base}", "--llmeval-fail-on-regression")
+    if code not in (0, 1) or not os.path.exists(now):
+        raise BenchError(f"scenario {name} pair {index}: the candidate run exited {code}:\n{output}")
+    with open(now, encoding="utf-8") as handle:
+        comparison = json.load(handle).get("baseline")
+    if not comparison:
+        raise BenchError(f"scenario {name} pair {index}: the report has no baseline comparison")
+    return {"exit": code, "verdict": comparison["verdict"], "rows": comparison["rows"]}
+
+
+def tally(outcomes: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Runs, gate failures (exit status 1), verdict counts and the median detectable difference of the rows."""
+    outcomes = list(outcomes)
+    for outcome in outcomes:
+        if outcome["exit"] not in (0, 1):
+            raise BenchError(f"exit status {outcome['exit']} is neither a pass (0) nor a gate failure (1)")
+    failed = sum(outcome["exit"] == 1 for outcome in outcomes)
+    verdicts = {verdict: 0 for verdict in VERDICTS}
+    for outcome in outcomes:
+        verdicts[outcome["verdict"]] = verdicts.get(outcome["verdict"], 0) + 1
+    detectable = [row["detectable"] for outcome in outcomes for row in outcome["rows"] if row.get("detectable") is not None]
+    return {"runs": len(outcomes), "gate_failed": failed, "share": failed / len(outcomes) if outcomes else float("nan"),
+            "verdicts": verdicts, "median_detectable": statistics.median(detectable) if detectable else None}
+
+
+def target_met(figures: dict[str, Any], target: tuple[str, float] | None) -> bool | None:
+    """Whether the share of failed gates meets the target (None: no target)."""
+    if target is None:
+        return None
+    kind, share = target
+    return bool(figures["share"] <= share) if kind == "at most" else bool(figures["share"] >= share)
+
+
+def render(table: Sequence[dict[str, Any]]) -> str:
+    """The table as Markdown."""
+    head = "| scenario | runs | gate failed | " + " | ".join(VERDICTS) + " | median detectable | target | met |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for row in table:
+        detectable = "-" if row["median_detectable"] is None else f"{row['median_detectable']:.3f}"
+        target = "-" if row["target"] is None else f"{row['target'][0]} {row['target'][1]:.0%}"
+        met = {None: "-", True: "met", False: "NOT met"}[row["met"]]
+        lines.append(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['gate_failed']} ({row['share']:.0%}) | "
+                     + " | ".join(str(row["verdicts"].get(v, 0)) for v in VERDICTS) + f" | {detectable} | {target} | {met} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--pairs-unchanged", type=int, default=40, help="pairs of runs in scenarios A and B")
+    parser.add_argument("--runs-worse", type=int, default=20, help="pairs of runs in scenarios C and D")
+    parser.add_argument("--workers", type=int, default=4, help="pairs run at once")
+    parser.add_argument("--seed", default="bench", help="seeds every RUN_SEED (another one draws other runs)")
+    parser.add_argument("--json", default=None, help="also write the table as JSON here")
+    args = parser.parse_args(argv)
+
+    table = []
+    with tempfile.TemporaryDirectory() as folder, ThreadPoolExecutor(max(1, args.workers)) as pool:
+        with open(os.path.join(folder, "test_app.py"), "w", encoding="utf-8") as handle:
+            handle.write(SUITE)
+        for name, label, shift, repeat, target in SCENARIOS:
+            count = args.pairs_unchanged if shift == 0 else args.runs_worse
+            try:
+                outcomes = list(pool.map(partial(run_pair, folder, name, shift=shift, repeat=repeat, seed=args.seed), range(count)))
+                figures = tally(outcomes)
+            except BenchError as error:
+                print(f"benchmark error: {error}", file=sys.stderr)
+                return 2
+            table.append({"scenario": name, "label": label, "shift": shift, "repeat": repeat, **figures,
+                          "target": target, "met": target_met(figures, target)})
+            print(f"{name}: {count} pair(s) done", file=sys.stderr)
+    print(render(table))
+    print(f"\n60 cases; pairs through pytest in subprocesses ({args.workers} at once); seed {args.seed!r}; "
+          "gate failed = the candidate run exited 1 (--llmeval-gate=aggregate --llmeval-fail-on-regression)")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(table, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
