@@ -163,7 +163,7 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
         from .report.junit import add_suite_properties
 
         try:
-            add_suite_properties(session.config, eval_session.summary())
+            add_suite_properties(session.config, eval_session.summary(), comparison)
         except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
             warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
     if not eval_session.settings.report:

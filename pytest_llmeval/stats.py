@@ -183,20 +183,32 @@ def mcnemar_exact(worse: int, better: int) -> float:
     if n == 0:
         return 1.0
     k = min(worse, better)
-    tail: float = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+    if n <= 1000:
+        tail: float = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+    else:  # the same sum in logs: exact integers of thousands of digits cost more than they tell
+        logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0) for i in range(k + 1)]
+        top = max(logs)
+        tail = math.exp(top) * math.fsum(math.exp(v - top) for v in logs)
     return min(1.0, 2.0 * tail)
 
 
-def sign_flip_test(differences: Sequence[float], *, resamples: int = 20000, seed: int = 0, exact_below: int = 17) -> float:
+def sign_flip_test(differences: Sequence[float], *, resamples: int = 20000, seed: int = 0, exact_below: int = 17,
+                   normal_above: int = 5000) -> float:
     """Two-sided p-value of a paired sign-flip permutation test of ``mean(differences) == 0``.
 
     Exact over every sign pattern when fewer than ``exact_below`` differences are non-zero,
-    else Monte Carlo with ``resamples`` seeded draws (``(hits + 1) / (resamples + 1)``, never 0).
+    normal beyond ``normal_above`` of them, else Monte Carlo with ``resamples`` seeded draws
+    (``(hits + 1) / (resamples + 1)``, never 0).
     """
     nonzero = [d for d in differences if d != 0.0]
     if not nonzero:
         return 1.0
     observed = abs(math.fsum(nonzero)) - 1e-9 * max(1.0, abs(math.fsum(nonzero)))
+    if len(nonzero) > normal_above:
+        # Thousands of differences: the sign-flip distribution of the sum is normal to well within the Monte Carlo's
+        # own error (mean 0, variance the sum of squares), and drawing it would cost memory in proportion.
+        z = abs(math.fsum(nonzero)) / math.sqrt(math.fsum(d * d for d in nonzero))
+        return min(1.0, 2.0 * (1.0 - NormalDist().cdf(z)))
     if len(nonzero) < exact_below:
         hits = 0
         total = 1 << len(nonzero)
@@ -209,8 +221,9 @@ def sign_flip_test(differences: Sequence[float], *, resamples: int = 20000, seed
     rng = np.random.default_rng(seed)
     values = np.asarray(nonzero, dtype=float)
     hits = 0
-    for start in range(0, resamples, 4096):
-        size = min(4096, resamples - start)
+    chunk = max(1, min(4096, (1 << 22) // len(values)))  # at most about 4 million signs at a time
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
         signs = rng.integers(0, 2, size=(size, len(values)), dtype=np.int8) * 2 - 1
         hits += int(np.count_nonzero(np.abs(signs @ values) >= observed))
     return (hits + 1) / (resamples + 1)
@@ -347,4 +360,6 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
 def _sign_flip(differences: Sequence[float]) -> tuple[float, str]:
     nonzero = sum(d != 0.0 for d in differences)
     p_value = sign_flip_test(differences)
-    return p_value, "sign-flip permutation (exact)" if nonzero < 17 else "sign-flip permutation (20000 draws)"
+    if nonzero < 17:
+        return p_value, "sign-flip permutation (exact)"
+    return p_value, "sign-flip permutation (normal)" if nonzero > 5000 else "sign-flip permutation (20000 draws)"

@@ -145,6 +145,10 @@ def test_a_baseline_without_repeats_is_compared_case_by_case(pytester):
     assert row["cases"] == 6 and (row["results_before"], row["results_after"]) == (6, 18)
     assert row["test"].startswith("sign-flip permutation") and row["verdict"] == "inconclusive"
     html = (pytester.path / "now.html").read_text()
+    junit = pytester.runpytest("--llmeval-baseline=base.json", "--junitxml=j.xml")
+    xml = (pytester.path / "j.xml").read_text()
+    assert '<property name="llmeval.verdict" value="' in xml and 'name="llmeval.exact_match.exact_match.pass_rate_ci"' in xml
+    assert junit.ret == 1  # per-test gate: the failing draws fail their tests
     assert "<b>Verdict: inconclusive" in html and "could detect a change of about" in html
 
 

@@ -535,3 +535,16 @@ def test_proportion_interval_contains_the_mean(clusters, alpha):
     cases = wilson(sum(values) / len(values) * len(clusters), len(clusters), alpha)
     results = wilson(sum(values), len(values), alpha)
     assert results[1] - results[0] - 1e-9 <= hi - lo <= cases[1] - cases[0] + 1e-9
+
+
+def test_large_samples_take_the_exact_tests_fast_forms():
+    """Thousands of discordant pairs: McNemar's sum in logs; thousands of differences: the sign-flip test's normal form."""
+    for worse, better in ((600, 500), (5100, 4900), (2000, 1)):
+        assert mcnemar_exact(worse, better) == pytest.approx(scipy_stats.binomtest(better, worse + better, 0.5).pvalue,
+                                                             rel=1e-9, abs=1e-300)
+    rng = np.random.default_rng(11)
+    d = rng.choice([-1.0, -0.5, 0.5, 1.0], size=6000) + 0.01
+    reference = scipy_stats.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=4000,
+                                             random_state=1).pvalue
+    assert sign_flip_test(d.tolist()) == pytest.approx(reference, abs=0.03)
+    assert paired([[v] for v in d], [[0.0]] * len(d), proportion=False).test == "sign-flip permutation (normal)"

@@ -27,9 +27,9 @@ def junit_writer(config: pytest.Config) -> Any:
     return None
 
 
-def add_suite_properties(config: pytest.Config, summary: Any) -> None:
-    """``llmeval.checks``, ``llmeval.passed``, ``llmeval.unverified``, ``llmeval.<model>.<check>.<metric>.mean`` ... and
-    ``llmeval.flip.N``."""
+def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = None) -> None:
+    """``llmeval.checks``, ``llmeval.passed``, ``llmeval.unverified``, ``llmeval.<model>.<check>.<metric>.mean`` ...,
+    ``llmeval.flip.N`` and, against a baseline, ``llmeval.verdict`` and ``llmeval.verdict_line``."""
     from ..aggregate import NO_MODEL
 
     xml = junit_writer(config)
@@ -48,6 +48,9 @@ def add_suite_properties(config: pytest.Config, summary: Any) -> None:
         add("llmeval.escalated", sum(summary.escalated.values()))
     if summary.best_model:
         add("llmeval.best_model", summary.best_model)
+    if comparison is not None:
+        add("llmeval.verdict", comparison.verdict)
+        add("llmeval.verdict_line", comparison.verdict_line())
     for row in summary.rows:
         # A test without a model is no model: its rows are llmeval.<check>.<metric>.*
         prefix = f"llmeval.{row.check}.{row.metric}" if row.model == NO_MODEL else f"llmeval.{row.model}.{row.check}.{row.metric}"
@@ -55,6 +58,9 @@ def add_suite_properties(config: pytest.Config, summary: Any) -> None:
             add(f"{prefix}.mean", round(row.mean, 6))
         add(f"{prefix}.pass_rate", round(row.pass_rate, 6))
         add(f"{prefix}.count", row.count)
+        if row.ci_low is not None and row.ci_high is not None:
+            add(f"{prefix}.ci", f"{row.ci_low:.6f}..{row.ci_high:.6f}")
+        add(f"{prefix}.pass_rate_ci", f"{row.pass_ci_low:.6f}..{row.pass_ci_high:.6f}")
     if summary.perturbed_checks:
         add("llmeval.perturbed_checks", summary.perturbed_checks)
         add("llmeval.flips", len(summary.flips))
