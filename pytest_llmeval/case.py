@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "load_cases", "read_cases"]
+__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "ROW_KEYS", "load_cases", "read_cases", "row_fields"]
 
 #: What each field of a case means, used in error messages.
 CASE_FIELDS: Mapping[str, str] = MappingProxyType(
@@ -155,48 +155,92 @@ class Case:
         Accepts the seed-002 layout (``input.question``, ``input.conversation_history``,
         ``expected_output.answer``, ``metadata``) plus ``id``, ``retrieved_context``,
         ``conditions``, ``model`` and ``actual_output`` (a string, or a mapping with
-        ``answer``). Flat keys (``question``, ``expected``, ``context``, ``actual``) work too.
+        ``answer``). Flat keys (``question``, ``expected``, ``context``, ``actual``) work too,
+        and so do the seeds' spellings (``expected output``, ``Expected answer``,
+        ``retrieval context``; see :data:`ROW_KEYS`). An unknown key raises ``ValueError``.
 
-        >>> Case.from_record({"input": {"question": "2+2?"}, "expected_output": {"answer": "4"},
+        >>> Case.from_record({"input": {"question": "2+2?"}, "expected output": {"answer": "4"},
         ...                   "actual_output": "4", "model": "m"}).expected
         ('4',)
         """
         if not isinstance(record, Mapping):
             raise TypeError(f"Case.from_record: a record must be a mapping, got {type(record).__name__}")
-        inp = record.get("input") or {}
+        row = row_fields(record)
+        inp = row.get("input") or {}
         if isinstance(inp, str):
             inp = {"question": inp}
         if not isinstance(inp, Mapping):
             raise TypeError(f"'input' must be a mapping (question, conversation_history) or a str, got {type(inp).__name__}")
-        expected_output = record.get("expected_output", record.get("expected"))
+        expected_output: Any = row.get("expected")
         if isinstance(expected_output, Mapping):
             expected_output = expected_output.get("answer")
-        actual = record.get("actual_output", record.get("actual"))
+        actual = row.get("actual")
         if isinstance(actual, Mapping):
             actual = actual.get("answer")
+        metadata = row.get("metadata") or {}
+        if isinstance(metadata, Mapping) and any(row.get(k) is not None and k not in metadata for k in _PERTURBATION_KEYS):
+            metadata = {**{k: row[k] for k in _PERTURBATION_KEYS if row.get(k) is not None}, **metadata}
         return cls(
             actual=actual,
             expected=expected_output,
-            question=inp.get("question", record.get("question")),
-            context=record.get("retrieved_context", record.get("context")),
-            conditions=record.get("conditions"),
-            history=inp.get("conversation_history", record.get("history")),
-            model=record.get("model"),
-            case_id=None if record.get("id") is None else str(record.get("id")),
-            metadata=record.get("metadata") or {},
+            question=inp.get("question", row.get("question")),
+            context=row.get("context", ()),
+            conditions=row.get("conditions"),
+            history=inp.get("conversation_history", row.get("history")),
+            model=row.get("model"),
+            case_id=None if row.get("id") is None else str(row.get("id")),
+            metadata=metadata,
         )
+
+
+#: The keys a dataset row may have, by the field each fills (the first is the seed-002 name).
+#: Case, spaces and hyphens do not matter: ``expected output`` (seed 002), ``Expected answer``
+#: (seed 000) and ``retrieval context`` (seed 004) are ``expected_output``, ``expected_answer``
+#: and ``retrieval_context``.
+ROW_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "id": ("id", "case_id"),
+    "input": ("input",),
+    "question": ("question",),
+    "history": ("history", "conversation_history"),
+    "expected": ("expected_output", "expected", "expected_answer", "answer"),
+    "actual": ("actual_output", "actual", "actual_answer"),
+    "context": ("retrieved_context", "context", "retrieval_context", "retrieved_contexts"),
+    "conditions": ("conditions",),
+    "model": ("model",),
+    "metadata": ("metadata",),
+    "perturbation": ("perturbation",),
+    "perturbation_of": ("perturbation_of",),
+})
+_ALIASES = {alias: name for name, aliases in ROW_KEYS.items() for alias in aliases}
+_PERTURBATION_KEYS = ("perturbation", "perturbation_of")
+
+
+def _row_key(key: object) -> str | None:
+    """The field a row key fills (``'Expected output'`` -> ``'expected'``), or ``None``."""
+    if not isinstance(key, str):
+        return None
+    return _ALIASES.get("_".join(key.replace("-", " ").replace("_", " ").lower().split()))
+
+
+def row_fields(record: Mapping[Any, Any]) -> dict[str, Any]:
+    """``record`` keyed by the fields its keys fill; an unknown or doubled key raises ``ValueError``."""
+    out: dict[str, Any] = {}
+    given: dict[str, Any] = {}
+    for key, value in record.items():
+        name = _row_key(key)
+        if name is None:
+            accepted = ", ".join("/".join(repr(a) for a in aliases) for aliases in ROW_KEYS.values())
+            raise ValueError(f"unknown key {key!r}; accepted keys: {accepted} (case, spaces and hyphens aside: "
+                             "'expected output' is 'expected_output')")
+        if name in given:
+            raise ValueError(f"{key!r} and {given[name]!r} both give the {name!r} field; keep one")
+        given[name] = key
+        out[name] = value
+    return out
 
 
 class CaseFileError(ValueError):
     """A dataset row that is not a valid case; the message starts with ``file:line``."""
-
-
-_CSV_FIELDS = {
-    "id": "id", "case_id": "id", "question": "question", "input": "question", "expected": "expected",
-    "expected_output": "expected", "answer": "expected", "actual": "actual", "actual_output": "actual", "context": "context",
-    "retrieved_context": "context", "model": "model", "conditions": "conditions", "perturbation": "perturbation",
-    "perturbation_of": "perturbation_of",
-}
 
 
 def _csv_cell(value: str) -> Any:
@@ -224,16 +268,22 @@ def _csv_records(path: str) -> Iterable[tuple[str, Any]]:
                 yield where, ValueError(f"more cells than the {len(reader.fieldnames)} columns of the header")
                 continue
             record: dict[str, Any] = {"metadata": {}}
+            columns: dict[str, str] = {}
+            clash = ""
             for column, value in row.items():
                 if value is None or value.strip() == "":
                     continue
-                key = _CSV_FIELDS.get(column.strip().lower())
-                if key is None:
+                key = _row_key(column)
+                if key is None or key == "metadata":  # other columns are metadata
                     record["metadata"][column.strip()] = value.strip()
-                elif key in ("expected", "context"):
-                    record[key] = _csv_cell(value)
-                else:
-                    record[key] = value.strip()
+                    continue
+                if key in columns:
+                    clash = clash or f"columns {columns[key]!r} and {column.strip()!r} both give the {key!r} field"
+                columns[key] = column.strip()
+                record[key] = _csv_cell(value) if key in ("expected", "context", "history") else value.strip()
+            if clash:
+                yield where, ValueError(clash)
+                continue
             yield where, record
 
 
@@ -284,7 +334,8 @@ def _json_records(path: str, whole: bool) -> Iterable[tuple[str, Any]]:
 def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
     """Cases with where each came from (``file:line``), from JSON Lines, JSON, CSV or YAML.
 
-    Rows use the seed-002 layout (see :meth:`Case.from_record`); a row may name the row
+    Rows use the seed-002 layout (see :meth:`Case.from_record`; a key outside :data:`ROW_KEYS`
+    is an error, except that CSV keeps other columns as metadata); a row may name the row
     it perturbs (``perturbation_of``, its id) and how (``perturbation``), kept in the
     case's metadata. A bad row raises :class:`CaseFileError` naming the file and line:
     rows are never skipped silently (blank lines and ``#`` comments in JSON Lines are
@@ -307,8 +358,9 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
         try:
             if not isinstance(record, Mapping):
                 raise TypeError(f"a row must be a mapping of fields, got {type(record).__name__}")
+            record = row_fields(record)
             metadata = dict(record.get("metadata") or {})
-            for key in ("perturbation", "perturbation_of"):
+            for key in _PERTURBATION_KEYS:
                 if record.get(key) is not None:
                     metadata[key] = record[key]
                 if isinstance(metadata.get(key), int) and not isinstance(metadata[key], bool):

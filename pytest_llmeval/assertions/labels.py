@@ -5,18 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..case import Case
-from ..current import current_context
 from ..result import Result
-from .core import _group_defaults, _run, assert_check, format_failure, raise_failure
+from .core import assert_check, evaluate, format_failure, raise_failure
 
 __all__ = ["assert_classification", "record_label"]
-
-
-def _labels(helper: str, name: str, values: Any) -> list[str]:
-    if isinstance(values, str) or not isinstance(values, Sequence) or not all(isinstance(v, str) for v in values):
-        raise TypeError(f"{helper}: argument '{name}' must be a list of labels (str); got {values!r:.80}")
-    return list(values)
 
 
 def assert_classification(
@@ -37,28 +29,16 @@ def assert_classification(
 
     ``scores``: per prediction, the model's score for each label (``{"spam": 0.9, "ham": 0.1}``), for
     ROC AUC and the ROC / precision-recall curves in the reports. ``thresholds={"f1": 0.8}`` gates F1 too.
+    ``evaluate("classification", actual=predicted, expected=expected)`` gives the same result without asserting.
     """
     __tracebackhide__ = True
-    truth = _labels("assert_classification", "expected", expected)
-    guesses = _labels("assert_classification", "predicted", predicted)
-    if len(truth) != len(guesses) or not truth:
-        raise ValueError(f"assert_classification: 'expected' has {len(truth)} labels and 'predicted' {len(guesses)}; "
-                         "give one predicted label per true label, at least one")
-    if scores is not None and (isinstance(scores, (str, Mapping)) or len(scores) != len(truth)):
-        raise TypeError(f"assert_classification: argument 'scores' must be one {{label: score}} mapping per prediction "
-                        f"({len(truth)}); got {scores!r:.80}")
-    names = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(truth))]
-    if len(names) != len(truth):
-        raise ValueError(f"assert_classification: 'ids' has {len(names)} ids for {len(truth)} predictions; give one id per prediction")
-    model, case = _group_defaults(model, case)
-    cases = [Case(actual=guess, expected=(label,), model=model, case_id=case,
-                  metadata={"id": name} if scores is None else {"id": name, "scores": scores[i]})
-             for i, (label, guess, name) in enumerate(zip(truth, guesses, names))]
+    from ..evaluators.labels import label_cases
+
+    label_cases("assert_classification", expected, predicted, scores=scores, ids=ids)  # errors name this helper's arguments
+    given = {"scores": scores, "ids": ids}
     params = {"average": average, "labels": None if labels is None else list(labels), "detailed_curve": detailed_curve}
-    result = _run("classification", cases, threshold, thresholds, params, False)[0]
-    context = current_context()
-    if context is not None:
-        context.record(result)
+    result = evaluate("classification", actual=predicted, expected=expected, metadata={k: v for k, v in given.items() if v is not None},
+                      params=params, threshold=threshold, thresholds=thresholds, model=model, case=case)
     if not result.passed:
         raise_failure(result, format_failure(result))
     return result

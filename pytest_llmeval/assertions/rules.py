@@ -52,7 +52,7 @@ def assert_no_pii_presidio(
     actual: str, *, context: Any = None, entities: Any = None, score_threshold: float = 0.5, entity_thresholds: Any = None,
     evaluate_context: bool = True, language: str = "en", spacy_model: str | None = None, **kwargs: Any,
 ) -> Result:
-    """No PII by Microsoft Presidio (names, locations, contacts, IDs) in the answer (or context); the detail has an anonymised text.
+    """No PII by Microsoft Presidio (names, contacts, addresses, IDs) in the answer (or context); the detail has an anonymised text.
 
     ``entity_thresholds`` sets Presidio confidences per entity type (default: phone numbers at 0.4, others at ``score_threshold``).
     ``language="ja"`` analyses Japanese text with GiNZA (``pip install 'pytest-llmeval[presidio-ja]'``); the metric

@@ -270,7 +270,7 @@ class Dag(JudgeEvaluator):
 
 # -- QAG summarization, task completion, SelfCheckGPT -------------------------------------------------------
 
-_ALIGN = """Does the source text contradict the claim? Reply with JSON only: {{"verdict": "yes"}} (the source supports it),
+_ALIGN = """Does the claim agree with the source text? Reply with JSON only: {{"verdict": "yes"}} (the source supports it),
 {{"verdict": "no"}} (the source contradicts it) or {{"verdict": "idk"}} (the source does not say), plus a short "reason".
 
 Source: {source}
@@ -295,6 +295,7 @@ class SummarizationQAG(JudgeEvaluator):
     """min(alignment, coverage) by question-answer generation; the source is the context."""
 
     name = "summarization_qag"
+    version = "2"  # 2: the alignment question asks whether the claim agrees with the source, as its answer key reads
     helper = "assert_summary_qag"
     extra = "judge"
     description = "The summary is aligned with the source and covers it, by closed questions (LLM judge, QAG)"

