@@ -9,7 +9,9 @@ one run (never compared with a stored number):
 - faithfulness on N cases: first run (every verdict asked and recorded) against the
   replay (every verdict from the cache, zero calls);
 - N concurrent single-verdict requests through one judge with ``max_concurrency`` 1
-  against 8: the semaphore bounds requests in flight, and lifting it scales.
+  against 8: the semaphore bounds requests in flight, and lifting it scales;
+- one faithfulness check of 8 claims with ``max_concurrency`` 1 against 8: its verdicts go out
+  together (tests/test_fanout.py checks they are in flight at once, not how long they take).
 """
 
 from __future__ import annotations
@@ -75,6 +77,21 @@ def main() -> None:
 
         one, eight = burst(1), burst(8)
         print(f"{args.cases} requests from 8 threads: max_concurrency 1 {one:.2f} s, 8 {eight:.2f} s: {one / eight:.1f}x")
+
+        claims = [f"claim {i}" for i in range(8)]
+        server.responder = lambda body: {"text": json.dumps({"claims": claims} if "Break the answer" in body["messages"][0]["content"]
+                                                            else {"verdict": "yes"}), "delay": args.latency}
+
+        def fan_out(concurrency):
+            evaluator = Registry(entry_points=False).create("faithfulness")
+            judge = OpenAIJudge("bench", base_url=server.base_url, max_retries=0, max_concurrency=concurrency)
+            with tempfile.TemporaryDirectory() as directory:
+                evaluator.bind_judge(JudgeRunner(judge, VerdictCache(directory, "record")))
+                return timed(lambda: evaluator.evaluate([Case(actual="answer", context=["ctx"])]))[0]
+
+        fan_out(8)  # warm up: the pool's threads and connections
+        one, eight = fan_out(1), fan_out(8)
+        print(f"one check of 8 claims: max_concurrency 1 {one:.2f} s, 8 {eight:.2f} s: {one / eight:.1f}x")
     finally:
         server.stop()
 

@@ -89,6 +89,7 @@ class LeaderboardRow:
     spread: float | None = None  # population standard deviation of the primary metric
     threshold: float | None = None  # the primary metric's threshold, when every result had the same one
     unverified: int = 0  # results whose verdict is unverified (not counted in passed)
+    expected: int = 0  # failed results of tests marked xfail that failed as expected (shown apart, not as a surprise)
     #: The interval of the mean (None: no mean, or fewer than two cases of scores other than 0 and 1) and of the pass
     #: rate, at 1 - alpha, repeats of a case clustered (see :mod:`.stats`).
     ci_low: float | None = None
@@ -183,6 +184,8 @@ class Summary:
     #: Every repeated case's draws per check and model, and the interval level of the rows (1 - alpha).
     repeats: tuple[CaseDraws, ...] = ()
     alpha: float = 0.05
+    #: Failed checks of tests that failed as their xfail marker expected.
+    expected_failures: int = 0
 
     @property
     def pass_rate(self) -> float:
@@ -218,6 +221,7 @@ class Summary:
             "passed": self.passed,
             "pass_rate": self.pass_rate,
             "unverified": self.unverified_count,
+            "expected_failures": self.expected_failures,
             "unverified_by_check": dict(self.unverified),
             "escalated": sum(self.escalated.values()),
             "escalated_verdicts": dict(self.escalated),
@@ -290,7 +294,8 @@ def _labels(records: list[Record]) -> tuple[list[str], dict[str, tuple[str, str]
     return out, labels
 
 
-def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alpha: float = 0.05) -> Summary:
+def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alpha: float = 0.05,
+              expected: frozenset[str] = frozenset()) -> Summary:
     """Aggregate ``records`` (``Result.to_dict()`` dicts, optionally with ``nodeid`` and ``tags``).
 
     The leaderboard, best model and most difficult case are computed on original
@@ -329,6 +334,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
                 spread=None if mean is None else (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5,
                 threshold=limits.pop() if len(limits) == 1 else None,
                 unverified=sum(1 for m in members if verdict_of(m) == "unverified"),
+                expected=sum(1 for m in members if verdict_of(m) == "fail" and m.get("nodeid") in expected),
                 **asdict(figures),
             )
         )
@@ -368,10 +374,11 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         rows=tuple(ranked_rows),
         model_totals={m: (p, c) for m, (p, c) in totals.items()},
         best_model=best,
-        hardest_case=_hardest_case([r for r, _ in ranked]),
+        hardest_case=_hardest_case([r for r, _ in ranked if r.get("nodeid") not in expected]),
         flips=_flips(records, all_labels, flip_delta),
         perturbed_checks=len(records) - len(originals),
-        insights=_insights(ranked),
+        insights=_insights([(r, label) for r, label in ranked if r.get("nodeid") not in expected]),
+        expected_failures=sum(1 for r in records if verdict_of(r) == "fail" and r.get("nodeid") in expected),
         classification=_classification([r for r, _ in ranked if r.get("evaluator") == "label_prediction"]),
         operations=operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
         unverified=dict(Counter(r["evaluator"] for r in records if verdict_of(r) == "unverified")),

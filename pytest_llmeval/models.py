@@ -222,12 +222,7 @@ class Embedder:
         try:
             model = SentenceTransformer(path, device=device)
         except Exception as exc:  # noqa: BLE001 - every failure gets the same advice
-            offline = " (HF_HUB_OFFLINE=1 is set: only local folders and installed packages work)" if os.environ.get("HF_HUB_OFFLINE") else ""
-            raise ModelLoadError(
-                f"could not load the embedding model {self.name!r}{offline}: {exc}. "
-                f"Set llmeval_embedding_model (ini) or --llmeval-embedding-model to a sentence-transformers "
-                f"name or a local folder, or {EXTRA_HINT} for the embedded {DEFAULT_EMBEDDING_MODEL}."
-            ) from None
+            raise ModelLoadError(self._load_failure(exc, embedded=path != self.name)) from None
         half = half_precision(device, self._cache.precision)
         if half:
             model = model.half()
@@ -235,6 +230,18 @@ class Embedder:
         if ("fp16" if half else "fp32") != self.precision:
             self._use_precision("fp16" if half else "fp32")
         return model
+
+    def _load_failure(self, exc: Exception, *, embedded: bool) -> str:
+        """Why the model did not load, naming where its name came from; the extra only when part of it is missing."""
+        if self.name == self._cache.embedding_model:
+            where, fix = "set by --llmeval-embedding-model / llmeval_embedding_model (ini)", "Set it to"
+        else:
+            where, fix = "given as scorer= (params={'model': ...} of evaluate())", "Pass scorer="
+        offline = " (HF_HUB_OFFLINE=1 is set: only local folders and installed packages work)" if os.environ.get("HF_HUB_OFFLINE") else ""
+        reason = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
+        extra = "" if embedded or embedded_model_path() else f"; for the embedded {DEFAULT_EMBEDDING_MODEL}: {EXTRA_HINT}"
+        return (f"could not find or load the embedding model {self.name!r} {where}: {reason}. "
+                f"{fix} a sentence-transformers model name or a local folder{offline}{extra}.")
 
     # -- encoding --------------------------------------------------------------------
 

@@ -232,6 +232,12 @@ OPTIONS: tuple[Option, ...] = (
            "Judge requests in flight at once, per process", "N"),
     Option("judge_timeout", _number("a positive number of seconds", 0.001), "60",
            "Seconds before a judge request times out and is retried", "SECONDS"),
+    Option("judge_retries", _number("an integer from 0 to 10", 0, 10, int), "3",
+           "Times a judge request is asked again after a timeout, a lost connection, 408, 409, 429, 5xx or an unreadable "
+           "reply, while --llmeval-judge-budget lasts", "N"),
+    Option("judge_budget", _number("a positive number of seconds", 0.001), "120",
+           "Seconds one judge request may take, its retries and their waits included (never less than one "
+           "--llmeval-judge-timeout); a judge that times out 3 requests in a row is not asked again this run", "SECONDS"),
     Option("judge_prefetch", _boolean, "false",
            "In tests parametrized from cases(...), ask the next tests' judge verdicts together in the background when every "
            "field a judge check reads comes from the case (they are cached for those tests)", "BOOL"),
@@ -276,6 +282,8 @@ class Settings:
     judge_max_tokens: int = 1024
     judge_max_concurrency: int = 4
     judge_timeout: float = 60.0
+    judge_retries: int = 3
+    judge_budget: float = 120.0
     judge_prefetch: bool = False
     offline: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # where each value came from

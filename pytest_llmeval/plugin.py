@@ -77,7 +77,8 @@ def pytest_llmeval_make_judge(config: pytest.Config, settings: Any) -> Any:
     return OpenAIJudge(settings.judge_model, base_url=settings.judge_base_url or None, api_key_env=settings.judge_api_key_env,
                        json_mode=settings.judge_json_mode, price_per_million=settings.judge_price,
                        temperature=settings.judge_temperature, seed=settings.judge_seed, max_tokens=settings.judge_max_tokens,
-                       max_concurrency=settings.judge_max_concurrency, timeout=settings.judge_timeout)
+                       max_concurrency=settings.judge_max_concurrency, timeout=settings.judge_timeout,
+                       max_retries=settings.judge_retries, budget=settings.judge_budget)
 
 
 class _RunHooks:
@@ -166,9 +167,12 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
             add_suite_properties(session.config, eval_session.summary(), comparison)
         except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
             warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
+    from .report.build import interruption, interruption_key
+
+    session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
     if not eval_session.settings.report:
         return
-    from .report import write_reports
+    from .report import ReportsNotWritten, write_reports
     from .report.build import build_report
 
     try:
@@ -182,6 +186,12 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
     for path in eval_session.settings.report:
         try:
             eval_session.written.extend(write_reports(report, path))
+        except ReportsNotWritten as exc:  # the directory's other files were written: say which were not
+            failed = True
+            eval_session.written.extend(exc.written)
+            for target, error in exc.failed:
+                warnings.warn(LLMEvalWarning(f"could not write the llmeval report {target!r}: {error}"), stacklevel=1)
+                eval_session.written.append(f"FAILED {target}: {error}")
         except Exception as exc:  # noqa: BLE001 - one writer's failure must not cost the other reports
             failed = True
             warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)

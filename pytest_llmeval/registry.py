@@ -171,6 +171,18 @@ class Registry:
         self._load_entry_points()
         return sorted(self._targets)
 
+    def _unknown(self, name: str) -> str:
+        """The error for an unknown name: the close names first, then where to see them all."""
+        import difflib
+
+        names = self.names()
+        lowered = {n.lower(): n for n in names}
+        close = [lowered[n] for n in difflib.get_close_matches(name.lower(), lowered, n=3, cutoff=0.7)]
+        # a name inside the typed one (``bleu_score``) or the typed one inside a name (``pii``)
+        close += [n for n in names if n not in close and len(name) >= 3 and (name.lower() in n or n in name.lower())][: 5 - len(close)]
+        hint = f"; did you mean: {', '.join(close)}?" if close else ""
+        return f"no evaluator named {name!r}{hint} (`pytest --llmeval-evaluators` lists all {len(names)})"
+
     def resolve(self, name: str) -> type[Evaluator]:
         """The evaluator class registered under ``name``, imported now if needed."""
         if not isinstance(name, str):
@@ -180,7 +192,7 @@ class Registry:
         if name not in self._targets:
             self._load_entry_points()
         if name not in self._targets:
-            raise UnknownEvaluatorError(f"no evaluator named {name!r}; known evaluators: {', '.join(self.names())}")
+            raise UnknownEvaluatorError(self._unknown(name))
         target = self._targets[name]
         if isinstance(target, str):
             module_name, _, attribute = target.partition(":")

@@ -8,8 +8,11 @@ its totals and the terminal lines in :mod:`.report.build`.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import time
+import types
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -129,16 +132,31 @@ class EvalSession:
         return [{**runner.stats(), **(empty if index else {})} for index, runner in enumerate(self.runners())]
 
     def announce(self, line: str) -> None:
-        """Show progress (model loads) on the terminal, even while output is captured."""
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        """Show progress (model loads) on the terminal, even while output is captured.
+
+        Inside a test, in pytest's default progress mode, the last line is left open; before the test's
+        next result the file's name is written again (ending it), so the dots carry on after a name.
+        """
+        manager = self.config.pluginmanager
+        reporter, capture = manager.get_plugin("terminalreporter"), manager.get_plugin("capturemanager")
         if reporter is None:
             return
-        capture = self.config.pluginmanager.get_plugin("capturemanager")
-        if capture is not None:
-            with capture.global_and_fixture_disabled():
-                reporter.write_line(line)
-        else:
-            reporter.write_line(line)
+        inside = bool(os.environ.get("PYTEST_CURRENT_TEST")) and reporter.showfspath and not reporter.showlongtestinfo
+        resume = manager.get_plugin("llmeval-progress")
+        text = ("\n" if resume else "") + line
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            if inside:
+                reporter.ensure_newline()
+                reporter.write(text, flush=True)
+            else:
+                reporter.write_line(text)
+        if inside and resume is None:
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+                manager.unregister(name="llmeval-progress")
+                reporter.write_fspath_result(report.nodeid, "")
+
+            manager.register(types.SimpleNamespace(pytest_runtest_logreport=pytest_runtest_logreport), "llmeval-progress")
 
     # -- set-up ------------------------------------------------------------------
 
@@ -261,8 +279,9 @@ class EvalSession:
         if self._summary is None or self._summary[0] != len(self.records):
             from .aggregate import summarize
 
+            expected = frozenset(nodeid for nodeid, outcome in self.outcomes.items() if outcome == "xfailed")
             self._summary = (len(self.records), summarize(self.ordered_records(), flip_delta=self.settings.flip_delta,
-                                                          alpha=self.settings.alpha))
+                                                          alpha=self.settings.alpha, expected=expected))
         return self._summary[1]
 
     def comparison(self) -> Comparison | None:

@@ -118,3 +118,53 @@ def test_no_module_is_too_long():
     lengths = {str(p.relative_to(PACKAGE.parent)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
     assert {name: n for name, n in lengths.items() if n > 520} == {}
     assert lengths["pytest_llmeval/session.py"] < 300
+
+
+TIMERS = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time", "default_timer", "timeit"}
+
+
+def _reads_clock(node: ast.AST, timed: set[str], tainted: set[str]) -> bool:
+    """Whether ``node`` reads the clock: a timer call, a call of a function returning one, or a name bound to one."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if (name in TIMERS and (not isinstance(func, ast.Attribute) or ast.unparse(func.value) in ("time", "timeit"))) or name in timed:
+                return True
+        elif isinstance(child, ast.Name) and child.id in tainted:
+            return True
+    return False
+
+
+def wall_clock_asserts(source: str) -> list[str]:
+    """The ``assert`` statements of ``source`` that compare a time read from the clock (waits and deadlines are fine)."""
+    tree = ast.parse(source)
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    timed = {f.name for f in functions
+             if any(isinstance(n, ast.Return) and n.value is not None and _reads_clock(n.value, set(), set()) for n in ast.walk(f))}
+    found = []
+    for function in functions:
+        tainted: set[str] = set()
+        for _ in range(3):  # names bound from names bound from the clock
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and _reads_clock(node.value, timed, tainted):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    tainted.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        found += [ast.unparse(n) for n in ast.walk(function) if isinstance(n, ast.Assert) and _reads_clock(n, timed, tainted)]
+    return found
+
+
+def test_the_wall_clock_scan_tells_timings_from_waits():
+    assert wall_clock_asserts("def test():\n    start = time.perf_counter()\n    run()\n    assert time.perf_counter() - start < 3\n")
+    assert wall_clock_asserts("def _t():\n    s = time.monotonic()\n    return time.monotonic() - s, 1\n\n"
+                              "def test():\n    took, result = _t()\n    fast = took * 2\n    assert fast < 1 and result\n")
+    waits = ("def test():\n    deadline = time.monotonic() + 30\n    while time.monotonic() < deadline:\n        time.sleep(0.05)\n"
+             "    start = text.index('x')\n    assert start == 0 and result.time == 1 and 'elapsed' in reason\n")
+    assert wall_clock_asserts(waits) == []
+
+
+def test_no_test_asserts_a_wall_clock_time():
+    """Tests assert behaviour; a busy machine makes any time limit flaky. Timings live in ``benchmarks/``."""
+    tests = pathlib.Path(__file__).resolve().parent
+    found = {str(p.relative_to(tests)): wall_clock_asserts(p.read_text(encoding="utf-8")) for p in sorted(tests.rglob("*.py"))}
+    assert {name: asserts for name, asserts in found.items() if asserts} == {}

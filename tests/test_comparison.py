@@ -227,9 +227,11 @@ def test_the_example_shows_model_comparison_and_flips(pytester):
     for name in ("test_model_comparison.py", "recorded_perturbations.jsonl"):
         (pytester.path / name).write_text((examples / name).read_text(encoding="utf-8"), encoding="utf-8")
     result, report = run(pytester)
-    assert result.ret == 0  # the known-weak model is xfail
+    assert result.ret == 0  # the known-weak model's known failures are strict xfails
+    result.assert_outcomes(passed=32, xfailed=4)  # no xpassed: every expected failure is one
     summary = report["summary"]
-    assert summary["best_model"] == "acme-large" and summary["hardest_case"]["case_id"] == "refund-window"
+    # Its known failures are expected: counted apart, not the most difficult case.
+    assert summary["best_model"] == "acme-large" and summary["hardest_case"] is None and summary["expected_failures"] == 4
     assert [(f["case_id"], f["perturbation"], f["kind"]) for f in summary["flips"]] == [
         ("capital-au", "typos", "broke"), ("capital-au", "uppercase", "broke"), ("refund-window", "uppercase", "fixed")]
     result.stdout.fnmatch_lines(["perturbation flips: 3 (2 broke, 1 fixed) in 24 perturbed checks"])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from pytest_llmeval import Case, Registry
@@ -16,36 +14,24 @@ REGISTRY = Registry(entry_points=False)
 FRAGMENTS = ["1:", "a:", "ab:cd:", "1 ", "1-", "1.", "A1", "a", "x@", "a.", "-", "sk-a", "eyJ", "=", "AccountKey=", "+1 "]
 
 
-def _seconds(pattern, text):
-    start = time.perf_counter()
-    for _ in pattern.finditer(text):
-        pass
-    return time.perf_counter() - start
-
-
 @pytest.mark.parametrize("detector", [*PII_DETECTORS, *SECRET_DETECTORS], ids=lambda d: f"{d.kind}-{d.description[:20]}")
-def test_every_builtin_pattern_is_linear(detector):
-    """Growing adversarial inputs 10x grows the scan time about 10x, never 100x (and stays well under a second)."""
+def test_every_builtin_pattern_finishes_on_adversarial_input(detector):
+    """Every pattern scans 16,000-character runs of backtracking bait to the end (an exponential one never
+    returns); how the scan time grows with the input is measured by ``benchmarks/bench_core.py``."""
     for fragment in FRAGMENTS:
         for tail in ("g", "_final", "", "!"):
-            small = fragment * 400 + tail
             large = fragment * 4000 + tail
-            # the best of three runs: a busy machine (xdist, CI) slows one run, not the pattern
-            t_small = min(_seconds(detector.pattern, small) for _ in range(3))
-            t_large = min(_seconds(detector.pattern, large) for _ in range(3))
-            assert t_large < 1.0, (fragment, tail, t_large)
-            assert t_large < 40 * t_small + 0.02, (fragment, tail, t_small, t_large)
+            spans = [m.span() for m in detector.pattern.finditer(large)]
+            assert all(0 <= start <= end <= len(large) for start, end in spans), (fragment, tail)
 
 
 def test_the_ipv6_answer_that_hung_returns_at_once():
     answer = "Build ab:cd:3c7d5f8a9b1e2d4c6a8f0e1d3b5c7a9e2f4d6b8a_final"
-    start = time.perf_counter()
     [result] = REGISTRY.create("pii_leakage").evaluate([Case(actual=answer)])
-    assert time.perf_counter() - start < 1.0 and result.passed
-    for k in (24, 28, 5000):  # 28 took the old pattern about 10 s, 35 took 31 s
-        start = time.perf_counter()
-        REGISTRY.create("pii_leakage").evaluate([Case(actual="1:1:" + "a" * k + "g")])
-        assert time.perf_counter() - start < 1.0
+    assert result.passed
+    for k in (24, 28, 5000):  # 28 took the old pattern about 10 s, 35 took 31 s: 5000 would never return
+        [bait] = REGISTRY.create("pii_leakage").evaluate([Case(actual="1:1:" + "a" * k + "g")])
+        assert bait.passed
     [leak] = REGISTRY.create("pii_leakage").evaluate([Case(actual="The server is at 2001:db8:85a3::8a2e:370:7334 today.")])
     assert not leak.passed
 
@@ -55,10 +41,8 @@ def test_a_catastrophic_user_regexp_stops_with_a_clear_error(monkeypatch):
 
     monkeypatch.setattr(conditions, "REGEX_TIMEOUT", 0.2)
     matching = REGISTRY.create("text_matching")
-    start = time.perf_counter()
     with pytest.raises(conditions.RegexTimeoutError, match=r"regexp\(\"\(x\+x\+\)\+y\"\) ran longer than 0.2 s on a text of 5,000 characters"):
         matching.evaluate([Case(actual="x" * 5000, conditions='regexp("(x+x+)+y")')])
-    assert time.perf_counter() - start < 5.0
     # an ordinary pattern behaves as re.search
     [ok] = matching.evaluate([Case(actual="Revenue was 15,969 million", conditions='regexp("15,?969 [Mm]il")')])
     assert ok.passed
@@ -311,7 +295,7 @@ def test_a_model_that_cannot_load_fails_in_one_line(pytester):
     pytester.makepyfile("from pytest_llmeval import assert_similar\ndef test_s():\n    assert_similar('a', 'b')\n")
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-embedding-model=/no/such/model", "--llmeval-cache-dir=off")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*llmeval: could not load the embedding model '/no/such/model'*"])
+    result.stdout.fnmatch_lines(["*llmeval: could not find or load the embedding model '/no/such/model'*"])
     result.stdout.no_fnmatch_line("*During handling*")
     result.stdout.no_fnmatch_line("*Traceback*")
     result.stdout.no_fnmatch_line("*raise *")
@@ -347,22 +331,38 @@ def test_altered_or_wrong_dimension_embedding_shards_are_rebuilt(tmp_path):
 
 
 @pytest.mark.parametrize("text", ["{ " * 500_000, "[" * 100_000, '{"a": ' * 50_000, "x" * 1_000_000])
-def test_extract_json_is_bounded_on_hostile_replies(text):
-    from pytest_llmeval.judges.base import JudgeParseError, extract_json
+def test_extract_json_is_bounded_on_hostile_replies(text, monkeypatch):
+    """At most MAX_JSON_STARTS openings are decoded: each failed one costs time in the length of the reply."""
+    import json
 
-    start = time.perf_counter()
+    from pytest_llmeval.judges.base import MAX_JSON_STARTS, JudgeParseError, extract_json
+
+    starts = []
+
+    class Decoder(json.JSONDecoder):
+        def raw_decode(self, s, idx=0):
+            starts.append(idx)
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(json, "JSONDecoder", Decoder)
     with pytest.raises(JudgeParseError):
         extract_json(text)
-    assert time.perf_counter() - start < 2.0
+    assert len(starts) <= MAX_JSON_STARTS
 
 
-def test_long_answers_get_a_bounded_vader_score():
+def test_long_answers_get_a_bounded_vader_score(monkeypatch):
+    """VADER's time grows with the square of its input: a 100 KB answer reaches it in pieces of at most VADER_CHUNK."""
     pytest.importorskip("vaderSentiment")
+    from pytest_llmeval.evaluators.classification import VADER_CHUNK
+
     evaluator = REGISTRY.create("sentiment")
-    start = time.perf_counter()
-    [result] = evaluator.evaluate([Case(actual="This is good. I love it. " * 4000)])  # 100 KB: 5 s before
-    assert time.perf_counter() - start < 3.0
-    assert result.score > 0.9 and result.details["chunks"] > 1 and "chunks of sentences" in result.reason
+    analyzer, scored = evaluator._vader(), []
+    monkeypatch.setattr(evaluator, "_vader", lambda: analyzer)
+    monkeypatch.setattr(analyzer, "polarity_scores", lambda text, real=analyzer.polarity_scores: scored.append(len(text)) or real(text))
+    text = "This is good. I love it. " * 4000
+    [result] = evaluator.evaluate([Case(actual=text)])
+    assert max(scored) <= VADER_CHUNK and len(scored) == result.details["chunks"] > 1 and sum(scored) >= len(text.strip()) - len(scored)
+    assert result.score > 0.9 and "chunks of sentences" in result.reason
     [short] = evaluator.evaluate([Case(actual="This is good.")])
     assert "chunks" not in short.details
 
@@ -501,7 +501,7 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
     assert all(not r["passed"] and r["reason"].startswith("judge error: ") for r in report["results"])
     assert report["summary"]["checks"] == len(faults) and report["summary"]["passed"] == 0
     raised = [line for line in result.stdout.lines if line.startswith("E ") and "Error" in line]
-    assert raised and all("JudgeError" in line for line in raised)  # each a judge error, no internal exception escapes
+    assert raised and all("JudgeError" in line or "JudgeTimeout" in line for line in raised)  # each a judge error (JudgeTimeout is one)
     assert (pytester.path / "out" / "report.html").exists() and (pytester.path / "out" / "report.md").exists()
 
 

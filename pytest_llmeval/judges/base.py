@@ -4,7 +4,8 @@ A :class:`Judge` answers one chat request. :func:`extract_json` reads JSON out o
 a reply tolerantly (a bare object, a fenced block, or the first balanced object in
 prose), so small open-weight judges that wrap their JSON in words still parse.
 A reply cut off by the token limit (``finish_reason == "length"``) is a parse
-failure, never a verdict.
+failure, never a verdict. A judge that got no reply in time raises :class:`JudgeTimeout`,
+which the session's runner counts to stop asking a judge that hangs.
 """
 
 from __future__ import annotations
@@ -15,13 +16,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["Judge", "JudgeReply", "JudgeError", "JudgeParseError", "extract_json"]
+__all__ = ["Judge", "JudgeReply", "JudgeError", "JudgeTimeout", "JudgeParseError", "extract_json"]
 
 Message = Mapping[str, str]
 
 
 class JudgeError(RuntimeError):
     """The judge could not be reached or refused the request (after retries)."""
+
+
+class JudgeTimeout(JudgeError):
+    """The judge gave no reply in time (after retries, or with its time budget spent)."""
 
 
 class JudgeParseError(ValueError):
@@ -37,11 +42,37 @@ class JudgeReply:
     model: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> JudgeReply:
+        """The reply a verdict file recorded; ``ValueError`` naming the field that this version cannot read.
+
+        >>> JudgeReply.from_record({"text": "yes", "confidence": 0.9})
+        Traceback (most recent call last):
+        ...
+        ValueError: unknown field(s) 'confidence' (written by a newer version?)
+        """
+        unknown = sorted(set(record) - set(_REPLY_TYPES))
+        if unknown:
+            raise ValueError(f"unknown field(s) {', '.join(map(repr, unknown))} (written by a newer version?)")
+        if "text" not in record:
+            raise ValueError("'text' is missing")
+        for name, (kind, what) in _REPLY_TYPES.items():
+            if name in record and (isinstance(record[name], bool) or not isinstance(record[name], kind)):
+                raise ValueError(f"{name!r} must be {what}; got {type(record[name]).__name__}")
+        return cls(**record)
+
     def json(self) -> Any:
         """The reply's JSON; :class:`JudgeParseError` if there is none or the reply was truncated."""
         if self.finish_reason == "length":
             raise JudgeParseError("the judge's reply was cut off at the token limit (finish_reason=length); raise max_tokens")
         return extract_json(self.text)
+
+
+#: The fields of a recorded reply: their types, and how a wrong one is named.
+_REPLY_TYPES: dict[str, tuple[type, str]] = {
+    "text": (str, "a string"), "finish_reason": (str, "a string"), "model": (str, "a string"),
+    "prompt_tokens": (int, "an integer"), "completion_tokens": (int, "an integer"), "extra": (dict, "a JSON object"),
+}
 
 
 class Judge(Protocol):

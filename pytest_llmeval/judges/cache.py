@@ -11,7 +11,8 @@ content).
 Modes: ``record`` (read through, ask the judge on a miss, record), ``replay`` (a miss
 fails that check with a message naming it: for CI), ``off``. A file that cannot be
 read, whose key does not match its content, or that is valid JSON of another shape
-or format version (``format``: 1), is reported, not trusted, asked again and rewritten.
+or format version (``format``: 1), a reply included (a field this version does not
+know), is reported, not trusted, asked again and rewritten.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import threading
 import tempfile
 from collections.abc import Mapping
 from typing import Any
+
+from .base import JudgeReply
 
 __all__ = ["VerdictCache", "ReplayMiss", "verdict_key", "MODES"]
 
@@ -45,6 +48,10 @@ def _check_entry(entry: Any, key: str) -> None:
         raise ValueError("the request and the reply must be JSON objects")
     if entry.get("key") != key or verdict_key(entry["request"]) != key:
         raise ValueError("key does not match the content")
+    try:
+        JudgeReply.from_record(entry["reply"])
+    except ValueError as exc:
+        raise ValueError(f"reply: {exc}") from None
 
 
 class ReplayMiss(LookupError):

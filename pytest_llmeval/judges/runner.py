@@ -3,7 +3,10 @@
 With no judge configured, a judge check is skipped with a reason
 (:class:`JudgeUnavailable`), never an error. With ``--llmeval-offline``, recorded
 verdicts are replayed and a check that would need a new one is skipped. In replay-only mode a missing
-verdict fails the check (:class:`~pytest_llmeval.judges.cache.ReplayMiss`).
+verdict fails the check (:class:`~pytest_llmeval.judges.cache.ReplayMiss`). A judge that timed out
+``trip_after`` calls in a row (:class:`~pytest_llmeval.judges.base.JudgeTimeout`) is not asked again
+this run: every later check that needs a new verdict fails at once with one error that says why
+(recorded verdicts are still replayed).
 
 Every request is metered: :meth:`JudgeRunner.metered` collects the calls, replays,
 tokens and cost of the requests made inside it (a :class:`contextvars.ContextVar`,
@@ -24,7 +27,7 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-from .base import JudgeParseError, JudgeReply
+from .base import JudgeError, JudgeParseError, JudgeReply, JudgeTimeout
 from .cache import VerdictCache
 
 __all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "fan_out", "validate_reply"]
@@ -33,6 +36,11 @@ T = TypeVar("T")
 
 #: Every skip for want of a judge starts with this, so the controller can count them.
 SKIP_PREFIX = "llmeval judge unavailable"
+#: Timeouts in a row after which a judge is not asked again (the runner's ``trip_after``).
+TRIP_AFTER = 3
+#: What to change when a judge hangs, named in the error once it is no longer asked.
+_TIMEOUT_OPTIONS = ("--llmeval-judge-timeout / --llmeval-judge-retries / --llmeval-judge-budget "
+                    "(llmeval_judge_timeout, llmeval_judge_retries, llmeval_judge_budget)")
 
 
 class JudgeUnavailable(RuntimeError):
@@ -103,9 +111,13 @@ def compiled_validator(schema: Mapping[str, Any], validators: dict[str, Any]) ->
 
 class JudgeRunner:
     def __init__(self, judge: Any | None, cache: VerdictCache, *, offline: bool = False, why_none: str = "no judge configured",
-                 repeats: int = 1) -> None:
-        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-            raise ValueError(f"judge runner: 'repeats' must be a positive integer; got {repeats!r}")
+                 repeats: int = 1, trip_after: int = TRIP_AFTER) -> None:
+        for name, value in (("repeats", repeats), ("trip_after", trip_after)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"judge runner: {name!r} must be a positive integer; got {value!r}")
+        self.trip_after = trip_after
+        self._timeouts = 0  # calls in a row that timed out
+        self._tripped: str | None = None  # why the judge is no longer asked
         self.repeats = repeats
         self.judge = judge
         self.cache = cache
@@ -185,7 +197,7 @@ class JudgeRunner:
         recorded = self.cache.get(request, what=what)
         meter = _METER.get()
         if recorded is not None:
-            reply: JudgeReply = JudgeReply(**recorded)
+            reply: JudgeReply = JudgeReply.from_record(recorded)  # the cache checked its fields
             if meter is not None:
                 meter.add(reply, replayed=True, cost=0.0)
             return reply
@@ -194,7 +206,7 @@ class JudgeRunner:
         judge = self.judge
         if judge is None:  # reply() checked it; kept for the type checker
             raise JudgeUnavailable(f"{SKIP_PREFIX}: {self.why_none}; {what} needs a verdict")
-        reply = judge.complete(messages, schema=schema, **options)
+        reply = self._complete(judge, messages, schema, options)
         usable = True
         if parse is not None:
             try:
@@ -210,6 +222,31 @@ class JudgeRunner:
         if meter is not None:
             cost_of = getattr(self.judge, "cost_of", None)
             meter.add(reply, replayed=False, cost=cost_of(reply) if cost_of is not None else 0.0)
+        return reply
+
+    def _complete(self, judge: Any, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any] | None,
+                  options: Mapping[str, Any]) -> JudgeReply:
+        """``judge.complete``, unless it timed out ``trip_after`` times in a row; the timeouts counted."""
+        if self._tripped is not None:
+            raise JudgeError(self._tripped)
+        try:
+            reply: JudgeReply = judge.complete(messages, schema=schema, **options)
+        except JudgeTimeout as exc:
+            with _USAGE_LOCK:
+                self._timeouts += 1
+                if self._timeouts >= self.trip_after and self._tripped is None:
+                    self._tripped = (
+                        f"judge {getattr(judge, 'name', judge)!r} not asked: it timed out {self._timeouts} times in a row "
+                        f"(last: {str(exc)[:300]}); every later judge check that needs a new verdict fails at once. Check "
+                        f"that the judge's server answers, or give it more time: {_TIMEOUT_OPTIONS}"
+                    )
+            raise
+        except JudgeError:
+            with _USAGE_LOCK:
+                self._timeouts = 0  # the judge answered, if with an error: it does not hang
+            raise
+        with _USAGE_LOCK:
+            self._timeouts = 0
         return reply
 
     def ask(self, *, evaluator: str, schema: Mapping[str, Any] | None = None, **request: Any) -> Any:
@@ -269,7 +306,8 @@ class JudgeRunner:
 
     def stats(self) -> dict[str, Any]:
         out = {"configured": self.judge is not None, "offline": self.offline, "parse_failures": self.parse_failures,
-               "parse_failures_by_evaluator": dict(sorted(self.parse_failures_by.items())), "cache": self.cache.stats()}
+               "parse_failures_by_evaluator": dict(sorted(self.parse_failures_by.items())), "cache": self.cache.stats(),
+               "breaker": self._tripped}
         if self.judge is not None and hasattr(self.judge, "stats"):
             out.update(self.judge.stats())
         return out

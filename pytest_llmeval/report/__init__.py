@@ -1,17 +1,22 @@
 """Report writers: JSON (everything), Markdown (for $GITHUB_STEP_SUMMARY), HTML (one self-contained file).
 
 All writes are atomic: a report is written to a temporary file beside its
-target and renamed over it, so a crash never leaves half a report.
+target and renamed over it, so a crash never leaves half a report. A report
+gets the mode any new file gets (0666 less the umask), not the temporary file's 0600.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["write_reports", "atomic_write", "FORMATS"]
+__all__ = ["write_reports", "atomic_write", "current_umask", "ReportsNotWritten", "FORMATS"]
+
+_PROC_STATUS = "/proc/self/status"  # Linux: its "Umask:" line reads the umask without setting it
+_umask_lock = threading.Lock()
 
 
 def _json(report: dict[str, Any]) -> Iterable[str]:
@@ -36,10 +41,35 @@ def _html(report: dict[str, Any]) -> str:
 FORMATS: dict[str, Callable[[dict[str, Any]], str | Iterable[str]]] = {".json": _json, ".md": _markdown, ".html": _html}
 
 
+class ReportsNotWritten(Exception):
+    """Some reports could not be written; ``written`` are those that were, ``failed`` the others with their errors."""
+
+    def __init__(self, written: list[str], failed: list[tuple[str, Exception]]) -> None:
+        self.written = written
+        self.failed = failed
+        super().__init__("could not write " + "; ".join(f"{path}: {error}" for path, error in failed))
+
+
+def current_umask() -> int:
+    """The process's umask, read from ``/proc`` where it can be (setting it to read it races with other threads)."""
+    try:
+        with open(_PROC_STATUS, encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    with _umask_lock:  # no /proc (macOS, old kernels): set it and put it back at once
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str, text: str | Iterable[str]) -> None:
     """Write ``text`` (a string, or its pieces in order) to ``path`` via a temporary file and :func:`os.replace`.
 
-    Any ``str`` is written: a lone surrogate that no writer escaped becomes U+FFFD.
+    Any ``str`` is written: a lone surrogate that no writer escaped becomes U+FFFD. The file gets
+    mode ``0o666`` less the umask, as :func:`open` would give a new file.
     """
     from ..text import replace_surrogates
 
@@ -48,6 +78,7 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
     os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".llmeval-", suffix=".tmp", dir=directory)
     try:
+        os.chmod(temporary, 0o666 & ~current_umask())  # mkstemp's 0600 would hide the report from CI artifacts and groups
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             for piece in pieces:
                 stream.write(replace_surrogates(piece))
@@ -63,7 +94,10 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
 
 
 def write_reports(report: dict[str, Any], path: str) -> list[str]:
-    """Write ``report`` to ``path``: one file by extension, or all formats into a directory."""
+    """Write ``report`` to ``path``: one file by extension, or all formats into a directory; the files written.
+
+    Every file that can be written is: :class:`ReportsNotWritten` then names each one that could not.
+    """
     extension = os.path.splitext(path)[1].lower()
     if extension in FORMATS:
         targets = [(path, FORMATS[extension])]
@@ -71,8 +105,15 @@ def write_reports(report: dict[str, Any], path: str) -> list[str]:
         raise ValueError(f"unknown report extension {extension!r}; use .json, .md, .html or a directory")
     else:
         targets = [(os.path.join(path, f"report{ext}"), render) for ext, render in FORMATS.items()]
-    written = []
+    written: list[str] = []
+    failed: list[tuple[str, Exception]] = []
     for target, render in targets:
-        atomic_write(target, render(report))
-        written.append(target)
+        try:
+            atomic_write(target, render(report))
+        except Exception as exc:  # noqa: BLE001 - a full disk may still take the smaller reports
+            failed.append((target, exc))
+        else:
+            written.append(target)
+    if failed:
+        raise ReportsNotWritten(written, failed)
     return written

@@ -20,10 +20,37 @@ from ..result import verdict_of
 if TYPE_CHECKING:
     from ..session import EvalSession
 
-__all__ = ["FORMAT", "VERSION", "build_report", "judge_stats", "model_stats", "session_lines"]
+__all__ = ["FORMAT", "VERSION", "build_report", "interruption", "interruption_key", "judge_stats", "model_stats",
+           "session_lines"]
 
 FORMAT = "pytest-llmeval-report"
 VERSION = 1
+
+#: How the run ended (:func:`interruption`), set by the plugin when the session finishes.
+interruption_key = pytest.StashKey[dict[str, Any]]()
+
+
+def interruption(session: pytest.Session, eval_session: EvalSession) -> dict[str, Any]:
+    """The run's exit status and whether it ended before running all its tests, for the report's ``run`` section.
+
+    Interrupted: Ctrl-C or ``pytest.exit`` (exit status 2). Stopped early: ``-x``, ``--maxfail`` or another
+    plugin stopped the run (under xdist the reason is on xdist's controller plugin) before every test ran.
+    Then ``interruption`` says so in a line: the report holds only the tests that ran.
+    """
+    status = int(session.exitstatus)
+    ran, collected = len(eval_session.outcomes), session.testscollected
+    dsession = session.config.pluginmanager.get_plugin("dsession")  # xdist's controller
+    reasons = (session.shouldfail, session.shouldstop, getattr(dsession, "shouldstop", False))
+    reason = next((str(r) for r in reasons if r and isinstance(r, str)), "")
+    ctrl_c = status == pytest.ExitCode.INTERRUPTED and (not reason or "keyboard-interrupt" in reason)  # xdist: a worker's
+    stopped = bool(reason) and not ctrl_c and ran < collected  # -x on the last test stops nothing
+    if eval_session.merged or not (ctrl_c or stopped):
+        return {"exit_status": status, "interrupted": False}
+    word = "Interrupted" if ctrl_c else "Stopped early"
+    why = reason or "Ctrl-C or pytest.exit"
+    line = (f"{word} after {ran} of {collected} tests ({why}): this report holds only the checks of the tests that ran"
+            if collected else f"{word} before any test was collected ({why})")
+    return {"exit_status": status, "interrupted": True, "tests_run": ran, "tests_collected": collected, "interruption": line}
 
 
 def build_report(session: EvalSession) -> dict[str, Any]:
@@ -36,6 +63,7 @@ def build_report(session: EvalSession) -> dict[str, Any]:
         record["outcome"] = session.outcomes.get(record["nodeid"], "unknown")
     finished = time.time()
     comparison = session.comparison()
+    ending: dict[str, Any] = session.config.stash.get(interruption_key, {})  # exit status; interrupted or not
     report: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -51,6 +79,7 @@ def build_report(session: EvalSession) -> dict[str, Any]:
             "workers": getattr(session.config.option, "numprocesses", None),
             "ci": bool(os.environ.get("CI")),
             **({"merged": [os.path.basename(path) for path in session.merged]} if session.merged else {}),
+            **ending,
         },
         "models": model_stats(session),
         "judge": judge_stats(session),
@@ -107,7 +136,9 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
     from .terminal import render_summary
     from .view import verdict_lines
 
-    lines = render_summary(session.summary(), width=min(width, 100)) if session.records else []
+    stopped = session.config.stash.get(interruption_key, {}).get("interruption")
+    lines = [f"llmeval: {stopped}"] if stopped else []
+    lines += render_summary(session.summary(), width=min(width, 100)) if session.records else []
     if session.records:
         lines += verdict_lines(session.summary().to_dict())
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):

@@ -44,6 +44,14 @@ def _flagged(kind: str, bad: bool) -> str:
     return f'<span class="fail">{escape(kind)}</span>' if bad else escape(kind)
 
 
+def _verdict_cell(row: Any) -> str:
+    if row.verdict == "unverified":
+        return _UNVERIFIED
+    if row.passed:
+        return _PASS
+    return '<span class="muted">fail (expected: xfail)</span>' if row.expected else _FAIL
+
+
 def render(report: dict[str, Any]) -> str:
     v = view(report, HTML_LIMITS)
     e = escape
@@ -55,9 +63,11 @@ def render(report: dict[str, Any]) -> str:
         "<title>LLM evaluation report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>LLM evaluation</h1>",
+        *([f'<p class="fail">{escape(v.interruption)}.</p>'] if v.interruption else []),
         *([f"<p><b>Verdict: {escape(v.baseline.verdict_line)}</b></p>"] if v.baseline and v.baseline.verdict_line else []),
         f"<p>{head.checks} checks{head.models}: <b>{head.passed} passed</b> ({head.pass_rate})"
-        + (f", {head.unverified} unverified" if head.unverified else "") + ".</p>",
+        + (f", {head.unverified} unverified" if head.unverified else "")
+        + (f", {head.expected} expected failures (xfail)" if head.expected else "") + ".</p>",
         *(f"<p>{e(line)}.</p>" for line in v.verdicts),
     ]
     if v.outcomes_line is not None:
@@ -166,7 +176,7 @@ def render(report: dict[str, Any]) -> str:
         out.append("<h2>Results</h2><table><tr><th>test</th><th>model</th><th>check</th><th>score</th>"
                    "<th>threshold</th><th>verdict</th><th>why</th><th>answer</th></tr>")
         out += [f"<tr><td>{e(r.test)}</td><td>{e(r.model)}</td><td>{e(r.check)}</td><td class=num>{r.score}</td>"
-                f"<td class=num>{r.threshold}</td><td>{_UNVERIFIED if r.verdict == 'unverified' else _PASS if r.passed else _FAIL}</td>"
+                f"<td class=num>{r.threshold}</td><td>{_verdict_cell(r)}</td>"
                 f"<td>{e(r.reason)}</td><td><pre>{e(r.answer)}</pre></td></tr>" for r in results.rows]
         out.append("</table>")
         if results.more:

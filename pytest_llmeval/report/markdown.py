@@ -29,7 +29,10 @@ def render(report: dict[str, Any]) -> str:
     v = view(report, MARKDOWN_LIMITS)
     head = v.headline
     unverified = f", {head.unverified} unverified" if head.unverified else ""
+    unverified += f", {head.expected} expected failures (xfail)" if head.expected else ""
     lines = ["# LLM evaluation", ""]
+    if v.interruption:  # before anything else: every number below covers only the tests that ran
+        lines += [f"**{_cell(v.interruption, 400)}.**", ""]
     if v.baseline and v.baseline.verdict_line:  # the run's verdict against the baseline comes first
         lines += [f"**Verdict: {_cell(v.baseline.verdict_line, 400)}**", ""]
     lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){unverified}.")
@@ -53,11 +56,14 @@ def render(report: dict[str, Any]) -> str:
     for board in v.leaderboard:
         lines += [f"### {_cell(board.check)}: {_cell(board.metric)} ({board.direction})", ""]
         unv = bool(head.unverified)  # a column of unverified results, when the run has any
+        xf = bool(head.expected)  # and one of expected failures
         level = v.interval_level
         lines += [f"| rank | model | mean | {level} CI | sd | pass rate | {level} CI | passed |" + (" unverified |" if unv else "")
-                  + " n |", "|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if unv else "") + "---:|"]
+                  + (" xfail |" if xf else "") + " n |",
+                  "|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if unv else "") + ("---:|" if xf else "") + "---:|"]
         lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.ci} | {row.spread} | {row.pass_rate} | {row.pass_ci} | "
-                  f"{row.passed} |" + (f" {row.unverified} |" if unv else "") + f" {row.count} |" for row in board.rows]
+                  f"{row.passed} |" + (f" {row.unverified} |" if unv else "") + (f" {row.expected} |" if xf else "")
+                  + f" {row.count} |" for row in board.rows]
         lines.append("")
     if v.repeats:
         lines += ["## Repeated cases", "", "Each case ran several times (draws); pass@k: at least one of k draws passes, "
@@ -130,6 +136,15 @@ def render(report: dict[str, Any]) -> str:
                   for r in failures.rows]
         if failures.more:
             lines.append(f"\n{failures.more} more failed checks are in the JSON report.")
+        lines.append("")
+    expected = v.expected_failures
+    if expected.total:
+        lines += ["## Expected failures (xfail)", "", "Failed checks of tests marked xfail that failed as expected:", "",
+                  "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
+        lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
+                  for r in expected.rows]
+        if expected.more:
+            lines.append(f"\n{expected.more} more expected failures are in the JSON report.")
         lines.append("")
     left = v.unverified
     if left.total:

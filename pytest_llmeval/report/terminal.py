@@ -20,13 +20,15 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     width = max(width, 80)
     unverified = summary.unverified_count
     lines = [f"{summary.checks} checks{models_phrase(summary.models)}: {summary.passed} passed ({summary.pass_rate:.0%})"
-             + (f", {unverified} unverified" if unverified else "")]
+             + (f", {unverified} unverified" if unverified else "")
+             + (f", {summary.expected_failures} expected failures (xfail)" if summary.expected_failures else "")]
     model_width = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
     unv = "  unv" if unverified else ""  # a column of unverified results, when there are any
+    xf = "  xf" if summary.expected_failures else ""  # and one of expected failures (checks of xfail tests)
     level = f"{1 - summary.alpha:.0%}"
-    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 51 - len(unv))
+    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 51 - len(unv) - len(xf))
     header = (f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {level + ' CI':>11}  {'pass':>5}  "
-              f"{level + ' CI':>9}{unv}  {'n':>5}")
+              f"{level + ' CI':>9}{unv}{xf}  {'n':>5}")
     lines.append(header)
     lines.append("-" * len(header))
     previous = None
@@ -39,7 +41,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
             f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  "
             f"{interval(row.ci_low, row.ci_high):>11}  {row.pass_rate:>5.0%}  "
             f"{interval(row.pass_ci_low, row.pass_ci_high, percent=True):>9}"
-            + (f"  {row.unverified:>3}" if unv else "") + f"  {row.count:>5}"
+            + (f"  {row.unverified:>3}" if unv else "") + (f"  {row.expected:>2}" if xf else "") + f"  {row.count:>5}"
         )
     lines += render_repeats(summary, width)
     if summary.best_model:

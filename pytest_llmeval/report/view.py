@@ -66,6 +66,7 @@ class Headline:
     passed: int
     pass_rate: str  # "87%"
     unverified: int = 0  # results no offline evidence could decide (not counted in passed)
+    expected: int = 0  # failed checks of tests that failed as their xfail marker expected
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,7 @@ class BoardRow:  # one model's row in a check's leaderboard table
     unverified: int = 0
     ci: str = ""  # the mean's interval, "0.61..0.78" ("" when there is none)
     pass_ci: str = ""  # the pass rate's, "52-79%"
+    expected: int = 0  # failed results of xfail tests: expected failures
 
 
 @dataclass(frozen=True)
@@ -224,6 +226,7 @@ class ResultRow:
     reason: str
     answer: str
     verdict: str = ""  # "pass", "fail" or "unverified"
+    expected: bool = False  # a failure of a test that failed as its xfail marker expected
 
 
 @dataclass(frozen=True)
@@ -285,9 +288,11 @@ class ReportView:
     problems: tuple[str, ...] = ()  # "groundedness support: model a mean 0.610 below its threshold 0.700 (5 checks)"
     verdicts: tuple[str, ...] = ()  # "12 answer(s) could not be verified offline (...)", what a judge decided
     unverified: Capped[ResultRow] = Capped((), 0)  # results left unverified, in run order
+    expected_failures: Capped[ResultRow] = Capped((), 0)  # failed checks of xfail tests, in run order
     repeats: tuple[str, ...] = ()  # per row of repeated cases: "exact_match on a: 60 cases, pass@3 0.950, pass^3 0.410, 20 flaky"
     flaky: Capped[FlakyRow] = Capped((), 0)  # repeated cases that both passed and failed, lowest pass rate first
     interval_level: str = "95%"
+    interruption: str = ""  # "Interrupted after 79 of 200 tests (...)": the run ended early; empty for a whole run
 
 
 def problem_line(row: Mapping[str, Any]) -> str:
@@ -313,14 +318,15 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
     run = report.get("run")
     best, hard = summary.get("best_model"), summary.get("hardest_case")
     totals, failed = summary.get("model_totals", {}).get(best, {}), hard["failed_models"] if hard else []
-    failures = [r for r in records if not r.get("passed")]
+    failures = [r for r in records if not r.get("passed") and r.get("outcome") != "xfailed"]
+    expected = [r for r in records if not r.get("passed") and r.get("outcome") == "xfailed"]
     unverified = [r for r in records if r.get("passed") and verdict_of(r) == "unverified"]
     by_test: dict[str, list[Any]] = defaultdict(list)
     for record in records[: limits.results]:
         by_test[record.get("nodeid", "")].append(record)
     return ReportView(
         headline=Headline(summary.get("checks", 0), models_phrase(summary.get("models", [])), summary.get("passed", 0),
-                          f"{summary.get('pass_rate', 0.0):.0%}", summary.get("unverified", 0)),
+                          f"{summary.get('pass_rate', 0.0):.0%}", summary.get("unverified", 0), summary.get("expected_failures", 0)),
         outcomes_line=outcome_counts_line(report["tests"]) if report.get("tests") else None,
         best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
         hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{hard['models']} model(s)" if failed else None, ", ".join(failed))
@@ -332,6 +338,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         insights=tuple(InsightRow(i["check"], i["metric"], shown_model(i["model"]), i.get("case_id") or "", number(i["score"]),
                                   i["reason"]) for i in summary.get("insights", [])),
         failures=_capped(failures, limits.failures, _result),
+        expected_failures=_capped(expected, limits.failures, _result),
         results=Capped(tuple(_result(r) for group in by_test.values() for r in group), len(records)),
         footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
         classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
@@ -345,6 +352,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         flaky=_capped(summary.get("flaky") or [], limits.flips, lambda c: FlakyRow(
             c["case_id"], shown_model(c.get("model")), c["check"], int(c["passed"]), int(c["draws"]), f"{c['pass_rate']:.0%}")),
         interval_level=f"{summary.get('interval_level', 0.95):.0%}",
+        interruption=str(run.get("interruption") or "") if isinstance(run, Mapping) else "",
     )
 
 
@@ -389,7 +397,8 @@ def _boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
                              "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}",
                              f"{row['pass_rate']:.0%}", row["passed"], row["count"], row.get("unverified", 0),
                              interval(row.get("ci_low"), row.get("ci_high")),
-                             interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True)) for row in group))
+                             interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True), row.get("expected", 0))
+              for row in group))
         for check, group in by_check.items()
     )
 
@@ -457,4 +466,4 @@ def _result(record: Mapping[str, Any]) -> ResultRow:
     primary = record["primary"]
     return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
                      number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
-                     record.get("excerpt") or "", verdict_of(record))
+                     record.get("excerpt") or "", verdict_of(record), not record.get("passed") and record.get("outcome") == "xfailed")
