@@ -96,7 +96,8 @@ def render(report: dict[str, Any]) -> str:
                     f'<td class="heat" style="background:{_colour(c.goodness)}" title="{e(c.signature)}">'
                     f"{c.mean}" + (f" <span class=muted>({c.ci})</span>" if c.ci else "")
                     + f"<br><span class=muted>{c.pass_rate} of {c.count}" + (f" ({c.pass_ci})" if c.pass_ci else "")
-                    + (f", {c.unverified} unverified" if c.unverified else "") + "</span></td>" for c in cells]
+                    + (f", {c.unverified} unverified" if c.unverified else "")
+                    + (f", {c.expected} expected (xfail)" if c.expected else "") + "</span></td>" for c in cells]
             out.append("</tr>")
         out.append("</table>")
 

@@ -123,6 +123,7 @@ class HeatCell:
     unverified: int = 0
     ci: str = ""  # the mean's interval
     pass_ci: str = ""  # the pass rate's
+    expected: int = 0  # expected failures (checks of xfail tests)
 
 
 @dataclass(frozen=True)
@@ -415,7 +416,7 @@ def _heatmap(rows: list[dict[str, Any]]) -> Heatmap:
         goodness = row["pass_rate"] if mean is None else (mean if higher else 1.0 - mean)
         return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness, row.get("unverified", 0),
                         interval(row.get("ci_low"), row.get("ci_high")),
-                        interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True))
+                        interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True), row.get("expected", 0))
 
     return Heatmap(
         tuple(Column(check, metric, "↑" if higher else "↓") for check, metric, higher in checks),
