@@ -34,6 +34,9 @@ __all__ = ["z_value", "t_quantile", "wilson", "proportion_interval", "mean_inter
 
 #: The power the smallest detectable difference is stated at.
 POWER = 0.8
+#: The sign-flip test enumerates every sign pattern below this many non-zero differences, and takes the normal form of
+#: its distribution above NORMAL_ABOVE; between, it draws MONTE_CARLO patterns.
+EXACT_BELOW, NORMAL_ABOVE, MONTE_CARLO = 17, 5000, 20000
 
 
 def z_value(alpha: float) -> float:
@@ -192,8 +195,8 @@ def mcnemar_exact(worse: int, better: int) -> float:
     return min(1.0, 2.0 * tail)
 
 
-def sign_flip_test(differences: Sequence[float], *, resamples: int = 20000, seed: int = 0, exact_below: int = 17,
-                   normal_above: int = 5000) -> float:
+def sign_flip_test(differences: Sequence[float], *, resamples: int = MONTE_CARLO, seed: int = 0,
+                   exact_below: int = EXACT_BELOW, normal_above: int = NORMAL_ABOVE) -> float:
     """Two-sided p-value of a paired sign-flip permutation test of ``mean(differences) == 0``.
 
     Exact over every sign pattern when fewer than ``exact_below`` differences are non-zero,
@@ -360,6 +363,6 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
 def _sign_flip(differences: Sequence[float]) -> tuple[float, str]:
     nonzero = sum(d != 0.0 for d in differences)
     p_value = sign_flip_test(differences)
-    if nonzero < 17:
+    if nonzero < EXACT_BELOW:
         return p_value, "sign-flip permutation (exact)"
-    return p_value, "sign-flip permutation (normal)" if nonzero > 5000 else "sign-flip permutation (20000 draws)"
+    return p_value, "sign-flip permutation (normal)" if nonzero > NORMAL_ABOVE else f"sign-flip permutation ({MONTE_CARLO} draws)"

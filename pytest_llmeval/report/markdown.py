@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .view import MARKDOWN_LIMITS, view
+from .view import MARKDOWN_LIMITS, Capped, ResultRow, view
 
 __all__ = ["render", "MAX_FAILURES"]
 
@@ -23,6 +23,19 @@ def _cell(text: object, limit: int = 120) -> str:
     for ch in "\\|`*_<>[]":
         flat = flat.replace(ch, "\\" + ch)
     return flat
+
+
+def _results_section(title: str, intro: str | None, results: Capped[ResultRow], what: str) -> list[str]:
+    """A section listing results (test, model, check, score, threshold, why); nothing when there are none."""
+    if not results.total:
+        return []
+    lines = [f"## {title}", "", *([intro, ""] if intro else []), "| test | model | check | score | threshold | why |",
+             "|---|---|---|---:|---:|---|"]
+    lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
+              for r in results.rows]
+    if results.more:
+        lines.append(f"\n{results.more} more {what} are in the JSON report.")
+    return [*lines, ""]
 
 
 def render(report: dict[str, Any]) -> str:
@@ -129,33 +142,11 @@ def render(report: dict[str, Any]) -> str:
                   for i in v.insights]
         lines.append("")
 
-    failures = v.failures
-    if failures.total:
-        lines += ["## Failed checks", "", "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
-        lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
-                  for r in failures.rows]
-        if failures.more:
-            lines.append(f"\n{failures.more} more failed checks are in the JSON report.")
-        lines.append("")
-    expected = v.expected_failures
-    if expected.total:
-        lines += ["## Expected failures (xfail)", "", "Failed checks of tests marked xfail that failed as expected:", "",
-                  "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
-        lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
-                  for r in expected.rows]
-        if expected.more:
-            lines.append(f"\n{expected.more} more expected failures are in the JSON report.")
-        lines.append("")
-    left = v.unverified
-    if left.total:
-        lines += ["## Could not be verified offline", "",
-                  "No evidence against these answers, but not enough to confirm them either: a judge or an NLI model decides them.",
-                  "", "| test | model | check | score | threshold | why |", "|---|---|---|---:|---:|---|"]
-        lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
-                  for r in left.rows]
-        if left.more:
-            lines.append(f"\n{left.more} more unverified checks are in the JSON report.")
-        lines.append("")
+    lines += _results_section("Failed checks", None, v.failures, "failed checks")
+    lines += _results_section("Expected failures (xfail)", "Failed checks of tests marked xfail that failed as expected:",
+                              v.expected_failures, "expected failures")
+    lines += _results_section("Could not be verified offline", "No evidence against these answers, but not enough to "
+                              "confirm them either: a judge or an NLI model decides them.", v.unverified, "unverified checks")
     if v.footer:
         run = v.footer
         lines.append(f"<sub>pytest-llmeval {run.plugin}, pytest {run.pytest}, Python {run.python}, {run.finished}</sub>")

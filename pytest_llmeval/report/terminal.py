@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from ..aggregate import NO_MODEL, Summary, models_phrase, shown_model
-from .view import interval
+from .view import interval, repeats_line
 
 __all__ = ["render_summary", "render_repeats", "render_flips", "render_classification", "render_operations", "MAX_FLIP_LINES"]
 
@@ -77,9 +79,8 @@ def render_repeats(summary: Summary, width: int = 80, limit: int = 10) -> list[s
     for row in summary.rows:
         if row.k is None:
             continue
-        model = "" if row.model == NO_MODEL else f" on {row.model}"
-        lines.append(_cut(f"repeats: {row.check}{model}: {row.cases} cases, pass@{row.k} {row.pass_at_k:.3f}, "
-                          f"pass^{row.k} {row.pass_hat_k:.3f}, {row.flaky} flaky", width))
+        lines.append(_cut(f"repeats: {repeats_line({**asdict(row), 'model': None if row.model == NO_MODEL else row.model})}",
+                          width))
     flaky = summary.flaky
     for case in flaky[:limit]:
         model = "" if case.model == NO_MODEL else f" on {case.model}"

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from ..aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from ..result import verdict_of
 
-__all__ = ["view", "interval", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
+__all__ = ["view", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
 
 T = TypeVar("T")
 
@@ -349,7 +349,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         unverified=_capped(unverified, limits.failures, _result),
         operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
                                       for key, model in (summary.get("operations_insights") or {}).items()),
-        repeats=tuple(_repeats_line(row) for row in rows if row.get("k")),
+        repeats=tuple(repeats_line(row) for row in rows if row.get("k")),
         flaky=_capped(summary.get("flaky") or [], limits.flips, lambda c: FlakyRow(
             c["case_id"], shown_model(c.get("model")), c["check"], int(c["passed"]), int(c["draws"]), f"{c['pass_rate']:.0%}")),
         interval_level=f"{summary.get('interval_level', 0.95):.0%}",
@@ -357,7 +357,8 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
     )
 
 
-def _repeats_line(row: Mapping[str, Any]) -> str:
+def repeats_line(row: Mapping[str, Any]) -> str:
+    """One leaderboard row's repeated cases (a JSON leaderboard row): cases, pass@k, pass^k, flaky cases."""
     model = "" if row.get("model") is None else f" on {row['model']}"
     k = row["k"]
     return (f"{row['check']}{model}: {row.get('cases', 0)} cases, pass@{k} {number(row.get('pass_at_k'))}, "
