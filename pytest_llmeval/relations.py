@@ -119,9 +119,17 @@ def name_spans(parsed: Parsed, first: int = 0, last: int | None = None) -> list[
         if a < first or b > last:
             continue
         taken.update(range(a, b))  # a date's or a number's proper nouns ("Sunday", "May") name nothing
-        key = name_key(parsed.text[start:end]) if label in NAME_LABELS else ()
-        if key:
-            spans.append((a, b, key))
+        if label not in NAME_LABELS:
+            continue
+        # The tagger may take a whole clause for one name ("Tableau hired Salesforce" as an ORG): the parse's own
+        # verbs end a name, so each run of tokens between them is a name of its own.
+        run = a
+        for index in range(a, b + 1):
+            if index == b or parsed.pos(index) in ("VERB", "AUX"):
+                key = name_key(parsed.text[parsed.tokens[run][0]:parsed.tokens[index - 1][1]]) if index > run else ()
+                if key:
+                    spans.append((run, index, key))
+                run = index + 1
     index = first
     while index < last:
         if parsed.pos(index) == "PROPN" and index not in taken:

@@ -6,7 +6,7 @@ import json
 import os
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval import Case, Result
@@ -49,6 +49,8 @@ def test_the_two_missed_pairs_fail_naming_what_is_wrong(make, entities):
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(names=st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True), verb=st.sampled_from(VERBS),
        year=st.integers(1950, 2024), passive=st.booleans(), entities=st.sampled_from(EXTRACTORS))
+# spaCy's small model tags "Tableau hired Salesforce" as one ORG: a verb ends a name
+@example(names=["Salesforce", "Tableau"], verb="hired", year=1950, passive=False, entities="spacy")
 def test_swapping_two_context_names_in_a_relation_fails_and_restating_it_does_not(make, names, verb, year, passive, entities):
     doer, done = names
     grounded = make("groundedness", entities=entities)
