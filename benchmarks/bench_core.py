@@ -80,9 +80,10 @@ def _best(function: Callable[[], object], repeats: int = 3) -> float:
 
 
 def hostile_inputs() -> None:
-    from pytest_llmeval.facts import FactIndex, extract_facts
+    from pytest_llmeval.facts.extract import FactIndex, extract_facts
+    from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS
+
     from pytest_llmeval.judges.base import JudgeParseError, extract_json
-    from pytest_llmeval.patterns import PII_DETECTORS, SECRET_DETECTORS
 
     fragments = ["1:", "a:", "ab:cd:", "1 ", "1-", "1.", "A1", "a", "x@", "a.", "-", "sk-a", "eyJ", "=", "AccountKey=", "+1 "]
     worst = []

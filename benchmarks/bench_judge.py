@@ -26,10 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
-from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
-from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.judges.cache import VerdictCache
+from pytest_llmeval.judges.openai_judge import OpenAIJudge
+from pytest_llmeval.judges.runner import JudgeRunner
 from tests.judge_server import ScriptedJudgeServer  # noqa: E402
 
 

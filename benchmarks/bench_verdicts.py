@@ -62,7 +62,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from pytest_llmeval.result import verdict_of
+from pytest_llmeval.core.result import verdict_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

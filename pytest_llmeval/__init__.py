@@ -4,8 +4,8 @@
 >>> assert_matches("Brazil revenue was 15,969 million", '"15,969" AND NOT "Real"').passed
 True
 
-Importing this package loads only the standard library, pytest and light
-modules; evaluators import their libraries when first used.
+Importing this package loads only the standard library; every public name is imported on first access
+(PEP 562), so loading the plugin costs pytest only the modules it needs itself.
 """
 
 from __future__ import annotations
@@ -14,113 +14,120 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
-# Public names -> the module that defines them. They are imported on first access
-# (PEP 562), so loading the plugin costs pytest only the modules it needs itself.
+# Public names that are not check helpers -> the module that defines them.
 _EXPORTS = {
-    "LLMEvalAssertionError": "assertions",
-    "assert_accurate": "assertions",
-    "assert_bertscore": "assertions",
-    "assert_no_question_drift": "assertions",
-    "assert_self_consistent": "assertions",
-    "assert_steps_aligned": "assertions",
-    "assert_not_toxic": "assertions",
-    "assert_sentiment": "assertions",
-    "assert_unbiased": "assertions",
-    "assert_no_prompt_injection": "assertions",
-    "assert_no_hallucination": "assertions",
-    "assert_fluent": "assertions",
-    "assert_good_summary": "assertions",
-    "assert_gptscore": "assertions",
-    "assert_faithful": "assertions",
-    "assert_context_precision": "assertions",
-    "assert_classification": "assertions",
-    "record_label": "assertions",
-    "assert_meteor": "assertions",
-    "assert_word_count": "assertions",
-    "assert_sentence_count": "assertions",
-    "assert_syllable_count": "assertions",
-    "assert_flesch_reading_ease": "assertions",
-    "assert_dale_chall": "assertions",
-    "assert_reading_time": "assertions",
-    "assert_token_count": "assertions",
-    "assert_japanese_character_count": "assertions",
-    "assert_agent_artifacts": "assertions",
-    "assert_fact_checked": "assertions",
-    "assert_tools_called": "assertions",
-    "measure_generation": "assertions",
-    "Measurement": "assertions",
-    "record_generation": "assertions",
-    "assert_context_relevant_judged": "assertions",
-    "assert_bleurt": "assertions",
-    "assert_moverscore": "assertions",
-    "assert_answer_in_context": "assertions",
-    "assert_rubric": "assertions",
-    "assert_no_hallucinated_sentences": "assertions",
-    "assert_no_hallucination_judged": "assertions",
-    "assert_context_recall": "assertions",
-    "assert_answer_correct": "assertions",
-    "assert_answer_relevant": "assertions",
-    "assert_ragas": "assertions",
-    "assert_correct": "assertions",
-    "assert_bucket": "assertions",
-    "assert_coherent_summary": "assertions",
-    "assert_no_contact_info": "assertions",
-    "assert_same_language": "assertions",
-    "assert_not_sexist": "assertions",
-    "assert_no_stereotypes": "assertions",
-    "assert_good_summary_judged": "assertions",
-    "assert_unbiased_opinions": "assertions",
-    "assert_non_toxic_opinions": "assertions",
-    "assert_prompt": "assertions",
-    "assert_geval": "assertions",
-    "assert_dag": "assertions",
-    "assert_summary_qag": "assertions",
-    "assert_task_completed": "assertions",
-    "assert_self_checked": "assertions",
-    "assert_metric": "deepeval_bridge",
-    "measure_metric": "deepeval_bridge",
-    "judge_for_deepeval": "deepeval_bridge",
-    "assert_bleu": "assertions",
-    "assert_check": "assertions",
-    "assert_context_ranked": "assertions",
-    "assert_context_relevant": "assertions",
-    "assert_edit_distance": "assertions",
-    "assert_exact_match": "assertions",
-    "assert_grounded": "assertions",
-    "assert_json": "assertions",
-    "assert_matches": "assertions",
-    "assert_no_encoded_leak": "assertions",
-    "assert_no_pii": "assertions",
-    "assert_no_pii_presidio": "assertions",
-    "assert_no_sensitive_data": "assertions",
-    "assert_not_looping": "assertions",
-    "assert_relevant": "assertions",
-    "assert_rouge": "assertions",
-    "assert_similar": "assertions",
-    "assert_similar_sentences": "assertions",
-    "evaluate": "assertions",
-    "Case": "case",
-    "load_cases": "case",
-    "cases": "dataset",
-    "read_cases": "case",
-    "CaseFileError": "case",
-    "perturb": "perturbators",
-    "perturbation": "perturbators",
-    "Perturbation": "perturbators",
-    "PERTURBATORS": "perturbators",
-    "ConditionSyntaxError": "conditions",
-    "parse_condition": "conditions",
-    "Evaluator": "evaluators.base",
-    "MetricSpec": "evaluators.base",
-    "MissingInputError": "evaluators.base",
-    "Score": "evaluators.base",
-    "ModelCache": "models",
-    "ModelLoadError": "models",
-    "Registry": "registry",
-    "UnknownEvaluatorError": "registry",
-    "Result": "result",
-    "Signature": "result",
+    "LLMEvalAssertionError": "core.assertion",
+    "assert_check": "core.assertion",
+    "evaluate": "core.assertion",
+    "assert_metric": "judges.deepeval_bridge",
+    "measure_metric": "judges.deepeval_bridge",
+    "judge_for_deepeval": "judges.deepeval_bridge",
+    "Case": "core.case",
+    "load_cases": "core.case",
+    "read_cases": "core.case",
+    "CaseFileError": "core.case",
+    "cases": "harness.dataset",
+    "perturb": "text.perturbators",
+    "perturbation": "text.perturbators",
+    "Perturbation": "text.perturbators",
+    "PERTURBATORS": "text.perturbators",
+    "ConditionSyntaxError": "text.conditions",
+    "parse_condition": "text.conditions",
+    "Evaluator": "core.evaluator",
+    "MetricSpec": "core.evaluator",
+    "MissingInputError": "core.evaluator",
+    "Score": "core.evaluator",
+    "ModelCache": "models.cache",
+    "ModelLoadError": "models.cache",
+    "Registry": "core.registry",
+    "UnknownEvaluatorError": "core.registry",
+    "Result": "core.result",
+    "Signature": "core.result",
 }
+
+# Every check helper -> its check module (written by ``python tests/check_index.py --write``, checked by a test).
+# <generated: helpers>
+_HELPERS = {
+    "Measurement": "checks.operations.generation",
+    "assert_accurate": "checks.embedding.answer_accuracy",
+    "assert_agent_artifacts": "checks.agents.agent_sanity",
+    "assert_answer_correct": "checks.judge_rag.answer_correctness",
+    "assert_answer_in_context": "checks.judge_rag.context_recall_sentences",
+    "assert_answer_relevant": "checks.judge_rag.answer_relevancy_judge",
+    "assert_bertscore": "checks.embedding.bertscore",
+    "assert_bleu": "checks.lexical.bleu",
+    "assert_bleurt": "checks.language_model.bleurt",
+    "assert_bucket": "checks.judge_quality.accuracy_bucket",
+    "assert_classification": "checks.classification.classification",
+    "assert_coherent_summary": "checks.judge_quality.summary_coherence",
+    "assert_context_precision": "checks.judge_rag.context_precision",
+    "assert_context_ranked": "checks.embedding.context_mrr",
+    "assert_context_recall": "checks.judge_rag.context_recall",
+    "assert_context_relevant": "checks.embedding.context_relevancy",
+    "assert_context_relevant_judged": "checks.judge_rag.context_relevancy_judge",
+    "assert_correct": "checks.judge_quality.correctness",
+    "assert_dag": "checks.judge_quality.dag",
+    "assert_dale_chall": "checks.text_stats.dale_chall",
+    "assert_edit_distance": "checks.lexical.edit_distance",
+    "assert_exact_match": "checks.lexical.exact_match",
+    "assert_fact_checked": "checks.agents.fact_check",
+    "assert_faithful": "checks.judge_rag.faithfulness",
+    "assert_flesch_reading_ease": "checks.text_stats.flesch_reading_ease",
+    "assert_fluent": "checks.language_model.perplexity",
+    "assert_geval": "checks.judge_quality.g_eval",
+    "assert_good_summary": "checks.language_model.summarization",
+    "assert_good_summary_judged": "checks.judge_quality.summarization_judge",
+    "assert_gptscore": "checks.language_model.gptscore",
+    "assert_grounded": "checks.embedding.groundedness",
+    "assert_japanese_character_count": "checks.text_stats.japanese_character_count",
+    "assert_json": "checks.lexical.json_schema",
+    "assert_matches": "checks.lexical.text_matching",
+    "assert_meteor": "checks.lexical.meteor",
+    "assert_moverscore": "checks.language_model.moverscore",
+    "assert_no_contact_info": "checks.safety.contact_information",
+    "assert_no_encoded_leak": "checks.safety.encoding_guardrail",
+    "assert_no_hallucinated_sentences": "checks.judge_rag.hallucination_sentences",
+    "assert_no_hallucination": "checks.language_model.hallucination",
+    "assert_no_hallucination_judged": "checks.judge_rag.hallucination_judge",
+    "assert_no_pii": "checks.safety.pii_leakage",
+    "assert_no_pii_presidio": "checks.safety.pii_presidio",
+    "assert_no_prompt_injection": "checks.safety.prompt_injection",
+    "assert_no_question_drift": "checks.embedding.questions_drift",
+    "assert_no_sensitive_data": "checks.safety.sensitive_data",
+    "assert_no_stereotypes": "checks.safety.stereotypes",
+    "assert_non_toxic_opinions": "checks.safety.toxicity_judge",
+    "assert_not_looping": "checks.text_stats.looping",
+    "assert_not_sexist": "checks.safety.sexism",
+    "assert_not_toxic": "checks.safety.toxicity",
+    "assert_prompt": "checks.judge_quality.byop",
+    "assert_ragas": "checks.judge_rag.ragas",
+    "assert_reading_time": "checks.text_stats.reading_time",
+    "assert_relevant": "checks.embedding.answer_relevancy_similarity",
+    "assert_rouge": "checks.lexical.rouge",
+    "assert_rubric": "checks.judge_quality.prometheus",
+    "assert_same_language": "checks.judge_quality.language_mismatch",
+    "assert_self_checked": "checks.judge_quality.selfcheckgpt",
+    "assert_self_consistent": "checks.embedding.self_consistency",
+    "assert_sentence_count": "checks.text_stats.sentence_count",
+    "assert_sentiment": "checks.classification.sentiment",
+    "assert_similar": "checks.embedding.semantic_similarity",
+    "assert_similar_sentences": "checks.embedding.semantic_sentence_similarity",
+    "assert_steps_aligned": "checks.embedding.step_alignment",
+    "assert_summary_qag": "checks.judge_quality.summarization_qag",
+    "assert_syllable_count": "checks.text_stats.syllable_count",
+    "assert_task_completed": "checks.agents.task_completion",
+    "assert_token_count": "checks.text_stats.token_count",
+    "assert_tools_called": "checks.agents.tool_correctness",
+    "assert_unbiased": "checks.safety.fairness_bias",
+    "assert_unbiased_opinions": "checks.safety.bias_judge",
+    "assert_word_count": "checks.text_stats.word_count",
+    "measure_generation": "checks.operations.generation",
+    "record_generation": "checks.operations.generation",
+    "record_label": "checks.classification.label_prediction",
+}
+# </generated: helpers>
+
+_EXPORTS.update(_HELPERS)
 
 
 def __getattr__(name: str) -> Any:
@@ -139,95 +146,92 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .assertions import (
-        LLMEvalAssertionError,
-        Measurement,
-        assert_agent_artifacts,
-        assert_fact_checked,
-        assert_meteor,
-        assert_word_count,
-        assert_sentence_count,
-        assert_syllable_count,
-        assert_flesch_reading_ease,
-        assert_dale_chall,
-        assert_reading_time,
-        assert_token_count,
-        assert_japanese_character_count,
-        assert_tools_called,
-        measure_generation,
-        record_generation,
-        record_label,
-        assert_accurate,
-        assert_bertscore,
-        assert_no_question_drift,
-        assert_self_consistent,
-        assert_steps_aligned,
-        assert_not_toxic,
-        assert_sentiment,
-        assert_unbiased,
-        assert_no_prompt_injection,
-        assert_no_hallucination,
-        assert_fluent,
-        assert_good_summary,
-        assert_gptscore,
-        assert_faithful,
-        assert_classification,
-        assert_context_precision,
-        assert_context_relevant_judged,
-        assert_bleurt,
-        assert_moverscore,
-        assert_answer_in_context,
-        assert_rubric,
-        assert_no_hallucinated_sentences,
-        assert_no_hallucination_judged,
-        assert_context_recall,
-        assert_answer_correct,
-        assert_answer_relevant,
-        assert_ragas,
-        assert_correct,
-        assert_bucket,
-        assert_coherent_summary,
-        assert_no_contact_info,
-        assert_same_language,
-        assert_not_sexist,
-        assert_no_stereotypes,
-        assert_good_summary_judged,
-        assert_unbiased_opinions,
-        assert_non_toxic_opinions,
-        assert_prompt,
-        assert_geval,
-        assert_dag,
-        assert_summary_qag,
-        assert_task_completed,
-        assert_self_checked,
-        assert_context_ranked,
-        assert_context_relevant,
-        assert_grounded,
-        assert_relevant,
-        assert_similar,
-        assert_similar_sentences,
-        assert_bleu,
-        assert_check,
-        assert_edit_distance,
-        assert_exact_match,
-        assert_json,
-        assert_matches,
-        assert_no_encoded_leak,
-        assert_no_pii,
-        assert_no_pii_presidio,
-        assert_no_sensitive_data,
-        assert_not_looping,
-        assert_rouge,
-        evaluate,
-    )
-    from .deepeval_bridge import assert_metric, judge_for_deepeval, measure_metric
-    from .case import Case, CaseFileError, load_cases, read_cases
-    from .dataset import cases
-    from .perturbators import PERTURBATORS, Perturbation, perturb, perturbation
-    from .conditions import ConditionSyntaxError, parse_condition
-    from .evaluators.base import Evaluator, MetricSpec, MissingInputError, Score
-    from .models import ModelCache, ModelLoadError
-    from .registry import Registry, UnknownEvaluatorError
-    from .result import Result, Signature
+    from .core.assertion import LLMEvalAssertionError, assert_check, evaluate
+    from .core.case import Case, CaseFileError, load_cases, read_cases
+    from .core.evaluator import Evaluator, MetricSpec, MissingInputError, Score
+    from .core.registry import Registry, UnknownEvaluatorError
+    from .core.result import Result, Signature
+    from .harness.dataset import cases
+    from .judges.deepeval_bridge import assert_metric, judge_for_deepeval, measure_metric
+    from .models.cache import ModelCache, ModelLoadError
+    from .text.conditions import ConditionSyntaxError, parse_condition
+    from .text.perturbators import PERTURBATORS, Perturbation, perturb, perturbation
+
+    # <generated: helper types>
+    from .checks.agents.agent_sanity import assert_agent_artifacts
+    from .checks.agents.fact_check import assert_fact_checked
+    from .checks.agents.task_completion import assert_task_completed
+    from .checks.agents.tool_correctness import assert_tools_called
+    from .checks.classification.classification import assert_classification
+    from .checks.classification.label_prediction import record_label
+    from .checks.classification.sentiment import assert_sentiment
+    from .checks.embedding.answer_accuracy import assert_accurate
+    from .checks.embedding.answer_relevancy_similarity import assert_relevant
+    from .checks.embedding.bertscore import assert_bertscore
+    from .checks.embedding.context_mrr import assert_context_ranked
+    from .checks.embedding.context_relevancy import assert_context_relevant
+    from .checks.embedding.groundedness import assert_grounded
+    from .checks.embedding.questions_drift import assert_no_question_drift
+    from .checks.embedding.self_consistency import assert_self_consistent
+    from .checks.embedding.semantic_sentence_similarity import assert_similar_sentences
+    from .checks.embedding.semantic_similarity import assert_similar
+    from .checks.embedding.step_alignment import assert_steps_aligned
+    from .checks.judge_quality.accuracy_bucket import assert_bucket
+    from .checks.judge_quality.byop import assert_prompt
+    from .checks.judge_quality.correctness import assert_correct
+    from .checks.judge_quality.dag import assert_dag
+    from .checks.judge_quality.g_eval import assert_geval
+    from .checks.judge_quality.language_mismatch import assert_same_language
+    from .checks.judge_quality.prometheus import assert_rubric
+    from .checks.judge_quality.selfcheckgpt import assert_self_checked
+    from .checks.judge_quality.summarization_judge import assert_good_summary_judged
+    from .checks.judge_quality.summarization_qag import assert_summary_qag
+    from .checks.judge_quality.summary_coherence import assert_coherent_summary
+    from .checks.judge_rag.answer_correctness import assert_answer_correct
+    from .checks.judge_rag.answer_relevancy_judge import assert_answer_relevant
+    from .checks.judge_rag.context_precision import assert_context_precision
+    from .checks.judge_rag.context_recall import assert_context_recall
+    from .checks.judge_rag.context_recall_sentences import assert_answer_in_context
+    from .checks.judge_rag.context_relevancy_judge import assert_context_relevant_judged
+    from .checks.judge_rag.faithfulness import assert_faithful
+    from .checks.judge_rag.hallucination_judge import assert_no_hallucination_judged
+    from .checks.judge_rag.hallucination_sentences import assert_no_hallucinated_sentences
+    from .checks.judge_rag.ragas import assert_ragas
+    from .checks.language_model.bleurt import assert_bleurt
+    from .checks.language_model.gptscore import assert_gptscore
+    from .checks.language_model.hallucination import assert_no_hallucination
+    from .checks.language_model.moverscore import assert_moverscore
+    from .checks.language_model.perplexity import assert_fluent
+    from .checks.language_model.summarization import assert_good_summary
+    from .checks.lexical.bleu import assert_bleu
+    from .checks.lexical.edit_distance import assert_edit_distance
+    from .checks.lexical.exact_match import assert_exact_match
+    from .checks.lexical.json_schema import assert_json
+    from .checks.lexical.meteor import assert_meteor
+    from .checks.lexical.rouge import assert_rouge
+    from .checks.lexical.text_matching import assert_matches
+    from .checks.operations.generation import Measurement, measure_generation, record_generation
+    from .checks.safety.bias_judge import assert_unbiased_opinions
+    from .checks.safety.contact_information import assert_no_contact_info
+    from .checks.safety.encoding_guardrail import assert_no_encoded_leak
+    from .checks.safety.fairness_bias import assert_unbiased
+    from .checks.safety.pii_leakage import assert_no_pii
+    from .checks.safety.pii_presidio import assert_no_pii_presidio
+    from .checks.safety.prompt_injection import assert_no_prompt_injection
+    from .checks.safety.sensitive_data import assert_no_sensitive_data
+    from .checks.safety.sexism import assert_not_sexist
+    from .checks.safety.stereotypes import assert_no_stereotypes
+    from .checks.safety.toxicity import assert_not_toxic
+    from .checks.safety.toxicity_judge import assert_non_toxic_opinions
+    from .checks.text_stats.dale_chall import assert_dale_chall
+    from .checks.text_stats.flesch_reading_ease import assert_flesch_reading_ease
+    from .checks.text_stats.japanese_character_count import assert_japanese_character_count
+    from .checks.text_stats.looping import assert_not_looping
+    from .checks.text_stats.reading_time import assert_reading_time
+    from .checks.text_stats.sentence_count import assert_sentence_count
+    from .checks.text_stats.syllable_count import assert_syllable_count
+    from .checks.text_stats.token_count import assert_token_count
+    from .checks.text_stats.word_count import assert_word_count
+    # </generated: helper types>
 
 __all__ = ["__version__", *sorted(_EXPORTS)]

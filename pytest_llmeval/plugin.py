@@ -12,23 +12,29 @@ import shutil
 import tempfile
 import warnings
 from collections.abc import Generator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .markers import MARKER_HELP, PERTURB_MARKER_HELP, draw_id, repeat_of
-from .models import ModelCache
-from .options import add_options
-from .recording import TestContext
-from .session import EvalSession, LLMEvalWarning, session_key
+from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, draw_id, repeat_of
+from .harness.options import add_options
+from .harness.session import EvalSession, LLMEvalWarning, session_key
 
-_context_key = pytest.StashKey[TestContext]()
+if TYPE_CHECKING:
+    from .harness.context import CheckingContext
+    from .models.cache import ModelCache
+
+_context_key = pytest.StashKey["CheckingContext"]()
+
+
 _marker_error_key = pytest.StashKey[Exception]()
+
+
 _gc_paused_key = pytest.StashKey[bool]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from . import hookspecs
+    from .harness import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -45,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
     shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
     if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
-        session.prefetcher.share_dir = shared
+        session.share_dir = shared
     config.hook.pytest_llmeval_register_evaluators.call_historic(kwargs={"registry": session.registry})
     session.load_baseline()
     if config.getoption("llmeval_merge", None) and not session.is_worker:
@@ -122,23 +128,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     nothing_to_run = session.config.getoption("llmeval_evaluators", False) or session.config.getoption("llmeval_merge", None)
     if nothing_to_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
-    eval_session.prefetcher.wait()  # background judge prefetches write their verdicts first
+    if eval_session.made("prefetcher"):
+        eval_session.prefetcher.wait()  # background judge prefetches write their verdicts first
     for runner in eval_session.runners():
         runner.close()  # the pools' threads
-    try:
-        eval_session.models.flush()
-    except OSError as exc:
-        warnings.warn(LLMEvalWarning(f"could not write the embedding cache: {exc}"), stacklevel=1)
+    if eval_session.made("models"):
+        try:
+            eval_session.models.flush()
+        except OSError as exc:
+            warnings.warn(LLMEvalWarning(f"could not write the embedding cache: {exc}"), stacklevel=1)
     if eval_session.is_worker:
         output = session.config.workeroutput  # type: ignore[attr-defined]
-        output["llmeval_models"] = {**eval_session.models.stats(), "prefetch": eval_session.prefetcher.stats()}
+        if eval_session.made("models") or eval_session.made("prefetcher"):
+            output["llmeval_models"] = {**eval_session.models.stats(), "prefetch": eval_session.prefetcher.stats()}
         if eval_session.judge_parts():
             output["llmeval_judge"] = eval_session.judge_parts()
         return
-    try:
-        eval_session.models.compact()
-    except OSError:
-        pass
+    if eval_session.made("models"):
+        try:
+            eval_session.models.compact()
+        except OSError:
+            pass
     if eval_session.records and gc.isenabled():
         # No automatic collection from here to pytest_unconfigure (pytest collects there, twice): the aggregates, the
         # reports and the terminal summary make many objects and no cycle, and with tens of thousands of records
@@ -167,6 +177,8 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
             add_suite_properties(session.config, eval_session.summary(), comparison)
         except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
             warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
+    if not (records or eval_session.settings.report or eval_session.judge_skips or comparison is not None):
+        return  # nothing to report, nothing to summarise
     from .report.build import interruption, interruption_key
 
     session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
@@ -202,13 +214,12 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    from .text import replace_surrogates
-
     eval_session = config.stash.get(session_key, None)
     if eval_session is None or eval_session.is_worker:
         return
     if config.getoption("llmeval_evaluators", False):
-        from .catalog import catalog_lines
+        from .core.catalog import catalog_lines
+        from .text.basics import replace_surrogates
 
         terminalreporter.write_sep("=", "llmeval evaluators")
         for line in catalog_lines(eval_session.registry):
@@ -219,6 +230,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not (eval_session.records or eval_session.written or eval_session.judge_skips or eval_session.comparison() is not None):
         return
     from .report.build import session_lines
+    from .text.basics import replace_surrogates
 
     terminalreporter.write_sep("=", "llmeval summary")
     try:
@@ -280,7 +292,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     marker = metafunc.definition.get_closest_marker("llmeval_perturb")
     if marker is None:
         return
-    from .perturbators import parse_perturbations
+    from .text.perturbators import parse_perturbations
 
     where = f"{metafunc.definition.nodeid}: @pytest.mark.llmeval_perturb"
     seed = marker.kwargs.get("seed", 0)
@@ -300,11 +312,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    models = config.stash[session_key].models
-    cache = models.cache_dir or "off"
+    settings = config.stash[session_key].settings  # read from the settings: the model cache is made when first used
+    cache = settings.cache_dir if settings.cache_dir and settings.cache_dir.lower() != "off" else None
+    cache = str(config.rootpath / cache) if cache else "off"
     return (
-        f"llmeval: device {models.device} (resolved when a model first loads), precision {models.precision}, "
-        f"embedding model {models.embedding_model}, cache {cache}"
+        f"llmeval: device {settings.device} (resolved when a model first loads), precision {settings.precision}, "
+        f"embedding model {settings.embedding_model}, cache {cache}"
     )
 
 
@@ -324,14 +337,14 @@ def llmeval_models(request: pytest.FixtureRequest) -> ModelCache:
 
 
 @pytest.fixture
-def llmeval(request: pytest.FixtureRequest) -> TestContext:
+def llmeval(request: pytest.FixtureRequest) -> CheckingContext:
     """The llmeval context of this test.
 
     Set ``llmeval.model`` / ``llmeval.case`` to tag the checks that follow, call
     ``llmeval.check(name, ...)`` for any registered evaluator, and read
     ``llmeval.results`` for what was recorded so far.
     """
-    context: TestContext = request.node.stash[_context_key]
+    context: CheckingContext = request.node.stash[_context_key]
     return context
 
 
@@ -341,7 +354,7 @@ def llmeval_deepeval_judge(request: pytest.FixtureRequest) -> Any:
 
     Its verdicts go through the llmeval verdict cache: recorded once, replayed in CI.
     """
-    from .deepeval_bridge import judge_for_deepeval
+    from .judges.deepeval_bridge import judge_for_deepeval
 
     return judge_for_deepeval(request.config.stash[session_key].judge)
 
@@ -392,7 +405,7 @@ def llmeval_perturb(request: pytest.FixtureRequest, llmeval_perturbation: Any) -
     Seeded from the marker's ``seed``, the perturbation and the text, so every run and
     machine perturbs alike. ``paraphrase`` without a judge skips the test.
     """
-    from .perturbators import Perturber
+    from .text.perturbators import Perturber
 
     marker = request.node.get_closest_marker("llmeval_perturb")
     seed = marker.kwargs.get("seed", 0) if marker is not None else 0

@@ -18,12 +18,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .perturbators import PERTURBATORS, Perturbation, perturb
+from .text.perturbators import PERTURBATORS, Perturbation, perturb
 
 __all__ = ["perturbations", "perturbed", "RATE_BASED", "DEFAULT_NAMES"]
 
+
 #: Perturbations that take a ``rate``.
 RATE_BASED = ("typos", "char_swap", "char_delete", "whitespace", "punctuation", "ocr")
+
+
 #: What ``perturbed`` draws from by default: meaning-preserving noise (no antonyms, no encodings).
 DEFAULT_NAMES = ("typos", "char_swap", "char_delete", "uppercase", "lowercase", "titlecase", "whitespace", "punctuation", "ocr",
                  "synonym")

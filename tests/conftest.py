@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-import pytest
-
 # pytester's in-process runs forget modules first imported inside them, and
 # numpy refuses to be imported twice in one process: import the evaluators'
 # libraries here, once, before any in-process run.
 import hypothesis.internal.observability  # noqa: F401  (hypothesis's plugin imports it at every summary)
 import jsonschema  # noqa: F401
 import numpy  # noqa: F401
+import pytest
 from nltk.translate import bleu_score  # noqa: F401
 from rouge_score import rouge_scorer  # noqa: F401
 
@@ -23,12 +22,12 @@ except ImportError:
     pass
 # Our own light modules too: an in-process run that first imports one would leave the next run
 # with two copies of a class (a Case that is not a Case).
-import pytest_llmeval.aggregate  # noqa: F401,E402
-import pytest_llmeval.assertions  # noqa: F401,E402
-import pytest_llmeval.dataset  # noqa: F401,E402
-import pytest_llmeval.evaluators.base  # noqa: F401,E402
-import pytest_llmeval.perturbators  # noqa: F401,E402
+import pytest_llmeval.core.assertion  # noqa: F401,E402
+import pytest_llmeval.core.evaluator  # noqa: F401,E402
+import pytest_llmeval.harness.dataset  # noqa: F401,E402
 import pytest_llmeval.report  # noqa: F401,E402
+import pytest_llmeval.report.aggregate  # noqa: F401,E402
+import pytest_llmeval.text.perturbators  # noqa: F401,E402
 
 try:  # spaCy and its English model, for the fact layer (same reason: its registries break on a second import)
     import spacy  # noqa: F401
@@ -44,7 +43,7 @@ except ImportError:
 @pytest.fixture(scope="module")
 def models():
     """One CPU model cache per test module, without a disk cache (a module may define its own)."""
-    from pytest_llmeval.models import ModelCache
+    from pytest_llmeval.models.cache import ModelCache
 
     return ModelCache(device="cpu", cache_dir=None, announce=lambda line: None)
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval import LLMEvalAssertionError, Registry, assert_meteor, assert_tools_called
-from pytest_llmeval.case import Case
+from pytest_llmeval.core.case import Case
 
 WORDS = st.sampled_from(["the", "cat", "cats", "sat", "sitting", "on", "a", "mat", "mats", "dog", "ran", "quickly"])
 
@@ -19,7 +19,7 @@ WORDS = st.sampled_from(["the", "cat", "cats", "sat", "sitting", "on", "a", "mat
 def test_meteor_equals_nltk_with_the_same_matchers(hypothesis, reference):
     from nltk.translate.meteor_score import single_meteor_score
 
-    from pytest_llmeval.evaluators.agents import _wordnet
+    from pytest_llmeval.checks.lexical.meteor import _wordnet
 
     [result] = Registry(entry_points=False).create("meteor").evaluate([Case(actual=" ".join(hypothesis), expected=" ".join(reference))])
     assert result.metrics["meteor"] == pytest.approx(single_meteor_score(reference, hypothesis, wordnet=_wordnet()[0]))

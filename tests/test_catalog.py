@@ -8,8 +8,8 @@ import pathlib
 import pytest
 
 from pytest_llmeval import Registry
-from pytest_llmeval.catalog import entries, readme_table
-from pytest_llmeval.options import options_table
+from pytest_llmeval.core.catalog import entries, readme_table
+from pytest_llmeval.harness.options import options_table
 
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
 
@@ -22,7 +22,7 @@ def block(name: str) -> list[str]:
 
 
 def test_readme_check_table_is_generated_from_the_classes():
-    """Regenerate with: python -c "from pytest_llmeval.catalog import *; print('\\n'.join(readme_table(__import__('pytest_llmeval').Registry(entry_points=False))))\""""
+    """Regenerate with: python -c "from pytest_llmeval.core.catalog import *; print('\\n'.join(readme_table(__import__('pytest_llmeval').Registry(entry_points=False))))\""""
     assert block("checks") == readme_table(Registry(entry_points=False))
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_llmeval import classmetrics as cm
+from pytest_llmeval.stats import classmetrics as cm
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # scikit-learn on single-class inputs

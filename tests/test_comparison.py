@@ -301,7 +301,7 @@ def test_perturbation_parameters_fail_at_collection(pytester):
 
 
 def test_equal_means_share_a_rank():
-    from pytest_llmeval.aggregate import summarize
+    from pytest_llmeval.report.aggregate import summarize
 
     def record(model, value):
         return {"evaluator": "e", "metrics": {"m": value}, "primary": "m", "passed": True, "higher_is_better": {"m": True},

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from .verdicts import check_verdict
-
 from pytest_llmeval import Case, MissingInputError, Registry, Result
-from pytest_llmeval.case import CASE_FIELDS
+from pytest_llmeval.core.case import CASE_FIELDS
+
+from .verdicts import check_verdict
 
 REGISTRY = Registry(entry_points=False)
 NAMES = REGISTRY.names()
@@ -113,7 +113,7 @@ def create(name: str, **params):
     evaluator = cls(**params)
     if cls.uses_models:
         if not _MODELS:
-            from pytest_llmeval.models import ModelCache
+            from pytest_llmeval.models.cache import ModelCache
 
             _MODELS.append(ModelCache(device="cpu", announce=lambda line: None))
         evaluator.bind(_MODELS[0])
@@ -139,7 +139,7 @@ def make_case(name: str, **changes) -> Case:
 
 
 def test_every_builtin_is_registered():
-    from pytest_llmeval.registry import BUILTIN_EVALUATORS
+    from pytest_llmeval.core.registry import BUILTIN_EVALUATORS
 
     assert NAMES == sorted(BUILTIN_EVALUATORS) and len(NAMES) >= 59
 

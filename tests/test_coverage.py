@@ -1,4 +1,4 @@
-"""The per-seed coverage audit (pytest_llmeval.coverage) names only real things and counts honestly."""
+"""The per-seed coverage audit (tests.seed_coverage) names only real things and counts honestly."""
 
 from __future__ import annotations
 
@@ -8,9 +8,17 @@ import re
 import pytest
 
 import pytest_llmeval
-from pytest_llmeval.coverage import (IMPLEMENTED, SEED_COVERAGE, SEEDS, STATUSES, Coverage, coverage_counts, coverage_table,
-                                     missing)
-from pytest_llmeval.registry import Registry
+from pytest_llmeval.core.registry import Registry
+from tests.seed_coverage import (
+    IMPLEMENTED,
+    SEED_COVERAGE,
+    SEEDS,
+    STATUSES,
+    Coverage,
+    coverage_counts,
+    coverage_table,
+    missing,
+)
 
 README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
 HELPER = re.compile(r"\b((?:assert|record|measure)_[a-z0-9_]+)")
@@ -112,7 +120,7 @@ def test_readme_block_is_current() -> None:
     match = re.search(r"<!-- coverage:start -->\n(.*?)\n<!-- coverage:end -->", text, re.DOTALL)
     assert match, "README.md has no <!-- coverage:start --> ... <!-- coverage:end --> block"
     assert match.group(1).split("\n") == coverage_table(), (
-        "README coverage block is stale; regenerate it with: python -c \"from pytest_llmeval.coverage import "
+        "README coverage block is stale; regenerate it with: python -c \"from tests.seed_coverage import "
         "coverage_table; print('\\n'.join(coverage_table()))\"")
 
 

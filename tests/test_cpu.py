@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
-
-from pytest_llmeval.cpu import cpu_share, share_cpu_threads
+from pytest_llmeval.models.cpu import cpu_share, share_cpu_threads
 
 
 def test_each_worker_gets_its_share_of_the_cpus():

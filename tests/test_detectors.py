@@ -8,8 +8,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.models import ModelCache, ModelLoadError  # noqa: E402
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError
+
+from pytest_llmeval import Case, Registry
 
 from .conftest import tiny_causal_lm, tiny_classifier  # noqa: E402
 
@@ -99,7 +100,7 @@ def test_perplexity_sliding_window_and_short_text(tiny_lm, models):
 
 
 def test_perplexity_default_model_missing_or_present(models):
-    from pytest_llmeval.evaluators.language_model import embedded_lm_file
+    from pytest_llmeval.checks.language_model.perplexity import embedded_lm_file
 
     evaluator = build("perplexity", models)
     if embedded_lm_file() is None:

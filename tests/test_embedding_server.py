@@ -7,9 +7,8 @@ import socket
 
 import numpy as np
 import pytest
-
-from pytest_llmeval.embedding_server import EmbeddingServer, EmbeddingServerError, endpoint
-from pytest_llmeval.models import ModelCache, ModelLoadError
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError
+from pytest_llmeval.models.server import EmbeddingServer, EmbeddingServerError, endpoint
 
 from .embedding_server_stub import DIM, EmbeddingStub, bag_vector, word_vector
 
@@ -125,9 +124,10 @@ def test_embedder_caches_in_memory_and_on_disk(stub, tmp_path):
 
 
 def test_signature_names_the_server_model_and_never_matches_an_in_process_model(stub, tmp_path):
+    from pytest_llmeval.models.cache import DEFAULT_EMBEDDING_MODEL
+
     from pytest_llmeval import Registry
-    from pytest_llmeval.evaluators.embedding import model_family
-    from pytest_llmeval.models import DEFAULT_EMBEDDING_MODEL
+    from pytest_llmeval.checks.embedding.base import model_family
 
     remote = cache_for(stub.base_url, tmp_path, model=DEFAULT_EMBEDDING_MODEL)
     local = ModelCache(device="cpu", cache_dir=str(tmp_path), announce=lambda line: None)

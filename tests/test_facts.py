@@ -7,16 +7,8 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from pytest_llmeval.facts import (
-    FactIndex,
-    canonical_numbers,
-    check_facts,
-    detokenize_numbers,
-    extract_facts,
-    parse_number,
-    unsupported_facts,
-)
+from pytest_llmeval.facts.extract import FactIndex, check_facts, extract_facts, unsupported_facts
+from pytest_llmeval.facts.parsing import canonical_numbers, detokenize_numbers, parse_number
 
 
 def texts(text):
@@ -196,7 +188,7 @@ def test_whitespace_runs_and_many_dates_are_read():
 
 
 def test_facts_with_braces_are_described():
-    from pytest_llmeval.evaluators.factlayer import describe_fact
+    from pytest_llmeval.facts.layer import describe_fact
 
     [fact] = [f for f in extract_facts("Revenue {was} 5 million.") if f.kind == "number"]
     assert describe_fact(fact, "sentence 1") == "'5 million' (sentence 1) is not stated in the context"
@@ -205,7 +197,7 @@ def test_facts_with_braces_are_described():
 
 
 def test_unlinked_pairs_are_nearby_words_the_source_never_says_together():
-    from pytest_llmeval.evaluators.factlayer import Cooccurrence, PairIndex, unlinked_pairs
+    from pytest_llmeval.facts.layer import Cooccurrence, PairIndex, unlinked_pairs
 
     source = PairIndex(["Jackie Chan starred in the film.", "The voice was provided by Tom Hanks."])
     together = Cooccurrence(source.stems)

@@ -10,10 +10,10 @@ import pytest
 
 pytest.importorskip("openai")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
-from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
-from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.judges.cache import VerdictCache
+from pytest_llmeval.judges.openai_judge import OpenAIJudge
+from pytest_llmeval.judges.runner import JudgeRunner
 
 CLAIMS = [f"claim {i}" for i in range(8)]
 

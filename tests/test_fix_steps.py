@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_llmeval.evaluators.steps import StepAlignment, extract_steps
+from pytest_llmeval.checks.embedding.step_alignment import StepAlignment, extract_steps
 
 ROUTER = ["Unplug the router.", "Wait 30 seconds.", "Plug it back in."]
 

@@ -8,9 +8,10 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.evaluators.gptscore import continuation_nll  # noqa: E402
-from pytest_llmeval.models import ModelCache  # noqa: E402
+from pytest_llmeval.models.cache import ModelCache
+
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.checks.language_model.perplexity import continuation_nll
 
 from .conftest import WORDS, _vocab, tiny_causal_lm  # noqa: E402
 
@@ -82,7 +83,7 @@ def test_seq2seq_scoring_model(tmp_path, models):
 
 
 def test_batched_scores_equal_one_at_a_time(lm, models):
-    from pytest_llmeval.evaluators.gptscore import continuation_nlls
+    from pytest_llmeval.checks.language_model.perplexity import continuation_nlls
 
     evaluator = build("gptscore_summary", models, model=lm)
     pairs = [("the cat sat on", " the mat ."), ("the dog", " ran ."), ("", " the cat sat on the mat on the mat ."), ("the", "")]

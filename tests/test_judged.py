@@ -8,12 +8,11 @@ import pytest
 
 pytest.importorskip("openai")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.evaluators.judged import weighted_precision  # noqa: E402
-from pytest_llmeval.judges.cache import VerdictCache  # noqa: E402
-from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
-from pytest_llmeval.judges.runner import JudgeRunner  # noqa: E402
-
+from pytest_llmeval import Case, Registry
+from pytest_llmeval.checks.judge_rag.context_precision import weighted_precision
+from pytest_llmeval.judges.cache import VerdictCache
+from pytest_llmeval.judges.openai_judge import OpenAIJudge
+from pytest_llmeval.judges.runner import JudgeRunner
 
 SECRET = "sk-judge-secret-value-0123456789abcdef"
 

@@ -9,10 +9,9 @@ import pytest
 
 pytest.importorskip("openai")
 
-from pytest_llmeval.judges.base import JudgeError, JudgeParseError, extract_json  # noqa: E402
-from pytest_llmeval.judges.cache import ReplayMiss, VerdictCache, verdict_key  # noqa: E402
-from pytest_llmeval.judges.openai_judge import OpenAIJudge  # noqa: E402
-
+from pytest_llmeval.judges.base import JudgeError, JudgeParseError, extract_json
+from pytest_llmeval.judges.cache import ReplayMiss, VerdictCache, verdict_key
+from pytest_llmeval.judges.openai_judge import OpenAIJudge
 
 SECRET = "sk-test-secret-never-shown-0123456789"
 

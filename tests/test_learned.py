@@ -19,13 +19,14 @@ pytest.importorskip("transformers")
 pytest.importorskip("scipy")
 
 import numpy as np  # noqa: E402
+import pytest_llmeval.checks.language_model.learned  # noqa: E402,F401
 import scipy.optimize  # noqa: E402,F401  (imported before any in-process pytest run)
 import torch  # noqa: E402
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
-import pytest_llmeval.assertions.learned  # noqa: E402,F401
-from pytest_llmeval import Case, LLMEvalAssertionError, MissingInputError, Result  # noqa: E402
-from pytest_llmeval.evaluators.learned import Bleurt, MoverScore, earth_movers_distance  # noqa: E402
-from pytest_llmeval.models import ModelCache, ModelLoadError  # noqa: E402
+from pytest_llmeval import Case, LLMEvalAssertionError, MissingInputError, Result
+from pytest_llmeval.checks.language_model.bleurt import Bleurt
+from pytest_llmeval.checks.language_model.moverscore import MoverScore, earth_movers_distance
 
 from .test_contract import check_contract  # noqa: E402
 
@@ -360,8 +361,9 @@ def test_contract(learned):
 
 
 def test_helpers_pass_scorer_and_parameters(encoder, regressor):
-    from pytest_llmeval.assertions.learned import assert_bleurt, assert_moverscore
-    from pytest_llmeval.registry import BUILTIN_EVALUATORS
+    from pytest_llmeval.checks.language_model.bleurt import assert_bleurt
+    from pytest_llmeval.checks.language_model.moverscore import assert_moverscore
+    from pytest_llmeval.core.registry import BUILTIN_EVALUATORS
 
     if "moverscore" not in BUILTIN_EVALUATORS:
         pytest.skip("not registered yet (pytest_llmeval/registry.py); the pytest run below registers them itself")
@@ -376,13 +378,13 @@ def test_a_pytest_run_records_both_checks(pytester, encoder, regressor):
     pytester.makeconftest(
         """
 def pytest_llmeval_register_evaluators(registry):
-    registry.register("bleurt", "pytest_llmeval.evaluators.learned:Bleurt")
-    registry.register("moverscore", "pytest_llmeval.evaluators.learned:MoverScore")
+    registry.register("bleurt", "pytest_llmeval.checks.language_model.bleurt:Bleurt")
+    registry.register("moverscore", "pytest_llmeval.checks.language_model.moverscore:MoverScore")
 """
     )
     pytester.makepyfile(
         f"""
-from pytest_llmeval.assertions.learned import assert_bleurt, assert_moverscore
+from pytest_llmeval import assert_bleurt, assert_moverscore
 
 ENCODER, BLEURT = {encoder!r}, {regressor!r}
 

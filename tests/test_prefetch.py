@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from pytest_llmeval.models.prefetch import known_fields
 
 from pytest_llmeval import Case, Registry
-from pytest_llmeval.prefetch import known_fields
 
 ROWS = 40
 
@@ -40,7 +40,7 @@ def test_known_fields_are_those_equal_to_the_case_parameter():
 
 def test_planned_texts_are_what_the_check_encodes(models):
     pytest.importorskip("sentence_transformers")
-    from pytest_llmeval.evaluators.embedding import planned_texts
+    from pytest_llmeval.checks.embedding.base import planned_texts
 
     evaluator = Registry(entry_points=False).create("groundedness", method="embeddings")
     evaluator.bind(models)

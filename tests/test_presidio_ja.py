@@ -7,8 +7,9 @@ import pytest
 
 pytest.importorskip("presidio_analyzer")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
-from pytest_llmeval.models import ModelLoadError  # noqa: E402
+from pytest_llmeval.models.cache import ModelLoadError
+
+from pytest_llmeval import Case, Registry
 
 REGISTRY = Registry(entry_points=False)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pytest_llmeval.aggregate import summarize
+from pytest_llmeval.report.aggregate import summarize
 
 SUITE = """
 import pytest

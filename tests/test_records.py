@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from pytest_llmeval.recording import RecordStore
-from pytest_llmeval.result import Result, Signature, freeze
-from pytest_llmeval.session import session_key
+from pytest_llmeval.core.recording import RecordStore
+from pytest_llmeval.core.result import Result, Signature, freeze
+from pytest_llmeval.harness.session import session_key
 
 SUITE = """
 import gc
@@ -187,9 +187,9 @@ def _json_values():
 def test_the_json_report_is_written_as_json_dumps_writes_it():
     from hypothesis import given, settings
     from hypothesis import strategies as st
+    from pytest_llmeval.text.basics import escape_surrogates
 
     from pytest_llmeval.report.jsonfile import OPTIONS, dumps
-    from pytest_llmeval.text import escape_surrogates
 
     shared = {"evaluator": "e", "params": {"x": [1, {"y": None}]}, "thresholds": {}}
 
@@ -210,8 +210,8 @@ def test_the_json_report_is_written_as_json_dumps_writes_it():
 
 def test_each_result_is_built_once(monkeypatch):
     from pytest_llmeval import Case
-    from pytest_llmeval.evaluators.lexical import ExactMatch
-    from pytest_llmeval.result import Result
+    from pytest_llmeval.checks.lexical.exact_match import ExactMatch
+    from pytest_llmeval.core.result import Result
 
     built = []
     original = Result.__post_init__

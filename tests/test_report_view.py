@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 from pytest_llmeval import Case
-from pytest_llmeval.aggregate import summarize
-from pytest_llmeval.evaluators.lexical import ExactMatch, Rouge
+from pytest_llmeval.checks.lexical.exact_match import ExactMatch
+from pytest_llmeval.checks.lexical.rouge import Rouge
 from pytest_llmeval.report import html, markdown
+from pytest_llmeval.report.aggregate import summarize
 from pytest_llmeval.report.jsonfile import dumps, validate
 from pytest_llmeval.report.view import HTML_LIMITS, MARKDOWN_LIMITS, Limits, view
 

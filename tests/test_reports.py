@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-
 import os
 
 import pytest
 
 from pytest_llmeval import Case
-from pytest_llmeval.aggregate import NO_MODEL, summarize
-from pytest_llmeval.evaluators.lexical import ExactMatch, Rouge
-from pytest_llmeval.report import atomic_write, write_reports
-from pytest_llmeval.report import markdown
+from pytest_llmeval.checks.lexical.exact_match import ExactMatch
+from pytest_llmeval.checks.lexical.rouge import Rouge
+from pytest_llmeval.core.result import NO_MODEL
+from pytest_llmeval.report import atomic_write, markdown, write_reports
+from pytest_llmeval.report.aggregate import summarize
 from pytest_llmeval.report.terminal import render_summary
 
 

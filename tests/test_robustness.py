@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS
 
 from pytest_llmeval import Case, Registry
-from pytest_llmeval.patterns import PII_DETECTORS, SECRET_DETECTORS
 
 REGISTRY = Registry(entry_points=False)
 
@@ -37,7 +37,7 @@ def test_the_ipv6_answer_that_hung_returns_at_once():
 
 
 def test_a_catastrophic_user_regexp_stops_with_a_clear_error(monkeypatch):
-    from pytest_llmeval import conditions
+    from pytest_llmeval.text import conditions
 
     monkeypatch.setattr(conditions, "REGEX_TIMEOUT", 0.2)
     matching = REGISTRY.create("text_matching")
@@ -49,7 +49,7 @@ def test_a_catastrophic_user_regexp_stops_with_a_clear_error(monkeypatch):
 
 
 def test_a_catastrophic_schema_pattern_stops_with_a_clear_error(monkeypatch):
-    from pytest_llmeval import conditions
+    from pytest_llmeval.text import conditions
 
     monkeypatch.setattr(conditions, "REGEX_TIMEOUT", 0.2)
     schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(x+x+)+y$"}}}
@@ -303,8 +303,7 @@ def test_a_model_that_cannot_load_fails_in_one_line(pytester):
 
 def test_altered_or_wrong_dimension_embedding_shards_are_rebuilt(tmp_path):
     import numpy as np
-
-    from pytest_llmeval.models import EmbeddingStore
+    from pytest_llmeval.models.stores import EmbeddingStore
 
     store = EmbeddingStore(str(tmp_path), "model|fp32|normalized")
     vector = np.ones(4, dtype=np.float32) / 2.0  # unit length
@@ -353,7 +352,7 @@ def test_extract_json_is_bounded_on_hostile_replies(text, monkeypatch):
 def test_long_answers_get_a_bounded_vader_score(monkeypatch):
     """VADER's time grows with the square of its input: a 100 KB answer reaches it in pieces of at most VADER_CHUNK."""
     pytest.importorskip("vaderSentiment")
-    from pytest_llmeval.evaluators.classification import VADER_CHUNK
+    from pytest_llmeval.checks.classification.sentiment import VADER_CHUNK
 
     evaluator = REGISTRY.create("sentiment")
     analyzer, scored = evaluator._vader(), []
@@ -414,7 +413,8 @@ FIELDS = {"expected": "The capital is Paris.", "question": "What is the capital?
 def test_deterministic_checks_and_the_report_take_any_text(answer, other):
     import json
 
-    from pytest_llmeval.facts import FactIndex, extract_facts
+    from pytest_llmeval.facts.extract import FactIndex, extract_facts
+
     from pytest_llmeval.report.jsonfile import dumps
 
     records = []
@@ -507,7 +507,7 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
 
 def test_an_unloadable_cross_encoder_is_a_model_load_error(monkeypatch):
     pytest.importorskip("sentence_transformers")
-    from pytest_llmeval.models import ModelCache, ModelLoadError
+    from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     evaluator = REGISTRY.create("semantic_similarity", method="cross-encoder", cross_encoder="no-such-org/no-such-cross-encoder")

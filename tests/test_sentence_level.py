@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("sentence_transformers")
 
-from pytest_llmeval import Case, Registry  # noqa: E402
+from pytest_llmeval import Case, Registry
 
 REGISTRY = Registry(entry_points=False)
 

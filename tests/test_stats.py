@@ -1,4 +1,4 @@
-"""pytest_llmeval.stats against scipy / statsmodels (and brute force) on fixed data."""
+"""pytest_llmeval.stats.inference against scipy / statsmodels (and brute force) on fixed data."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ sm_proportion = pytest.importorskip("statsmodels.stats.proportion")
 sm_contingency = pytest.importorskip("statsmodels.stats.contingency_tables")
 sm_multitest = pytest.importorskip("statsmodels.stats.multitest")
 
-from pytest_llmeval.stats import (  # noqa: E402
+from pytest_llmeval.stats.inference import (
     holm,
     mcnemar_exact,
     mean_interval,

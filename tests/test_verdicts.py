@@ -8,11 +8,11 @@ import os
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from pytest_llmeval.facts.evidence import makes_claim
+from pytest_llmeval.facts.names import spacy_model
 
 from pytest_llmeval import Case, Result
-from pytest_llmeval.evidence import makes_claim
-from pytest_llmeval.facts import spacy_model
-from pytest_llmeval.result import verdict_of
+from pytest_llmeval.core.result import verdict_of
 
 from .verdicts import check_verdict
 
@@ -124,7 +124,7 @@ def test_a_reworded_answer_without_evidence_is_unverified_and_says_what_decides_
     assert failing.verdict == "unverified" and not failing.passed
     record = json.loads(json.dumps(failing.to_dict()))
     assert record["verdict"] == "unverified" and Result.from_dict(record) == failing
-    from pytest_llmeval.assertions import format_failure
+    from pytest_llmeval.core.assertion import format_failure
 
     message = format_failure(failing)
     assert message.startswith("llmeval groundedness unverified: no evidence against the answer, but it could not be confirmed")
@@ -184,7 +184,7 @@ def test_a_judge_check_with_nothing_to_judge_is_unverified_not_a_silent_pass(ser
 
 
 def test_parse_shards_that_are_altered_or_foreign_are_not_trusted(tmp_path):
-    from pytest_llmeval.stores import ParseStore
+    from pytest_llmeval.models.stores import ParseStore
 
     store = ParseStore(str(tmp_path), "spacy:model==1|parse v2")
     entry = {"t": [[0, 5, "Paris", "PROPN", "ROOT", 0]], "s": [[0, 1]], "e": [[0, 5, "GPE"]]}
@@ -209,7 +209,7 @@ def test_any_text_parses_and_comes_back_from_the_cache(tmp_path):
     pytest.importorskip("spacy")
     if spacy_model() is None:
         pytest.skip("no spaCy English model installed")
-    from pytest_llmeval.models import ModelCache
+    from pytest_llmeval.models.cache import ModelCache
 
     texts = ["Paris is in France.", "odd \ud800 text\x00 with NUL", ""]
     first = ModelCache(cache_dir=str(tmp_path), announce=lambda line: None).parser(spacy_model())

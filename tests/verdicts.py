@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pytest_llmeval import Result
-from pytest_llmeval.evaluators.base import Evaluator, Score
+from pytest_llmeval.core.evaluator import Evaluator, Score
 
 
 def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 __all__ = ["Judge", "JudgeReply", "JudgeError", "JudgeTimeout", "JudgeParseError", "extract_json"]
 
+
 Message = Mapping[str, str]
 
 
@@ -94,8 +95,12 @@ class Judge(Protocol):
 
 
 _FENCED = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
 #: An object or array opening that can start a JSON value: '{' before a key or '}', '[' before a value or ']'.
 _OPENING = re.compile(r"\{(?=\s*[\"}])|\[(?=\s*[\]\[{\"\-0-9tfn])")
+
+
 #: Candidate openings tried before a reply is declared to hold no JSON.
 MAX_JSON_STARTS = 100
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
 import tempfile
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,9 +29,14 @@ from .base import JudgeReply
 
 __all__ = ["VerdictCache", "ReplayMiss", "verdict_key", "MODES"]
 
+
 MODES = ("record", "replay", "off")
+
+
 #: Version of a verdict file's layout; a file of another version (or none of ours) is not trusted.
 VERDICT_FORMAT = 1
+
+
 _FIELDS = {"format", "key", "request", "reply"}
 
 
@@ -59,7 +64,7 @@ class ReplayMiss(LookupError):
 
 
 def verdict_key(request: Mapping[str, Any]) -> str:
-    from ..text import utf8
+    from ..text.basics import utf8
 
     canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(utf8(canonical)).hexdigest()
@@ -113,7 +118,7 @@ class VerdictCache:
         key = verdict_key(request)
         path = self._path(key)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        from ..text import escape_surrogates
+        from ..text.basics import escape_surrogates
 
         entry = {"format": VERDICT_FORMAT, "key": key, "request": request, "reply": reply}
         text = escape_surrogates(json.dumps(entry, indent=2, sort_keys=True, ensure_ascii=False, default=str))

@@ -30,13 +30,18 @@ from .base import JudgeError, JudgeReply, JudgeTimeout
 
 __all__ = ["OpenAIJudge", "JSON_MODES"]
 
+
 JSON_MODES = ("auto", "schema", "object", "none")
+
+
 #: A 400/422 that names the structured-output request: the server does not do that mode.
 _FORMAT_ERROR = re.compile(r"response_format|json_schema|json_object|structured output|guided", re.IGNORECASE)
 
 
 #: Failures of reading a reply body that the client lets through: not JSON, truncated, nested too deep.
 _MALFORMED = (ValueError, RecursionError, KeyError, IndexError, TypeError, AttributeError)
+
+
 _SECRET = re.compile(r"\b(?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}|\bBearer\s+[A-Za-z0-9._\-]{8,}")
 
 
@@ -164,7 +169,7 @@ class OpenAIJudge:
         """One chat completion; ``logprobs`` > 0 asks for that many top alternatives per token."""
         openai = _openai()
 
-        from ..text import replace_surrogates
+        from ..text.basics import replace_surrogates
 
         request: dict[str, Any] = {
             "model": self.model,

@@ -32,12 +32,18 @@ from .cache import VerdictCache
 
 __all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "fan_out", "validate_reply"]
 
+
 T = TypeVar("T")
+
 
 #: Every skip for want of a judge starts with this, so the controller can count them.
 SKIP_PREFIX = "llmeval judge unavailable"
+
+
 #: Timeouts in a row after which a judge is not asked again (the runner's ``trip_after``).
 TRIP_AFTER = 3
+
+
 #: What to change when a judge hangs, named in the error once it is no longer asked.
 _TIMEOUT_OPTIONS = ("--llmeval-judge-timeout / --llmeval-judge-retries / --llmeval-judge-budget "
                     "(llmeval_judge_timeout, llmeval_judge_retries, llmeval_judge_budget)")
@@ -74,6 +80,8 @@ class Usage:
 
 
 _USAGE_LOCK = threading.Lock()
+
+
 _METER: ContextVar[Usage | None] = ContextVar("pytest_llmeval_judge_meter", default=None)
 
 

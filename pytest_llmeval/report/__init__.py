@@ -15,7 +15,10 @@ from typing import Any
 
 __all__ = ["write_reports", "atomic_write", "current_umask", "ReportsNotWritten", "FORMATS"]
 
+
 _PROC_STATUS = "/proc/self/status"  # Linux: its "Umask:" line reads the umask without setting it
+
+
 _umask_lock = threading.Lock()
 
 
@@ -71,7 +74,7 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
     Any ``str`` is written: a lone surrogate that no writer escaped becomes U+FFFD. The file gets
     mode ``0o666`` less the umask, as :func:`open` would give a new file.
     """
-    from ..text import replace_surrogates
+    from ..text.basics import replace_surrogates
 
     pieces = [text] if isinstance(text, str) else text
     directory = os.path.dirname(os.path.abspath(path))

@@ -15,16 +15,19 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..result import verdict_of
+from ..core.result import verdict_of
 
 if TYPE_CHECKING:
-    from ..session import EvalSession
+    from ..harness.session import EvalSession
 
-__all__ = ["FORMAT", "VERSION", "build_report", "interruption", "interruption_key", "judge_stats", "model_stats",
-           "session_lines"]
+__all__ = ["FORMAT", "VERSION", "build_report", "interruption", "interruption_key", "judge_stats", "model_stats", "session_lines"]
+
 
 FORMAT = "pytest-llmeval-report"
+
+
 VERSION = 1
+
 
 #: How the run ended (:func:`interruption`), set by the plugin when the session finishes.
 interruption_key = pytest.StashKey[dict[str, Any]]()
@@ -132,7 +135,7 @@ def model_stats(session: EvalSession) -> dict[str, Any]:
 
 def session_lines(session: EvalSession, width: int) -> list[str]:
     """Every line of the ``llmeval summary`` section of the terminal."""
-    from ..aggregate import outcome_counts_line
+    from .aggregate import outcome_counts_line
     from .terminal import render_summary
     from .view import verdict_lines
 

@@ -16,8 +16,12 @@ from .view import HTML_LIMITS, view
 
 __all__ = ["render"]
 
+
 MAX_RESULTS = HTML_LIMITS.results
+
+
 MAX_FLIPS = HTML_LIMITS.flips
+
 
 _STYLE = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;color:#1b1f24}
@@ -36,6 +40,8 @@ def _colour(goodness: float) -> str:
 
 
 _PASS, _FAIL = '<span class="pass">pass</span>', '<span class="fail">fail</span>'
+
+
 _UNVERIFIED = '<span class="unverified">unverified</span>'
 
 

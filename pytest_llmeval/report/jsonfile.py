@@ -6,12 +6,13 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from json.encoder import encode_basestring  # what json.JSONEncoder(ensure_ascii=False) writes a str with
+from json.encoder import encode_basestring
 from typing import Any
 
-from ..result import Result
+from ..core.result import Result
 
 __all__ = ["chunks", "dumps", "load", "results", "schema", "validate"]
+
 
 FORMAT = "pytest-llmeval-report"
 
@@ -23,7 +24,7 @@ def dumps(report: dict[str, Any]) -> str:
 
 def chunks(report: dict[str, Any]) -> Iterator[str]:
     """The report's JSON text in pieces, as :func:`dumps` writes it, for streaming to a file."""
-    from ..text import escape_surrogates
+    from ..text.basics import escape_surrogates
 
     buffer: list[str] = []
     size = 0
@@ -44,7 +45,7 @@ def _pieces(report: dict[str, Any]) -> Iterator[str]:
     """``json.dumps(report, **OPTIONS)`` in pieces, the results record by record.
 
     Tens of thousands of records share most of their values (one signature object per
-    check, see :class:`~pytest_llmeval.recording.RecordStore`): a shared value's text is
+    check, see :class:`~pytest_llmeval.core.recording.RecordStore`): a shared value's text is
     made once. A value's text at nesting level N is its text at level 0 with 2N more
     spaces after each line break (strings hold no raw line break: JSON escapes it).
     """

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from ..text import replace_surrogates
+from ..text.basics import replace_surrogates
 
 __all__ = ["junit_writer", "add_suite_properties"]
+
 
 #: Flips listed at most as suite properties; every report has them all.
 MAX_FLIP_PROPERTIES = 200
@@ -30,7 +31,7 @@ def junit_writer(config: pytest.Config) -> Any:
 def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = None) -> None:
     """``llmeval.checks``, ``llmeval.passed``, ``llmeval.unverified``, ``llmeval.<model>.<check>.<metric>.mean`` ...,
     ``llmeval.flip.N`` and, against a baseline, ``llmeval.verdict`` and ``llmeval.verdict_line``."""
-    from ..aggregate import NO_MODEL
+    from ..core.result import NO_MODEL
 
     xml = junit_writer(config)
     if xml is None:

@@ -12,6 +12,7 @@ from .view import MARKDOWN_LIMITS, Capped, ResultRow, view
 
 __all__ = ["render", "MAX_FAILURES"]
 
+
 #: Failed checks listed at most; the JSON report has them all.
 MAX_FAILURES = MARKDOWN_LIMITS.failures
 

@@ -3,20 +3,30 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
-if TYPE_CHECKING:
-    from ..session import EvalSession
-
-__all__ = ["merge_reports"]
+__all__ = ["Shards", "merge_reports"]
 
 
-def merge_reports(session: EvalSession, paths: list[str]) -> None:
-    """Add the records, outcomes and statistics of the shards' reports at ``paths`` to ``session``."""
+@dataclass
+class Shards:
+    """What the shards' reports hold, for the session to take as its own."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    judge_skips: int = 0
+    worker_judges: list[dict[str, Any]] = field(default_factory=list)
+    worker_models: dict[str, Any] = field(default_factory=dict)
+
+
+def merge_reports(paths: list[str]) -> Shards:
+    """The records, outcomes and statistics of the shards' reports at ``paths``, as if one run had made them."""
     from .jsonfile import load, validate
 
+    session = Shards()
     seen: dict[str, str] = {}
     for path in paths:
         try:
@@ -33,7 +43,7 @@ def merge_reports(session: EvalSession, paths: list[str]) -> None:
             seen[nodeid] = path
         session.outcomes.update(report.get("tests", {}))
         for record in report.get("results", []):  # the outcome is the run's (tests), set by the report
-            session.add_record({k: v for k, v in record.items() if k != "outcome"})
+            session.records.append({k: v for k, v in record.items() if k != "outcome"})
         judge = report.get("judge") or {}
         session.judge_skips += int(judge.get("skipped_checks", 0) or 0)
         session.worker_judges.append({
@@ -47,3 +57,4 @@ def merge_reports(session: EvalSession, paths: list[str]) -> None:
         for worker, stats in {"controller": models.get("controller"), **(models.get("workers") or {})}.items():
             if stats:
                 session.worker_models[f"{shard}:{worker}"] = stats
+    return session

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from ..aggregate import NO_MODEL, Summary, models_phrase, shown_model
+from ..core.result import NO_MODEL
+from .aggregate import Summary, models_phrase, shown_model
 from .view import interval, repeats_line
 
 __all__ = ["render_summary", "render_repeats", "render_flips", "render_classification", "render_operations", "MAX_FLIP_LINES"]
+
 
 #: Flips listed at most in the terminal; every report has them all.
 MAX_FLIP_LINES = 20
@@ -96,7 +98,7 @@ def _n(value: float | None, digits: int = 1) -> str:
 
 def render_operations(summary: Summary, width: int = 80) -> list[str]:
     """Latency, tokens and cost of the recorded generations, per model, and the four insights."""
-    from ..aggregate import operations_insights
+    from .generations import operations_insights
 
     rows = summary.operations
     model_width = min(max([len(shown_model(r.model)) for r in rows] + [5]), 28)

@@ -12,10 +12,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..aggregate import models_phrase, outcome_counts_line, shown_model, summarize
-from ..result import verdict_of
+from ..core.result import verdict_of
+from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 
 __all__ = ["view", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
+
 
 T = TypeVar("T")
 
@@ -46,6 +47,8 @@ class Limits:  # how many rows of each long table a report shows; the JSON repor
 
 
 MARKDOWN_LIMITS = Limits(flips=50, changes=50, failures=50, results=0)
+
+
 HTML_LIMITS = Limits(flips=500, changes=500, failures=0, results=2000)
 
 
@@ -459,7 +462,7 @@ def _baseline(baseline: Mapping[str, Any] | None, limit: int) -> Baseline | None
 
 def _sizing(row: Mapping[str, Any]) -> str:
     """What an inconclusive row's suite could detect and needs (the words of the terminal's line)."""
-    from ..baseline import sizing_text
+    from .baseline import sizing_text
 
     return sizing_text(row.get("detectable"), row.get("cases_for"), row.get("repeats_for"), float(row.get("target") or 0.05))
 

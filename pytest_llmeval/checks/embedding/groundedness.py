@@ -1,0 +1,499 @@
+"""Groundedness (catalog: Groundedness (Semantic Similarity)): is every claim of the answer supported by the
+retrieved context? Three verdicts: *fail* on named evidence, *pass* when every claim is close to the context,
+*unverified* when nothing speaks against the answer but it is too far from the context's wording to confirm
+offline (a judge or an NLI model decides those).
+
+Similarity ``S(x, y)`` is as in :mod:`pytest_llmeval.checks.embedding.base`; the
+evidence is :mod:`pytest_llmeval.facts.evidence`'s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...core.assertion import _common, _scorer, assert_check
+from ...core.case import Case
+from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
+from ...core.result import Result
+from ...facts.evidence import YES_NO, Evidence, describe_unshared, makes_claim, messages, small_count, unshared_words
+from ...text.basics import embedded_sentences as _sentences
+from ...text.basics import excerpt
+from .base import EmbeddingEvaluator, _similarity, calibrated
+
+if TYPE_CHECKING:
+    from ...facts.extract import FactCheck, FactIndex
+    from ...facts.layer import PairIndex
+    from ...facts.relations import Relation
+    from ...facts.syntax import Parsed
+
+__all__ = ["assert_grounded", "Groundedness", "GROUNDEDNESS_METHODS"]
+
+
+def assert_grounded(
+    actual: str, context: Any, *, method: str = "facts", entities: str = "auto", short_answer_words: int = 5,
+    nli_model: str | None = None, model: str | None = None, scorer: str | None = None, embedding_model: str | None = None,
+    **kwargs: Any,
+) -> Result:
+    """The answer's claims are stated in the context (groundedness): pass, fail on named evidence, or unverified.
+
+    ``method="facts"`` (default): the check fails only on evidence it names: a
+    number, date, unit or name the context does not state (``'Mumbai' (sentence 1)
+    appears nowhere in the context``), a negation flip, a role swap or conflicting
+    relation, a claim sharing nothing with the context. Without evidence, the answer
+    passes when every claim's support (similarity plus word support) reaches the
+    threshold calibrated for the embedding model (0.70 for the embedded
+    all-MiniLM-L6-v2), and is *unverified* otherwise (``unverified=`` says what that
+    does to the test; with a judge configured, the judge's faithfulness check decides
+    it). Sentences that claim nothing (questions back, thanks) are not checked. Pass
+    ``question=`` too: a short answer is then judged as the claim question and answer
+    make together. ``method="embeddings"``: the catalog's embedding groundedness
+    alone (0.75). ``method="nli"``: the evidence plus the NLI cross-encoder
+    ``nli_model``, which decides. ``scorer``: the embedding model
+    (``embedding_model=`` is its deprecated name).
+    """
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"model": _scorer("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
+              "entities": entities, "short_answer_words": short_answer_words,
+              "nli_model": nli_model}
+    return assert_check("groundedness", actual=actual, context=context, model=model, params=params, **kwargs)
+
+
+GROUNDEDNESS_METHODS = ("facts", "embeddings", "nli")
+
+
+#: Pieces of evidence named in a reason (the details list more).
+SHOWN = 5
+
+
+LISTED = 25
+
+
+#: Answering a question, a claim that no context sentence supports (support below this) but whose words come from
+#: the context and the question links things the context keeps apart when (a) most of its content words are there
+#: (this share) and two of them never meet in one context sentence, or (b) nearly all are there (this share) and two
+#: neighbours of it are never neighbours in a context sentence.
+LINK_SUPPORT = 0.7
+
+
+#: A claim that shares no word with the context shares nothing when its similarity to every context sentence is also
+#: below this, or when it answers a question with at most this many words of its own.
+UNSHARED_SIMILARITY = 0.4
+
+
+UNSHARED_WORDS = 2
+
+
+LINK_COVERAGE = 0.7
+
+
+LINK_COVERAGE_NEAR = 0.9
+
+
+@dataclass
+class _Source:
+    """What the checks of one context need, computed once per context: its fact index, relations and words."""
+
+    index: FactIndex
+    parse: Parsed | None  # None without a parse
+    pairs: PairIndex  # its sentences' words, word pairs and stems
+    sentences: list[str]
+
+    @property
+    def stems(self) -> set[str]:
+        return self.pairs.words
+
+    @cached_property
+    def verbs(self) -> set[str]:
+        """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to compare."""
+        parse = self.parse
+        return set() if parse is None else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
+
+    @cached_property
+    def relations(self) -> list[Relation]:
+        """The context's relations, read on first use."""
+        from ...facts.relations import relations
+
+        return relations(self.parse) if self.parse is not None else []
+
+
+class Groundedness(EmbeddingEvaluator):
+    """Is every claim of the answer supported by the context?
+
+    ``method="facts"`` (default): each answer sentence that makes a claim (a
+    question back or "Thanks, enjoy!" makes none) is checked for **evidence**
+    against it (:mod:`pytest_llmeval.facts.evidence`): a number, date, unit or name the
+    context does not state, a negation flip, a role swap or conflicting relation,
+    or a claim that shares no word with the context. Any evidence fails the check
+    and is quoted. Without evidence, the answer passes when every claim is close to
+    the context (``support``: per claim, the mean of its best cosine similarity to
+    a context sentence and its word support, see
+    :func:`~pytest_llmeval.facts.layer.word_pair_support`; minimised over
+    claims), and is **unverified** otherwise: reworded answers often are, and only
+    a judge or an NLI model can decide them. A short answer (at most
+    ``short_answer_words`` words) given with its ``question`` is judged as the claim
+    the two make together.
+
+    ``method="embeddings"``: the catalog's check alone,
+    ``groundedness = min over answer sentences a of max over context sentences c of S(a, c)``,
+    reported by every method and the only verdict of this one (no fact layer runs).
+
+    ``method="nli"``: the evidence, then an NLI cross-encoder (``nli_model``, a name
+    or local folder) decides: per claim the best entailment probability over context
+    windows of ``nli_window`` sentences, minimised over claims.
+    """
+
+    name = "groundedness"
+    helper = "assert_grounded"
+    extra = "embeddings"
+    version = "4"  # 4: a named entity the tagger ran across a verb ("Tableau hired Salesforce") is two names
+    description = "The answer's claims are stated in the retrieved context: fails on named evidence, unverified when too reworded to tell"
+    requires = ("actual", "context")
+    uses = ("question",)
+    escalates_to = "faithfulness"
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "model": None, "method": "facts", "entities": "auto", "short_answer_words": 5, "negation": True,
+        "nli_model": None, "entailment_label": "entailment", "nli_window": 2,
+    }
+    metrics = (
+        MetricSpec("support", "least supported claim: mean of its similarity to the context and its word support",
+                   threshold=0.7, primary=True, calibrated={"all-minilm-l6-v2": 0.7}, weak=True),
+        MetricSpec("evidence", "pieces of named evidence against the answer (unstated facts, negation flips, role swaps, "
+                   "conflicts, claims sharing nothing with the context)", higher_is_better=False, range=(0.0, math.inf),
+                   threshold=0.0, gates=True),
+        MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the context states",
+                   threshold=None),
+        MetricSpec("groundedness", "catalog: similarity of the least grounded answer sentence to the context",
+                   threshold=0.75, calibrated=calibrated(0.75, 0.75)),
+        MetricSpec("claim_similarity", "similarity of the least similar claim to its closest context sentence", threshold=None),
+        MetricSpec("word_pair_support", "lowest word support of a claim (word coverage x pair support)", threshold=None),
+        MetricSpec("unsupported_facts", "facts of the answer the context does not state", higher_is_better=False,
+                   range=(0.0, math.inf), threshold=None),
+        MetricSpec("claims", "answer sentences that make a claim", range=(0.0, math.inf), threshold=None),
+        MetricSpec("entailment", "nli: entailment probability of the least entailed claim", threshold=0.5),
+    )
+    #: Contexts whose evidence sources are kept (RAG tests share contexts).
+    KEEP = 64
+
+    def configure(self) -> None:
+        super().configure()
+        method = self.params["method"]
+        require_choice(self.name, "method", method, GROUNDEDNESS_METHODS)
+        require_number(self.name, "short_answer_words", self.params["short_answer_words"], low=0, integer=True)
+        require_number(self.name, "nli_window", self.params["nli_window"], low=1, integer=True)
+        require_type(self.name, "negation", self.params["negation"], bool, "True or False")
+        if method == "nli":
+            require_type(self.name, "nli_model", self.params["nli_model"], str, "an NLI cross-encoder name or local folder")
+            require_type(self.name, "entailment_label", self.params["entailment_label"], str, "the NLI class meaning entailment")
+        from ...facts.layer import FactLayer
+
+        self.facts = FactLayer(self, self.params["entities"])
+        self._sources: dict[str, _Source] = {}
+
+    def active_primary(self) -> MetricSpec:
+        specs = self.metric_specs()
+        return specs[{"facts": "support", "embeddings": "groundedness", "nli": "entailment"}[self.params["method"]]]
+
+    def gating_metrics(self) -> list[MetricSpec]:
+        primary = self.active_primary()
+        return [primary] if self.params["method"] == "embeddings" else [primary, self.metric_specs()["evidence"]]
+
+    def weak_metrics(self) -> frozenset[str]:
+        return frozenset({"support"}) if self.params["method"] == "facts" else frozenset()
+
+    def scoring_model(self) -> str | None:
+        model = super().scoring_model()
+        if self.params["method"] == "nli":
+            from ...models.cache import model_identity
+
+            return f"{model};nli:{model_identity(self.params['nli_model'])}"
+        return model
+
+    def signature_params(self) -> Mapping[str, Any]:
+        params = dict(super().signature_params())
+        if self.params["method"] == "embeddings":
+            for key in ("entities", "short_answer_words", "negation"):
+                params.pop(key, None)  # no fact layer runs
+        else:
+            params["entities"] = self.facts.extractor()
+        if self.params["method"] != "nli":
+            for key in ("nli_model", "entailment_label", "nli_window"):
+                params.pop(key, None)
+        else:
+            params.pop("nli_model", None)  # named by the scoring model
+        return params
+
+    # -- what is scored ------------------------------------------------------------------
+
+    def _claims(self, case: Case, sentences: list[str]) -> tuple[list[str], bool]:
+        """The texts to embed per answer sentence, and whether the answer is one short claim with its question."""
+        actual = (case.actual or "").strip()
+        limit = self.params["short_answer_words"]
+        if case.question and actual and len(actual.split()) <= limit:
+            return [f"{case.question.strip()} {actual}"], True
+        return sentences, False
+
+    @staticmethod
+    def _checked(case: Case, sentences: list[str], joined: bool) -> list[str]:
+        """The texts whose facts are checked: the answer's sentences, or a short answer whole."""
+        return [(case.actual or "").strip()] if joined and case.actual else sentences
+
+    def _parse_units(self, case: Case, sentences: list[str], joined: bool) -> list[str]:
+        """The texts the fact layer parses for one case (``sentences``: its answer's, ``joined``: a short answer with
+        its question): its checked sentences, its context (joined), its question."""
+        if self.params["method"] == "embeddings" or case.actual is None or not case.context or self.facts.parser() is None:
+            return []
+        from ...facts.extract import join_chunks
+
+        return [*self._checked(case, sentences, joined), join_chunks(list(case.context)), *([case.question] if case.question else [])]
+
+    def parse_texts(self, cases: Sequence[Case]) -> list[str]:
+        """Every text the fact layer parses to score ``cases`` (for batches ahead of the tests)."""
+        out: list[str] = []
+        if self.facts.parser() is None:
+            return out
+        for case in cases:
+            sentences = _sentences(case.actual or "")
+            out.extend(self._parse_units(case, sentences, self._claims(case, sentences)[1]))
+        return out
+
+    def score_batch(self, cases: Sequence[Case]) -> list[Score]:
+        answers = [_sentences(c.actual or "") for c in cases]
+        contexts = [[s for chunk in c.context for s in _sentences(chunk)] for c in cases]
+        claims = [self._claims(case, sentences) for case, sentences in zip(cases, answers)]
+        # A long answer's claims are its sentences (already encoded); a short one's is the question with it.
+        encoded = self.encode_all([*answers, *contexts, *(texts if joined else [] for texts, joined in claims)])
+        n = len(cases)
+        method = self.params["method"]
+        if method == "embeddings":
+            return [self._catalog(answers[i], contexts[i], encoded[i], encoded[n + i]) for i in range(n)]
+        units = [self._parse_units(case, sentences, joined) for case, sentences, (_, joined) in zip(cases, answers, claims)]
+        parsed = iter(self.facts.parse([text for texts in units for text in texts]))
+        scores = []
+        for index, (case, sentences, context) in enumerate(zip(cases, answers, contexts)):
+            claim_texts, joined = claims[index]
+            checked = self._checked(case, sentences, joined)
+            mine = [next(parsed, None) for _ in units[index]]  # the checked sentences', the context's, the question's
+            unit_parses: list[Parsed | None] = mine[:len(checked)] if mine else [None] * len(checked)
+            context_parse = mine[len(checked)] if mine else None
+            question_parse = mine[len(checked) + 1] if mine and case.question else None
+            if not sentences or not context:
+                scores.append(self._nothing_to_compare(sentences))
+                continue
+            sims = _similarity(encoded[index], encoded[n + index])
+            claim_sims = _similarity(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
+            scores.append(self._score(case, sentences, context, sims, claim_texts, checked, joined, claim_sims,
+                                      unit_parses, context_parse, question_parse))
+        if method == "nli":
+            scores = self._with_entailment(claims, contexts, scores)
+        return scores
+
+    def _nothing_to_compare(self, sentences: list[str]) -> Score:
+        """The score of a case whose answer (or else context) has no sentence: every metric unscored."""
+        return Score({name: None for name in self.metric_specs()},
+                     f"the {'answer' if not sentences else 'context'} has no sentence to compare", {})
+
+    def _catalog(self, sentences: list[str], context: list[str], answer: Any, source: Any) -> Score:
+        if not sentences or not context:
+            return self._nothing_to_compare(sentences)
+        sims = _similarity(answer, source)
+        best, match = sims.max(axis=1), sims.argmax(axis=1)
+        worst = int(best.argmin())
+        reason = (f"least grounded sentence {excerpt(sentences[worst], 100)!r} ({float(best[worst]):.3f}); "
+                  f"closest context: {excerpt(context[int(match[worst])], 100)!r}")
+        return Score({"groundedness": float(best[worst])}, reason,
+                     {"sentences": _sentence_details(sentences, context, sims), "least_grounded": worst})
+
+    def _source(self, case: Case, context_parse: Parsed | None, context: list[str]) -> _Source:
+        from ...facts.extract import join_chunks
+        from ...facts.layer import PairIndex
+        from ...models.stores import text_key
+
+        joined = join_chunks(list(case.context))
+        key = text_key(joined)
+        source = self._sources.pop(key, None)
+        if source is None:
+            source = _Source(self.facts.index(list(case.context), parsed=context_parse),
+                             context_parse, PairIndex(context), context)
+        self._sources[key] = source  # most recently used last
+        while len(self._sources) > self.KEEP:
+            del self._sources[next(iter(self._sources))]
+        return source
+
+    def _score(
+        self, case: Case, sentences: list[str], context: list[str], sims: Any, claim_texts: list[str], checked: list[str],
+        joined: bool, claim_sims: Any, unit_parses: list[Parsed | None], context_parse: Parsed | None,
+        question_parse: Parsed | None,
+    ) -> Score:
+        from ...facts.layer import Cooccurrence, content_stems, summarize_checks, word_pair_support
+
+        source = self._source(case, context_parse, context)
+        given = self.facts.index(case.question, parsed=question_parse) if case.question else None
+        checks = self.facts.check(checked, source.index, given=given, negation=self.params["negation"], parsed=unit_parses)
+        # A short answer with its question claims what it answers, a bare "No." included; "You're welcome." does not.
+        claiming = [makes_claim(text, check.facts) or (joined and bool(YES_NO.match(text))) for text, check in zip(checked, checks)]
+        pair_index = source.pairs.plus(case.question) if case.question else source.pairs
+        pairs = [word_pair_support(text, pair_index) for text in checked]
+        support_per_claim = [(float(claim_sims[i]) + pairs[i]) / 2 for i in range(len(checked))]
+        claimed = [i for i, claim in enumerate(claiming) if claim]
+        given_stems = set(content_stems(case.question)) if case.question else set()
+        # A sentence's own closeness to the context (a short answer's without its question, which would lend it its words).
+        own = [float(v) for v in (sims.max(axis=1) if not joined else [float(sims.max())])]
+        evidence, notes = self._evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
+                                         own, numbered=not joined)
+        if case.question:
+            together = Cooccurrence(pair_index.stems)  # the context's sentences, and the question
+            evidence.extend(_unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined))
+            evidence.sort(key=lambda e: e.sentence)
+        fact_support, unsupported, _, fact_details = summarize_checks([checks[i] for i in claimed], "context", index=source.index,
+                                                                numbers=[i + 1 for i in claimed])
+        best = sims.max(axis=1)
+        metrics: dict[str, float | None] = {
+            "support": min((support_per_claim[i] for i in claimed), default=1.0),
+            "evidence": float(len(evidence)),
+            "fact_support": fact_support,
+            "groundedness": float(best.min()),
+            # Over the sentences that claim something (all of them when none does), like ``support``.
+            "claim_similarity": min((float(claim_sims[i]) for i in claimed), default=float(claim_sims.min())),
+            "word_pair_support": min((pairs[i] for i in claimed), default=min(pairs)),
+            "unsupported_facts": float(unsupported),
+            "claims": float(len(claimed)),
+            "entailment": None,
+        }
+        details: dict[str, Any] = {
+            "sentences": _sentence_details(sentences, context, sims),
+            "least_grounded": int(best.argmin()),
+            "claims": [
+                {"claim": excerpt(claim_texts[i] if joined else checked[i], 200), "makes_claim": claiming[i],
+                 "similarity": float(claim_sims[i]), "word_pair_support": pairs[i], "support": support_per_claim[i]}
+                for i in range(len(checked))
+            ],
+            "evidence": [{"kind": e.kind, "sentence": e.sentence, "text": excerpt(e.text, 200), "message": e.message}
+                         for e in evidence[:LISTED]],
+            "unsupported_facts": fact_details,
+            "short_answer": joined,
+        }
+        said = messages(evidence)  # a finding repeated in several sentences is said once
+        shown = said[:SHOWN]
+        if len(said) > SHOWN:
+            shown.append(f"... and {len(said) - SHOWN} more piece(s) of evidence")
+        shown.extend(notes[:SHOWN])
+        if not claimed:
+            closeness = "the answer makes no claim to check (questions, thanks, greetings)"
+        else:
+            weakest = min(claimed, key=support_per_claim.__getitem__)
+            closeness = (f"least supported {'answer' if joined else f'sentence {weakest + 1}'} {excerpt(checked[weakest], 100)!r} "
+                         f"(support {support_per_claim[weakest]:.3f}: similarity {float(claim_sims[weakest]):.3f}, "
+                         f"word pairs {pairs[weakest]:.3f})")
+        return Score(metrics, "; ".join([*shown, closeness]), details)
+
+    def _evidence(
+        self, checked: list[str], checks: list[FactCheck], claimed: list[int], parses: list[Parsed | None], source: _Source,
+        given_stems: set[str], given: FactIndex | None, question: str | None, similarity: list[float], *, numbered: bool,
+    ) -> tuple[list[Evidence], list[str]]:
+        """The named evidence against each claim, in sentence order, and notes on what was too weak to count."""
+        from ...facts.layer import describe_fact, sentence_label
+        from ...facts.relations import conflicts, relations, surface_swaps
+
+        out: list[Evidence] = []
+        notes: list[str] = []
+        verbs = source.verbs if claimed else set()
+        for i in claimed:
+            text, check, number = checked[i], checks[i], i + 1
+            where = sentence_label(number, numbered)
+            for fact in check.unsupported:
+                if small_count(fact, question):
+                    notes.append(f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on")
+                    continue
+                if fact.weak:
+                    notes.append(f"{fact.text!r} ({where}) appears nowhere in the context, but a capitalised first word may "
+                                 "not be a name (spaCy's English model would tell: the embeddings extra installs it)")
+                    continue
+                out.append(Evidence("fact", number, fact.text, describe_fact(fact, where, "context", source.index.counterpart(fact))))
+            if check.polarity is not None:
+                out.append(Evidence("negation", number, text, f"{where} and the context disagree on a negation: "
+                                                              f"the context says {excerpt(check.polarity, 100)!r}"))
+            parse = parses[i]
+            if parse is not None and source.parse is not None:
+                shared = any(parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens)))
+                found = conflicts(relations(parse), source.relations, source.sentences) if shared else []
+            else:
+                found = surface_swaps(text, source.sentences)
+            for conflict in found:
+                out.append(Evidence(conflict.kind, number, conflict.answer, conflict.describe(where)))
+            if not check.unsupported:
+                words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given)
+                # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
+                # with a word or two of its own ("... was actually a wrestler.").
+                if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
+                    out.append(Evidence("unshared", number, text, describe_unshared(number, text, words, numbered=numbered)))
+        return out, notes
+
+    def _with_entailment(self, claims: list[tuple[list[str], bool]], contexts: list[list[str]], scores: list[Score]) -> list[Score]:
+        """The scores with the NLI model's verdict on each case's claims (the sentences that make one)."""
+        from ..language_model.hallucination import nli_entailment
+
+        window = self.params["nli_window"]
+        pairs: list[tuple[str, str]] = []
+        shape = []
+        for (texts, _), context, score in zip(claims, contexts, scores):
+            flags = [claim["makes_claim"] for claim in score.details.get("claims", [])]
+            claimed = [text for text, made in zip(texts, flags) if made]
+            windows = [" ".join(context[i:i + window]) for i in range(max(1, len(context) - window + 1))] if context else []
+            shape.append((claimed, len(windows)))
+            pairs.extend((w, t) for t in claimed for w in windows)
+        probabilities = nli_entailment(self, self.params["nli_model"], self.params["entailment_label"], pairs,
+                                       parameter="nli_model") if pairs else []
+        out, cursor = [], 0
+        for (claimed, n_windows), score in zip(shape, scores):
+            if score.metrics.get("support") is None:
+                out.append(score)  # nothing to compare
+                continue
+            values = []
+            for _ in claimed:
+                chunk = probabilities[cursor:cursor + n_windows]
+                cursor += n_windows
+                values.append(max(chunk) if chunk else 0.0)
+            listed = [Evidence(e["kind"], e["sentence"], e["text"], e["message"]) for e in score.details.get("evidence", [])]
+            shown = messages(listed)[:SHOWN]
+            if values:
+                low = min(range(len(values)), key=values.__getitem__)
+                shown.append(f"least entailed claim {excerpt(claimed[low], 100)!r} ({values[low]:.3f})")
+            else:
+                shown.append("the answer makes no claim to check (questions, thanks, greetings)")
+            out.append(Score({**score.metrics, "entailment": min(values, default=1.0)}, "; ".join(shown),
+                             {**score.details, "entailment": values}))
+        return out
+
+
+def _unlinked(checked: list[str], claimed: list[int], support: list[float], together: Any, near: Any,
+              found: list[Evidence], *, numbered: bool) -> list[Evidence]:
+    """Claims of an answer to a question built from the context's and the question's words that no context sentence
+    supports: the word pairs no context sentence holds are the evidence (see :data:`LINK_COVERAGE`)."""
+    from ...facts.layer import sentence_label, unlinked_pairs
+
+    out = []
+    accused = {e.sentence for e in found}
+    for i in claimed:
+        if i + 1 in accused or support[i] >= LINK_SUPPORT:
+            continue
+        coverage, missing = unlinked_pairs(checked[i], together)
+        if coverage < LINK_COVERAGE or not missing:
+            coverage, missing = unlinked_pairs(checked[i], near)
+            if coverage < LINK_COVERAGE_NEAR or not missing:
+                continue
+        where = sentence_label(i + 1, numbered)
+        shown = ", ".join(f"{a!r} with {b!r}" for a, b in missing[:3]) + (" ..." if len(missing) > 3 else "")
+        out.append(Evidence("unlinked", i + 1, checked[i],
+                            f"{where} puts {shown} together, which the context never does (support {support[i]:.3f})"))
+    return out
+
+
+def _sentence_details(sentences: list[str], context: list[str], sims: Any) -> list[dict[str, Any]]:
+    best, match = sims.max(axis=1), sims.argmax(axis=1)
+    return [{"sentence": excerpt(s, 200), "score": float(best[i]), "best_match": excerpt(context[int(match[i])], 200)}
+            for i, s in enumerate(sentences)]

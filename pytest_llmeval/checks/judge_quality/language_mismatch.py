@@ -1,0 +1,36 @@
+"""The ``language_mismatch`` check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.assertion import _common, assert_check
+from ...core.result import Result
+from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
+
+__all__ = ["assert_same_language", "LanguageMismatch"]
+
+
+def assert_same_language(actual: str, question: str, **kwargs: Any) -> Result:
+    """The answer is in the question's language (LLM judge)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "context"))
+    return assert_check("language_mismatch", actual=actual, question=question, **kwargs)
+
+
+class LanguageMismatch(PassFailJudge):
+    name = "language_mismatch"
+    helper = "assert_same_language"
+    extra = "judge"
+    description = "The answer is in the question's language (LLM judge)"
+    requires = ("actual", "question")
+    uses = ("context",)
+    metrics = _pass_fail_metrics("same language as the question")
+    verdicts = ("same", "different")
+    template = """Identify the language of the question and the language of the answer. Only the language counts, not the
+meaning; dialects and tones of one language are the same language.
+Reply with JSON only: {{"verdict": "same"}} or {{"verdict": "different"}}, plus a short "reason".
+
+[QUESTION]: {question}
+[ANSWER]: {text}
+"""

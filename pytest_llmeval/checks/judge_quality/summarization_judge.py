@@ -1,0 +1,39 @@
+"""The ``summarization_judge`` check: A good summary of the source (``question`` holds the source, as in the catalog; ``expected`` a reference summary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.assertion import _common, assert_check
+from ...core.result import Result
+from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
+
+__all__ = ["assert_good_summary_judged", "SummarizationJudge"]
+
+
+def assert_good_summary_judged(summary: str, source: str, *, reference: Any = None, **kwargs: Any) -> Result:
+    """The judge calls the summary of ``source`` good: comprehensive, concise, coherent, independent."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history"))
+    return assert_check("summarization_judge", actual=summary, question=source, expected=reference, **kwargs)
+
+
+class SummarizationJudge(PassFailJudge):
+    """A good summary of the source (``question`` holds the source, as in the catalog; ``expected`` a reference summary)."""
+
+    name = "summarization_judge"
+    helper = "assert_good_summary_judged"
+    extra = "judge"
+    description = "The summary is comprehensive, concise, coherent and independent (LLM judge)"
+    requires = ("actual", "question")
+    uses = ("expected",)
+    metrics = _pass_fail_metrics("a good summary")
+    verdicts = ("good", "bad")
+    template = """Is the summary a good summary of the original document: comprehensive, concise, coherent, and readable
+without the original? A reference summary, when given, shows what a good one covers.
+Reply with JSON only: {{"verdict": "good"}} or {{"verdict": "bad"}}, plus a short "reason".
+
+[Summary]: {text}
+[Original Document]: {question}
+[Reference summary]: {expected}
+"""

@@ -1,0 +1,3 @@
+"""Judge checks of retrieval-augmented answers: faithfulness, context precision, recall and relevancy,
+hallucination, answer correctness and relevancy, RAGAS.
+"""

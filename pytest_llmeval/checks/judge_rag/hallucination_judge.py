@@ -1,0 +1,51 @@
+"""The ``hallucination_judge`` check: Share of retrieved chunks the answer contradicts (lower is better)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.assertion import _common, assert_check
+from ...core.case import Case
+from ...core.evaluator import Score
+from ...core.result import Result
+from ...judges.base import JudgeParseError
+from ...judges.evaluator import JudgeEvaluator, _judge_metrics, _yes
+
+__all__ = ["assert_no_hallucination_judged", "HallucinationJudge"]
+
+
+def assert_no_hallucination_judged(actual: str, context: Any, **kwargs: Any) -> Result:
+    """The answer contradicts none of the retrieved chunks, as the judge reads them (LLM judge)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("hallucination_judge", actual=actual, context=context, **kwargs)
+
+
+_CONTRADICTS = """Does the text directly contradict the context? Answer "yes" only for a direct contradiction, otherwise "no".
+Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
+
+Context: {context}
+Text: {text}
+"""
+
+
+class HallucinationJudge(JudgeEvaluator):
+    """Share of retrieved chunks the answer contradicts (lower is better)."""
+
+    name = "hallucination_judge"
+    helper = "assert_no_hallucination_judged"
+    extra = "judge"
+    description = "The answer contradicts none of the retrieved chunks (LLM judge)"
+    requires = ("actual", "context")
+    metrics = _judge_metrics("hallucination", "share of chunks the answer contradicts", higher_is_better=False)
+
+    def score(self, case: Case) -> Score:
+        try:
+            contradicted = self.fan_out([lambda i=i, chunk=chunk: _yes(self, _CONTRADICTS, f"{self.name} chunk {i}",  # type: ignore[misc]
+                                                                       context=chunk, text=case.actual or "")
+                                         for i, chunk in enumerate(case.context)])
+        except JudgeParseError as exc:
+            return self.unscored(["hallucination"], exc)
+        value = sum(contradicted) / len(contradicted)
+        return Score({"hallucination": value, "parse_failure": 0.0}, f"contradicts {sum(contradicted)}/{len(contradicted)} chunks",
+                     {"verdicts": contradicted})

@@ -1,0 +1,27 @@
+"""The ``hallucination_sentences`` check: Seed 002's hallucination: share of the answer's sentences the context does not support (lower is better)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.assertion import _common, assert_check
+from ...core.result import Result
+from .sentences import _SentenceSupport, _support_metrics
+
+__all__ = ["assert_no_hallucinated_sentences", "SentenceHallucination"]
+
+
+def assert_no_hallucinated_sentences(actual: str, context: Any, *, max_sentences: int = 100, **kwargs: Any) -> Result:
+    """Few of the answer's sentences lack support in the context (seed 002's hallucination; LLM judge; at most 0.25)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    return assert_check("hallucination_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
+
+
+class SentenceHallucination(_SentenceSupport):
+    """Seed 002's hallucination: share of the answer's sentences the context does not support (lower is better)."""
+
+    name = "hallucination_sentences"
+    helper = "assert_no_hallucinated_sentences"
+    description = "No answer sentence lacks support in the retrieved context (LLM judge)"
+    metrics = _support_metrics("hallucination")

@@ -1,0 +1,2 @@
+"""Operational metrics of the model under test: latency, tokens and cost.
+"""

@@ -1,0 +1,34 @@
+"""The ``prompt_injection`` check: A prompt injection attempt in the question (probability of the injection class)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.assertion import _common, _scorer, assert_check
+from ...core.evaluator import MetricSpec
+from ...core.result import Result
+from .classifiers import _ClassProbability
+
+__all__ = ["assert_no_prompt_injection", "PromptInjection"]
+
+
+def assert_no_prompt_injection(question: str, *, scorer: str | None = None, classifier: str | None = None, **kwargs: Any) -> Result:
+    """The prompt is not an injection attempt (reference deepset/deberta-v3-base-injection; threshold 0.5)."""
+    __tracebackhide__ = True
+    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    return assert_check("prompt_injection", question=question, params={"model": _scorer("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
+
+
+class PromptInjection(_ClassProbability):
+    """A prompt injection attempt in the question (probability of the injection class)."""
+
+    name = "prompt_injection"
+    helper = "assert_no_prompt_injection"
+    extra = "embeddings"
+    description = "The prompt is not a prompt-injection attempt"
+    requires = ("question",)
+    field = "question"
+    reference_model = "deepset/deberta-v3-base-injection"
+    reference_label = "INJECTION"
+    metric = "prompt_injection"
+    metrics = (MetricSpec("prompt_injection", "probability that the prompt is an injection", higher_is_better=False, threshold=0.5, primary=True),)

@@ -1,0 +1,37 @@
+"""The ``sensitive_data`` check: Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys, passwords."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.assertion import _common, assert_check
+from ...core.result import Result
+from ...text.patterns import SECRET_DETECTORS
+from .leakage import _leak_metric_specs, _PatternLeakage
+
+__all__ = ["assert_no_sensitive_data", "SensitiveDataLeakage"]
+
+
+def assert_no_sensitive_data(
+    actual: str, *, context: Any = None, kinds: Any = None, allow: Any = (), evaluate_context: bool = True, **kwargs: Any
+) -> Result:
+    """No private key, certificate, API key, cloud key, token, product key or password in the answer (or context)."""
+    __tracebackhide__ = True
+    _common(kwargs)
+    params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
+    return assert_check("sensitive_data", actual=actual, context=context, params=params, **kwargs)
+
+
+class SensitiveDataLeakage(_PatternLeakage):
+    """Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys, passwords.
+
+    Parameters: as :class:`PiiLeakage`; the kinds are those of
+    :data:`pytest_llmeval.text.patterns.SECRET_DETECTORS`.
+    """
+
+    name = "sensitive_data"
+    helper = "assert_no_sensitive_data"
+    description = "No keys, tokens, certificates or passwords in answer or context"
+    detectors = SECRET_DETECTORS
+    what = "sensitive data"
+    metrics = _leak_metric_specs("sensitive data")

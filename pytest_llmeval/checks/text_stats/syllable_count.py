@@ -1,0 +1,41 @@
+"""The ``syllable_count`` check: Syllables of the answer's words (CMU Pronouncing Dictionary, spelling rules for unknown words)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.evaluator import package_version
+from ...core.result import Result
+from .statistics import _ANSWER, _bounded, _s, _statistic, _syllable_total, _TextStatistic, cmudict_syllables, words
+
+__all__ = ["assert_syllable_count", "SyllableCount"]
+
+
+def assert_syllable_count(
+    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = _ANSWER,
+    **kwargs: Any,
+) -> Result:
+    """The answer's words have between ``min`` and ``max`` syllables in all (CMU Pronouncing Dictionary)."""
+    __tracebackhide__ = True
+    return _statistic("syllable_count", actual, context, kwargs, min=min, max=max, fields=fields)
+
+
+class SyllableCount(_TextStatistic):
+    """Syllables of the answer's words (CMU Pronouncing Dictionary, spelling rules for unknown words)."""
+
+    name = "syllable_count"
+    helper = "assert_syllable_count"
+    description = "Syllables in the answer (CMU Pronouncing Dictionary), within optional min / max"
+    extra = "textstats"
+    metrics = _bounded("syllable_count", "syllables of all words (cmudict, else spelling rules)")
+
+    def backend(self) -> str:
+        return package_version("cmudict")
+
+    def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
+        table = cmudict_syllables()
+        tokens = [w for text in texts for w in words(text)]
+        count = _syllable_total(tokens, table)
+        unknown = sorted({w.lower() for w in tokens if w.lower().replace("’", "'") not in table})
+        details = {"words": len(tokens), "not_in_cmudict": unknown[:20]}
+        return {"syllable_count": float(count)}, f"{count} syllable{_s(count)} in {len(tokens)} word{_s(len(tokens))}", details

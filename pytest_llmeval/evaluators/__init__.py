@@ -1,1 +1,0 @@
-"""Evaluators, one module per family; resolved by name through :mod:`pytest_llmeval.registry`."""

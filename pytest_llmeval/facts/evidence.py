@@ -1,0 +1,174 @@
+"""Offline evidence that an answer is not grounded in its context, sentence by sentence.
+
+A check with an offline evidence model fails an answer only on evidence it can
+name; a low closeness score alone leaves the answer *unverified* (see
+:class:`~pytest_llmeval.core.evaluator.MetricSpec`'s ``weak``). The evidence:
+
+- a **fact** the context does not state: a number, date, quantity or unit (``50
+  gallons`` where the context says ``50 litres``), or a name or place it never
+  mentions (:mod:`pytest_llmeval.facts.extract`);
+- a **negation flip**: the answer denies what the context asserts, or the reverse;
+- a **role swap** or a **conflict**: the context's own names in exchanged roles, or
+  the same relation with another name or number (:mod:`pytest_llmeval.facts.relations`);
+- a **claim that shares nothing with the context**: none of the sentence's own
+  words (those the question does not already give) is found in the context, and
+  it states no fact the context supports.
+
+A sentence that makes no claim (a question back, a greeting, thanks, "Hope you
+enjoy!") is evidence of nothing: it is not checked, and it does not count against
+the answer's closeness.
+
+>>> makes_claim("You're welcome, enjoy the film!"), makes_claim("Is it on Netflix?"), makes_claim("It opened in 1889.")
+(False, False, True)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..text.basics import excerpt
+from .extract import _NEGATION, FactIndex
+from .names import _CONTRACTION, _FUNCTION_WORDS, _WORD, CONVERSATIONAL, EVALUATIVE
+from .parsing import Fact
+
+__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages"]
+
+
+_NUMBER_STEM = re.compile(r"^n[\dmp]")
+
+
+#: Words of talk and of judgement: a claim's own words leave them out.
+_TALK = CONVERSATIONAL | EVALUATIVE
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One piece of named evidence against an answer.
+
+    Args:
+        kind: ``fact`` (a number, date or name the context does not state), ``negation``, ``role swap``,
+            ``conflict`` or ``unshared`` (a claim that shares nothing with the context).
+        sentence: The answer sentence it is in (1-based).
+        text: What is quoted from the answer.
+        message: One line a person can act on.
+    """
+
+    kind: str
+    sentence: int
+    text: str
+    message: str
+
+
+def messages(evidence: Sequence[Evidence]) -> list[str]:
+    """The evidence's messages, the same finding in repeated sentences said once: the first sentence's message, then
+    ``(the same in sentences 2 and 3)`` (a message names its sentence as
+    :func:`~pytest_llmeval.facts.layer.sentence_label` writes it)."""
+    groups: dict[str, list[Evidence]] = {}
+    for piece in evidence:
+        key = re.sub(rf"\bsentence {piece.sentence}\b", "sentence #", piece.message)
+        groups.setdefault(key, []).append(piece)
+    out = []
+    for pieces in groups.values():
+        others = sorted({p.sentence for p in pieces} - {pieces[0].sentence})
+        if not others:
+            out.append(pieces[0].message)
+            continue
+        listed = str(others[0]) if len(others) == 1 else f"{', '.join(map(str, others[:-1]))} and {others[-1]}"
+        out.append(f"{pieces[0].message} (the same in sentence{'s' if len(others) > 1 else ''} {listed})")
+    return out
+
+
+#: A question without its question mark ("Do you like thrillers.").
+_QUESTION = re.compile(r"^\W*(?:(?:do|does|did|have|has|had|are|is|was|were|would|could|can|will|shall|should|may|might)"
+                       r"(?:n['’]t)?\s+(?:you|they|we|he|she|it|i|there|that|this|those|these)\b|(?:who|what|when|where|why|which|how)\s)",
+                       re.IGNORECASE)
+
+
+#: A bare yes or no: a claim when it answers a question.
+YES_NO = re.compile(r"^\W*(?:yes|no|yeah|nope|yep|correct|incorrect|true|false)\W*$", re.IGNORECASE)
+
+
+#: A sentence about the speaker ("I enjoy thrillers.", "Oh, I've never seen it."): a claim only with a fact in it.
+_SPEAKER = re.compile(r"^\W*(?:(?:yes|no|well|oh|ok|okay|sure|really|honestly|personally|actually)\W+)*I(?:['’](?:m|ve|d|ll))?\b",
+                      re.IGNORECASE)
+
+
+#: A question that asks for a count or an amount ("How many ...?"), for which a bare number is the claim.
+ASKS_NUMBER = re.compile(r"\bhow\s+(?:many|much|long|old|often|far|tall|high)\b|\bwhat\s+(?:number|percentage|amount)\b"
+                         r"|\bnumber\s+of\b", re.IGNORECASE)
+
+
+#: Bare counts below this are small counts (see :func:`small_count`).
+SMALL_COUNT = 13
+
+
+def small_count(fact: Fact, question: str | None) -> bool:
+    """A bare count of a few things ("the other two", "five times", "parts 1 and 2", "Cars 3"): no unit, below
+    :data:`SMALL_COUNT`. Unless the question asks how many, its absence from the context is too weak to fail on:
+    such counts are computed or paraphrased ("both", "a pair") and name parts of titles."""
+    return (fact.kind == "number" and fact.unit is None and abs(fact.value) < SMALL_COUNT
+            and not (question and ASKS_NUMBER.search(question)))
+
+
+def makes_claim(sentence: str, facts: Sequence[Fact] = ()) -> bool:
+    """Whether a sentence claims anything a context could support or contradict.
+
+    A question makes no claim; nor does a sentence without a fact whose words are all function
+    words, words of conversation (thanks, greetings, wishes) and of judgement ("great"), nor an
+    exclamation or a sentence about the speaker without a fact ("Enjoy the movies!", "I have
+    never seen it.").
+    """
+    text = sentence.strip()
+    if not text or text.endswith("?") or _QUESTION.match(text):
+        return False
+    if facts:
+        return True
+    if text.endswith("!") or _SPEAKER.match(text):
+        return False
+    for match in _WORD.finditer(text):
+        word = _CONTRACTION.sub("", match.group(0)).casefold()
+        if word and word not in _FUNCTION_WORDS and word not in CONVERSATIONAL and word not in EVALUATIVE and not _NEGATION.fullmatch(word):
+            return True
+    return False
+
+
+def unshared_words(
+    sentence: str, facts: Sequence[Fact], source: FactIndex, source_stems: set[str], given_stems: set[str],
+    given: FactIndex | None = None,
+) -> list[str]:
+    """The words of a claim that show it shares nothing with the source, or ``[]``.
+
+    The sentence's own content words are those the question (``given`` and
+    ``given_stems``) does not already give; the claim shares nothing when it has
+    some, none of them is in the source (``source_stems``), and it states no fact of
+    its own that the source supports.
+    """
+    from .layer import content_stems
+
+    if _SPEAKER.match(sentence):
+        return []  # "I have never seen them play": the speaker's words, only its facts are checked
+    if any(source.supports(fact) and not (given is not None and given.supports(fact)) for fact in facts):
+        return []
+    words: list[str] = []  # the claim's own words, one per stem the source lacks
+    for match in _WORD.finditer(sentence):
+        word = match.group(0)
+        if _CONTRACTION.sub("", word).casefold() in _TALK:
+            continue
+        stems = [s for s in content_stems(word) if not _NUMBER_STEM.match(s)]
+        for stem in stems:
+            if stem in given_stems:
+                continue
+            if stem in source_stems:
+                return []
+            words.append(word)
+    return list(dict.fromkeys(words))
+
+
+def describe_unshared(number: int, sentence: str, words: Sequence[str], *, numbered: bool = True) -> str:
+    from .layer import sentence_label
+
+    shown = ", ".join(repr(w) for w in words[:4]) + (" ..." if len(words) > 4 else "")
+    verb = "appears" if len(words) == 1 else "appear"
+    return f"{sentence_label(number, numbered)} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} {verb} nowhere in it"

@@ -1,0 +1,477 @@
+"""Checkable facts of a text, and whether a context states them (offline, deterministic).
+
+Embedding similarity sees "The tower is 500 metres tall" and "The tower is 330
+metres tall" as near-identical sentences. This module pulls out what such a
+sentence commits to, normalised so that the same fact written two ways compares
+equal, and looks each one up in the context:
+
+- **numbers** with their magnitude and unit: ``1,280 metres`` = ``1280 m``,
+  ``15.9 million`` = ``15,900,000``, ``two`` = ``2``; a number is supported when
+  the context states the same value to the precision the answer gives
+  (``16 billion`` is supported by ``15,969 million``; ``15.9 million`` is not
+  supported by ``15.2 million``), and units or currencies, where both texts give
+  one, agree;
+- **percentages** and **money** (``45%`` = ``45 percent``, ``$3.5bn`` = ``3.5 billion dollars``);
+- **years** and **dates** (``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06``);
+- **names**: runs of capitalised words (``Bankers Life Fieldhouse``), or spaCy's
+  named entities when a spaCy English model is installed; a name is supported
+  when each of its words occurs in the context, ignoring case, accents and
+  inflection (``American`` / ``America``, ``Canadian`` / ``Canada``);
+- **negation**: an answer sentence that says "not" where the context sentence it
+  restates does not, or the reverse.
+
+>>> [f.text for f in extract_facts("The Eiffel Tower is 500 metres tall and was built in 300 BC.")]
+['Eiffel Tower', '500 metres', '300', 'BC']
+>>> context = FactIndex("The tower is 330 m (1,083 ft) tall. It was completed in 1889 for the World's Fair.")
+>>> [context.supports(f) for f in extract_facts("It is 330 metres tall and opened in 1889.")]
+[True, True]
+>>> [f.text for f in unsupported_facts("The tower is 500 metres tall.", context)]
+['500 metres']
+
+Numbers, units, dates and times are read by :mod:`pytest_llmeval.facts.parsing`,
+words and names by :mod:`pytest_llmeval.facts.names`; what they define can be
+imported from here too.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..text.basics import split_sentences
+from .names import (
+    _DEMONYM,
+    _FUNCTION_WORDS,
+    _SPACY_LABELS,
+    _WORD,
+    _fold,
+    _inflection,
+    _rule_names,
+    _spacy_names,
+    entity_name,
+    word_stem,
+)
+from .parsing import (
+    _CURRENCY_SYMBOLS,
+    _CURRENCY_WORDS,
+    _MONTHS,
+    _NUMBER,
+    _SCALES,
+    Fact,
+    _clock_times,
+    _dates,
+    _number_value,
+    _numbers,
+    _scaled,
+    detokenize_numbers,
+)
+
+if TYPE_CHECKING:
+    from .syntax import Parsed
+
+__all__ = ["FactIndex", "FactCheck", "extract_facts", "unsupported_facts", "check_facts", "EXTRACTORS"]
+
+
+#: Names of the entity extractors: rule-based, spaCy's small English model, or spaCy when installed.
+EXTRACTORS = ("auto", "rules", "spacy")
+
+
+_NEGATION = re.compile(
+    r"(?i)\b(?:not(?!\s+only\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
+    r"|without|cannot)\b|n['’]t\b"
+)
+
+
+def negated(sentence: str) -> bool:
+    """Whether a sentence carries a negation cue."""
+    return _NEGATION.search(sentence) is not None
+
+
+def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -> list[Fact]:
+    """The checkable facts of ``text``, in order of appearance (negation is checked separately).
+
+    Names come from the named entities of ``parsed`` (the text's parse, see
+    :mod:`pytest_llmeval.facts.syntax`), else from a loaded spaCy pipeline ``nlp``, else
+    from capitalisation.
+    """
+    text = detokenize_numbers(text)
+    facts: list[Fact] = []
+    dates = list(_dates(text))
+    times = list(_clock_times(text))
+    # Spans taken by dates and times, merged and sorted, so a number inside one is found by bisection.
+    spans: list[list[int]] = []
+    for start, end in sorted((f.start, f.start + len(f.text)) for f in (*dates, *times)):
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    starts = [span[0] for span in spans]
+
+    def inside_date(start: int) -> bool:
+        index = bisect.bisect_right(starts, start) - 1
+        return index >= 0 and start < spans[index][1]
+
+    facts.extend(dates)
+    facts.extend(times)
+    for fact in _numbers(text):
+        if inside_date(fact.start):
+            continue
+        facts.append(fact)
+    if parsed is not None and len(parsed.text) == len(text):
+        names: Iterable[Fact] = _parsed_names(parsed)
+    else:
+        names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
+    for fact in names:
+        if inside_date(fact.start):
+            continue
+        if all(k in _MONTHS for k in fact.value):
+            continue
+        facts.append(fact)
+    facts.sort(key=lambda f: f.start)
+    return facts
+
+
+def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
+    """Names from a parse's named entities (as :func:`~pytest_llmeval.facts.names._spacy_names` reads a spaCy doc);
+    an entity none of whose words is a proper noun is a capitalised common word ("Fiction", "Stared"), not a name,
+    unless it is a nationality or group ("Chilean")."""
+    proper = {token[0] for token in parsed.tokens if token[3] == "PROPN"}
+    for start, end, label in parsed.ents:
+        if label not in _SPACY_LABELS:
+            continue
+        if label != "NORP" and not any(start <= offset < end for offset in proper):
+            continue
+        fact = entity_name(parsed.text[start:end], start)
+        if fact is not None:
+            yield fact
+
+
+#: A lower-case letter followed by a capital inside a word: two words glued ("LeoniTéa").
+_GLUED = re.compile(r"(?<=[^\W\d_])(?<=[a-zß-öø-ÿ])(?=[A-ZÀ-ÖØ-Þ])")
+
+
+def join_chunks(text: str | Sequence[str]) -> str:
+    """A context given as chunks, as the fact layer reads (and parses) it: the chunks joined by blank lines."""
+    return text if isinstance(text, str) else "\n\n".join(text)
+
+
+class FactIndex:
+    """The facts and words of a context, indexed for support look-ups.
+
+    ``parsed`` is the parse of the (joined) text, for its names; without one,
+    ``nlp`` or the capitalisation rules find them.
+    """
+
+    def __init__(self, text: str | Sequence[str], *, nlp: Any = None, parsed: Parsed | None = None) -> None:
+        chunks = [text] if isinstance(text, str) else list(text)
+        self.text = join_chunks(chunks)
+        #: Every fact of the text, in order.
+        self.facts = extract_facts(self.text, nlp=nlp, parsed=parsed)
+        self.numbers = [f for f in self.facts if f.kind in ("number", "percent", "money", "year", "time")]
+        self.dates = [f.value for f in self.facts if f.kind == "date"]
+        self._words: set[str] | None = None
+        self._currencies: set[str] | None = None
+        self._bases: set[str] | None = None
+        self._sorted_stems: list[str] | None = None
+        self._clauses: list[tuple[str, set[str], bool]] | None = None
+        self._by_initial: dict[str, list[str]] | None = None
+        self.sentences = [s for chunk in chunks for s in (split_sentences(chunk) or [chunk.strip()]) if s]
+
+    @property
+    def words(self) -> set[str]:
+        """The text's words, folded (found on the first look-up of a name)."""
+        if self._words is None:
+            words = [m.group(0) for m in _WORD.finditer(detokenize_numbers(self.text))]
+            folded = {_fold(w) for w in words}
+            for word in set(words):
+                # Hyphenated and dotted words count whole and in parts ("Irish-American", "U.S."), and so do words
+                # glued together without a space ("LeoniTéa", as text pasted from tables comes).
+                if "-" in word or "." in word:
+                    folded.update(_fold(part) for part in re.split(r"[-.]", word) if part)
+                if not word.islower() and _GLUED.search(word):
+                    folded.update(_fold(part) for part in _GLUED.split(word) if part)
+            self._words = folded
+        return self._words
+
+    @property
+    def bases(self) -> set[str]:
+        """The words without plural or possessive endings (found on the first look-up of a name)."""
+        if self._bases is None:
+            self._bases = {_inflection(w) for w in self.words if w}
+        return self._bases
+
+    @property
+    def sorted_stems(self) -> list[str]:
+        if self._sorted_stems is None:
+            self._sorted_stems = sorted({word_stem(w) for w in self.words if w})
+        return self._sorted_stems
+
+    # -- support ---------------------------------------------------------------
+
+    def supports(self, fact: Fact) -> bool:
+        """Whether the context states ``fact``."""
+        if fact.kind == "name":
+            if fact.weak and all(self._shares_stem(word) for word in fact.value):
+                return True
+            return all(self.has_word(word) for word in fact.value)
+        if fact.kind == "date":
+            return self._supports_date(fact)
+        return self._supports_number(fact)
+
+    def has_word(self, word: str) -> bool:
+        """A word of a name occurs in the context, up to case, accents, inflection and demonyms.
+
+        ``Canadians`` is found by ``Canadian``; ``American`` by ``America`` and
+        ``Italian`` by ``Italy`` (a demonym ending on the place name, whose final
+        vowel may drop); ``Walker`` is not found by ``walk``, nor ``Paula`` by ``Paul``.
+        """
+        if word in self.words:
+            return True
+        parts = [p for p in re.split(r"[-.]", word) if p]
+        if len(parts) > 1:
+            return all(self.has_word(p) for p in parts)
+        base = _inflection(word)
+        if base in self.bases:
+            return True
+        for suffix in _DEMONYM:
+            if len(base) > len(suffix) + 2 and base.endswith(suffix):
+                place = base[: -len(suffix)]
+                if place in self.bases or any(place + vowel in self.bases for vowel in "aeiouy"):
+                    return True
+            if base + suffix in self.bases or (base[-1:] in "aeiouy" and base[:-1] + suffix in self.bases):
+                return True
+        return self._misspelt(word)
+
+    def _misspelt(self, word: str) -> bool:
+        """A long word of the context one typo away (a letter added, dropped, changed or two swapped, not the first):
+        "Siddharta" for "Siddhartha"; short words are left alone ("Paula" is not "Paul")."""
+        if len(word) < TYPO_MIN_LENGTH:
+            return False
+        if self._by_initial is None:
+            self._by_initial = {}
+            for known in self.words:
+                if len(known) >= TYPO_MIN_LENGTH - 1:
+                    self._by_initial.setdefault(known[:1], []).append(known)
+        return any(abs(len(known) - len(word)) <= 1 and _one_typo(word, known) for known in self._by_initial.get(word[:1], ()))
+
+    def _shares_stem(self, word: str) -> bool:
+        """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
+        stem = word_stem(word)
+        stems = self.sorted_stems
+        index = bisect.bisect_left(stems, stem)
+        if len(stem) < 3:
+            return index < len(stems) and stems[index] == stem
+        return index < len(stems) and stems[index].startswith(stem)
+
+    @property
+    def currencies(self) -> set[str]:
+        """The currencies the text speaks of: of its amounts, or named anywhere ("figures are in US dollars")."""
+        if self._currencies is None:
+            named = {_CURRENCY_WORDS[m.group(0).casefold()] for m in _CURRENCY_NAMES.finditer(self.text)}
+            named |= {_CURRENCY_SYMBOLS[symbol] for symbol in _CURRENCY_SYMBOLS if symbol in self.text}
+            self._currencies = named | {f.unit for f in self.numbers if f.kind == "money" and f.unit}
+        return self._currencies
+
+    def _supports_number(self, fact: Fact) -> bool:
+        if fact.kind == "money" and fact.unit and self.currencies and fact.unit not in self.currencies:
+            return False  # "16 billion Real" where the text's figures are in US dollars
+        for other in self.numbers:
+            if (fact.kind == "time") != (other.kind == "time") and not _duration_and_clock(fact, other):
+                continue
+            if fact.unit and other.unit and fact.unit != other.unit and not _duration_and_clock(fact, other):
+                continue
+            tolerance = max(fact.step, 0.0) / 2 + 1e-12 * max(1.0, abs(fact.value))
+            if abs(other.value - fact.value) <= tolerance:
+                return True
+        if fact.kind == "year":
+            year = int(fact.value)
+            return any(d[0] == year for d in self.dates)
+        return False
+
+    def _supports_date(self, fact: Fact) -> bool:
+        year, month, day = fact.value
+        for other_year, other_month, other_day in self.dates:
+            if other_month != month:
+                continue
+            if day is not None and other_day is not None and day != other_day:
+                continue
+            if day is not None and other_day is None:
+                continue
+            if year is not None and other_year is not None and year != other_year:
+                continue
+            if year is not None and other_year is None and not any(int(n.value) == year for n in self.numbers if n.kind == "year"):
+                continue
+            return True
+        return False
+
+    def counterpart(self, fact: Fact) -> Fact | None:
+        """What the context gives instead of an unsupported number with a unit: the same number in another unit
+        ("50 litres" for "50 gallons"), else the closest number in the same unit; ``None`` if neither."""
+        if fact.unit is None or fact.kind not in ("number", "percent", "money"):
+            return None
+        raw = _raw_number(fact.text)
+        same_number = [o for o in self.numbers if o.unit and o.unit != fact.unit and raw is not None and _raw_number(o.text) == raw]
+        if same_number:
+            return same_number[0]
+        same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
+        # Written in the same words first ("500 metres" against "330 metres", not its "(1,083 ft)"), then the closest.
+        word = _unit_word(fact.text)
+        return min(same_unit, key=lambda o: (_unit_word(o.text) != word, abs(o.value - fact.value))) if same_unit else None
+
+    # -- negation --------------------------------------------------------------
+
+    def polarity_conflict(self, sentence: str) -> str | None:
+        """A negation the answer and the context passage it restates disagree on.
+
+        Both texts are cut into clauses (at commas, semicolons, dashes, brackets and
+        "but"); each answer clause of three or more content words is matched with the
+        context clauses holding at least 70% of its content words. The clause is in
+        conflict when it is negated and none of those is, or the reverse; the
+        conflicting context clause is returned, else ``None``.
+        """
+        if self._clauses is None:
+            self._clauses = [(c, _content_words(c), negated(c)) for s in self.sentences for c in _clauses(s)]
+        for clause in _clauses(sentence):
+            content = _content_words(clause)
+            if len(content) < 3:
+                continue
+            matches = [(c, words, neg) for c, words, neg in self._clauses if len(content & words) >= 0.7 * len(content)]
+            if not matches:
+                continue
+            mine = negated(clause)
+            if any(neg == mine for _, _, neg in matches):
+                continue
+            for other, words, _ in matches:
+                # The negation must bear on what the two clauses share ("has not been fined ... and will be in
+                # the squad" says nothing against "will be in the squad").
+                scope = negation_scope(clause if mine else other)
+                if scope & (words if mine else content):
+                    return other
+        return None
+
+
+#: Content words after a negation cue that it bears on (the first: "not *dishwasher* safe", "not *support* backups").
+SCOPE_WORDS = 1
+
+
+def negation_scope(clause: str) -> set[str]:
+    """The stems of the first content words after each negation cue of ``clause`` ("not *dishwasher safe*")."""
+    scope: set[str] = set()
+    for cue in _NEGATION.finditer(clause):
+        taken = 0
+        for match in _WORD.finditer(clause, cue.end()):
+            word = match.group(0)
+            if word.casefold() in _FUNCTION_WORDS or _NEGATION.fullmatch(word):
+                continue
+            scope.add(word_stem(word))
+            taken += 1
+            if taken == SCOPE_WORDS:
+                break
+    return scope
+
+
+_CLAUSE = re.compile(r"[,;:()\[\]]|\s-\s|--|—|–|\bbut\b|\bwhile\b|\bwhereas\b|\balthough\b", re.IGNORECASE)
+
+
+def _clauses(sentence: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
+
+
+def _content_words(sentence: str) -> set[str]:
+    return {word_stem(m.group(0)) for m in _WORD.finditer(sentence)
+            if m.group(0).casefold() not in _FUNCTION_WORDS and not _NEGATION.fullmatch(m.group(0))}
+
+
+#: Words at least this long may be found with one typo.
+TYPO_MIN_LENGTH = 6
+
+
+def _one_typo(left: str, right: str) -> bool:
+    """Whether two different words are one insertion, deletion, substitution or swap of neighbours apart."""
+    if left == right:
+        return False
+    if len(left) == len(right):
+        diff = [i for i, (a, b) in enumerate(zip(left, right)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and left[diff[0]] == right[diff[1]]
+                                  and left[diff[1]] == right[diff[0]])
+    short, long = (left, right) if len(left) < len(right) else (right, left)
+    for i in range(len(long)):
+        if long[:i] + long[i + 1:] == short:
+            return True
+    return False
+
+
+#: A currency's name as a word ("dollars", "euros", "Real"), where the text names one apart from its amounts.
+_CURRENCY_NAMES = re.compile(r"(?i)(?<![\w$])(?:" + "|".join(sorted((w for w in _CURRENCY_WORDS if w.isalpha() and len(w) > 3),
+                                                                       key=len, reverse=True)) + r")(?!\w)")
+
+
+def _unit_word(text: str) -> str:
+    """The words after a number as written ("500 metres": "metres")."""
+    return re.sub(r"^[^A-Za-z]*", "", text).casefold()
+
+
+_CLOCK_DURATION = re.compile(r"^\d{1,2}:\d{2}:\d{2}$")
+
+
+def _duration_and_clock(left: Fact, right: Fact) -> bool:
+    """A duration in seconds and an ``h:mm:ss`` clock reading ("2 hours, 7 minutes and 42 seconds" / "2:07:42")."""
+    duration, clock = (left, right) if left.kind != "time" else (right, left)
+    return duration.unit == "s" and clock.kind == "time" and bool(_CLOCK_DURATION.match(clock.text))
+
+
+def _raw_number(text: str) -> float | None:
+    """The number as written, before its magnitude and unit ("50 gallons": 50)."""
+    match = _NUMBER.search(text)
+    value = _number_value(match) if match else None
+    if value is None or match is None:
+        return None
+    return value[0] / (_SCALES[match.group("scale").lower()] if match.group("scale") and _scaled(match) else 1.0)
+
+
+def unsupported_facts(text: str, context: FactIndex | str | Sequence[str], *, nlp: Any = None) -> list[Fact]:
+    """The facts of ``text`` that ``context`` does not state."""
+    index = context if isinstance(context, FactIndex) else FactIndex(context, nlp=nlp)
+    return [fact for fact in extract_facts(text, nlp=nlp) if not index.supports(fact)]
+
+
+@dataclass(frozen=True)
+class FactCheck:
+    """The facts of one answer sentence checked against a context."""
+
+    sentence: str
+    facts: tuple[Fact, ...]
+    unsupported: tuple[Fact, ...]
+    #: The context sentence whose negation disagrees with this one, if any.
+    polarity: str | None = None
+
+    @property
+    def issues(self) -> int:
+        return len(self.unsupported) + (self.polarity is not None)
+
+
+def check_facts(
+    sentences: Sequence[str],
+    index: FactIndex,
+    *,
+    given: FactIndex | None = None,
+    nlp: Any = None,
+    negation: bool = True,
+    parsed: Sequence[Parsed | None] | None = None,
+) -> list[FactCheck]:
+    """Check each sentence's facts against ``index``; facts ``given`` states (the question) count as supported.
+
+    ``parsed`` holds each sentence's parse (or ``None``), for its names.
+    """
+    out = []
+    for number, sentence in enumerate(sentences):
+        facts = tuple(extract_facts(sentence, nlp=nlp, parsed=parsed[number] if parsed is not None else None))
+        unsupported = tuple(
+            f for f in facts if not index.supports(f) and not (given is not None and given.supports(f))
+        )
+        polarity = index.polarity_conflict(sentence) if negation else None
+        out.append(FactCheck(sentence, facts, unsupported, polarity))
+    return out

@@ -1,0 +1,54 @@
+"""Hooks other plugins and ``conftest.py`` files can implement (all keyword-only, subsets allowed)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ..core.registry import Registry
+    from .options import Settings
+
+
+
+hookspec = pytest.hookspec
+
+
+@hookspec(historic=True)
+def pytest_llmeval_register_evaluators(registry: Registry) -> None:
+    """Register extra evaluators by name.
+
+    Historic: a plugin or ``conftest.py`` registered later (a ``conftest.py`` in a
+    sub-folder, found during collection) is called too, before its tests run.
+
+    Example ``conftest.py``::
+
+        def pytest_llmeval_register_evaluators(registry):
+            registry.register("my_check", "my_package.checks:MyCheck")
+    """
+
+
+@hookspec
+def pytest_llmeval_update_report(config: pytest.Config, report: dict[str, Any]) -> None:
+    """Change the JSON report in place before any report file is written (controller only).
+
+    The records in ``report["results"]`` share their repeated values (signature, thresholds,
+    metrics, details, tags) to stay small: to change one record's nested value, give that
+    record a new dict (``record["details"] = {**record["details"], "note": ...}``) rather than
+    changing the shared one, which would change every record that shares it.
+
+    Example ``conftest.py``::
+
+        def pytest_llmeval_update_report(config, report):
+            report["run"]["commit"] = os.environ.get("GITHUB_SHA")
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_llmeval_make_judge(config: pytest.Config, settings: Settings) -> Any:
+    """The judge client for this run (an object with ``complete(messages, schema=...)``), or ``None`` for no judge.
+
+    The first non-``None`` result wins; the plugin's own implementation builds an
+    OpenAI-protocol client from the ``llmeval_judge_*`` settings. Called on first use.
+    """

