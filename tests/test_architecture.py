@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import pathlib
 
+import pytest
+
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "pytest_llmeval"
 
 
@@ -13,15 +15,16 @@ def module_name(path: pathlib.Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: pathlib.Path) -> set[str]:
-    """The package's modules that ``path`` imports, at module level or inside functions, outside ``if TYPE_CHECKING``."""
+def imports_of(path: pathlib.Path, *, type_checking: bool = False) -> set[str]:
+    """The package's modules that ``path`` imports, at module level or inside functions (and under ``if TYPE_CHECKING``
+    when ``type_checking``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not type_checking and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             skipped.update(id(child) for body in node.body for child in ast.walk(body))
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -42,13 +45,13 @@ def imports_of(path: pathlib.Path) -> set[str]:
     return found
 
 
-def graph() -> dict[str, set[str]]:
+def graph(*, type_checking: bool = False) -> dict[str, set[str]]:
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     edges = {}
     for name, path in modules.items():
         # importing a.b.c imports a.b first: an edge to the deepest module that exists
         targets = set()
-        for target in imports_of(path):
+        for target in imports_of(path, type_checking=type_checking):
             while target not in modules and "." in target:
                 target = target.rpartition(".")[0]
             if target in modules and target != name:
@@ -99,9 +102,11 @@ def test_the_import_graph_sees_real_edges():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-def test_no_import_cycles():
-    """A package ``__init__`` re-exporting its own modules is the one allowed loop (it is how packages work)."""
-    edges = graph()
+@pytest.mark.parametrize("type_checking", [False, True], ids=["runtime", "with-type-imports"])
+def test_no_import_cycles(type_checking):
+    """A package ``__init__`` re-exporting its own modules is the one allowed loop (it is how packages work); imports
+    for type checkers count too, so a reader follows every import downward."""
+    edges = graph(type_checking=type_checking)
     for name in edges:
         if PACKAGE.joinpath(*name.split(".")[1:], "__init__.py").exists():
             edges[name] = {t for t in edges[name] if not t.startswith(name + ".")}

@@ -10,6 +10,7 @@ import sys
 import tempfile
 
 import pytest
+
 from pytest_llmeval.models.blocks import SharedBlocks, block_bounds, block_of
 
 from .test_prefetch import SUITE, _models, rows

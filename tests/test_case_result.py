@@ -151,16 +151,16 @@ def test_public_api_is_complete_and_lazy():
 
 
 def test_one_name_for_the_scoring_model_and_the_old_names_warn():
-    from pytest_llmeval.core.assertion import _scorer
+    from pytest_llmeval.core.assertion import scorer_argument
 
-    assert _scorer("assert_x", "m") == "m" and _scorer("assert_x", None) is None
+    assert scorer_argument("assert_x", "m") == "m" and scorer_argument("assert_x", None) is None
     with pytest.warns(DeprecationWarning, match="assert_x: embedding_model= is deprecated .* pass scorer="):
-        assert _scorer("assert_x", None, embedding_model="old") == "old"
+        assert scorer_argument("assert_x", None, embedding_model="old") == "old"
     with pytest.raises(TypeError, match="give the scoring model once, as scorer=; got scorer= and classifier="), \
             pytest.warns(DeprecationWarning):
-        _scorer("assert_x", "a", classifier="b")
+        scorer_argument("assert_x", "a", classifier="b")
     with pytest.raises(TypeError, match="argument 'scorer' must be a model name"):
-        _scorer("assert_x", 3)  # type: ignore[arg-type]
+        scorer_argument("assert_x", 3)  # type: ignore[arg-type]
     import inspect
 
     import pytest_llmeval

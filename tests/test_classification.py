@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
 from pytest_llmeval import Case, Registry
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
 REGISTRY = Registry(entry_points=False)
 CATEGORIES = ["toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"]

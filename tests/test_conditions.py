@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from pytest_llmeval.text.conditions import ConditionSyntaxError, parse_condition
 
 TEXT = "Brazil revenue was 15,969 million"

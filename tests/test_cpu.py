@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from pytest_llmeval.models.cpu import cpu_share, share_cpu_threads
 
 

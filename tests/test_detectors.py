@@ -8,9 +8,8 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from pytest_llmeval.models.cache import ModelCache, ModelLoadError
-
 from pytest_llmeval import Case, Registry
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
 from .conftest import tiny_causal_lm, tiny_classifier  # noqa: E402
 

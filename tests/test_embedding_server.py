@@ -7,6 +7,7 @@ import socket
 
 import numpy as np
 import pytest
+
 from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 from pytest_llmeval.models.server import EmbeddingServer, EmbeddingServerError, endpoint
 
@@ -124,10 +125,9 @@ def test_embedder_caches_in_memory_and_on_disk(stub, tmp_path):
 
 
 def test_signature_names_the_server_model_and_never_matches_an_in_process_model(stub, tmp_path):
-    from pytest_llmeval.models.cache import DEFAULT_EMBEDDING_MODEL
-
     from pytest_llmeval import Registry
     from pytest_llmeval.checks.embedding.base import model_family
+    from pytest_llmeval.models.cache import DEFAULT_EMBEDDING_MODEL
 
     remote = cache_for(stub.base_url, tmp_path, model=DEFAULT_EMBEDDING_MODEL)
     local = ModelCache(device="cpu", cache_dir=str(tmp_path), announce=lambda line: None)

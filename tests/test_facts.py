@@ -7,6 +7,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from pytest_llmeval.facts.extract import FactIndex, check_facts, extract_facts, unsupported_facts
 from pytest_llmeval.facts.parsing import canonical_numbers, detokenize_numbers, parse_number
 

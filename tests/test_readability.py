@@ -40,7 +40,13 @@ import pytest
 
 import pytest_llmeval
 from pytest_llmeval import Case, MissingInputError, Registry
-from pytest_llmeval.checks.text_stats import dale_chall, japanese_character_count, statistics, syllable_rules, token_count
+from pytest_llmeval.checks.text_stats import (
+    dale_chall,
+    japanese_character_count,
+    statistics,
+    syllable_rules,
+    token_count,
+)
 from pytest_llmeval.core.assertion import LLMEvalAssertionError
 
 NAMES = ["word_count", "sentence_count", "syllable_count", "flesch_reading_ease", "dale_chall", "reading_time",

@@ -187,9 +187,9 @@ def _json_values():
 def test_the_json_report_is_written_as_json_dumps_writes_it():
     from hypothesis import given, settings
     from hypothesis import strategies as st
-    from pytest_llmeval.text.basics import escape_surrogates
 
     from pytest_llmeval.report.jsonfile import OPTIONS, dumps
+    from pytest_llmeval.text.basics import escape_surrogates
 
     shared = {"evaluator": "e", "params": {"x": [1, {"y": None}]}, "thresholds": {}}
 

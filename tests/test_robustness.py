@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS
 
 from pytest_llmeval import Case, Registry
+from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS
 
 REGISTRY = Registry(entry_points=False)
 
@@ -303,6 +303,7 @@ def test_a_model_that_cannot_load_fails_in_one_line(pytester):
 
 def test_altered_or_wrong_dimension_embedding_shards_are_rebuilt(tmp_path):
     import numpy as np
+
     from pytest_llmeval.models.stores import EmbeddingStore
 
     store = EmbeddingStore(str(tmp_path), "model|fp32|normalized")
@@ -414,7 +415,6 @@ def test_deterministic_checks_and_the_report_take_any_text(answer, other):
     import json
 
     from pytest_llmeval.facts.extract import FactIndex, extract_facts
-
     from pytest_llmeval.report.jsonfile import dumps
 
     records = []

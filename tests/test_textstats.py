@@ -7,7 +7,6 @@ import zlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pytest_llmeval.text.basics import split_sentences
 
 from pytest_llmeval import Case
 from pytest_llmeval.checks.text_stats.looping import (
@@ -16,6 +15,7 @@ from pytest_llmeval.checks.text_stats.looping import (
     longest_repeated_substring,
     unique_sentence_ratio,
 )
+from pytest_llmeval.text.basics import split_sentences
 
 
 def _brute(text: str) -> int:

@@ -8,11 +8,11 @@ import os
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from pytest_llmeval.facts.evidence import makes_claim
-from pytest_llmeval.facts.names import spacy_model
 
 from pytest_llmeval import Case, Result
 from pytest_llmeval.core.result import verdict_of
+from pytest_llmeval.facts.evidence import makes_claim
+from pytest_llmeval.facts.names import spacy_model
 
 from .verdicts import check_verdict
 

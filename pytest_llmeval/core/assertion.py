@@ -33,7 +33,8 @@ from .case import Case
 from .recording import current_context
 from .result import UNVERIFIED_ACTIONS, Result
 
-__all__ = ["LLMEvalAssertionError", "format_failure", "evaluate", "assert_check", "raise_failure", "unverified_action", "standalone"]
+__all__ = ["LLMEvalAssertionError", "format_failure", "evaluate", "assert_check", "raise_failure", "unverified_action", "standalone",
+           "check_kwargs", "group_defaults", "scorer_argument"]
 
 
 _CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
@@ -159,7 +160,7 @@ def evaluate(
             f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "
             f"and evaluator parameters go in params={{...}}"
         )
-    fields["model"], case = _group_defaults(fields.get("model"), case)
+    fields["model"], case = group_defaults(fields.get("model"), case)
     if name == "classification" and not isinstance(fields.get("actual"), (str, type(None))):
         from ..checks.classification.labels import label_set
 
@@ -297,20 +298,20 @@ def assert_check(
     return result
 
 
-def _common(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
+def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
     bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified"})
     if bad:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
 
 
-def _group_defaults(model: str | None, case: str | None) -> tuple[str | None, str | None]:
+def group_defaults(model: str | None, case: str | None) -> tuple[str | None, str | None]:
     context = current_context()
     if context is None:
         return model, case
     return (model if model is not None else context.model), (case if case is not None else (context.case or context.nodeid))
 
 
-def _scorer(helper: str, scorer: str | None, **old: str | None) -> str | None:
+def scorer_argument(helper: str, scorer: str | None, **old: str | None) -> str | None:
     """The model that scores the check: ``scorer=``, or one of the older names (deprecated, warned)."""
     given = {name: value for name, value in old.items() if value is not None}
     for name in given:

@@ -133,13 +133,13 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
     if not callable(getattr(metric, "measure", None)):
         raise TypeError(f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}")
     llm_case = _test_case(test_case, fields)
-    from ..core.assertion import _group_defaults
+    from ..core.assertion import group_defaults
     from ..core.recording import current_context
     from .runner import JudgeUnavailable
 
     context = current_context()
     runner = _runner_of_current_test()
-    model, case = _group_defaults(model, case)
+    model, case = group_defaults(model, case)
     name = _metric_name(metric)
     try:
         if runner is not None:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, require_type
 from ...core.result import Result
@@ -23,7 +23,7 @@ def assert_agent_artifacts(artifacts: Any, *, root: Any = None, exact: bool = Fa
     Each must exist and not be empty; JSON must parse; ``exact=True`` also flags unexpected files.
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     if isinstance(artifacts, (list, tuple)):
         artifacts = [str(a) for a in artifacts]
     params = {"root": None if root is None else str(root), "exact": exact}

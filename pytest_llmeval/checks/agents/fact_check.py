@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -18,7 +18,7 @@ __all__ = ["assert_fact_checked", "FactCheck"]
 def assert_fact_checked(actual: str, *, question: str | None = None, **kwargs: Any) -> Result:
     """The judge finds no false information in the answer, 0-1 (LLM judge; seed 000's fact-check prompt; passes at 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
     return assert_check("fact_check", actual=actual, question=question, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -18,7 +18,7 @@ __all__ = ["assert_task_completed", "TaskCompletion"]
 def assert_task_completed(actual: str, task: str, *, tools_called: Any = None, **kwargs: Any) -> Result:
     """The agent's final output achieves the task (LLM judge, 0-1; threshold 0.5); tool calls, when given, are shown to the judge."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
     metadata = dict(kwargs.pop("metadata", None) or {})
     if tools_called is not None:
         metadata["tools_called"] = tools_called

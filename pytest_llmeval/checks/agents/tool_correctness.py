@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, require_type
 from ...core.result import Result
@@ -30,7 +30,7 @@ def assert_tools_called(
     (deepeval's ``ToolCall`` works: ``input_parameters`` is read as the arguments).
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"match_arguments": match_arguments, "match_output": match_output, "consider_ordering": consider_ordering,
               "exact_match": exact_match}
     metadata = {"tools_called": tools_called, "expected_tools": expected_tools}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
 from ...core.result import Result
@@ -26,8 +26,8 @@ def assert_sentiment(
     ``scale="probability"`` decides on ``positivity`` in [0, 1] instead (default threshold 0.475, the same verdicts).
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"backend": backend, "model": _scorer("assert_sentiment", scorer, classifier=classifier), "positive_label": positive_label,
+    check_kwargs(kwargs)
+    params = {"backend": backend, "model": scorer_argument("assert_sentiment", scorer, classifier=classifier), "positive_label": positive_label,
               "scale": scale}
     return assert_check("sentiment", actual=actual, params=params, **kwargs)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
 from ...core.result import Result
@@ -38,8 +38,8 @@ def assert_accurate(
     ``sentence_level_metrics=False`` leaves each sentence's score out of the record.
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_accurate", scorer, embedding_model=embedding_model), "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_accurate", scorer, embedding_model=embedding_model), "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
               "facts": facts, "entities": entities, "sentence_level_metrics": sentence_level_metrics}
     return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
 

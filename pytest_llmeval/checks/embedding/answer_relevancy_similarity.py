@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -19,8 +19,8 @@ __all__ = ["assert_relevant", "AnswerRelevancySimilarity"]
 def assert_relevant(actual: str, question: str, *, scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
     """Some answer sentence is close to the question (answer relevancy, 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history"))
-    return assert_check("answer_relevancy_similarity", actual=actual, question=question, params={"model": _scorer("assert_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
+    check_kwargs(kwargs, allowed=("model", "metadata", "history"))
+    return assert_check("answer_relevancy_similarity", actual=actual, question=question, params={"model": scorer_argument("assert_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
 class AnswerRelevancySimilarity(EmbeddingEvaluator):

@@ -53,7 +53,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, package_version, require_choice, require_number, require_type
 from ...core.result import Result
@@ -72,8 +72,8 @@ def assert_bertscore(
     is version 2's variant (special tokens dropped, cosines clamped; 0.52 calibrated for the embedded MiniLM).
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf, "matching": matching}
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf, "matching": matching}
     return assert_check("bertscore", actual=actual, expected=expected, params=params, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.result import Result
@@ -21,8 +21,8 @@ def assert_context_ranked(
 ) -> Result:
     """The first relevant chunk is ranked high (reciprocal rank, 0.75: the first chunk must be relevant)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
-    params = {"model": _scorer("assert_context_ranked", scorer, embedding_model=embedding_model), "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
+    params = {"model": scorer_argument("assert_context_ranked", scorer, embedding_model=embedding_model), "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
     return assert_check("context_mrr", question=question, context=context, params=params, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -18,8 +18,8 @@ __all__ = ["assert_context_relevant", "ContextRelevancy"]
 def assert_context_relevant(question: str, context: Any, *, scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any) -> Result:
     """The retrieved context is relevant to the question (soft recall 0.75; ``thresholds`` for precision)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("context_relevancy", question=question, context=context, params={"model": _scorer("assert_context_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
+    return assert_check("context_relevancy", question=question, context=context, params={"model": scorer_argument("assert_context_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
 class ContextRelevancy(EmbeddingEvaluator):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
 from ...core.result import Result
@@ -56,8 +56,8 @@ def assert_grounded(
     (``embedding_model=`` is its deprecated name).
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
               "entities": entities, "short_answer_words": short_answer_words,
               "nli_model": nli_model}
     return assert_check("groundedness", actual=actual, context=context, model=model, params=params, **kwargs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _group_defaults, _run, _scorer, format_failure, raise_failure
+from ...core.assertion import _run, format_failure, group_defaults, raise_failure, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.recording import current_context
@@ -35,10 +35,10 @@ def assert_no_question_drift(
     __tracebackhide__ = True
     if isinstance(questions, str) or not isinstance(questions, Sequence) or not questions:
         raise TypeError("assert_no_question_drift: argument 'questions' must be a non-empty sequence of str")
-    _, case = _group_defaults(None, case)
+    _, case = group_defaults(None, case)
     # None and empty questions are left out, as the catalog does; the rest must be str.
     cases = [Case(question=q, case_id=case) for q in questions if q is not None and q != ""] or [Case(question="", case_id=case)]
-    evaluator_params = {"model": _scorer("assert_no_question_drift", scorer, embedding_model=embedding_model), "split_ratio": split_ratio,
+    evaluator_params = {"model": scorer_argument("assert_no_question_drift", scorer, embedding_model=embedding_model), "split_ratio": split_ratio,
                         "min_test_cases": min_test_cases if min_cases is None else min_cases}
     if min_cases is not None:
         import warnings

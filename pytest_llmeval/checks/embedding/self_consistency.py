@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _group_defaults, _run, format_failure, raise_failure
+from ...core.assertion import _run, format_failure, group_defaults, raise_failure
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_number, require_type
 from ...core.result import Result
@@ -38,7 +38,7 @@ def assert_self_consistent(
     bad = next((i for i, a in enumerate(answers) if not isinstance(a, str)), None)
     if bad is not None:
         raise TypeError(f"assert_self_consistent: argument 'answers' must hold str; answers[{bad}] is {type(answers[bad]).__name__}")
-    model, case = _group_defaults(model, case)
+    model, case = group_defaults(model, case)
     cases = [Case(actual=a, question=question, model=model, case_id=case) for a in answers]
     params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer, "min_test_cases": min_test_cases}
     results = _run("self_consistency", cases, threshold, thresholds, params, True)
@@ -102,7 +102,7 @@ class SelfConsistency(Evaluator):
         require_number(self.name, "min_test_cases", self.params["min_test_cases"], low=1, integer=True)
         from rouge_score import rouge_scorer
 
-        self._scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=self.params["use_stemmer"])
+        self.scorer_argument = rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=self.params["use_stemmer"])
 
     def backend(self) -> str:
         return package_version("rouge-score")
@@ -128,7 +128,7 @@ class SelfConsistency(Evaluator):
             for j in others:
                 key = (min(i, j), max(i, j))
                 if key not in pairs:
-                    score = self._scorer.score(answers[key[0]], answers[key[1]])
+                    score = self.scorer_argument.score(answers[key[0]], answers[key[1]])
                     pairs[key] = (score["rouge1"].fmeasure, score["rougeL"].fmeasure)
                 sums[0] += pairs[key][0]
                 sums[1] += pairs[key][1]

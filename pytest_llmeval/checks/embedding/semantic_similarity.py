@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_type
 from ...core.result import Result
@@ -13,7 +13,7 @@ from .answers import FACT_METRICS, _FactChecked, _pick, _with_facts
 from .base import calibrated
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 __all__ = ["assert_similar", "SemanticSimilarity"]
 
@@ -29,8 +29,8 @@ def assert_similar(
     a number, date or name that the expected answer does not state fails the check.
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_similar", scorer, embedding_model=embedding_model), "method": method, "cross_encoder": cross_encoder, "facts": facts, "entities": entities}
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_similar", scorer, embedding_model=embedding_model), "method": method, "cross_encoder": cross_encoder, "facts": facts, "entities": entities}
     return assert_check("semantic_similarity", actual=actual, expected=expected, params=params, **kwargs)
 
 

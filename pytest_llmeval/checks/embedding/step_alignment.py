@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number, require_type
 from ...core.result import Result
@@ -36,8 +36,8 @@ def assert_steps_aligned(
     ``sentence_level_metrics=False`` leaves the steps found out of the record.
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold,
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold,
               "sentence_level_metrics": sentence_level_metrics}
     return assert_check("step_alignment", actual=actual, context=context, params=params, **kwargs)
 

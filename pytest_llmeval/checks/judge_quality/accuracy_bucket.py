@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from .grades import BucketJudge, _bucket_metrics
 
@@ -18,7 +18,7 @@ _BUCKETS = {"accuracy": "accuracy_bucket", "facts": "facts_compare", "sql": "sql
 def assert_bucket(actual: str, expected: Any, *, scale: str = "accuracy", accept: Sequence[str] | None = None, **kwargs: Any) -> Result:
     """The judge's bucket for the answer is an accepted one: ``scale`` is ``accuracy``, ``facts`` or ``sql`` (seed 002)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     if scale not in _BUCKETS:
         raise ValueError(f"assert_bucket: argument 'scale' must be one of {', '.join(map(repr, _BUCKETS))}; got {scale!r}")
     params = {} if accept is None else {"accept": [accept] if isinstance(accept, str) else list(accept)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score, require_type
 from ...core.result import Result
@@ -18,7 +18,7 @@ __all__ = ["assert_prompt", "Byop", "BYOP_DEFAULT"]
 def assert_prompt(actual: str, prompt: str, **kwargs: Any) -> Result:
     """Bring your own prompt: the judge answers ``prompt`` true (pass) or false. It may use {question}, {actual}, {expected}, {context}."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
     return assert_check("byop", actual=actual, params={"prompt": prompt}, **kwargs)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -16,7 +16,7 @@ __all__ = ["assert_correct", "Correctness"]
 def assert_correct(actual: str, expected: Any, **kwargs: Any) -> Result:
     """Correct against the reference on the 1-5 scale; passes at 4 (LLM judge)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("correctness", actual=actual, expected=expected, **kwargs)
 
 

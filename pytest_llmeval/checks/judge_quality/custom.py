@@ -30,8 +30,6 @@ from collections.abc import Sequence
 
 from ...core.case import Case
 
-
-
 _LABELS = {"question": "Input", "actual": "Actual output", "expected": "Expected output", "context": "Context"}
 
 

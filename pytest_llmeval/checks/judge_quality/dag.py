@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.result import Result
@@ -20,7 +20,7 @@ __all__ = ["assert_dag", "Dag", "validate_dag"]
 def assert_dag(actual: str, dag: Mapping[str, Any], *, max_score: float = 10, **kwargs: Any) -> Result:
     """A tree of judge verdicts with scores at the leaves reaches at least half of ``max_score``."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
     return assert_check("dag", actual=actual, params={"dag": dag, "max_score": max_score}, **kwargs)
 
 

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number, require_type
 from ...core.result import Result
@@ -25,7 +25,7 @@ def assert_geval(
 ) -> Result:
     """G-Eval: the judge scores ``criteria`` along evaluation steps (generated unless given); 0-1, threshold 0.5."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
     params = {"criteria": criteria, "evaluation_steps": None if evaluation_steps is None else list(evaluation_steps),
               "fields": None if fields is None else list(fields), "scale": scale}
     return assert_check("g_eval", actual=actual, params=params, **kwargs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
 
@@ -14,7 +14,7 @@ __all__ = ["assert_same_language", "LanguageMismatch"]
 def assert_same_language(actual: str, question: str, **kwargs: Any) -> Result:
     """The answer is in the question's language (LLM judge)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
     return assert_check("language_mismatch", actual=actual, question=question, **kwargs)
 
 

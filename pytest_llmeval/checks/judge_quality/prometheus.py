@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.evaluator import MetricSpec, require_type
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -21,7 +21,7 @@ def assert_rubric(actual: str, criteria: str, rubric: Any, *, expected: Any = No
     ``context=`` are shown to the judge too.
     """
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "question", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "context"))
     return assert_check("prometheus", actual=actual, expected=expected, params={"criteria": criteria, "rubric": rubric}, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.result import Result
@@ -19,7 +19,7 @@ __all__ = ["assert_self_checked", "SelfCheckGPT"]
 def assert_self_checked(actual: str, samples: Any, **kwargs: Any) -> Result:
     """SelfCheckGPT: the answer's sentences agree with other samples of the same model (LLM judge; threshold 0.5, lower is better)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("selfcheckgpt", actual=actual, context=samples, **kwargs)
 
 

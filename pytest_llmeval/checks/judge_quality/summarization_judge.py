@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
 
@@ -14,7 +14,7 @@ __all__ = ["assert_good_summary_judged", "SummarizationJudge"]
 def assert_good_summary_judged(summary: str, source: str, *, reference: Any = None, **kwargs: Any) -> Result:
     """The judge calls the summary of ``source`` good: comprehensive, concise, coherent, independent."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history"))
     return assert_check("summarization_judge", actual=summary, question=source, expected=reference, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.result import Result
@@ -19,7 +19,7 @@ __all__ = ["assert_summary_qag", "SummarizationQAG"]
 def assert_summary_qag(summary: str, source: Any, *, n: int = 5, **kwargs: Any) -> Result:
     """min(alignment, coverage) of the summary by closed questions about the source (LLM judge; threshold 0.5)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("summarization_qag", actual=summary, context=source, params={"n": n}, **kwargs)
 
 

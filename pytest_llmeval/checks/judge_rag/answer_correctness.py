@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -20,7 +20,7 @@ def assert_answer_correct(
 ) -> Result:
     """Statement F1 against the expected answer blended with embedding similarity (LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"f1_weight": f1_weight, "similarity_weight": similarity_weight}
     return assert_check("answer_correctness", actual=actual, expected=expected, params=params, **kwargs)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score, require_choice, require_number
 from ...core.result import Result
@@ -19,7 +19,7 @@ __all__ = ["assert_answer_relevant", "AnswerRelevancyJudge"]
 def assert_answer_relevant(actual: str, question: str, *, method: str = "questions", n: int = 3, **kwargs: Any) -> Result:
     """The answer addresses the question (LLM judge; threshold 0.75): generated questions' similarity (RAGAS) or relevant statements."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history"))
     return assert_check("answer_relevancy_judge", actual=actual, question=question, params={"method": method, "n": n}, **kwargs)
 
 

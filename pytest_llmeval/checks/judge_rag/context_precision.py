@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
@@ -18,7 +18,7 @@ __all__ = ["assert_context_precision", "ContextPrecision", "weighted_precision"]
 def assert_context_precision(question: str, expected: Any, context: Any, **kwargs: Any) -> Result:
     """Chunks useful for the expected answer are ranked first (LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
     return assert_check("context_precision", question=question, expected=expected, context=context, **kwargs)
 
 

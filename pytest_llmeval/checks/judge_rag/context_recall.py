@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
@@ -17,7 +17,7 @@ __all__ = ["assert_context_recall", "ContextRecall"]
 def assert_context_recall(expected: Any, context: Any, **kwargs: Any) -> Result:
     """The context holds the expected answer's statements (LLM judge; threshold 0.75; best of several expected answers)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "actual", "question"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual", "question"))
     return assert_check("context_recall", expected=expected, context=context, **kwargs)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from .sentences import _SentenceSupport, _support_metrics
 
@@ -14,7 +14,7 @@ __all__ = ["assert_answer_in_context", "SentenceContextRecall"]
 def assert_answer_in_context(actual: str, context: Any, *, max_sentences: int = 100, **kwargs: Any) -> Result:
     """Most of the answer's sentences are found in the context (seed 002's context recall; LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("context_recall_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score, require_choice
 from ...core.result import Result
@@ -25,7 +25,7 @@ def assert_context_relevant_judged(
     ``unit="sentence"`` (the catalog's formula) counts relevant sentences, ``unit="chunk"`` relevant chunks.
     """
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
     params = {"unit": unit, "max_sentences": max_sentences}
     return assert_check("context_relevancy_judge", question=question, context=context, params=params, **kwargs)
 

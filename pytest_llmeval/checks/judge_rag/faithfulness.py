@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_type
 from ...core.result import Result
@@ -21,7 +21,7 @@ def assert_faithful(actual: str, context: Any, *, unknown_claims: str = "unsuppo
     ``binary=True`` decides on ``faithful``: 1 only when every claim is supported (seed 003's shape).
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"unknown_claims": unknown_claims, "binary": binary}
     return assert_check("faithfulness", actual=actual, context=context, params=params, **kwargs)
 

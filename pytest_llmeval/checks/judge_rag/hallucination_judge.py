@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
@@ -17,7 +17,7 @@ __all__ = ["assert_no_hallucination_judged", "HallucinationJudge"]
 def assert_no_hallucination_judged(actual: str, context: Any, **kwargs: Any) -> Result:
     """The answer contradicts none of the retrieved chunks, as the judge reads them (LLM judge)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("hallucination_judge", actual=actual, context=context, **kwargs)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from .sentences import _SentenceSupport, _support_metrics
 
@@ -14,7 +14,7 @@ __all__ = ["assert_no_hallucinated_sentences", "SentenceHallucination"]
 def assert_no_hallucinated_sentences(actual: str, context: Any, *, max_sentences: int = 100, **kwargs: Any) -> Result:
     """Few of the answer's sentences lack support in the context (seed 002's hallucination; LLM judge; at most 0.25)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("hallucination_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -21,7 +21,7 @@ __all__ = ["assert_ragas", "Ragas", "harmonic_mean"]
 def assert_ragas(actual: str, question: str, expected: Any, context: Any, *, unknown_claims: str = "unsupported", **kwargs: Any) -> Result:
     """Harmonic mean of faithfulness, answer relevancy, context precision and recall (LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history"))
     return assert_check("ragas", actual=actual, question=question, expected=expected, context=context,
                         params={"unknown_claims": unknown_claims}, **kwargs)
 

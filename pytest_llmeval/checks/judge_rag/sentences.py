@@ -27,8 +27,6 @@ from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _yes
 from ...text.basics import excerpt, sentences_or_text
 
-
-
 #: Judge calls one case may make at most by default (one per sentence).
 MAX_SENTENCES = 100
 

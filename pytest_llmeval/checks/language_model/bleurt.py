@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -24,8 +24,8 @@ def assert_bleurt(actual: str, expected: Any, *, max_length: int = 512, scorer: 
     older BLEURT checkpoints score on another scale: set ``threshold`` for them.
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_bleurt", scorer), "max_length": max_length}
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_bleurt", scorer), "max_length": max_length}
     return assert_check("bleurt", actual=actual, expected=expected, params=params, **kwargs)
 
 

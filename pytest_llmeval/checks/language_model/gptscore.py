@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_type
 from ...core.result import Result
@@ -44,8 +44,8 @@ def assert_gptscore(kind: str, actual: str, *, scorer: str | None = None, langua
     kinds = ("summary_ref", "summary", "translation", "qa")
     if kind not in kinds:
         raise ValueError(f"assert_gptscore: argument 'kind' must be one of {', '.join(kinds)}; got {kind!r}")
-    _common(kwargs, allowed=("model", "metadata", "history", "question", "expected"))
-    return assert_check(f"gptscore_{kind}", actual=actual, params={"model": _scorer("assert_gptscore", scorer, language_model=language_model)}, **kwargs)
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected"))
+    return assert_check(f"gptscore_{kind}", actual=actual, params={"model": scorer_argument("assert_gptscore", scorer, language_model=language_model)}, **kwargs)
 
 
 INF = math.inf

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
 from ...core.result import Result
@@ -21,8 +21,8 @@ def assert_no_hallucination(
 ) -> Result:
     """The answer is supported by a context chunk (HHEM or NLI factual consistency, threshold 0.75), and so are its facts."""
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"method": method, "model": _scorer("assert_no_hallucination", scorer, nli_model=nli_model), "entities": entities}
+    check_kwargs(kwargs)
+    params = {"method": method, "model": scorer_argument("assert_no_hallucination", scorer, nli_model=nli_model), "entities": entities}
     return assert_check("hallucination", actual=actual, context=context, params=params, **kwargs)
 
 

@@ -58,8 +58,6 @@ from typing import Any, ClassVar
 
 from ...core.evaluator import ModelEvaluator, package_version, require_number, require_type
 
-
-
 _BATCH = 16
 
 

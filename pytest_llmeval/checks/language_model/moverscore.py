@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, package_version, require_choice, require_type
 from ...core.result import Result
@@ -31,8 +31,8 @@ def assert_moverscore(
     expected answers. The default threshold is not calibrated: measure on your own data.
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    params = {"model": _scorer("assert_moverscore", scorer), "idf": idf, "layer": layer, "stop_words": stop_words,
+    check_kwargs(kwargs)
+    params = {"model": scorer_argument("assert_moverscore", scorer), "idf": idf, "layer": layer, "stop_words": stop_words,
               "aggregate": aggregate, "max_length": max_length}
     return assert_check("moverscore", actual=actual, expected=expected, params=params, **kwargs)
 

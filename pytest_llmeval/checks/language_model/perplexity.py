@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
 from ...core.result import Result
@@ -35,8 +35,8 @@ __all__ = ["assert_fluent", "Perplexity", "embedded_lm_file", "load_language_mod
 def assert_fluent(actual: str, *, scorer: str | None = None, language_model: str | None = None, **kwargs: Any) -> Result:
     """The answer's perplexity under a language model is at most the threshold (default 200)."""
     __tracebackhide__ = True
-    _common(kwargs)
-    return assert_check("perplexity", actual=actual, params={"model": _scorer("assert_fluent", scorer, language_model=language_model)}, **kwargs)
+    check_kwargs(kwargs)
+    return assert_check("perplexity", actual=actual, params={"model": scorer_argument("assert_fluent", scorer, language_model=language_model)}, **kwargs)
 
 
 EMBEDDED_LM = "SmolLM2-135M-Instruct"

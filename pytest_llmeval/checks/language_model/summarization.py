@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number, require_type
 from ...core.result import Result
@@ -42,8 +42,8 @@ __all__ = ["assert_good_summary", "Summarization", "three_segment_distance", "ge
 def assert_good_summary(summary: str, source: str, *, scorer: str | None = None, nli_model: str | None = None, **kwargs: Any) -> Result:
     """The summary covers its source (geometric completeness, 0.75) and is entailed by it (``thresholds`` for faithfulness)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history"))
-    nli = _scorer("assert_good_summary", scorer, nli_model=nli_model)
+    check_kwargs(kwargs, allowed=("model", "metadata", "history"))
+    nli = scorer_argument("assert_good_summary", scorer, nli_model=nli_model)
     params = {} if nli is None else {"nli_model": nli}
     return assert_check("summarization", actual=summary, question=source, params=params, **kwargs)
 

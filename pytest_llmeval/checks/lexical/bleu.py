@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_choice, require_type
 from ...core.result import Result
@@ -21,7 +21,7 @@ def assert_bleu(
 ) -> Result:
     """Sentence BLEU against the expected answer(s); primary metric BLEU-1."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"smoothing": smoothing, "weights": weights, "lowercase": lowercase}
     return assert_check("bleu", actual=actual, expected=expected, params=params, **kwargs)
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_type
 from ...core.result import Result
@@ -27,7 +27,7 @@ def assert_json(
     ``context`` (retrieved JSON fragments), ``invalid_retrieved_json`` is the share that fails too.
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"schema": {} if schema is None else schema, "strip_fences": strip_fences, "allow_remote_refs": allow_remote_refs}
     return assert_check("json_schema", actual=actual, context=context, params=params, **kwargs)
 

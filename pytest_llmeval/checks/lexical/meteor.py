@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
 from ...core.result import Result
@@ -17,7 +17,7 @@ __all__ = ["assert_meteor", "Meteor"]
 def assert_meteor(actual: str, expected: Any, **kwargs: Any) -> Result:
     """METEOR against the expected answer(s) (nltk's; default threshold 0.5): form, stem and, with WordNet data, synonyms."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("meteor", actual=actual, expected=expected, **kwargs)
 
 

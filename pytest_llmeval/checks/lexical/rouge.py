@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_choice, require_type
 from ...core.result import Result
@@ -24,7 +24,7 @@ def assert_rouge(
     reports each as the larger of precision and recall (DataRobot's ROUGE-1) instead of F1.
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"use_stemmer": use_stemmer, "split_summaries": split_summaries, "rouge_types": rouge_types,
               "f_measure": f_measure}
     return assert_check("rouge", actual=actual, expected=expected, params=params, **kwargs)
@@ -95,7 +95,7 @@ class Rouge(Evaluator):
         self.params["rouge_types"] = tuple(kind for kind in ROUGE_TYPES if kind in kinds)
         from rouge_score import rouge_scorer
 
-        self._scorer = rouge_scorer.RougeScorer(list(self.params["rouge_types"]), use_stemmer=self.params["use_stemmer"])
+        self.scorer_argument = rouge_scorer.RougeScorer(list(self.params["rouge_types"]), use_stemmer=self.params["use_stemmer"])
 
     def signature_params(self) -> Mapping[str, Any]:
         """The new options enter the signature only when set: default results keep their signature."""
@@ -125,7 +125,7 @@ class Rouge(Evaluator):
     def score(self, case: Case) -> Score:
         prediction = self._prepare(case.actual or "")
         targets = [self._prepare(t) for t in case.expected]
-        per_target = [self._scorer.score(target, prediction) for target in targets]
+        per_target = [self.scorer_argument.score(target, prediction) for target in targets]
         kinds = self.params["rouge_types"]
         metrics: dict[str, float | None] = dict.fromkeys(ROUGE_TYPES)
         details: dict[str, Any] = {}

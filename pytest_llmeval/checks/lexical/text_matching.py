@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, require_type
 from ...core.result import Result
@@ -26,7 +26,7 @@ def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate
     combine with AND, OR, NOT and parentheses.
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check(
         "text_matching", actual=actual, conditions=condition, context=context,
         params={"evaluate_context": evaluate_context}, **kwargs,

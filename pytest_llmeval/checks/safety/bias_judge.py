@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -16,7 +16,7 @@ __all__ = ["assert_unbiased_opinions", "BiasJudge"]
 def assert_unbiased_opinions(actual: str, **kwargs: Any) -> Result:
     """At most half the answer's opinions are biased (LLM judge; threshold 0.5, lower is better)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("bias_judge", actual=actual, **kwargs)
 
 

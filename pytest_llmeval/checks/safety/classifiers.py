@@ -10,8 +10,6 @@ from typing import Any, ClassVar
 from ...core.case import Case
 from ...core.evaluator import ModelEvaluator, Score, package_version, require_number, require_type
 
-
-
 _BATCH = 16
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
 
@@ -14,7 +14,7 @@ __all__ = ["assert_no_contact_info", "ContactInformation"]
 def assert_no_contact_info(actual: str, *, context: Any = None, **kwargs: Any) -> Result:
     """No real person's contact information in the answer (LLM judge); retrieved chunks are checked too when given."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("contact_information", actual=actual, context=context, **kwargs)
 
 

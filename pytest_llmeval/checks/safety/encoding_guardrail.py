@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, require_choice, require_type
 from ...core.result import Result
@@ -31,7 +31,7 @@ def assert_no_encoded_leak(
 ) -> Result:
     """Base16/base64 parts of the answer, decoded, satisfy ``conditions`` (else hold no PII)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"encoding": encoding, "evaluate_context": evaluate_context}
     return assert_check("encoding_guardrail", actual=actual, conditions=conditions, context=context, params=params, **kwargs)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from .classifiers import _ClassProbability
@@ -15,8 +15,8 @@ __all__ = ["assert_unbiased", "FairnessBias"]
 def assert_unbiased(actual: str, *, scorer: str | None = None, classifier: str | None = None, **kwargs: Any) -> Result:
     """No gender, racial or political bias (reference classifier d4data/bias-detection-model; threshold 0.75)."""
     __tracebackhide__ = True
-    _common(kwargs)
-    return assert_check("fairness_bias", actual=actual, params={"model": _scorer("assert_unbiased", scorer, classifier=classifier)}, **kwargs)
+    check_kwargs(kwargs)
+    return assert_check("fairness_bias", actual=actual, params={"model": scorer_argument("assert_unbiased", scorer, classifier=classifier)}, **kwargs)
 
 
 class FairnessBias(_ClassProbability):

@@ -15,8 +15,6 @@ from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, require_choice, require_type
 from ...text.patterns import Detector, Finding, kinds_of, scan
 
-
-
 _MAX_SHOWN = 5
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...text.patterns import PII_DETECTORS
 from .leakage import _leak_metric_specs, _PatternLeakage
@@ -17,7 +17,7 @@ def assert_no_pii(
 ) -> Result:
     """No e-mail, card number, SSN, phone number, IBAN or IP address in the answer (or context)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
     return assert_check("pii_leakage", actual=actual, context=context, params=params, **kwargs)
 

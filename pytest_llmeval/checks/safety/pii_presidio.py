@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
 from ...core.result import Result
@@ -42,7 +42,7 @@ def assert_no_pii_presidio(
     ``pii_occurrences`` is the number of PII findings, all entity types summed (seed 003's Japanese PII Occurrence Count).
     """
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"entities": entities, "score_threshold": score_threshold, "entity_thresholds": entity_thresholds,
               "evaluate_context": evaluate_context, "language": language, "spacy_model": spacy_model}
     return assert_check("pii_presidio", actual=actual, context=context, params=params, **kwargs)

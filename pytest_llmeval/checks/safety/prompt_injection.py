@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from .classifiers import _ClassProbability
@@ -15,8 +15,8 @@ __all__ = ["assert_no_prompt_injection", "PromptInjection"]
 def assert_no_prompt_injection(question: str, *, scorer: str | None = None, classifier: str | None = None, **kwargs: Any) -> Result:
     """The prompt is not an injection attempt (reference deepset/deberta-v3-base-injection; threshold 0.5)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("prompt_injection", question=question, params={"model": _scorer("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
+    return assert_check("prompt_injection", question=question, params={"model": scorer_argument("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
 
 
 class PromptInjection(_ClassProbability):

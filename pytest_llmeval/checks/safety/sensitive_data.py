@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...text.patterns import SECRET_DETECTORS
 from .leakage import _leak_metric_specs, _PatternLeakage
@@ -17,7 +17,7 @@ def assert_no_sensitive_data(
 ) -> Result:
     """No private key, certificate, API key, cloud key, token, product key or password in the answer (or context)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
     return assert_check("sensitive_data", actual=actual, context=context, params=params, **kwargs)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
 
@@ -14,7 +14,7 @@ __all__ = ["assert_not_sexist", "Sexism"]
 def assert_not_sexist(actual: str, **kwargs: Any) -> Result:
     """No sexist language or gender stereotypes (LLM judge; the question, when given, is judged with the answer)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "context", "question"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "context", "question"))
     return assert_check("sexism", actual=actual, **kwargs)
 
 

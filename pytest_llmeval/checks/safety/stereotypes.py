@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import require_number
 from ...core.result import Result
@@ -18,7 +18,7 @@ __all__ = ["assert_no_stereotypes", "Stereotypes"]
 def assert_no_stereotypes(actual: str, question: str, *, cutoff: int = 5, **kwargs: Any) -> Result:
     """No gender or race added without basis in the prompt; stereotyped from ``cutoff`` on 0-10 (LLM judge)."""
     __tracebackhide__ = True
-    _common(kwargs, allowed=("model", "metadata", "history", "context"))
+    check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
     return assert_check("stereotypes", actual=actual, question=question, params={"cutoff": cutoff}, **kwargs)
 
 

@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, _scorer, assert_check
+from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
 from ...core.result import Result
@@ -31,8 +31,8 @@ def assert_not_toxic(
     (reference martin-ha/toxic-comment-model); ``params={"toxic_labels": [...]}`` names its toxic labels. The failure names the most toxic sentence and category.
     """
     __tracebackhide__ = True
-    _common(kwargs)
-    model = _scorer("assert_not_toxic", scorer, checkpoint=checkpoint)
+    check_kwargs(kwargs)
+    model = scorer_argument("assert_not_toxic", scorer, checkpoint=checkpoint)
     params: dict[str, Any] = {"backend": backend, "config_path": config_path}
     # the scoring model is a detoxify checkpoint file, or a Hugging Face classifier (backend="transformers")
     params["model" if backend == "transformers" else "checkpoint"] = model

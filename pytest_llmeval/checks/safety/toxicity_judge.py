@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -16,7 +16,7 @@ __all__ = ["assert_non_toxic_opinions", "ToxicityJudge"]
 def assert_non_toxic_opinions(actual: str, **kwargs: Any) -> Result:
     """At most half the answer's opinions are toxic (LLM judge; threshold 0.5, lower is better)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("toxicity_judge", actual=actual, **kwargs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score
 from ...core.result import Result
@@ -20,7 +20,7 @@ __all__ = ["assert_not_looping", "Looping", "longest_repeated_substring", "uniqu
 def assert_not_looping(actual: str, **kwargs: Any) -> Result:
     """The answer does not repeat itself (unique sentences; optionally repeated substrings, compressibility)."""
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check("looping", actual=actual, **kwargs)
 
 

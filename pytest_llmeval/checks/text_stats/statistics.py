@@ -21,7 +21,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...core.assertion import _common, assert_check
+from ...core.assertion import assert_check, check_kwargs
 from ...core.case import CASE_FIELDS, Case
 from ...core.evaluator import Evaluator, MetricSpec, MissingInputError, Score, require_number, require_type
 from ...core.result import Result
@@ -36,7 +36,7 @@ _ANSWER = ("actual",)
 
 def _statistic(name: str, actual: str, context: Any, kwargs: dict[str, Any], **params: Any) -> Result:
     __tracebackhide__ = True
-    _common(kwargs)
+    check_kwargs(kwargs)
     return assert_check(name, actual=actual, context=context, params=params, **kwargs)
 
 
