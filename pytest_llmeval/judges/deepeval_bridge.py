@@ -1,6 +1,6 @@
 """deepeval interop: run any deepeval metric as an llmeval check, and hand deepeval our judge.
 
-``pip install 'pytest-llmeval[deepeval]'``. deepeval is imported only when one of
+``pip install 'pytest-llm-verdict[deepeval]'``. deepeval is imported only when one of
 these is called. Installing deepeval registers its own pytest plugin, which slows
 every pytest start by seconds; switch it off with ``-p no:deepeval`` (our suite's
 ``addopts`` does).
@@ -26,7 +26,7 @@ from .base import JudgeParseError
 __all__ = ["assert_metric", "measure_metric", "judge_for_deepeval"]
 
 
-DEEPEVAL_HINT = "deepeval interop needs deepeval: pip install 'pytest-llmeval[deepeval]'"
+DEEPEVAL_HINT = "deepeval interop needs deepeval: pip install 'pytest-llm-verdict[deepeval]'"
 
 
 def _deepeval() -> Any:

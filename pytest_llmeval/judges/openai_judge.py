@@ -50,7 +50,7 @@ def _openai() -> Any:
     try:
         import openai
     except ImportError as exc:
-        raise ImportError("the judge needs the openai package: pip install 'pytest-llmeval[judge]'") from exc
+        raise ImportError("the judge needs the openai package: pip install 'pytest-llm-verdict[judge]'") from exc
     return openai
 
 
@@ -80,7 +80,7 @@ def redact(text: str, key: str | None = None) -> str:
 
 
 class OpenAIJudge:
-    """Chat completions through the ``openai`` client (``pip install 'pytest-llmeval[judge]'``)."""
+    """Chat completions through the ``openai`` client (``pip install 'pytest-llm-verdict[judge]'``)."""
 
     def __init__(
         self,

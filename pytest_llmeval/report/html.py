@@ -190,7 +190,7 @@ def render(report: dict[str, Any]) -> str:
             out.append(f"<p class=muted>{results.more} more results are in the JSON report.</p>")
     if v.footer:
         run = v.footer
-        out.append(f"<p class=muted>pytest-llmeval {e(run.plugin)}, pytest {e(run.pytest)}, "
+        out.append(f"<p class=muted>pytest-llm-verdict {e(run.plugin)}, pytest {e(run.pytest)}, "
                    f"Python {e(run.python)}, finished {e(run.finished)}</p>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -150,5 +150,5 @@ def render(report: dict[str, Any]) -> str:
                               "confirm them either: a judge or an NLI model decides them.", v.unverified, "unverified checks")
     if v.footer:
         run = v.footer
-        lines.append(f"<sub>pytest-llmeval {run.plugin}, pytest {run.pytest}, Python {run.python}, {run.finished}</sub>")
+        lines.append(f"<sub>pytest-llm-verdict {run.plugin}, pytest {run.pytest}, Python {run.python}, {run.finished}</sub>")
     return "\n".join(lines) + "\n"

@@ -22,13 +22,28 @@ class Shards:
     worker_models: dict[str, Any] = field(default_factory=dict)
 
 
+def _report_files(paths: list[str]) -> list[str]:
+    """The reports named: a JSON file as given, a folder as every ``report.json`` beneath it (the shards' downloaded
+    artifacts), in name order."""
+    files: list[str] = []
+    for path in paths:
+        if not os.path.isdir(path):
+            files.append(path)
+            continue
+        found = sorted(os.path.join(folder, "report.json") for folder, _, names in os.walk(path) if "report.json" in names)
+        if not found:
+            raise pytest.UsageError(f"--llmeval-merge: the folder {path} holds no report.json")
+        files += found
+    return files
+
+
 def merge_reports(paths: list[str]) -> Shards:
     """The records, outcomes and statistics of the shards' reports at ``paths``, as if one run had made them."""
     from .jsonfile import load, validate
 
     session = Shards()
     seen: dict[str, str] = {}
-    for path in paths:
+    for path in _report_files(paths):
         try:
             report = load(path)
         except (OSError, ValueError) as exc:

@@ -110,7 +110,7 @@ class Sentiment(ModelEvaluator):
             try:
                 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
             except ImportError as exc:
-                raise ImportError(f"{self.name}: the vader backend needs pip install 'pytest-llmeval[sentiment]'") from exc
+                raise ImportError(f"{self.name}: the vader backend needs pip install 'pytest-llm-verdict[sentiment]'") from exc
             return SentimentIntensityAnalyzer()
 
         return self._cache().model("sentiment lexicon (VADER)", build)

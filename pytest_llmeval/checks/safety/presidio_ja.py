@@ -1,7 +1,7 @@
 """Japanese set-up of the Presidio PII check (seed 003, "Japanese PII Occurrence Count").
 
 :class:`~.presidio.PresidioPii` with ``language="ja"`` analyses Japanese text with GiNZA's spaCy pipeline
-``ja_ginza`` (``pip install 'pytest-llmeval[presidio-ja]'``) and these additions:
+``ja_ginza`` (``pip install 'pytest-llm-verdict[presidio-ja]'``) and these additions:
 
 * GiNZA's named-entity labels (an extended set of about 190: ``Person``, ``Province``, ``City``, ...)
   mapped to Presidio's entity types: people to ``PERSON``; prefectures, cities, wards, districts and postal

@@ -134,7 +134,7 @@ class Toxicity(ModelEvaluator):
             try:
                 from profanity_check import predict_prob
             except ImportError as exc:
-                raise ImportError(f"{self.name}: the profanity-check backend needs pip install 'pytest-llmeval[toxicity]'") from exc
+                raise ImportError(f"{self.name}: the profanity-check backend needs pip install 'pytest-llm-verdict[toxicity]'") from exc
             return predict_prob
 
         return self._cache().model("toxicity classifier (profanity-check)", build)
@@ -148,7 +148,7 @@ class Toxicity(ModelEvaluator):
             try:
                 from detoxify import Detoxify
             except ImportError as exc:
-                raise ImportError(f"{self.name}: the detoxify backend needs pip install 'pytest-llmeval[toxicity]'") from exc
+                raise ImportError(f"{self.name}: the detoxify backend needs pip install 'pytest-llm-verdict[toxicity]'") from exc
             if checkpoint is not None and not os.path.isfile(checkpoint):
                 raise ModelLoadError(
                     f"{self.name}: detoxify checkpoint {checkpoint!r} not found; pass checkpoint= a local .ckpt file "

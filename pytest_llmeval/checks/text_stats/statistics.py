@@ -40,7 +40,7 @@ def _statistic(name: str, actual: str, context: Any, kwargs: dict[str, Any], **p
     return assert_check(name, actual=actual, context=context, params=params, **kwargs)
 
 
-EXTRA_HINT = "pip install 'pytest-llmeval[textstats]'"
+EXTRA_HINT = "pip install 'pytest-llm-verdict[textstats]'"
 
 
 FIELDS = ("actual", "question", "context")

@@ -1,0 +1,146 @@
+"""GitHub: the job's step summary, and the pull-request comment as one bounded Markdown file.
+
+Under GitHub Actions (``GITHUB_ACTIONS=true``) a run appends its Markdown summary to the file that
+``$GITHUB_STEP_SUMMARY`` names, with no flag (``--llmeval-step-summary=off`` turns it off). A report directory
+also receives ``comment.md``: the body of the pull-request comment, at most :data:`COMMENT_LIMIT` characters
+(GitHub refuses a comment over 65,536) whatever the run's size, the things that decide a review first: the
+verdict against the baseline, the regressed rows, the failed checks; then the other compared rows and the
+leaderboard, as far as they fit, each cut saying how many rows the report artifact holds besides.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .markdown import _cell
+from .view import Limits, view
+
+__all__ = ["COMMENT_LIMIT", "STEP_SUMMARY_LIMIT", "MARKER", "render_comment", "step_summary_path", "append_step_summary"]
+
+#: Characters of ``comment.md`` at most: under GitHub's 65,536 with room for the sticky comment's own marker.
+COMMENT_LIMIT = 60_000
+
+#: Bytes one step may add to the step summary (GitHub's limit is 1 MiB per step).
+STEP_SUMMARY_LIMIT = 1_000_000
+
+#: The first line of every comment: a hidden marker, so a comment can be found and updated.
+MARKER = "<!-- pytest-llm-verdict -->"
+
+#: Rows the comment takes from each long table before the size limit is even considered.
+COMMENT_ROWS = Limits(flips=0, changes=1000, failures=200, results=0)
+
+Section = tuple[list[str], list[str], str, int]  # (heading and table head, rows, what the rows are, how many there are)
+
+
+def _headline(v: Any) -> list[str]:
+    head = v.headline
+    extra = f", {head.unverified} unverified" if head.unverified else ""
+    extra += f", {head.expected} expected failures (xfail)" if head.expected else ""
+    lines = [MARKER, "## LLM evaluation", ""]
+    if v.interruption:
+        lines += [f"**{_cell(v.interruption, 400)}.**", ""]
+    if v.baseline and v.baseline.verdict_line:
+        lines += [f"**Verdict: {_cell(v.baseline.verdict_line, 400)}**", ""]
+    elif v.baseline is None:
+        lines += ["No baseline to compare with (no report of the base branch was found).", ""]
+    lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){extra}.")
+    if v.outcomes_line is not None:
+        lines.append(f"Tests: {v.outcomes_line}.")
+    return [*lines, ""]
+
+
+def _sections(v: Any) -> list[Section]:
+    sections: list[Section] = []
+    base = v.baseline
+    if base is not None and base.rows.total:
+        head = "| check | measure | model | before | after | difference | interval | p (Holm) | cases |"
+        rule = "|---|---|---|---:|---:|---:|---:|---:|---:|"
+
+        def row(r: Any) -> str:
+            return (f"| {_cell(r.check)} | {_cell(r.metric)} | {_cell(r.model)} | {r.before} | {r.after} | {r.difference} "
+                    f"| {r.interval} | {r.p_value} | {r.cases} |")
+        regressed = [row(r) for r in base.rows.rows if r.verdict == "regressed"]
+        if regressed:
+            sections.append((["### Regressed against the baseline", "", head, rule], regressed, "regressed rows", len(regressed)))
+    if v.failures.total:
+        rows = [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason, 160)} |"
+                for r in v.failures.rows]
+        sections.append((["### Failed checks", "", "| test | model | check | score | threshold | why |",
+                          "|---|---|---|---:|---:|---|"], rows, "failed checks", v.failures.total))
+    if base is not None and base.rows.total:
+        others = [f"| {r.verdict} | {_cell(r.check)} | {_cell(r.metric)} | {_cell(r.model)} | {r.before} | {r.after} | {r.difference} "
+                  f"| {_cell(r.note, 160)} |" for r in base.rows.rows if r.verdict != "regressed"]
+        if others:
+            sections.append((["### Other rows against the baseline", "", "| verdict | check | measure | model | before | after "
+                              "| difference | note |", "|---|---|---|---|---:|---:|---:|---|"], others, "compared rows", len(others)))
+    if v.leaderboard:
+        rows = [f"| {_cell(board.check)} | {_cell(board.metric)} | {_cell(r.model)} | {r.mean} | {r.ci} | {r.pass_rate} | {r.count} |"
+                for board in v.leaderboard for r in board.rows]
+        sections.append((["### Leaderboard", "", "| check | metric | model | mean | CI | pass rate | n |",
+                          "|---|---|---|---:|---:|---:|---:|"], rows, "leaderboard rows", len(rows)))
+    return sections
+
+
+def render_comment(report: Mapping[str, Any], *, limit: int = COMMENT_LIMIT, artifact: str = "llmeval-report") -> str:
+    """The pull-request comment for ``report``: at most ``limit`` characters, the verdict and regressions first."""
+    v = view(dict(report), COMMENT_ROWS)
+    footer = [f"<sub>The whole run (JSON, Markdown, HTML reports): the `{_cell(artifact)}` artifact of this workflow run.</sub>"]
+    lines = _headline(v)
+    used = sum(len(line) + 1 for line in lines + footer)
+    if used > limit:  # only a pathological interruption line could do this: keep the marker and say so
+        return f"{MARKER}\n## LLM evaluation\n\nThe summary does not fit a comment; see the report artifact.\n"
+    budget = limit - used  # what the sections may take, every line counted with its newline
+
+    def size(new: list[str]) -> int:
+        return sum(len(line) + 1 for line in new)
+
+    for head, rows, what, total in _sections(v):
+        cut = [f"_{total} more {what} (of {total}) are in the report artifact._", ""]  # the longest the cut line gets
+        if not rows or size(head) + size(rows[:1]) + size([""]) + size(cut) > budget:
+            skipped = [f"_{head[0].lstrip('# ')}: {total} {what} left out for length; see the report artifact._", ""]
+            if size(skipped) <= budget:
+                lines += skipped
+                budget -= size(skipped)
+            continue
+        lines += head
+        budget -= size(head)
+        shown = 0
+        for row in rows:
+            if size([row]) + size([""]) + size(cut) > budget:
+                break
+            lines.append(row)
+            budget -= size([row])
+            shown += 1
+        lines.append("")
+        budget -= 1
+        if total > shown:
+            note = [f"_{total - shown} more {what} (of {total}) are in the report artifact._", ""]
+            lines += note
+            budget -= size(note)
+    return "\n".join(lines + footer) + "\n"
+
+
+def step_summary_path(setting: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The file to append the step summary to, or ``None``: ``auto`` writes under GitHub Actions only."""
+    env = os.environ if environ is None else environ
+    if setting == "off":
+        return None
+    path = env.get("GITHUB_STEP_SUMMARY", "")
+    if setting == "auto" and env.get("GITHUB_ACTIONS") != "true":
+        return None
+    return path or None
+
+
+def append_step_summary(report: Mapping[str, Any], path: str, render_markdown: Any = None) -> None:
+    """Append the run's Markdown summary to ``path``; the comment's bounded form when the full one is too large."""
+    from ..text.basics import replace_surrogates
+    from .markdown import render
+
+    text = replace_surrogates((render_markdown or render)(dict(report)))
+    if len(text.encode("utf-8")) > STEP_SUMMARY_LIMIT:
+        text = replace_surrogates(render_comment(report, limit=STEP_SUMMARY_LIMIT // 4))
+    with open(path, "a", encoding="utf-8", newline="\n") as stream:
+        stream.write(text if text.endswith("\n") else text + "\n")
+
