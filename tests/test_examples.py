@@ -32,7 +32,7 @@ def test_the_example_suite_ends_clean(model_stack, pytester):
     assert "17 expected failures (xfail)" in markdown and "## Expected failures (xfail)" in markdown
     assert "## Failed checks" not in markdown  # every failure was expected
     html = (pytester.path / "out" / "report.html").read_text()
-    assert "fail (expected: xfail)" in html and "3 expected (xfail)" in html  # tiny-chat's rouge cell
+    assert "fail · expected (xfail)" in html and "3 expected (xfail)" in html  # tiny-chat's rouge cell
 
 
 def test_every_example_xfail_is_strict():

@@ -149,7 +149,7 @@ def test_a_baseline_without_repeats_is_compared_case_by_case(pytester):
     xml = (pytester.path / "j.xml").read_text()
     assert '<property name="llmeval.verdict" value="' in xml and 'name="llmeval.exact_match.exact_match.pass_rate_ci"' in xml
     assert junit.ret == 1  # per-test gate: the failing draws fail their tests
-    assert "<b>Verdict: inconclusive" in html and "could detect a change of about" in html
+    assert "<b>Verdict:</b> inconclusive" in html and "could detect a change of about" in html
 
 
 def test_an_older_baseline_without_verdicts_or_draws_is_still_compared(pytester):

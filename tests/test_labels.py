@@ -66,7 +66,7 @@ def test_recorded_labels_form_a_classification_leaderboard_in_every_report(pytes
     markdown = (pytester.path / "out" / "report.md").read_text()
     assert "## Classification (recorded labels)" in markdown and "| m1 | 0.750 | 0.733 | 1.000 | 4 | ham, spam |" in markdown
     html = (pytester.path / "out" / "report.html").read_text()
-    assert html.count("<svg") == 4 and "<polyline" in html and "spam: AUC 1.000" in html
+    assert html.count('aria-label="ROC curves"') + html.count('aria-label="precision-recall curves"') == 4 and "<polyline" in html and "spam: AUC 1.000" in html
 
 
 def test_review_findings_on_classification_inputs():

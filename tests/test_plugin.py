@@ -219,8 +219,10 @@ def test_escaped():
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; more" in page
     assert "&lt;b&gt;evil&lt;/b&gt;" in page
     lowered = page.lower()
-    for external in ("http://", "https://", "<script", "<link", "@import", "src="):
+    for external in ("http://", "https://", "<link", "@import", "src=", "url("):
         assert external not in lowered, external
+    assert lowered.count("<script") == 1 and "<script>\n(function () {" in page  # the filters' own inline script, nothing else
+    assert "default-src 'none'" in page  # and a Content-Security-Policy: the page fetches nothing
     assert "hsl(" in page  # heatmap colours
 
 

@@ -95,7 +95,7 @@ def test_an_empty_report_and_one_without_summary_or_run():
     v = view(bare)  # the schema allows a report without summary and run: the summary is computed from its results
     assert (v.headline.checks, v.headline.passed, v.footer) == (1, 0, None)
     assert "1 checks on 1 model(s): **0 passed** (0%)." in markdown.render(bare)
-    assert "<h2>Results</h2>" in html.render(bare) and "pytest-llm-verdict" not in html.render(bare)
+    assert '<h2 id="results">All results</h2>' in html.render(bare) and "pytest-llm-verdict" not in html.render(bare)
 
 
 def test_text_from_the_run_is_kept_raw_for_each_renderer_to_escape():

@@ -51,7 +51,7 @@ def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pyte
     assert "**1 passed** (33%), 1 unverified." in markdown and "## Could not be verified offline" in markdown
     assert "| rank | model | mean | 95% CI | sd | pass rate | 95% CI | passed | unverified | n |" in markdown
     html = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
-    assert '<span class="unverified">unverified</span>' in html and "1 answer(s) could not be verified offline" in html
+    assert '<span class="badge unverified">unverified</span>' in html and "1 answer(s) could not be verified offline" in html
     cases, suite = junit_properties(pytester.path / "junit.xml")
     assert suite["llmeval.unverified"] == "1"
     assert ("llmeval.groundedness.verdict", "unverified") in cases["test_reworded"]

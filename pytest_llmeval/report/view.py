@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 from ..core.result import verdict_of
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 
-__all__ = ["view", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
+__all__ = ["view", "result_row", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
 
 
 T = TypeVar("T")
@@ -472,3 +472,7 @@ def _result(record: Mapping[str, Any]) -> ResultRow:
     return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
                      number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
                      record.get("excerpt") or "", verdict_of(record), not record.get("passed") and record.get("outcome") == "xfailed")
+
+
+#: One result as a report row (test, model, check, score, threshold, verdict, why, answer).
+result_row = _result
