@@ -11,23 +11,23 @@ from pytest_llmeval import Registry
 from pytest_llmeval.core.catalog import entries, readme_table
 from pytest_llmeval.harness.options import options_table
 
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 
 
-def block(name: str) -> list[str]:
-    text = README.read_text(encoding="utf-8")
+def block(page: str, name: str) -> list[str]:
+    text = (DOCS / page).read_text(encoding="utf-8")
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    assert start in text and end in text, f"README.md has no {name} block"
+    assert start in text and end in text, f"docs/{page} has no {name} block"
     return text.split(start, 1)[1].split(end, 1)[0].strip().splitlines()
 
 
-def test_readme_check_table_is_generated_from_the_classes():
-    """Regenerate with: python -c "from pytest_llmeval.core.catalog import *; print('\\n'.join(readme_table(__import__('pytest_llmeval').Registry(entry_points=False))))\""""
-    assert block("checks") == readme_table(Registry(entry_points=False))
+def test_the_docs_check_table_is_generated_from_the_classes():
+    """Regenerate with: python tests/docs_pages.py --write"""
+    assert block("checks/index.md", "catalog") == readme_table(Registry(entry_points=False))
 
 
-def test_readme_options_table_is_generated_from_the_options():
-    assert block("options") == options_table()
+def test_the_docs_options_table_is_generated_from_the_options():
+    assert block("options.md", "options") == options_table()
 
 
 def test_every_builtin_check_names_its_helper_and_the_helper_exists():

@@ -10,6 +10,7 @@ import pytest
 import pytest_llmeval
 from pytest_llmeval.core.registry import Registry
 from tests.seed_coverage import (
+    CATALOG_NAMES,
     IMPLEMENTED,
     SEED_COVERAGE,
     SEEDS,
@@ -20,7 +21,7 @@ from tests.seed_coverage import (
     missing,
 )
 
-README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+README = pathlib.Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
 HELPER = re.compile(r"\b((?:assert|record|measure)_[a-z0-9_]+)")
 
 #: What the audit found unimplemented; a change here is a change of the audit, made on purpose.
@@ -109,19 +110,17 @@ def test_counts_add_up() -> None:
 def test_table_shape() -> None:
     lines = coverage_table()
     counts = coverage_counts()
-    assert lines[0].startswith("| seed |")
+    assert lines[0].startswith("| catalog |")
     for seed, (total, done, out) in counts.items():
-        assert f"| {seed} | {SEEDS[seed]} | {total} | {done} | {out} | {total - done - out} |" in lines
+        assert f"| {CATALOG_NAMES[seed]} | {SEEDS[seed]} | {total} | {done} | {out} | {total - done - out} |" in lines
     assert sum(line.startswith("| ") and " | " in line for line in lines) == 1 + len(SEEDS) + len(SEEDS) + len(SEED_COVERAGE)
 
 
-def test_readme_block_is_current() -> None:
+def test_the_docs_page_is_current() -> None:
     text = README.read_text(encoding="utf-8")
     match = re.search(r"<!-- coverage:start -->\n(.*?)\n<!-- coverage:end -->", text, re.DOTALL)
-    assert match, "README.md has no <!-- coverage:start --> ... <!-- coverage:end --> block"
-    assert match.group(1).split("\n") == coverage_table(), (
-        "README coverage block is stale; regenerate it with: python -c \"from tests.seed_coverage import "
-        "coverage_table; print('\\n'.join(coverage_table()))\"")
+    assert match, "docs/coverage.md has no <!-- coverage:start --> ... <!-- coverage:end --> block"
+    assert match.group(1).split("\n") == coverage_table(), "docs/coverage.md is stale; run: python tests/docs_pages.py --write"
 
 
 @pytest.mark.parametrize("seed", list(SEEDS))

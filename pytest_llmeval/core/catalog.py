@@ -1,6 +1,6 @@
 """The catalog of checks, derived from each evaluator class's declared metadata.
 
-One source feeds ``--llmeval-evaluators``, the README's check table (a test keeps it
+One source feeds ``--llmeval-evaluators``, the docs' check tables (a test keeps them
 current) and the contract harness: the registry's names, and on each class its
 ``description``, ``helper``, ``requires`` / ``uses``, ``metrics``, ``extra``,
 ``needs_judge`` and ``gpu``.
@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from .registry import Registry
 
 __all__ = ["Entry", "entries", "catalog_lines", "readme_table"]
+
+#: The embedding model family the default thresholds are calibrated for (the embedded all-MiniLM-L6-v2).
+DEFAULT_MODEL_FAMILY = "all-minilm-l6-v2"
 
 
 @dataclass(frozen=True)
@@ -70,14 +73,17 @@ def catalog_lines(registry: Registry) -> list[str]:
 
 
 def readme_table(registry: Registry) -> list[str]:
-    """The README's table of built-in checks (Markdown lines)."""
+    """The docs' table of built-in checks (Markdown lines; docs/checks/index.md)."""
     lines = ["| check | helper | primary metric | passes at | needs | kind | extra |", "|---|---|---|---|---|---|---|"]
     for entry in entries(registry):
         if entry.source != "built-in":
             continue
         helper = f"`{entry.helper}`" if entry.helper else f"`assert_check(\"{entry.name}\")`"
         passes = "" if entry.threshold is None else f"{'≥' if entry.higher_is_better else '≤'} {entry.threshold:g}"
+        calibrated = (getattr(registry.resolve(entry.name).primary_metric(), "calibrated", None) or {}).get(DEFAULT_MODEL_FAMILY)
+        if calibrated is not None and passes and calibrated != entry.threshold:
+            passes += f" ({calibrated:g} with the default all-MiniLM-L6-v2)"
         needs = ", ".join(entry.requires) + (f" (+ {', '.join(entry.uses)})" if entry.uses else "")
-        kind = entry.kind + (", GPU" if entry.gpu else "")
+        kind = entry.kind + (" (a GPU helps)" if entry.gpu else "")
         lines.append(f"| `{entry.name}` | {helper} | `{entry.primary}` | {passes} | {needs} | {kind} | {entry.extra} |")
     return lines

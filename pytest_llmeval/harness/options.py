@@ -5,7 +5,7 @@ that says what was expected), a default and its help. :func:`add_options` regist
 with pytest; :func:`load_settings` reads them into one frozen :class:`Settings`: the
 command line wins over the environment, which wins over the ini file, then the default.
 An unusable value stops the run with a usage error naming where it came from.
-:func:`options_table` is the README's options table, so the documentation cannot drift.
+:func:`options_table` is the options table of docs/options.md, so the documentation cannot drift.
 """
 
 from __future__ import annotations
@@ -385,7 +385,7 @@ def _parsed(option: Option, text: str, where: str) -> Any:
 
 
 def options_table() -> list[str]:
-    """The README's options table (Markdown lines), from :data:`OPTIONS`."""
+    """The options table of docs/options.md (Markdown lines), from :data:`OPTIONS`."""
     lines = ["| option | ini key | environment | default | meaning |", "|---|---|---|---|---|"]
     for option in OPTIONS:
         shown = option.option if option.flag else f"{option.option}={option.metavar}"

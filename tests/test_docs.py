@@ -1,0 +1,106 @@
+"""The docs as a reader meets them: a short README that keeps the two commands, a site that builds without a warning,
+every check named on a page, pages generated from the code and current, no internal catalog numbers, and every
+code sample a file this suite runs."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from pytest_llmeval.core.registry import Registry
+
+from .docs_pages import blocks, current
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+PAGES = sorted(DOCS.rglob("*.md"))
+EXAMPLES = DOCS / "examples"
+
+
+def test_the_readme_is_a_front_door_that_keeps_the_two_commands():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    for marker in ("<!-- main-command -->", "<!-- test-command -->"):
+        after = text.split(marker, 1)[1].lstrip("\n")
+        assert after.startswith("```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0"), marker
+
+
+def test_the_readme_example_is_the_sample_the_suite_runs():
+    block = README.read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
+    assert block == (EXAMPLES / "test_quickstart.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page, name", [(str(path.relative_to(ROOT)), name) for (path, name) in blocks()])
+def test_generated_pages_are_current(page: str, name: str):
+    """Run ``python tests/docs_pages.py --write`` after changing a check, an option or the catalog coverage."""
+    expected = {(str(path.relative_to(ROOT)), block): text for (path, block), text in blocks().items()}
+    assert current(ROOT / page, name) == expected[(page, name)], "stale: run python tests/docs_pages.py --write"
+
+
+def test_every_registered_check_is_named_on_a_docs_page():
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
+    missing = [name for name in Registry(entry_points=False).names() if f"### `{name}`" not in text]
+    assert missing == []
+
+
+def test_no_internal_catalog_number_in_the_readme_or_the_docs():
+    found = {str(p.relative_to(ROOT)): re.findall(r"(?i)\bseeds? \d{3}", p.read_text(encoding="utf-8")) for p in [README, *PAGES]}
+    assert {page: labels for page, labels in found.items() if labels} == {}
+
+
+def test_every_page_is_in_the_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert [str(p.relative_to(DOCS)) for p in PAGES if str(p.relative_to(DOCS)) not in nav] == []
+
+
+def test_every_python_block_of_the_docs_is_a_sample_file():
+    """No sketch: a ```python block in a page only includes a file of docs/examples (which the tests below run)."""
+    for page in PAGES:
+        for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
+            included = re.fullmatch(r'--8<-- "docs/examples/([\w.]+)"\n', block)
+            assert included and (EXAMPLES / included.group(1)).is_file(), (page, block[:80])
+
+
+#: Each sample, the arguments it runs with, and how its tests end (judge and deepeval samples skip with neither).
+SAMPLES = {
+    "test_quickstart.py": ([], {"passed": 2}),
+    "test_classification.py": ([], {"passed": 5}),
+    "test_generation.py": ([], {"passed": 1}),
+    "test_dag.py": ([], {"skipped": 1}),
+    "test_deepeval_metric.py": ([], {"skipped": 1}),
+    "test_tagging.py": ([], {"passed": 2}),
+    "test_dataset.py": ([], {"passed": 2}),
+    "test_models_under_test.py": (["--llmeval-models=gpt-4o,local"], {"passed": 2}),
+    "test_warm.py": ([], {"passed": 1}),
+}
+
+
+def test_every_sample_file_is_run_here():
+    assert sorted(p.name for p in EXAMPLES.glob("test_*.py")) == sorted(SAMPLES)
+
+
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_the_sample_runs(pytester: pytest.Pytester, sample: str):
+    args, outcomes = SAMPLES[sample]
+    for path in EXAMPLES.iterdir():
+        if path.is_file():
+            shutil.copy(path, pytester.path / path.name)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", *args, sample)
+    result.assert_outcomes(**outcomes)
+
+
+@pytest.mark.subprocess
+def test_the_site_builds_without_a_warning(tmp_path: pathlib.Path):
+    pytest.importorskip("mkdocs")
+    pytest.importorskip("material")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
+                          capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "site" / "checks" / "embedding" / "index.html").is_file()
+    assert "assert_grounded" in (tmp_path / "site" / "checks" / "embedding" / "index.html").read_text(encoding="utf-8")
