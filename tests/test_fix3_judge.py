@@ -219,7 +219,10 @@ def test_a_judge_check_without_openai_names_the_extra(pytester, server, monkeypa
         OpenAIJudge("scripted", base_url=server.base_url).complete(MESSAGES)
     judge_ini(pytester, server)
     pytester.makepyfile(ONE_CHECK)
-    result = pytester.runpytest("-p", "no:randomly")
+    pytester.makeconftest("import sys\nsys.modules['openai'] = None  # as if not installed\n")
+    # In a process of its own: formatting the failure's traceback in this one can meet a thread left by another test
+    # (CPython 3.11's AST converter keeps its depth per interpreter, not per thread).
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["E *ImportError: the judge needs the openai package: pip install 'pytest-llm-verdict?judge?'"])
     assert server.requests == []

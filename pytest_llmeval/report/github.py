@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .markdown import _cell
+from .markdown import cell
 from .view import Limits, view
 
 __all__ = ["COMMENT_LIMIT", "STEP_SUMMARY_LIMIT", "MARKER", "render_comment", "step_summary_path", "append_step_summary"]
@@ -40,9 +40,9 @@ def _headline(v: Any) -> list[str]:
     extra += f", {head.expected} expected failures (xfail)" if head.expected else ""
     lines = [MARKER, "## LLM evaluation", ""]
     if v.interruption:
-        lines += [f"**{_cell(v.interruption, 400)}.**", ""]
+        lines += [f"**{cell(v.interruption, 400)}.**", ""]
     if v.baseline and v.baseline.verdict_line:
-        lines += [f"**Verdict: {_cell(v.baseline.verdict_line, 400)}**", ""]
+        lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
     elif v.baseline is None:
         lines += ["No baseline to compare with (no report of the base branch was found).", ""]
     lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){extra}.")
@@ -59,24 +59,24 @@ def _sections(v: Any) -> list[Section]:
         rule = "|---|---|---|---:|---:|---:|---:|---:|---:|"
 
         def row(r: Any) -> str:
-            return (f"| {_cell(r.check)} | {_cell(r.metric)} | {_cell(r.model)} | {r.before} | {r.after} | {r.difference} "
+            return (f"| {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | {r.difference} "
                     f"| {r.interval} | {r.p_value} | {r.cases} |")
         regressed = [row(r) for r in base.rows.rows if r.verdict == "regressed"]
         if regressed:
             sections.append((["### Regressed against the baseline", "", head, rule], regressed, "regressed rows", len(regressed)))
     if v.failures.total:
-        rows = [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason, 160)} |"
+        rows = [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | {cell(r.reason, 160)} |"
                 for r in v.failures.rows]
         sections.append((["### Failed checks", "", "| test | model | check | score | threshold | why |",
                           "|---|---|---|---:|---:|---|"], rows, "failed checks", v.failures.total))
     if base is not None and base.rows.total:
-        others = [f"| {r.verdict} | {_cell(r.check)} | {_cell(r.metric)} | {_cell(r.model)} | {r.before} | {r.after} | {r.difference} "
-                  f"| {_cell(r.note, 160)} |" for r in base.rows.rows if r.verdict != "regressed"]
+        others = [f"| {r.verdict} | {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | {r.difference} "
+                  f"| {cell(r.note, 160)} |" for r in base.rows.rows if r.verdict != "regressed"]
         if others:
             sections.append((["### Other rows against the baseline", "", "| verdict | check | measure | model | before | after "
                               "| difference | note |", "|---|---|---|---|---:|---:|---:|---|"], others, "compared rows", len(others)))
     if v.leaderboard:
-        rows = [f"| {_cell(board.check)} | {_cell(board.metric)} | {_cell(r.model)} | {r.mean} | {r.ci} | {r.pass_rate} | {r.count} |"
+        rows = [f"| {cell(board.check)} | {cell(board.metric)} | {cell(r.model)} | {r.mean} | {r.ci} | {r.pass_rate} | {r.count} |"
                 for board in v.leaderboard for r in board.rows]
         sections.append((["### Leaderboard", "", "| check | metric | model | mean | CI | pass rate | n |",
                           "|---|---|---|---:|---:|---:|---:|"], rows, "leaderboard rows", len(rows)))
@@ -86,7 +86,7 @@ def _sections(v: Any) -> list[Section]:
 def render_comment(report: Mapping[str, Any], *, limit: int = COMMENT_LIMIT, artifact: str = "llmeval-report") -> str:
     """The pull-request comment for ``report``: at most ``limit`` characters, the verdict and regressions first."""
     v = view(dict(report), COMMENT_ROWS)
-    footer = [f"<sub>The whole run (JSON, Markdown, HTML reports): the `{_cell(artifact)}` artifact of this workflow run.</sub>"]
+    footer = [f"<sub>The whole run (JSON, Markdown, HTML reports): the `{cell(artifact)}` artifact of this workflow run.</sub>"]
     lines = _headline(v)
     used = sum(len(line) + 1 for line in lines + footer)
     if used > limit:  # only a pathological interruption line could do this: keep the marker and say so

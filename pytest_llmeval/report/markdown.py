@@ -1,7 +1,7 @@
 """The Markdown report: leaderboard tables fit for ``$GITHUB_STEP_SUMMARY``.
 
 What is shown comes from :func:`.view.view`; this module only writes it as Markdown,
-every piece of text from the run escaped by :func:`_cell`.
+every piece of text from the run escaped by :func:`cell`.
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from typing import Any
 
 from .view import MARKDOWN_LIMITS, Capped, ResultRow, view
 
-__all__ = ["render", "MAX_FAILURES"]
+__all__ = ["render", "cell", "MAX_FAILURES"]
 
 
 #: Failed checks listed at most; the JSON report has them all.
 MAX_FAILURES = MARKDOWN_LIMITS.failures
 
 
-def _cell(text: object, limit: int = 120) -> str:
+def cell(text: object, limit: int = 120) -> str:
     flat = " ".join(str(text).split())
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
@@ -32,7 +32,7 @@ def _results_section(title: str, intro: str | None, results: Capped[ResultRow], 
         return []
     lines = [f"## {title}", "", *([intro, ""] if intro else []), "| test | model | check | score | threshold | why |",
              "|---|---|---|---:|---:|---|"]
-    lines += [f"| {_cell(r.test, 80)} | {_cell(r.model)} | {_cell(r.check)} | {r.score} | {r.threshold} | {_cell(r.reason)} |"
+    lines += [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | {cell(r.reason)} |"
               for r in results.rows]
     if results.more:
         lines.append(f"\n{results.more} more {what} are in the JSON report.")
@@ -46,48 +46,48 @@ def render(report: dict[str, Any]) -> str:
     unverified += f", {head.expected} expected failures (xfail)" if head.expected else ""
     lines = ["# LLM evaluation", ""]
     if v.interruption:  # before anything else: every number below covers only the tests that ran
-        lines += [f"**{_cell(v.interruption, 400)}.**", ""]
+        lines += [f"**{cell(v.interruption, 400)}.**", ""]
     if v.baseline and v.baseline.verdict_line:  # the run's verdict against the baseline comes first
-        lines += [f"**Verdict: {_cell(v.baseline.verdict_line, 400)}**", ""]
+        lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
     lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){unverified}.")
-    lines += [f"{_cell(line, 300)}." for line in v.verdicts]
+    lines += [f"{cell(line, 300)}." for line in v.verdicts]
     if v.outcomes_line is not None:
         lines.append(f"Tests (pytest's outcomes, with or without checks): {v.outcomes_line}.")
     if v.best_model:
-        lines.append(f"Best model: **{_cell(v.best_model.name)}** ({v.best_model.passed}/{v.best_model.count} checks passed).")
+        lines.append(f"Best model: **{cell(v.best_model.name)}** ({v.best_model.passed}/{v.best_model.count} checks passed).")
     hard = v.hardest_case
     if hard and hard.failed_by:
-        lines.append(f"Most difficult case: `{_cell(hard.case_id)}`, failed by {hard.failed_by} ({_cell(hard.failed_models)}).")
+        lines.append(f"Most difficult case: `{cell(hard.case_id)}`, failed by {hard.failed_by} ({cell(hard.failed_models)}).")
     elif hard:
-        lines.append(f"Most difficult case: `{_cell(hard.case_id)}` (failed).")
+        lines.append(f"Most difficult case: `{cell(hard.case_id)}` (failed).")
     if v.problems:
         lines += ["", "Problems (a model's mean misses the check's threshold):", ""]
-        lines += [f"- {_cell(problem, 300)}" for problem in v.problems]
+        lines += [f"- {cell(problem, 300)}" for problem in v.problems]
     lines.append("")
 
     if v.leaderboard:
         lines += ["## Leaderboard", ""]
     for board in v.leaderboard:
-        lines += [f"### {_cell(board.check)}: {_cell(board.metric)} ({board.direction})", ""]
+        lines += [f"### {cell(board.check)}: {cell(board.metric)} ({board.direction})", ""]
         unv = bool(head.unverified)  # a column of unverified results, when the run has any
         xf = bool(head.expected)  # and one of expected failures
         level = v.interval_level
         lines += [f"| rank | model | mean | {level} CI | sd | pass rate | {level} CI | passed |" + (" unverified |" if unv else "")
                   + (" xfail |" if xf else "") + " n |",
                   "|---:|---|---:|---:|---:|---:|---:|---:|" + ("---:|" if unv else "") + ("---:|" if xf else "") + "---:|"]
-        lines += [f"| {row.rank} | {_cell(row.model)} | {row.mean} | {row.ci} | {row.spread} | {row.pass_rate} | {row.pass_ci} | "
+        lines += [f"| {row.rank} | {cell(row.model)} | {row.mean} | {row.ci} | {row.spread} | {row.pass_rate} | {row.pass_ci} | "
                   f"{row.passed} |" + (f" {row.unverified} |" if unv else "") + (f" {row.expected} |" if xf else "")
                   + f" {row.count} |" for row in board.rows]
         lines.append("")
     if v.repeats:
         lines += ["## Repeated cases", "", "Each case ran several times (draws); pass@k: at least one of k draws passes, "
                   "pass^k: all k pass.", ""]
-        lines += [f"- {_cell(line, 300)}" for line in v.repeats]
+        lines += [f"- {cell(line, 300)}" for line in v.repeats]
         lines.append("")
         if v.flaky.total:
             lines += ["Flaky cases (passed in some draws, failed in others):", "", "| case | model | check | passed | draws |",
                       "|---|---|---|---:|---:|"]
-            lines += [f"| {_cell(c.case_id, 80)} | {_cell(c.model)} | {_cell(c.check)} | {c.passed} | {c.draws} |" for c in v.flaky.rows]
+            lines += [f"| {cell(c.case_id, 80)} | {cell(c.model)} | {cell(c.check)} | {c.passed} | {c.draws} |" for c in v.flaky.rows]
             if v.flaky.more:
                 lines.append(f"\n{v.flaky.more} more flaky cases are in the JSON report.")
             lines.append("")
@@ -97,8 +97,8 @@ def render(report: dict[str, Any]) -> str:
         lines += ["## Perturbation flips", "", v.perturbation.sentence, ""]
         if flips.total:
             lines += ["| case | model | check | perturbation | before | after | flip |", "|---|---|---|---|---:|---:|---|"]
-            lines += [f"| {_cell(f.case_id, 80)} | {_cell(f.model)} | {_cell(f.check)} {_cell(f.metric)} | {_cell(f.perturbation)} "
-                      f"| {f.before} | {f.after} | {_cell(f.kind)} |" for f in flips.rows]
+            lines += [f"| {cell(f.case_id, 80)} | {cell(f.model)} | {cell(f.check)} {cell(f.metric)} | {cell(f.perturbation)} "
+                      f"| {f.before} | {f.after} | {cell(f.kind)} |" for f in flips.rows]
             if flips.more:
                 lines.append(f"\n{flips.more} more flips are in the JSON report.")
             lines.append("")
@@ -106,20 +106,20 @@ def render(report: dict[str, Any]) -> str:
     base = v.baseline
     if base:
         lines += ["## Compared with baseline", "",
-                  f"`{_cell(base.path)}`: {base.rows.total} leaderboard row(s) compared over {base.compared} matched result(s); "
+                  f"`{cell(base.path)}`: {base.rows.total} leaderboard row(s) compared over {base.compared} matched result(s); "
                   f"{base.not_comparable} not comparable (signature changed), {base.new} new, {base.missing} gone.", ""]
         if base.rows.total:
             lines += ["| verdict | check | measure | model | before | after | difference | interval | p (Holm) | cases | note |",
                       "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|"]
-            lines += [f"| {'**' + r.verdict + '**' if r.verdict == 'regressed' else r.verdict} | {_cell(r.check)} | {_cell(r.metric)} "
-                      f"| {_cell(r.model)} | {r.before} | {r.after} | {r.difference} | {r.interval} | {r.p_value} | {r.cases} "
-                      f"| {_cell(r.note, 200)} |" for r in base.rows.rows]
+            lines += [f"| {'**' + r.verdict + '**' if r.verdict == 'regressed' else r.verdict} | {cell(r.check)} | {cell(r.metric)} "
+                      f"| {cell(r.model)} | {r.before} | {r.after} | {r.difference} | {r.interval} | {r.p_value} | {r.cases} "
+                      f"| {cell(r.note, 200)} |" for r in base.rows.rows]
             lines.append("")
         if base.changes.total:
             lines += ["Results that moved to or from a failure (evidence; the rows' tests decide):", "",
                       "| change | check | model | before | after | test |", "|---|---|---|---:|---:|---|"]
-            lines += [f"| {_cell(c.kind)} | {_cell(c.evaluator)} {_cell(c.metric)} | {_cell(c.model)} | {c.before} | {c.after} "
-                      f"| {_cell(c.test, 80)} |" for c in base.changes.rows]
+            lines += [f"| {cell(c.kind)} | {cell(c.evaluator)} {cell(c.metric)} | {cell(c.model)} | {c.before} | {c.after} "
+                      f"| {cell(c.test, 80)} |" for c in base.changes.rows]
             if base.changes.more:
                 lines.append(f"\n{base.changes.more} more are in the JSON report.")
             lines.append("")
@@ -127,19 +127,19 @@ def render(report: dict[str, Any]) -> str:
     if v.classification:
         lines += ["## Classification (recorded labels)", "", "| model | accuracy | macro F1 | ROC AUC | n | labels |",
                   "|---|---:|---:|---:|---:|---|"]
-        lines += [f"| {_cell(c.model)} | {c.accuracy} | {c.macro_f1} | {c.roc_auc} | {c.count} | {_cell(c.labels)} |"
+        lines += [f"| {cell(c.model)} | {c.accuracy} | {c.macro_f1} | {c.roc_auc} | {c.count} | {cell(c.labels)} |"
                   for c in v.classification]
         lines.append("")
     if v.operations:
         lines += ["## Generations (measured)", "", "| model | mean latency ms | p95 ms | mean tokens | mean cost | total cost | n |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {_cell(o.model)} | {o.latency_ms} | {o.latency_ms_p95} | {o.tokens} | {o.cost} | {o.cost_total} | {o.count} |"
+        lines += [f"| {cell(o.model)} | {o.latency_ms} | {o.latency_ms_p95} | {o.tokens} | {o.cost} | {o.cost_total} | {o.count} |"
                   for o in v.operations]
-        lines += ["", _cell(v.operations_insights), ""] if v.operations_insights else [""]
+        lines += ["", cell(v.operations_insights), ""] if v.operations_insights else [""]
     if v.insights:
         lines += ["## Insights", "", "The worst failing result of each check, with the evaluator's evidence:", "",
                   "| check | model | case | score | evidence |", "|---|---|---|---:|---|"]
-        lines += [f"| {_cell(i.check)} {_cell(i.metric)} | {_cell(i.model)} | {_cell(i.case_id, 60)} | {i.score} | {_cell(i.reason, 200)} |"
+        lines += [f"| {cell(i.check)} {cell(i.metric)} | {cell(i.model)} | {cell(i.case_id, 60)} | {i.score} | {cell(i.reason, 200)} |"
                   for i in v.insights]
         lines.append("")
 
