@@ -109,7 +109,7 @@ def test_syllables():
 
 
 def test_guessed_syllables_agree_with_cmudict_on_most_common_words():
-    easy = sorted(dale_chall.dale_chall_words()) if dale_chall._package_dir("textstat") else pytest.skip("textstat is not installed")
+    easy = sorted(dale_chall.dale_chall_words()) if dale_chall.package_dir("textstat") else pytest.skip("textstat is not installed")
     table = statistics.cmudict_syllables()
     known = [w for w in easy if w in table and w.isalpha()]
     agree = sum(syllable_rules.guess_syllables(w) == table[w] for w in known) / len(known)
@@ -233,7 +233,7 @@ def test_missing_extras_are_named(monkeypatch):
             run("token_count", "hello")
     finally:
         token_count.encoding.cache_clear()
-    monkeypatch.setattr(dale_chall, "_package_dir", lambda name: [])
+    monkeypatch.setattr(dale_chall, "package_dir", lambda name: [])
     dale_chall.dale_chall_words.cache_clear()
     try:
         with pytest.raises(ImportError, match=r"dale_chall: the Dale-Chall word list comes from the textstat package: pip install"):
@@ -299,10 +299,10 @@ def test_bounds_fail_naming_the_bound():
         pytest_llmeval.assert_reading_time("word " * 265, max=30)
     with pytest.raises(LLMEvalAssertionError, match="japanese_character_count 0 is below min 1"):
         pytest_llmeval.assert_japanese_character_count("English only", min=1)
-    if dale_chall._package_dir("tiktoken"):
+    if dale_chall.package_dir("tiktoken"):
         with pytest.raises(LLMEvalAssertionError, match="token_count 2 is above max 1"):
             pytest_llmeval.assert_token_count("hello world", max=1)
-    if dale_chall._package_dir("cmudict") and dale_chall._package_dir("textstat"):
+    if dale_chall.package_dir("cmudict") and dale_chall.package_dir("textstat"):
         with pytest.raises(LLMEvalAssertionError, match=r"flesch_reading_ease 116\.1\d is below min 120"):
             pytest_llmeval.assert_flesch_reading_ease("The cat sat on the mat.", min=120, min_words=1)
         with pytest.raises(LLMEvalAssertionError, match=r"dale_chall 5\.84 is above max 4\.5"):

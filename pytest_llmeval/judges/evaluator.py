@@ -161,7 +161,7 @@ def list_schema(key: str) -> dict[str, Any]:
 YES_NO = verdict_schema("yes", "no")
 
 
-def _score_schema(low: int, high: int) -> dict[str, Any]:
+def score_schema(low: int, high: int) -> dict[str, Any]:
     return {"type": "object", "properties": {"score": {"type": "integer", "minimum": low, "maximum": high}, "reason": {"type": "string"}},
             "required": ["score"]}
 
@@ -187,7 +187,7 @@ def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> 
 PARSE_FAILURE = MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None)
 
 
-def _judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
+def judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
     return (
         MetricSpec(primary, description, higher_is_better=higher_is_better, threshold=0.75 if higher_is_better else 0.25, primary=True),
         PARSE_FAILURE,
@@ -201,5 +201,5 @@ Text: {text}
 """
 
 
-def _statements(evaluator: JudgeEvaluator, text: str, what: str) -> list[str]:
+def judge_statements(evaluator: JudgeEvaluator, text: str, what: str) -> list[str]:
     return list(evaluator.ask(_STATEMENTS, what=what, schema=list_schema("statements"), text=text)["statements"])

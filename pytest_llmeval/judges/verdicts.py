@@ -21,7 +21,7 @@ from .evaluator import PARSE_FAILURE, JudgeEvaluator, _fields, verdict_schema
 __all__ = ["PassFailJudge"]
 
 
-def _pass_fail_metrics(what: str) -> tuple[MetricSpec, ...]:
+def pass_fail_metrics(what: str) -> tuple[MetricSpec, ...]:
     return (
         MetricSpec("pass", f"1 when the answer passes ({what})", threshold=0.5, primary=True),
         MetricSpec("fail", f"1 when the answer fails ({what})", higher_is_better=False, threshold=None),

@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
 from ...core.result import Result
 from ...text.basics import excerpt
-from .answers import FACT_METRICS, _FactChecked, _pick, _SentenceMatch, _with_facts
+from .answers import FACT_METRICS, FactChecked, SentenceMatch, _pick, _with_facts
 from .base import SHORT_STRING_METRICS, calibrated, short_string_similarity
 
 __all__ = ["assert_accurate", "AnswerAccuracy"]
@@ -44,7 +44,7 @@ def assert_accurate(
     return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
 
 
-class AnswerAccuracy(_FactChecked, _SentenceMatch):
+class AnswerAccuracy(FactChecked, SentenceMatch):
     """Sentence-level accuracy against the expected answer, with the catalog's short-string fallback and the fact layer.
 
     ``accuracy = min over answer sentences a of max over expected sentences e of S(a, e)``;

@@ -27,7 +27,7 @@ FACT_METRICS = (
 )
 
 
-class _FactChecked(EmbeddingEvaluator):
+class FactChecked(EmbeddingEvaluator):
     """Shared: the fact layer against the expected answer(s) (parameters ``facts``, ``entities``).
 
     With the fact layer on, a fact the expected answer does not state fails the check
@@ -95,7 +95,7 @@ def _pick(scores: Sequence[float | None], facts: Sequence[dict[str, Any]] | None
     return max(range(len(scores)), key=key)
 
 
-class _SentenceMatch(EmbeddingEvaluator):
+class SentenceMatch(EmbeddingEvaluator):
     """Shared: per actual sentence, the best similarity to any expected sentence (best expected answer)."""
 
     requires = ("actual", "expected")

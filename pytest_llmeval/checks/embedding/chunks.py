@@ -9,7 +9,7 @@ from ...text.basics import embedded_sentences as _sentences
 from .base import EmbeddingEvaluator, _similarity
 
 
-def _chunk_relevance(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> list[list[float]]:
+def chunk_relevance(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> list[list[float]]:
     """Per case, per context chunk: max over the chunk's sentences of S(question, sentence)."""
     chunks = [[_sentences(chunk) for chunk in c.context] for c in cases]
     groups: list[list[str]] = [[c.question or "" for c in cases]]

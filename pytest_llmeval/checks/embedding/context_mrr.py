@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.result import Result
 from .base import EmbeddingEvaluator, calibrated
-from .chunks import _chunk_relevance
+from .chunks import chunk_relevance
 
 __all__ = ["assert_context_ranked", "ContextMRR"]
 
@@ -64,7 +64,7 @@ class ContextMRR(EmbeddingEvaluator):
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         limit = self.relevance_threshold()
         out = []
-        for values in _chunk_relevance(self, cases):
+        for values in chunk_relevance(self, cases):
             rank = next((i + 1 for i, v in enumerate(values) if v >= limit), None)
             if rank is None or rank > self.params["out_of_range_rank"]:
                 reason = "no relevant chunk" if rank is None else f"first relevant chunk at rank {rank}, out of range"

@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
 from .base import EmbeddingEvaluator, calibrated
-from .chunks import _chunk_relevance
+from .chunks import chunk_relevance
 
 __all__ = ["assert_context_relevant", "ContextRelevancy"]
 
@@ -41,7 +41,7 @@ class ContextRelevancy(EmbeddingEvaluator):
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         out = []
-        for values in _chunk_relevance(self, cases):
+        for values in chunk_relevance(self, cases):
             recall, precision = max(values), sum(values) / len(values)
             out.append(Score({"recall_relevancy": recall, "precision_relevancy": precision},
                              f"best chunk #{values.index(recall)} {recall:.3f}, mean {precision:.3f}",

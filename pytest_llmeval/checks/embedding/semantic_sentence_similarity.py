@@ -9,7 +9,7 @@ from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
-from .answers import _SentenceMatch
+from .answers import SentenceMatch
 from .base import calibrated
 
 __all__ = ["assert_similar_sentences", "SemanticSentenceSimilarity"]
@@ -22,7 +22,7 @@ def assert_similar_sentences(actual: str, expected: Any, *, scorer: str | None =
     return assert_check("semantic_sentence_similarity", actual=actual, expected=expected, params={"model": scorer_argument("assert_similar_sentences", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
-class SemanticSentenceSimilarity(_SentenceMatch):
+class SemanticSentenceSimilarity(SentenceMatch):
     """Mean and minimum, over answer sentences, of the best similarity to an expected sentence."""
 
     name = "semantic_sentence_similarity"

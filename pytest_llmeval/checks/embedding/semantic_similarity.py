@@ -9,7 +9,7 @@ from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_type
 from ...core.result import Result
-from .answers import FACT_METRICS, _FactChecked, _pick, _with_facts
+from .answers import FACT_METRICS, FactChecked, _pick, _with_facts
 from .base import calibrated
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def assert_similar(
     return assert_check("semantic_similarity", actual=actual, expected=expected, params=params, **kwargs)
 
 
-class SemanticSimilarity(_FactChecked):
+class SemanticSimilarity(FactChecked):
     """Whole-answer similarity to the expected answer(s): bi-encoder cosine, or a cross-encoder score; plus the fact layer.
 
     Parameters:

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
-from .grades import BucketJudge, _bucket_metrics
+from .grades import BucketJudge, bucket_metrics
 
 __all__ = ["assert_bucket", "AccuracyBucket"]
 
@@ -35,7 +35,7 @@ class AccuracyBucket(BucketJudge):
     defaults: ClassVar[Mapping[str, Any]] = {"accept": ("Accurate",)}
     buckets = {"Accurate": 1.0, "Slightly Inaccurate": 0.5, "Completely Incorrect": 0.0}
     value_metric = "accuracy"
-    metrics = _bucket_metrics("accuracy", "Accurate 1, Slightly Inaccurate 0.5, Completely Incorrect 0")
+    metrics = bucket_metrics("accuracy", "Accurate 1, Slightly Inaccurate 0.5, Completely Incorrect 0")
     template = """Compare the response with the desired response to the question. Choose one bucket:
 "Accurate" (similar to the desired response), "Slightly Inaccurate" (close, but missing a critical fact) or
 "Completely Incorrect" (different from, or contradicting, the desired response).

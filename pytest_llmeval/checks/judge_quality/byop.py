@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import Score, require_type
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
+from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
 __all__ = ["assert_prompt", "Byop", "BYOP_DEFAULT"]
 
@@ -42,7 +42,7 @@ class Byop(PassFailJudge):
     requires = ("actual",)
     uses = ("question", "expected", "context")
     defaults: ClassVar[Mapping[str, Any]] = {"prompt": BYOP_DEFAULT}
-    metrics = _pass_fail_metrics("the judge answers true")
+    metrics = pass_fail_metrics("the judge answers true")
     verdicts = ("true", "false")
 
     def configure(self) -> None:

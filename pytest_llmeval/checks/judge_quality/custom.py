@@ -33,7 +33,7 @@ from ...core.case import Case
 _LABELS = {"question": "Input", "actual": "Actual output", "expected": "Expected output", "context": "Context"}
 
 
-def _case_block(case: Case, fields: Sequence[str] | None = None) -> str:
+def case_block(case: Case, fields: Sequence[str] | None = None) -> str:
     values = {"question": case.question, "actual": case.actual, "expected": "\n".join(case.expected) if case.expected else None,
               "context": "\n\n".join(case.context) if case.context else None}
     names = fields or [name for name, value in values.items() if value]

@@ -12,7 +12,7 @@ from ...core.evaluator import MetricSpec, Score, require_number
 from ...core.result import Result
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, verdict_schema
-from .custom import _case_block
+from .custom import case_block
 
 __all__ = ["assert_dag", "Dag", "validate_dag"]
 
@@ -96,7 +96,7 @@ class Dag(JudgeEvaluator):
 
     def score(self, case: Case) -> Score:
         node: Any = self.params["dag"]
-        block = _case_block(case)
+        block = case_block(case)
         path: list[str] = []
         outputs: list[str] = []
         try:

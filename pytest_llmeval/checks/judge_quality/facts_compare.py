@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .grades import BucketJudge, _bucket_metrics
+from .grades import BucketJudge, bucket_metrics
 
 __all__ = ["FactsCompare"]
 
@@ -20,7 +20,7 @@ class FactsCompare(BucketJudge):
     defaults: ClassVar[Mapping[str, Any]] = {"accept": ("Superset", "Identical", "Similar")}
     buckets = {"Identical": 1.0, "Similar": 1.0, "Superset": 0.75, "Subset": 0.5, "Disagreement": 0.0}
     value_metric = "facts"
-    metrics = _bucket_metrics("facts", "Identical/Similar 1, Superset 0.75, Subset 0.5, Disagreement 0")
+    metrics = bucket_metrics("facts", "Identical/Similar 1, Superset 0.75, Subset 0.5, Disagreement 0")
     template = """Compare the facts in the response with the facts in the desired response. Choose one bucket:
 "Superset" (the response holds all the desired facts and more), "Identical" (the same), "Similar" (only stylistic
 differences; factually equivalent), "Subset" (the response holds only some of the desired facts) or "Disagreement"

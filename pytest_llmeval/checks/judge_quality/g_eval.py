@@ -13,8 +13,8 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_number, require_type
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _score_schema, list_schema
-from .custom import _LABELS, _case_block
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, list_schema, score_schema
+from .custom import _LABELS, case_block
 
 __all__ = ["assert_geval", "GEval", "weighted_score"]
 
@@ -134,9 +134,9 @@ class GEval(JudgeEvaluator):
         try:
             steps = self.steps()
             fields = dict(criteria=self.params["criteria"], steps="\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)),
-                          case=_case_block(case, self.params["fields"]), scale=str(scale))
+                          case=case_block(case, self.params["fields"]), scale=str(scale))
             options = {"logprobs": self.params["logprobs"]} if self.params["logprobs"] else None
-            value, reply = self.ask_reply(_GEVAL, what=self.name, schema=_score_schema(0, scale), options=options, **fields)
+            value, reply = self.ask_reply(_GEVAL, what=self.name, schema=score_schema(0, scale), options=options, **fields)
         except JudgeParseError as exc:
             return self.unscored(["g_eval", "raw_score"], exc)
         weighted = weighted_score(reply.extra.get("top_logprobs") or [], 0, scale, expected=int(value["score"]))

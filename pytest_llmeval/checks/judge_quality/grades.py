@@ -21,7 +21,7 @@ from typing import Any
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_type
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _fields, _score_schema
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _fields, score_schema
 
 __all__ = ["ScaleJudge", "BucketJudge"]
 
@@ -36,7 +36,7 @@ class ScaleJudge(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         metric = self.primary_metric().name
         try:
-            reply, _ = self.ask_fields(self.template, _fields(case), what=self.name, schema=_score_schema(self.low, self.high))
+            reply, _ = self.ask_fields(self.template, _fields(case), what=self.name, schema=score_schema(self.low, self.high))
         except JudgeParseError as exc:
             return self.unscored([metric], exc)
         value = float(reply["score"])
@@ -86,6 +86,6 @@ class BucketJudge(JudgeEvaluator):
                      {"bucket": bucket})
 
 
-def _bucket_metrics(value_metric: str, description: str) -> tuple[MetricSpec, ...]:
+def bucket_metrics(value_metric: str, description: str) -> tuple[MetricSpec, ...]:
     return (MetricSpec("accepted", "1 when the bucket is an accepted one", threshold=0.5, primary=True),
             MetricSpec(value_metric, description, threshold=None), PARSE_FAILURE)

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
-from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
+from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
 __all__ = ["assert_same_language", "LanguageMismatch"]
 
@@ -25,7 +25,7 @@ class LanguageMismatch(PassFailJudge):
     description = "The answer is in the question's language (LLM judge)"
     requires = ("actual", "question")
     uses = ("context",)
-    metrics = _pass_fail_metrics("same language as the question")
+    metrics = pass_fail_metrics("same language as the question")
     verdicts = ("same", "different")
     template = """Identify the language of the question and the language of the answer. Only the language counts, not the
 meaning; dialects and tones of one language are the same language.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .grades import BucketJudge, _bucket_metrics
+from .grades import BucketJudge, bucket_metrics
 
 __all__ = ["SqlEval"]
 
@@ -20,7 +20,7 @@ class SqlEval(BucketJudge):
     defaults: ClassVar[Mapping[str, Any]] = {"accept": ("Best", "Acceptable")}
     buckets = {"Best": 1.0, "Acceptable": 0.75, "Incorrect": 0.0, "Undetermined": None}
     value_metric = "sql"
-    metrics = _bucket_metrics("sql", "Best 1, Acceptable 0.75, Incorrect 0 (Undetermined: unscored)")
+    metrics = bucket_metrics("sql", "Best 1, Acceptable 0.75, Incorrect 0 (Undetermined: unscored)")
     template = """Compare the generated SQL query with the desired SQL query for the request. Choose one bucket:
 "Best" (equivalent to the desired query), "Acceptable" (similar; returns what was asked), "Incorrect" (wrong) or
 "Undetermined" (a person must decide).

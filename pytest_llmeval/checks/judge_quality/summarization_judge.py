@@ -6,7 +6,7 @@ from typing import Any
 
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
-from ...judges.verdicts import PassFailJudge, _pass_fail_metrics
+from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
 __all__ = ["assert_good_summary_judged", "SummarizationJudge"]
 
@@ -27,7 +27,7 @@ class SummarizationJudge(PassFailJudge):
     description = "The summary is comprehensive, concise, coherent and independent (LLM judge)"
     requires = ("actual", "question")
     uses = ("expected",)
-    metrics = _pass_fail_metrics("a good summary")
+    metrics = pass_fail_metrics("a good summary")
     verdicts = ("good", "bad")
     template = """Is the summary a good summary of the original document: comprehensive, concise, coherent, and readable
 without the original? A reference summary, when given, shows what a good one covers.

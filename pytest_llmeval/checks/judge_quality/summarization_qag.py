@@ -38,7 +38,7 @@ Source: {source}
 """
 
 
-_ANSWER = """Answer the question from the text alone: "yes", "no", or "idk" when the text does not say.
+ANSWER_FIELDS = """Answer the question from the text alone: "yes", "no", or "idk" when the text does not say.
 Reply with JSON only: {{"verdict": "yes"}}, {{"verdict": "no"}} or {{"verdict": "idk"}}.
 
 Text: {text}
@@ -76,9 +76,9 @@ class SummarizationQAG(JudgeEvaluator):
                        != "no" for i, c in enumerate(claims)]
             questions = self.ask(_ASSESSMENT, what=f"{self.name} questions", schema=list_schema("questions"), n=str(self.params["n"]),
                                  source=source)["questions"][: self.params["n"]]
-            from_source = [self.ask(_ANSWER, what=f"{self.name} source answer {i}", schema=verdict_schema(*answers), text=source,
+            from_source = [self.ask(ANSWER_FIELDS, what=f"{self.name} source answer {i}", schema=verdict_schema(*answers), text=source,
                                     question=q)["verdict"] for i, q in enumerate(questions)]
-            from_summary = [self.ask(_ANSWER, what=f"{self.name} summary answer {i}", schema=verdict_schema(*answers), text=summary,
+            from_summary = [self.ask(ANSWER_FIELDS, what=f"{self.name} summary answer {i}", schema=verdict_schema(*answers), text=summary,
                                      question=q)["verdict"] for i, q in enumerate(questions)]
         except JudgeParseError as exc:
             return self.unscored(["summarization", "alignment", "coverage"], exc)

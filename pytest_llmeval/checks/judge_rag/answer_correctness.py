@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _statements, _yes
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _yes, judge_statements
 
 __all__ = ["assert_answer_correct", "EmbeddingJudge", "AnswerCorrectness"]
 
@@ -93,9 +93,9 @@ class AnswerCorrectness(EmbeddingJudge):
         actual = case.actual or ""
         best: tuple[float, dict[str, float | None], int] | None = None
         try:
-            predicted = _statements(self, actual, f"{self.name} answer statements")
+            predicted = judge_statements(self, actual, f"{self.name} answer statements")
             for index, expected in enumerate(case.expected):
-                truth = _statements(self, expected, f"{self.name} expected statements #{index}")
+                truth = judge_statements(self, expected, f"{self.name} expected statements #{index}")
                 tp = sum(_yes(self, _SUPPORTED, f"{self.name} answer statement {i}", reference=expected, statement=s)
                          for i, s in enumerate(predicted))
                 fp = len(predicted) - tp

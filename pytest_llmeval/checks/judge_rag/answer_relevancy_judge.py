@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import Score, require_choice, require_number
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import _judge_metrics, _statements, _yes
+from ...judges.evaluator import _yes, judge_metrics, judge_statements
 from .answer_correctness import EmbeddingJudge
 
 __all__ = ["assert_answer_relevant", "AnswerRelevancyJudge"]
@@ -54,7 +54,7 @@ class AnswerRelevancyJudge(EmbeddingJudge):
     description = "The answer addresses the question (LLM judge; generated questions or relevant statements)"
     requires = ("actual", "question")
     defaults: ClassVar[Mapping[str, Any]] = {"method": "questions", "n": 3}
-    metrics = _judge_metrics("answer_relevancy", "mean similarity of generated questions to the question, or share of relevant statements")
+    metrics = judge_metrics("answer_relevancy", "mean similarity of generated questions to the question, or share of relevant statements")
 
     def configure(self) -> None:
         require_choice(self.name, "method", self.params["method"], ("questions", "statements"))
@@ -66,7 +66,7 @@ class AnswerRelevancyJudge(EmbeddingJudge):
     def score(self, case: Case) -> Score:
         try:
             if self.params["method"] == "statements":
-                statements = _statements(self, case.actual or "", f"{self.name} statements")
+                statements = judge_statements(self, case.actual or "", f"{self.name} statements")
                 relevant = [_yes(self, _RELEVANT_STATEMENT, f"{self.name} statement {i}", question=case.question or "", statement=s)
                             for i, s in enumerate(statements)]
                 if not relevant:

@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _judge_metrics, _yes
+from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics
 
 __all__ = ["assert_context_precision", "ContextPrecision", "weighted_precision"]
 
@@ -74,7 +74,7 @@ class ContextPrecision(JudgeEvaluator):
     extra = "judge"
     description = "Chunks useful for the expected answer are ranked first (LLM judge)"
     requires = ("question", "expected", "context")
-    metrics = _judge_metrics("context_precision", "mean precision@k over the useful chunks")
+    metrics = judge_metrics("context_precision", "mean precision@k over the useful chunks")
 
     def score(self, case: Case) -> Score:
         verdicts = []

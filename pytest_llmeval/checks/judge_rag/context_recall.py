@@ -9,7 +9,7 @@ from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _judge_metrics, _statements, _yes
+from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics, judge_statements
 
 __all__ = ["assert_context_recall", "ContextRecall"]
 
@@ -37,14 +37,14 @@ class ContextRecall(JudgeEvaluator):
     extra = "judge"
     description = "The retrieved context holds what the expected answer says (LLM judge)"
     requires = ("expected", "context")
-    metrics = _judge_metrics("context_recall", "share of expected-answer statements found in the context")
+    metrics = judge_metrics("context_recall", "share of expected-answer statements found in the context")
 
     def score(self, case: Case) -> Score:
         context = "\n\n".join(case.context)
         best: tuple[float, int, list[bool]] | None = None
         try:
             for index, expected in enumerate(case.expected):
-                statements = _statements(self, expected, f"{self.name} statements #{index}")
+                statements = judge_statements(self, expected, f"{self.name} statements #{index}")
                 found = self.fan_out([lambda i=i, s=s: _yes(self, _ATTRIBUTABLE, f"{self.name} statement {i}",  # type: ignore[misc]
                                                             context=context, statement=s) for i, s in enumerate(statements)])
                 if not found:

@@ -6,7 +6,7 @@ from typing import Any
 
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
-from .sentences import _SentenceSupport, _support_metrics
+from .sentences import SentenceSupport, support_metrics
 
 __all__ = ["assert_answer_in_context", "SentenceContextRecall"]
 
@@ -18,10 +18,10 @@ def assert_answer_in_context(actual: str, context: Any, *, max_sentences: int = 
     return assert_check("context_recall_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 
-class SentenceContextRecall(_SentenceSupport):
+class SentenceContextRecall(SentenceSupport):
     """Seed 002's context recall: share of the answer's sentences found in the context (higher is better)."""
 
     name = "context_recall_sentences"
     helper = "assert_answer_in_context"
     description = "The answer's sentences are found in the retrieved context (LLM judge)"
-    metrics = _support_metrics("context_recall")
+    metrics = support_metrics("context_recall")

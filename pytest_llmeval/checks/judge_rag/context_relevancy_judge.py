@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import Score, require_choice
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _judge_metrics, _yes
+from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics
 from ...text.basics import excerpt
 from .sentences import MAX_SENTENCES, _capped, _check_max, _sentences
 
@@ -54,7 +54,7 @@ class ContextRelevancyJudge(JudgeEvaluator):
     description = "The retrieved context is relevant to the question, sentence by sentence (LLM judge)"
     requires = ("question", "context")
     defaults: ClassVar[Mapping[str, Any]] = {"unit": "sentence", "max_sentences": MAX_SENTENCES}
-    metrics = _judge_metrics("context_relevancy", "share of relevant context sentences (or chunks)")
+    metrics = judge_metrics("context_relevancy", "share of relevant context sentences (or chunks)")
 
     def configure(self) -> None:
         require_choice(self.name, "unit", self.params["unit"], ("sentence", "chunk"))

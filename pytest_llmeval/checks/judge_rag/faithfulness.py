@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_type
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _judge_metrics, _verdict, list_schema
+from ...judges.evaluator import JudgeEvaluator, _verdict, judge_metrics, list_schema
 
 __all__ = ["assert_faithful", "Faithfulness"]
 
@@ -57,7 +57,7 @@ class Faithfulness(JudgeEvaluator):
     description = "The answer's claims are supported by the retrieved context (LLM judge)"
     requires = ("actual", "context")
     defaults: ClassVar[Mapping[str, Any]] = {"unknown_claims": "unsupported", "binary": False}
-    metrics = (*_judge_metrics("faithfulness", "share of claims supported by the context"),
+    metrics = (*judge_metrics("faithfulness", "share of claims supported by the context"),
                MetricSpec("faithful", "1 when every claim is supported, else 0", threshold=0.5))
 
     def configure(self) -> None:

@@ -9,7 +9,7 @@ from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _judge_metrics, _yes
+from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics
 
 __all__ = ["assert_no_hallucination_judged", "HallucinationJudge"]
 
@@ -37,7 +37,7 @@ class HallucinationJudge(JudgeEvaluator):
     extra = "judge"
     description = "The answer contradicts none of the retrieved chunks (LLM judge)"
     requires = ("actual", "context")
-    metrics = _judge_metrics("hallucination", "share of chunks the answer contradicts", higher_is_better=False)
+    metrics = judge_metrics("hallucination", "share of chunks the answer contradicts", higher_is_better=False)
 
     def score(self, case: Case) -> Score:
         try:

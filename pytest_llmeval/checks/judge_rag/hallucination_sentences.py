@@ -6,7 +6,7 @@ from typing import Any
 
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
-from .sentences import _SentenceSupport, _support_metrics
+from .sentences import SentenceSupport, support_metrics
 
 __all__ = ["assert_no_hallucinated_sentences", "SentenceHallucination"]
 
@@ -18,10 +18,10 @@ def assert_no_hallucinated_sentences(actual: str, context: Any, *, max_sentences
     return assert_check("hallucination_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 
-class SentenceHallucination(_SentenceSupport):
+class SentenceHallucination(SentenceSupport):
     """Seed 002's hallucination: share of the answer's sentences the context does not support (lower is better)."""
 
     name = "hallucination_sentences"
     helper = "assert_no_hallucinated_sentences"
     description = "No answer sentence lacks support in the retrieved context (LLM judge)"
-    metrics = _support_metrics("hallucination")
+    metrics = support_metrics("hallucination")

@@ -55,7 +55,7 @@ def _capped(items: list[str], limit: int) -> tuple[list[str], str]:
     return items[:limit], f" (the first {limit} of {len(items)} sentences judged: raise max_sentences to judge all)"
 
 
-def _support_metrics(primary: str) -> tuple[MetricSpec, ...]:
+def support_metrics(primary: str) -> tuple[MetricSpec, ...]:
     return (
         MetricSpec("context_recall", "share of answer sentences the context supports", threshold=0.75,
                    primary=primary == "context_recall"),
@@ -65,7 +65,7 @@ def _support_metrics(primary: str) -> tuple[MetricSpec, ...]:
     )
 
 
-class _SentenceSupport(JudgeEvaluator):
+class SentenceSupport(JudgeEvaluator):
     """Seed 002's RAG checks: one verdict per answer sentence, "is it in the context?"."""
 
     requires = ("actual", "context")

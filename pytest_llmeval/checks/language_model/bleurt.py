@@ -10,7 +10,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
 from ..safety.classifiers import _positions
-from .learned import _BATCH, _check_folder, _declared_architecture, _LearnedEvaluator, _load_error, _one_line
+from .learned import _BATCH, LearnedEvaluator, _check_folder, _declared_architecture, _load_error, _one_line
 
 __all__ = ["assert_bleurt", "Bleurt", "DEFAULT_BLEURT_MODEL"]
 
@@ -36,7 +36,7 @@ DEFAULT_BLEURT_MODEL = "lucadiliello/BLEURT-20-D12"
 BLEURT_RANGE = (-10.0, 10.0)
 
 
-class Bleurt(_LearnedEvaluator):
+class Bleurt(LearnedEvaluator):
     """BLEURT: a fine-tuned regression model's score of the answer against the expected answer(s).
 
     Parameters:

@@ -101,7 +101,7 @@ def _check_folder(evaluator: ModelEvaluator, role: str, name: str, expected: str
         raise _load_error(evaluator, role, name, f"the {role} folder {name!r} does not exist", expected)
 
 
-class _LearnedEvaluator(ModelEvaluator):
+class LearnedEvaluator(ModelEvaluator):
     """Shared: a reference-based check scored by one transformers model (``model``) on token windows (``max_length``)."""
 
     requires = ("actual", "expected")

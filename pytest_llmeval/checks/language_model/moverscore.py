@@ -14,7 +14,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, package_version, require_choice, require_type
 from ...core.result import Result
 from ..safety.classifiers import _positions
-from .learned import _BATCH, _check_folder, _declared_architecture, _LearnedEvaluator, _load_error, _one_line
+from .learned import _BATCH, LearnedEvaluator, _check_folder, _declared_architecture, _load_error, _one_line
 
 __all__ = ["assert_moverscore", "MoverScore", "DEFAULT_MOVERSCORE_MODEL", "earth_movers_distance"]
 
@@ -52,7 +52,7 @@ class _Text:
     kept: list[bool]  # False: a word-piece continuation, a punctuation mark or a stop word (weight 0)
 
 
-class MoverScore(_LearnedEvaluator):
+class MoverScore(LearnedEvaluator):
     """MoverScore: 1 - earth mover's distance between the answer's and the reference's token embeddings.
 
     Parameters:

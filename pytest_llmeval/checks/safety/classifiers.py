@@ -40,7 +40,7 @@ def _positions(model: Any, tokenizer: Any) -> int:
     return min([int(v) for v in limits if isinstance(v, int) and 0 < v < 1_000_000] or [512])
 
 
-class _ClassProbability(ModelEvaluator):
+class ClassProbability(ModelEvaluator):
     """The probability a sequence classifier gives one class (``label``), lower is better."""
 
     field = "actual"

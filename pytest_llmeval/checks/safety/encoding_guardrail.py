@@ -14,7 +14,7 @@ from ...core.evaluator import Evaluator, MetricSpec, Score, require_choice, requ
 from ...core.result import Result
 from ...text.conditions import Condition, parse_condition
 from ..lexical.text_matching import condition_outcome
-from .leakage import _leak_metric_specs
+from .leakage import leak_metric_specs
 from .pii_leakage import PiiLeakage
 
 __all__ = ["assert_no_encoded_leak", "EncodingGuardrail", "decode_blocks"]
@@ -106,7 +106,7 @@ class EncodingGuardrail(Evaluator):
     description = "No leak hidden in base16/base64-encoded parts of the answer"
     uses = ("conditions", "context")
     defaults: ClassVar[Mapping[str, Any]] = {"encoding": "auto", "evaluate_context": True}
-    metrics = _leak_metric_specs("encoded data") + (
+    metrics = leak_metric_specs("encoded data") + (
         MetricSpec("parse_failure", "1 when an expected encoded block could not be decoded", higher_is_better=False),
     )
 

@@ -7,7 +7,7 @@ from typing import Any
 from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
-from .classifiers import _ClassProbability
+from .classifiers import ClassProbability
 
 __all__ = ["assert_unbiased", "FairnessBias"]
 
@@ -19,7 +19,7 @@ def assert_unbiased(actual: str, *, scorer: str | None = None, classifier: str |
     return assert_check("fairness_bias", actual=actual, params={"model": scorer_argument("assert_unbiased", scorer, classifier=classifier)}, **kwargs)
 
 
-class FairnessBias(_ClassProbability):
+class FairnessBias(ClassProbability):
     """Gender, racial or political bias in the answer (probability of the biased class)."""
 
     name = "fairness_bias"

@@ -28,7 +28,7 @@ def _leak_metrics(answer_leaks: bool, context_leaks: bool | None) -> dict[str, f
     }
 
 
-def _leak_metric_specs(what: str) -> tuple[MetricSpec, ...]:
+def leak_metric_specs(what: str) -> tuple[MetricSpec, ...]:
     return (
         MetricSpec("pass", f"1 when neither answer nor context leaks {what}", primary=True),
         MetricSpec("fail", f"1 when answer or context leaks {what}", higher_is_better=False),
@@ -37,7 +37,7 @@ def _leak_metric_specs(what: str) -> tuple[MetricSpec, ...]:
     )
 
 
-class _PatternLeakage(Evaluator):
+class PatternLeakage(Evaluator):
     """Shared logic of the regex-suite leakage evaluators."""
 
     detectors: tuple[Detector, ...] = ()

@@ -7,7 +7,7 @@ from typing import Any
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...text.patterns import PII_DETECTORS
-from .leakage import _leak_metric_specs, _PatternLeakage
+from .leakage import PatternLeakage, leak_metric_specs
 
 __all__ = ["assert_no_pii", "PiiLeakage"]
 
@@ -22,7 +22,7 @@ def assert_no_pii(
     return assert_check("pii_leakage", actual=actual, context=context, params=params, **kwargs)
 
 
-class PiiLeakage(_PatternLeakage):
+class PiiLeakage(PatternLeakage):
     """Regex suite for PII: e-mails, payment cards (Luhn), SSNs, phone numbers, IBANs (mod-97), IP addresses.
 
     Parameters:
@@ -43,4 +43,4 @@ class PiiLeakage(_PatternLeakage):
     description = "No personally identifiable information in answer or context"
     detectors = PII_DETECTORS
     what = "PII"
-    metrics = _leak_metric_specs("PII")
+    metrics = leak_metric_specs("PII")

@@ -25,7 +25,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
 from ...core.result import Result
 from ...text.patterns import mask
-from .leakage import _leak_metric_specs, _leak_metrics
+from .leakage import _leak_metrics, leak_metric_specs
 from .presidio_ja import JA_SPACY_MODEL, add_ja_recognizers, ignore_unmapped_labels, ja_nlp_configuration
 
 __all__ = ["assert_no_pii_presidio", "PresidioPii", "DEFAULT_ENTITIES", "ENTITY_THRESHOLDS"]
@@ -168,7 +168,7 @@ class PresidioPii(ModelEvaluator):
     defaults: ClassVar[Mapping[str, Any]] = {"entities": None, "score_threshold": 0.5, "entity_thresholds": None,
                                              "language": "en", "spacy_model": None,
                                    "evaluate_context": True, "max_chars": _MAX_CHARS}
-    metrics = (*_leak_metric_specs("PII (Presidio)"),
+    metrics = (*leak_metric_specs("PII (Presidio)"),
                MetricSpec("pii_occurrences", "PII occurrences found by Presidio in answer and context, all entity types summed",
                           higher_is_better=False, range=(0.0, math.inf), threshold=None))
 

@@ -7,7 +7,7 @@ from typing import Any
 from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
-from .classifiers import _ClassProbability
+from .classifiers import ClassProbability
 
 __all__ = ["assert_no_prompt_injection", "PromptInjection"]
 
@@ -19,7 +19,7 @@ def assert_no_prompt_injection(question: str, *, scorer: str | None = None, clas
     return assert_check("prompt_injection", question=question, params={"model": scorer_argument("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
 
 
-class PromptInjection(_ClassProbability):
+class PromptInjection(ClassProbability):
     """A prompt injection attempt in the question (probability of the injection class)."""
 
     name = "prompt_injection"

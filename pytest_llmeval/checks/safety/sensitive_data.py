@@ -7,7 +7,7 @@ from typing import Any
 from ...core.assertion import assert_check, check_kwargs
 from ...core.result import Result
 from ...text.patterns import SECRET_DETECTORS
-from .leakage import _leak_metric_specs, _PatternLeakage
+from .leakage import PatternLeakage, leak_metric_specs
 
 __all__ = ["assert_no_sensitive_data", "SensitiveDataLeakage"]
 
@@ -22,7 +22,7 @@ def assert_no_sensitive_data(
     return assert_check("sensitive_data", actual=actual, context=context, params=params, **kwargs)
 
 
-class SensitiveDataLeakage(_PatternLeakage):
+class SensitiveDataLeakage(PatternLeakage):
     """Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys, passwords.
 
     Parameters: as :class:`PiiLeakage`; the kinds are those of
@@ -34,4 +34,4 @@ class SensitiveDataLeakage(_PatternLeakage):
     description = "No keys, tokens, certificates or passwords in answer or context"
     detectors = SECRET_DETECTORS
     what = "sensitive data"
-    metrics = _leak_metric_specs("sensitive data")
+    metrics = leak_metric_specs("sensitive data")

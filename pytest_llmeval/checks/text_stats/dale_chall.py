@@ -9,27 +9,35 @@ from typing import Any
 
 from ...core.evaluator import MetricSpec, package_version
 from ...core.result import Result
-from .statistics import _ANSWER, _INF, EXTRA_HINT, _bounded, _package_dir, _Readability, _statistic
+from .statistics import (
+    _INF,
+    ANSWER_FIELDS,
+    EXTRA_HINT,
+    ReadabilityStatistic,
+    bounded_metrics,
+    package_dir,
+    statistic_check,
+)
 
 __all__ = ["assert_dale_chall", "DaleChall"]
 
 
 def assert_dale_chall(
     actual: str, *, min: float | None = None, max: float | None = None, min_words: int = 100, context: Any = None,
-    fields: Any = _ANSWER, **kwargs: Any,
+    fields: Any = ANSWER_FIELDS, **kwargs: Any,
 ) -> Result:
     """Dale-Chall readability of the answer within bounds (lower is easier; ``max=8.9``: up to 12th grade).
 
     Texts under ``min_words`` words (100, as the seed) are not scored, and fail when a bound is given.
     """
     __tracebackhide__ = True
-    return _statistic("dale_chall", actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
+    return statistic_check("dale_chall", actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
 
 
 @lru_cache(maxsize=1)
 def dale_chall_words() -> frozenset[str]:
     """The Dale-Chall familiar words, from the installed ``textstat`` package's data (textstat is not imported)."""
-    for folder in _package_dir("textstat"):
+    for folder in package_dir("textstat"):
         path = folder / "resources" / "en" / "easy_words.txt"
         if path.is_file():
             return frozenset(line.strip().lower() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
@@ -65,14 +73,14 @@ _DALE_CHALL_BANDS = ((5, "4th grade or lower"), (6, "5th-6th grade"), (7, "7th-8
                      (9, "11th-12th grade"), (10, "13th-15th grade, college"), (_INF, "16th grade or higher, college graduate"))
 
 
-class DaleChall(_Readability):
+class DaleChall(ReadabilityStatistic):
     """Dale-Chall readability (lower is easier); ``max=8.9`` asks for 12th grade. Parameters: ``min_words`` (100), ``fields``."""
 
     name = "dale_chall"
     helper = "assert_dale_chall"
     description = "Dale-Chall readability (U.S. grade band) from unfamiliar words and sentence length"
     metrics = (
-        *_bounded("dale_chall", "0.1579 x % difficult words + 0.0496 words/sentence (+3.6365 above 5%)"),
+        *bounded_metrics("dale_chall", "0.1579 x % difficult words + 0.0496 words/sentence (+3.6365 above 5%)"),
         MetricSpec("difficult_words", "share of words not on the Dale-Chall familiar list", higher_is_better=False,
                    threshold=None),
         MetricSpec("words_per_sentence", "mean words per sentence", higher_is_better=False, range=(0.0, _INF), threshold=None),

@@ -7,13 +7,13 @@ from typing import Any
 from ...core.evaluator import MetricSpec, package_version
 from ...core.result import Result
 from .statistics import (
-    _ANSWER,
     _INF,
-    _bounded,
-    _Readability,
-    _statistic,
+    ANSWER_FIELDS,
+    ReadabilityStatistic,
     _syllable_total,
+    bounded_metrics,
     cmudict_syllables,
+    statistic_check,
 )
 
 __all__ = ["assert_flesch_reading_ease", "FleschReadingEase"]
@@ -21,14 +21,14 @@ __all__ = ["assert_flesch_reading_ease", "FleschReadingEase"]
 
 def assert_flesch_reading_ease(
     actual: str, *, min: float | None = None, max: float | None = None, min_words: int = 100, context: Any = None,
-    fields: Any = _ANSWER, **kwargs: Any,
+    fields: Any = ANSWER_FIELDS, **kwargs: Any,
 ) -> Result:
     """Flesch reading ease of the answer within bounds (higher is easier; ``min=60``: plain English).
 
     Texts under ``min_words`` words (100, as the seed) are not scored, and fail when a bound is given.
     """
     __tracebackhide__ = True
-    return _statistic("flesch_reading_ease", actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
+    return statistic_check("flesch_reading_ease", actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
 
 
 _FLESCH_BANDS = ((90, "very easy, 5th grade"), (80, "easy, 6th grade"), (70, "fairly easy, 7th grade"),
@@ -36,14 +36,14 @@ _FLESCH_BANDS = ((90, "very easy, 5th grade"), (80, "easy, 6th grade"), (70, "fa
                  (-_INF, "very difficult, college graduate"))
 
 
-class FleschReadingEase(_Readability):
+class FleschReadingEase(ReadabilityStatistic):
     """Flesch reading ease (higher is easier); ``min=60`` asks for plain English. Parameters: ``min_words`` (100), ``fields``."""
 
     name = "flesch_reading_ease"
     helper = "assert_flesch_reading_ease"
     description = "Flesch reading ease (0 hard - 100 easy) from sentence length and syllables per word"
     metrics = (
-        *_bounded("flesch_reading_ease", "206.835 - 1.015 words/sentence - 84.6 syllables/word", higher_is_better=True,
+        *bounded_metrics("flesch_reading_ease", "206.835 - 1.015 words/sentence - 84.6 syllables/word", higher_is_better=True,
                   low=-_INF, high=206.835 - 1.015 - 84.6),
         MetricSpec("words_per_sentence", "mean words per sentence", higher_is_better=False, range=(0.0, _INF), threshold=None),
         MetricSpec("syllables_per_word", "mean syllables per word", higher_is_better=False, range=(0.0, _INF), threshold=None),

@@ -7,18 +7,18 @@ from typing import Any
 
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
-from .statistics import _ANSWER, _bounded, _s, _statistic, _TextStatistic
+from .statistics import ANSWER_FIELDS, TextStatistic, _s, bounded_metrics, statistic_check
 
 __all__ = ["assert_japanese_character_count", "JapaneseCharacterCount", "japanese_characters"]
 
 
 def assert_japanese_character_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = _ANSWER,
+    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer has between ``min`` and ``max`` Japanese characters (hiragana, katakana, kanji)."""
     __tracebackhide__ = True
-    return _statistic("japanese_character_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check("japanese_character_count", actual, context, kwargs, min=min, max=max, fields=fields)
 
 
 _JAPANESE = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3005-\u3007"
@@ -34,14 +34,14 @@ def japanese_characters(text: str) -> int:
     return len(_JAPANESE.findall(text))
 
 
-class JapaneseCharacterCount(_TextStatistic):
+class JapaneseCharacterCount(TextStatistic):
     """Japanese characters (hiragana, katakana, kanji) in the answer, and their share of its non-space characters."""
 
     name = "japanese_character_count"
     helper = "assert_japanese_character_count"
     description = "Japanese characters (kana and kanji) in the answer, within optional min / max"
     metrics = (
-        *_bounded("japanese_character_count", "hiragana, katakana and kanji characters", higher_is_better=True),
+        *bounded_metrics("japanese_character_count", "hiragana, katakana and kanji characters", higher_is_better=True),
         MetricSpec("japanese_share", "Japanese characters / non-space characters", threshold=None),
     )
 

