@@ -322,12 +322,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    settings = config.stash[session_key].settings  # read from the settings: the model cache is made when first used
-    cache = settings.cache_dir if settings.cache_dir and settings.cache_dir.lower() != "off" else None
-    cache = str(config.rootpath / cache) if cache else "off"
+    eval_session = config.stash[session_key]  # read from the settings: the model cache is made when first used
+    settings = eval_session.settings
     return (
         f"llmeval: device {settings.device} (resolved when a model first loads), precision {settings.precision}, "
-        f"embedding model {settings.embedding_model}, cache {cache}"
+        f"embedding model {settings.embedding_model}, cache {eval_session.cache_dir or 'off'}"
     )
 
 

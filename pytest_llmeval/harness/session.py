@@ -91,18 +91,20 @@ class EvalSession:
         from ..models.cache import ModelCache
         from ..models.server import server_for
 
-        cache_dir = self.settings.cache_dir
         return ModelCache(device=self.settings.device, precision=self.settings.precision, embedding_model=self.settings.embedding_model,
-                          cache_dir=str(self.config.rootpath / cache_dir) if cache_dir and cache_dir.lower() != "off" else None,
-                          announce=self.announce, embedding_server=server_for(self.settings))
+                          cache_dir=self.cache_dir, announce=self.announce, embedding_server=server_for(self.settings))
+
+    @property
+    def cache_dir(self) -> str | None:
+        """The embedding cache's folder in the rootdir (``None``: ``--llmeval-cache-dir=off``)."""
+        folder = self.settings.cache_dir
+        return str(self.config.rootpath / folder) if folder and folder.lower() != "off" else None
 
     @functools.cached_property
     def prefetcher(self) -> Prefetcher:
         from ..models.prefetch import Prefetcher
 
-        prefetcher = Prefetcher(judge_prefetch=self.settings.judge_prefetch)
-        prefetcher.share_dir = self.share_dir
-        return prefetcher
+        return Prefetcher(judge_prefetch=self.settings.judge_prefetch, share_dir=self.share_dir)
 
     def made(self, part: str) -> bool:
         """Whether ``models`` or ``prefetcher`` was made in this run (the end of a run that used neither needs neither)."""

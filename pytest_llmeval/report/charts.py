@@ -14,7 +14,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core.result import verdict_of
-from .aggregate import perturbation_of
+from .aggregate import perturbation_of, shown_model
 from .view import number
 
 if TYPE_CHECKING:
@@ -31,7 +31,9 @@ BINS = 20
 
 
 def shown(model: str | None) -> str:
-    return model if model and model != "-" else NO_MODEL_LABEL
+    """The model's name, or :data:`NO_MODEL_LABEL` where the leaderboard shows "-" (a test without a model)."""
+    label = shown_model(model or None)
+    return NO_MODEL_LABEL if label == "-" else label
 
 
 def colour(good: float | None) -> str:

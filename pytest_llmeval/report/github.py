@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .markdown import cell
+from .markdown import cell, opening
 from .view import Limits, view
 
 __all__ = ["COMMENT_LIMIT", "STEP_SUMMARY_LIMIT", "MARKER", "render_comment", "step_summary_path", "append_step_summary"]
@@ -35,17 +35,9 @@ Section = tuple[list[str], list[str], str, int]  # (heading and table head, rows
 
 
 def _headline(v: Any) -> list[str]:
-    head = v.headline
-    extra = f", {head.unverified} unverified" if head.unverified else ""
-    extra += f", {head.expected} expected failures (xfail)" if head.expected else ""
-    lines = [MARKER, "## LLM evaluation", ""]
-    if v.interruption:
-        lines += [f"**{cell(v.interruption, 400)}.**", ""]
-    if v.baseline and v.baseline.verdict_line:
-        lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
-    elif v.baseline is None:
-        lines += ["No baseline to compare with (no report of the base branch was found).", ""]
-    lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){extra}.")
+    *first, headline = opening(v)  # where a verdict would stand, the comment says why there is none
+    missing = ["No baseline to compare with (no report of the base branch was found).", ""] if v.baseline is None else []
+    lines = [MARKER, "## LLM evaluation", "", *first, *missing, headline]
     if v.outcomes_line is not None:
         lines.append(f"Tests: {v.outcomes_line}.")
     return [*lines, ""]

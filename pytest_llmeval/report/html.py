@@ -11,6 +11,7 @@ output above all, is escaped. What is shown comes from :func:`.view.view` and :m
 from __future__ import annotations
 
 import functools
+from collections import Counter
 import os
 from collections.abc import Mapping, Sequence
 from html import escape
@@ -28,8 +29,6 @@ MAX_RESULTS = HTML_LIMITS.results
 
 #: Rows of the failures table at most.
 MAX_FAILURES = 1000
-
-MAX_FLIPS = HTML_LIMITS.flips
 
 #: Cases per check in the cases-by-models grid (the hardest first).
 MAX_GRID_CASES = 100
@@ -56,15 +55,16 @@ def _order(record: Mapping[str, Any]) -> int:
 def render(report: dict[str, Any]) -> str:
     v = view(report, Limits(flips=HTML_LIMITS.flips, changes=HTML_LIMITS.changes, failures=0, results=0))
     records: list[Mapping[str, Any]] = [r for r in report.get("results") or [] if isinstance(r, Mapping)]
-    ordered = sorted(records, key=_order)  # stable: test-id order within each group
-    shown = ordered[:MAX_RESULTS]
+    ranked = sorted(((_order(record), record) for record in records), key=lambda pair: pair[0])  # stable: test-id order within
+    shown = [record for _, record in ranked[:MAX_RESULTS]]
     anchors = {id(record): f"#r{index}" for index, record in enumerate(shown)}
     results = [(f"r{index}", result_row(record)) for index, record in enumerate(shown)]
-    not_passed = [r for r in ordered if _order(r) < 3][:MAX_FAILURES]
+    not_passed = [pair for pair in ranked if pair[0] < 3][:MAX_FAILURES]
     groups: dict[int, list[tuple[str, Any]]] = {0: [], 1: [], 2: []}
-    for index, record in enumerate(not_passed):
-        groups[_order(record)].append((f"f{index}", result_row(record)))
-    totals = [sum(1 for r in records if _order(r) == group) for group in range(3)]
+    for index, (group, record) in enumerate(not_passed):
+        groups[group].append((f"f{index}", result_row(record)))
+    counted = Counter(group for group, _ in ranked)
+    totals = [counted[group] for group in range(3)]
     models = sorted({charts.shown(r.get("model")) for r in records})
     base_rows = (report.get("baseline") or {}).get("rows") or []
     return str(_template().render(

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .view import MARKDOWN_LIMITS, Capped, ResultRow, view
+from .view import MARKDOWN_LIMITS, Capped, ReportView, ResultRow, view
 
-__all__ = ["render", "cell", "MAX_FAILURES"]
+__all__ = ["render", "cell", "opening", "MAX_FAILURES"]
 
 
 #: Failed checks listed at most; the JSON report has them all.
@@ -39,17 +39,22 @@ def _results_section(title: str, intro: str | None, results: Capped[ResultRow], 
     return [*lines, ""]
 
 
+def opening(v: ReportView) -> list[str]:
+    """What a Markdown summary says first: an interruption (every number after it covers only the tests that ran),
+    the run's verdict against the baseline, then the headline."""
+    head = v.headline
+    lines = [f"**{cell(v.interruption, 400)}.**", ""] if v.interruption else []
+    if v.baseline and v.baseline.verdict_line:
+        lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
+    extra = f", {head.unverified} unverified" if head.unverified else ""
+    extra += f", {head.expected} expected failures (xfail)" if head.expected else ""
+    return [*lines, f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){extra}."]
+
+
 def render(report: dict[str, Any]) -> str:
     v = view(report, MARKDOWN_LIMITS)
     head = v.headline
-    unverified = f", {head.unverified} unverified" if head.unverified else ""
-    unverified += f", {head.expected} expected failures (xfail)" if head.expected else ""
-    lines = ["# LLM evaluation", ""]
-    if v.interruption:  # before anything else: every number below covers only the tests that ran
-        lines += [f"**{cell(v.interruption, 400)}.**", ""]
-    if v.baseline and v.baseline.verdict_line:  # the run's verdict against the baseline comes first
-        lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
-    lines.append(f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){unverified}.")
+    lines = ["# LLM evaluation", "", *opening(v)]
     lines += [f"{cell(line, 300)}." for line in v.verdicts]
     if v.outcomes_line is not None:
         lines.append(f"Tests (pytest's outcomes, with or without checks): {v.outcomes_line}.")
