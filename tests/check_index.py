@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import ast
 import pathlib
-import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "pytest_llmeval"
 CHECKS = PACKAGE / "checks"
 HELPER_PREFIXES = ("assert_", "record_", "measure_")
+
+sys.path.insert(0, str(ROOT))
+from tests.generated import read, rewrite  # noqa: E402
 
 
 def module_of(path: pathlib.Path) -> str:
@@ -98,26 +100,19 @@ BLOCKS = {
 }
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(# <generated: {re.escape(name)}>\n)(.*?)(^[ ]*# </generated: {re.escape(name)}>)", re.S | re.M)
+def markers(name: str) -> tuple[str, str]:
+    return f"# <generated: {name}>", f"# </generated: {name}>"
 
 
 def current(path: pathlib.Path, name: str) -> str:
-    match = _pattern(name).search(path.read_text(encoding="utf-8"))
-    if match is None:
+    found = read(path, *markers(name))
+    if found is None:
         raise ValueError(f"{path}: no '# <generated: {name}>' block")
-    return match.group(2).removesuffix("\n")
+    return found
 
 
 def write() -> list[str]:
-    changed = []
-    for (path, name), make in BLOCKS.items():
-        text = path.read_text(encoding="utf-8")
-        new = _pattern(name).sub(lambda m: m.group(1) + make() + "\n" + m.group(3), text)
-        if new != text:
-            path.write_text(new, encoding="utf-8")
-            changed.append(f"{path.relative_to(ROOT)} ({name})")
-    return changed
+    return [f"{path.relative_to(ROOT)} ({name})" for (path, name), make in BLOCKS.items() if rewrite(path, *markers(name), make())]
 
 
 if __name__ == "__main__":

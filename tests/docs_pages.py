@@ -28,11 +28,11 @@ from pytest_llmeval.checks import BUILTIN_CHECKS  # noqa: E402
 from pytest_llmeval.core.catalog import readme_table  # noqa: E402
 from pytest_llmeval.core.registry import Registry  # noqa: E402
 from pytest_llmeval.harness.options import options_table  # noqa: E402
-from tests.seed_coverage import SEED_COVERAGE, coverage_table  # noqa: E402
+from tests.generated import read, rewrite  # noqa: E402
+from tests.seed_coverage import CATALOG_NAMES, SEED_COVERAGE, coverage_table  # noqa: E402
 
 #: The reference catalogs, by the number of their file in ../shared/seeds.
-CATALOGS = {"000": "H2O Sonar", "001": "Valor", "002": "the dataset and judge-check catalog", "003": "DataRobot",
-            "004": "the RAG and DeepEval survey"}
+CATALOGS = CATALOG_NAMES
 
 FAMILY_TITLES = {
     "lexical": "Lexical and structure checks", "embedding": "Embedding checks", "judge_rag": "Judge checks of RAG answers",
@@ -139,15 +139,12 @@ def blocks() -> dict[tuple[pathlib.Path, str], str]:
     return out
 
 
-def _pattern(name: str) -> re.Pattern[str]:
-    return re.compile(rf"(<!-- {re.escape(name)}:start -->\n)(.*?)(\n?<!-- {re.escape(name)}:end -->)", re.S)
+def markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
 
 
 def current(path: pathlib.Path, name: str) -> str | None:
-    if not path.exists():
-        return None
-    match = _pattern(name).search(path.read_text(encoding="utf-8"))
-    return None if match is None else match.group(2).rstrip("\n")
+    return read(path, *markers(name))
 
 
 def write() -> list[str]:
@@ -158,10 +155,7 @@ def write() -> list[str]:
             title = FAMILY_TITLES.get(family, family)
             intro = inspect.cleandoc(__import__(f"pytest_llmeval.checks.{family}", fromlist=["_"]).__doc__ or "")
             path.write_text(f"# {title}\n\n{decode(intro)}\n\n<!-- checks:start -->\n<!-- checks:end -->\n", encoding="utf-8")
-        old = path.read_text(encoding="utf-8")
-        new = _pattern(name).sub(lambda m: m.group(1) + text + "\n" + m.group(3).lstrip("\n"), old)
-        if new != old:
-            path.write_text(new, encoding="utf-8")
+        if rewrite(path, *markers(name), text):
             changed.append(f"{path.relative_to(ROOT)} ({name})")
     return changed
 

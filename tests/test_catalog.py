@@ -11,14 +11,15 @@ from pytest_llmeval import Registry
 from pytest_llmeval.core.catalog import entries, readme_table
 from pytest_llmeval.harness.options import options_table
 
+from .docs_pages import current
+
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 
 
 def block(page: str, name: str) -> list[str]:
-    text = (DOCS / page).read_text(encoding="utf-8")
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    assert start in text and end in text, f"docs/{page} has no {name} block"
-    return text.split(start, 1)[1].split(end, 1)[0].strip().splitlines()
+    text = current(DOCS / page, name)
+    assert text is not None, f"docs/{page} has no {name} block"
+    return text.splitlines()
 
 
 def test_the_docs_check_table_is_generated_from_the_classes():

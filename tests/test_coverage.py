@@ -9,6 +9,7 @@ import pytest
 
 import pytest_llmeval
 from pytest_llmeval.core.registry import Registry
+from tests.docs_pages import current
 from tests.seed_coverage import (
     CATALOG_NAMES,
     IMPLEMENTED,
@@ -117,10 +118,9 @@ def test_table_shape() -> None:
 
 
 def test_the_docs_page_is_current() -> None:
-    text = README.read_text(encoding="utf-8")
-    match = re.search(r"<!-- coverage:start -->\n(.*?)\n<!-- coverage:end -->", text, re.DOTALL)
-    assert match, "docs/coverage.md has no <!-- coverage:start --> ... <!-- coverage:end --> block"
-    assert match.group(1).split("\n") == coverage_table(), "docs/coverage.md is stale; run: python tests/docs_pages.py --write"
+    text = current(README, "coverage")
+    assert text is not None, "docs/coverage.md has no <!-- coverage:start --> ... <!-- coverage:end --> block"
+    assert text.split("\n") == coverage_table(), "docs/coverage.md is stale; run: python tests/docs_pages.py --write"
 
 
 @pytest.mark.parametrize("seed", list(SEEDS))
