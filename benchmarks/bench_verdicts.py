@@ -126,6 +126,22 @@ def qags(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
         yield f"qags{index}", good, {"actual": " ".join(s["sentence"] for s in sentences), "context": [row["article"]]}
 
 
+def real_answers(data: str, name: str, prefix: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    """Claims of real model answers with human support labels (ExpertQA, Factcheck-GPT): good = fully supported."""
+    for index, row in enumerate(_jsonl(os.path.join(data, name))):
+        fields = {"context": list(row["context"]), "question": row.get("question") or None, "actual": row["answer"]}
+        yield f"{prefix}{index}", row["label"] == "good", fields
+
+
+def record_pairs(own: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    """Descriptions of records given as JSON or Python literals (ours): faithful in other formats vs one or two claims
+    the record does not support."""
+    for row in _jsonl(os.path.join(own, "record_pairs.jsonl")):
+        fields = {"context": row["context"], "question": row["question"]}
+        yield f"{row['id']}-faithful", True, {**fields, "actual": row["faithful"]}
+        yield f"{row['id']}-{row['kind']}", False, {**fields, "actual": row["hallucinated"]}
+
+
 def grounded_pairs(own: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
     for row in _jsonl(os.path.join(own, "grounded_pairs.jsonl")):
         fields = {"context": row["context"], "question": row["question"]}
@@ -167,7 +183,8 @@ def plan(
     facts = {"method": "facts", "entities": entities}
     out: list[tuple[str, str, dict[str, Any], Iterable[tuple[str, bool, dict[str, Any]]]]] = []
     public = os.path.exists(os.path.join(data, "qags_cnndm.jsonl"))
-    methods: list[tuple[str, dict[str, Any]]] = [("facts", facts), ("embeddings", {"method": "embeddings"})]
+    methods: list[tuple[str, dict[str, Any]]] = [("facts", facts), ("facts, fail_on=all", {**facts, "fail_on": "all"}),
+                                                 ("embeddings", {"method": "embeddings"})]
     if nli_model:
         methods.append(("nli", {"method": "nli", "nli_model": nli_model, "entities": entities}))
     for method, params in methods:
@@ -178,8 +195,13 @@ def plan(
                 out.append(("groundedness", method, params, summaries(data)))
             if os.path.exists(os.path.join(data, "halueval_dialogue_dev.jsonl")):
                 out.append(("groundedness", method, params, dialogue(data)))
+            for name, prefix in REAL_SETS:
+                if os.path.exists(os.path.join(data, name)):
+                    out.append(("groundedness", method, params, real_answers(data, name, prefix)))
         if os.path.exists(os.path.join(own, "grounded_pairs.jsonl")):
             out.append(("groundedness", method, params, grounded_pairs(own)))
+        if os.path.exists(os.path.join(own, "record_pairs.jsonl")):
+            out.append(("groundedness", method, params, record_pairs(own)))
     if os.path.exists(os.path.join(own, "similarity_pairs.jsonl")):
         out.append(("answer_accuracy", "facts", {"entities": entities}, similarity_pairs(own)))
         out.append(("answer_accuracy", "embeddings", {"entities": entities, "facts": False}, similarity_pairs(own)))
@@ -192,6 +214,24 @@ def plan(
         out.append(("context_relevancy", "embeddings", {}, relevancy(data, "context")))
         out.append(("answer_relevancy_similarity", "embeddings", {}, relevancy(data, "answer")))
     return out
+
+
+#: Real model answers with human support labels: (file, id prefix).
+REAL_SETS = (("expertqa_dev.jsonl", "eqa"), ("factcheckgpt_dev.jsonl", "fcg"))
+
+
+#: Data set names by id prefix.
+SET_NAMES = {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (shuffled)", "ans": "HaluEval QA (shuffled)",
+             "gr": "ours: grounded pairs", "rec": "ours: record descriptions", "unrel": "ours: similarity pairs (shuffled)",
+             "sim": "ours: similarity pairs", "summ": "HaluEval summarization", "dial": "HaluEval dialogue",
+             "eqa": "ExpertQA (real GPT-4 answers)", "fcg": "Factcheck-GPT (real ChatGPT answers)"}
+
+
+#: The sets whose labels measure support by the context (an evidence kind's precision is gated on these): HaluEval
+#: dialogue's right responses are right about the world, not grounded in the knowledge, and HaluEval summarization's
+#: right summaries add what the article never states (CNN's highlights), so they are measured and shown, not gated on.
+SUPPORT_SETS = frozenset({"HaluEval QA", "QAGS CNN/DM", "ours: grounded pairs", "ours: record descriptions",
+                          "ExpertQA (real GPT-4 answers)", "Factcheck-GPT (real ChatGPT answers)"})
 
 
 # -- running and reading --------------------------------------------------------------------
@@ -294,6 +334,103 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
     }
 
 
+def kinds_of(record: dict[str, Any]) -> set[str]:
+    """The evidence kinds a result names (failing or concerns)."""
+    details = record.get("details")
+    evidence = details.get("evidence", []) if isinstance(details, dict) else []
+    return {str(e.get("kind")) for e in evidence if isinstance(e, dict)}
+
+
+def on_span(record: dict[str, Any], kind: str, answer: str, spans: Sequence[Sequence[int]]) -> bool:
+    """Whether some evidence of ``kind`` quotes text inside a labeled unsupported span of the answer."""
+    for piece in record.get("details", {}).get("evidence", []):
+        if piece.get("kind") != kind:
+            continue
+        quoted = str(piece.get("text", "")).rstrip(".…")
+        start = answer.find(quoted[:60]) if quoted else -1
+        if start < 0:
+            continue
+        end = start + len(quoted)
+        if any(start < b and a < end for a, b in spans):
+            return True
+    return False
+
+
+def measure_kinds(records: list[dict[str, Any]], labels: dict[str, bool], data: str,
+                  answers: dict[str, str], spans: dict[str, list[list[int]]]) -> list[dict[str, Any]]:
+    """Per evidence kind on one set: the good and bad answers it fires on, its precision (bad among them, the two classes
+    weighted 1:1) and, where the set labels spans, the share of its firings on bad answers that fall on one."""
+    from pytest_llmeval.facts.kinds import KIND_IDS, balanced_precision
+
+    good = [r for r in records if labels[r["case_id"]]]
+    bad = [r for r in records if not labels[r["case_id"]]]
+    out = []
+    for kind in KIND_IDS:
+        good_fired = sum(kind in kinds_of(r) for r in good)
+        bad_records = [r for r in bad if kind in kinds_of(r)]
+        labeled = [r for r in bad_records if spans.get(r["case_id"])]
+        out.append({
+            "kind": kind, "data": data, "gates": data in SUPPORT_SETS, "good": len(good), "bad": len(bad),
+            "good_fired": good_fired, "bad_fired": len(bad_records),
+            "precision": balanced_precision(good_fired, len(bad_records), len(good), len(bad)),
+            "on_span": (sum(on_span(r, kind, answers[r["case_id"]], spans[r["case_id"]]) for r in labeled) / len(labeled)
+                        if labeled else None),
+        })
+    return out
+
+
+def render_kinds(rows: list[dict[str, Any]]) -> str:
+    """The per-kind table as Markdown: for each kind and set, fired on good / bad answers and precision."""
+    from pytest_llmeval.facts.kinds import MIN_FIRINGS, measured_failing
+
+    from pytest_llmeval.facts.kinds import KINDS, balanced_precision
+
+    failing = measured_failing(rows)
+    lines = ["| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) |", "|---|---|---|---|---|---|"]
+    for kind in KINDS:
+        mine = [r for r in rows if r["kind"] == kind.id and r["gates"]]
+        good_fired, bad_fired = sum(r["good_fired"] for r in mine), sum(r["bad_fired"] for r in mine)
+        good, bad = sum(r["good"] for r in mine), sum(r["bad"] for r in mine)
+        precision = balanced_precision(good_fired, bad_fired, good, bad)
+        shown = "-" if precision is None else f"{precision:.3f}" + (" (too few)" if good_fired + bad_fired < MIN_FIRINGS else "")
+        lines.append(f"| {kind.id} | {kind.meaning} | {'**yes**' if kind.id in failing else 'no (concern)'} | "
+                     f"{good_fired}/{good} | {bad_fired}/{bad} | {shown} |")
+    lines += ["", "Per set (sets where the kind fired):", "",
+              "| kind | fails by default | data | fired on good | fired on bad | precision (1:1) | on a labeled span |",
+              "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        fired = row["good_fired"] + row["bad_fired"]
+        if not fired:
+            continue
+        precision = "-" if row["precision"] is None else f"{row['precision']:.3f}"
+        if fired < MIN_FIRINGS:
+            precision += " (too few)"
+        elif not row["gates"]:
+            precision += " (not gated)"
+        span = "-" if row["on_span"] is None else f"{row['on_span']:.2f}"
+        lines.append(f"| {row['kind']} | {'yes' if row['kind'] in failing else 'no'} | {row['data']} | "
+                     f"{row['good_fired']}/{row['good']} | {row['bad_fired']}/{row['bad']} | {precision} | {span} |")
+    return "\n".join(lines)
+
+
+def render_published(table: list[dict[str, Any]]) -> str:
+    """The table as docs/quality.md publishes it: groundedness first (the default setup, then the catalog's), then the
+    other checks."""
+    def cell(value: float) -> str:
+        return "-" if value != value else f"{value:.3f}"
+
+    order = {"facts": 0, "facts, fail_on=all": 1, "nli": 2, "embeddings": 3}
+    rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 3), r["data"]))
+    lines = ["| check (setup) | labeled data | good / bad | good failed | bad caught | failure precision | unverified | "
+             "balanced | AUC |", "|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        setup = "default" if row["setup"] == "facts" else row["setup"]
+        lines.append(f"| {row['check']} ({setup}) | {row['data']} | {row['good']} / {row['bad']} | {cell(row['failed_good'])} | "
+                     f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])} | "
+                     f"{cell(row['balanced'])} | {cell(row['auc'])} |")
+    return "\n".join(lines)
+
+
 def render(table: list[dict[str, Any]], *, escalated: bool = False) -> str:
     """The table as Markdown: verdict quality per check, setup and data set."""
     def cell(value: float) -> str:
@@ -335,6 +472,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated checks to measure (default: all)")
     parser.add_argument("--cache-dir", default=None, help="embedding cache folder (default: none, so nothing is reused)")
     parser.add_argument("--json", default=None, help="also write the table as JSON here")
+    parser.add_argument("--kinds-json", default=None, help="also write the per-kind evidence table as JSON here")
+    parser.add_argument("--results", default=None,
+                        help="write verdicts.json and evidence_kinds.json here, the measurement docs/quality.md and the "
+                             "default fail_on are generated from (benchmarks/results)")
+    parser.add_argument("--fail-on", default=None, help="groundedness fail_on for this run (default: the measured kinds)")
     parser.add_argument("--judge-model", default=None, help="a judge on an OpenAI-protocol server decides unverified answers")
     parser.add_argument("--judge-url", default=None, help="the judge server's base URL (with --judge-model)")
     parser.add_argument("--scripted-judge", action="store_true",
@@ -345,6 +487,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     labels: dict[str, bool] = {}
     groups: dict[str, tuple[str, str, str]] = {}
+    answers: dict[str, str] = {}
+    spans: dict[str, list[list[int]]] = {}
     only = {name for name in args.only.split(",") if name}
     for check, setup, params, data_rows in plan(args.data, args.own, args.entities, args.nli_model):
         if only and check not in only:
@@ -355,10 +499,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             dataset = row_id.split("-")[0].rstrip("0123456789") or row_id
             case = f"{check}/{setup}/{row_id}"
             labels[case] = good
-            groups[case] = (check, setup, {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (shuffled)",
-                                            "ans": "HaluEval QA (shuffled)", "gr": "ours: grounded pairs", "unrel": "ours: similarity pairs (shuffled)",
-                                            "sim": "ours: similarity pairs", "summ": "HaluEval summarization",
-                                            "dial": "HaluEval dialogue"}.get(dataset, dataset))
+            groups[case] = (check, setup, SET_NAMES.get(dataset, dataset))
+            if check == "groundedness" and setup == "facts" and args.fail_on is not None:
+                params = {**params, "fail_on": args.fail_on}
+            answers[case] = str(fields.get("actual") or "")
+            if fields.get("spans"):
+                spans[case] = fields.pop("spans")
             rows.append({"id": case, "check": check, "params": params, "fields": fields})
     server = None
     judge = (args.judge_model, args.judge_url) if args.judge_model and args.judge_url else None
@@ -378,12 +524,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     for key in sorted(by_group, key=lambda k: (k[0], k[2], k[1])):
         table.append({"check": key[0], "setup": key[1], "data": key[2], **measure(by_group[key], labels)})
     print(render(table, escalated=judge is not None))
+    kinds = [row for key in sorted(by_group, key=lambda k: k[2]) if key[0] == "groundedness" and key[1] == "facts"
+             for row in measure_kinds(by_group[key], labels, key[2], answers, spans)]
+    if kinds:
+        print("\nEvidence kinds (groundedness, method facts):\n" + render_kinds(kinds))
     models = sorted({str(r["model"]) for r in table})
-    print(f"\nscoring model(s): {'; '.join(models)}; entities={args.entities}; judge: {judge[0] if judge else 'none'}; "
-          f"{len(rows)} tests in {report['run']['duration_s']:.0f}s through pytest ({report['run']['workers'] or 1} worker(s))")
+    footer = (f"Scoring model(s): {'; '.join(models)}; entities={args.entities}; judge: {judge[0] if judge else 'none'}; "
+              f"{len(rows)} tests in {report['run']['duration_s']:.0f} s through pytest ({report['run']['workers'] or 1} worker(s), "
+              f"{'an embedding and parse cache given' if args.cache_dir else 'no cache: every text encoded and parsed'}).")
+    print("\n" + footer)
+    if args.results:
+        os.makedirs(args.results, exist_ok=True)
+        with open(os.path.join(args.results, "verdicts.json"), "w", encoding="utf-8") as handle:
+            json.dump({"table": table, "footer": footer}, handle, indent=1, sort_keys=True)
+            handle.write("\n")
+        with open(os.path.join(args.results, "evidence_kinds.json"), "w", encoding="utf-8") as handle:
+            json.dump(kinds, handle, indent=1, sort_keys=True)
+            handle.write("\n")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(table, handle, indent=2)
+    if args.kinds_json:
+        with open(args.kinds_json, "w", encoding="utf-8") as handle:
+            json.dump(kinds, handle, indent=2)
     return 0
 
 

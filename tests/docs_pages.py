@@ -7,18 +7,25 @@ Each generated part sits between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->
 - ``docs/checks/<family>.md`` (``checks``): each check of the family: what it measures, its inputs, metrics and
   default thresholds, parameters, the extra it needs, the catalogs it comes from, and where its verdicts are measured;
 - ``docs/options.md`` (``options``): every option, ini key and environment variable;
-- ``docs/coverage.md`` (``coverage``): every item of the reference catalogs and what implements it.
+- ``docs/coverage.md`` (``coverage``): every item of the reference catalogs and what implements it;
+- ``docs/quality.md`` (``verdicts``, ``evidence-kinds``): the verdict-quality and per-kind evidence tables, from the
+  committed measurement of ``benchmarks/bench_verdicts.py --results benchmarks/results`` (``verdicts.json``,
+  ``evidence_kinds.json``), and ``pytest_llmeval/facts/kinds.py`` (``failing``): the kinds that fail by default, the
+  kinds that measurement lets fail.
 
 The reference catalogs are named as their authors name them (H2O Sonar, Valor, DataRobot ...), never by file number.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
+import json
 import pathlib
 import re
 import sys
 from collections import defaultdict
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -90,6 +97,13 @@ def check_section(name: str, registry: Registry, sources: dict[str, list[str]], 
         lines.append("- verdict quality: measured on labeled data, see [How far each verdict can be trusted](../quality.md)")
     else:
         lines.append("- verdict quality: not measured on labeled data")
+    if "fail_on" in cls.defaults:
+        from pytest_llmeval.facts.kinds import FAILING, KIND_IDS
+
+        warn = [kind for kind in KIND_IDS if kind not in FAILING]
+        lines.append(f"- evidence that fails by default: {', '.join(f'`{k}`' for k in KIND_IDS if k in FAILING) or 'none'}; "
+                     f"concerns only (the answer is unverified, the concern named): {', '.join(f'`{k}`' for k in warn) or 'none'} "
+                     "([measured per kind](../quality.md#evidence-kinds-and-which-of-them-fail); `fail_on=` chooses)")
     doc = inspect.cleandoc(cls.__doc__ or "")
     paragraphs = [p for p in doc.split("\n\n") if p.strip() and not p.lstrip().startswith(">>>")]
     if paragraphs:
@@ -131,15 +145,51 @@ def coverage_block() -> str:
     return decode("\n".join(coverage_table()))
 
 
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def _results(name: str) -> Any:
+    return json.loads((RESULTS / name).read_text(encoding="utf-8"))
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_verdicts", ROOT / "benchmarks" / "bench_verdicts.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def verdicts_block() -> str:
+    """The published verdict-quality table: every row of the committed benchmark run."""
+    run = _results("verdicts.json")
+    return _bench().render_published(run["table"]) + "\n\n" + run["footer"]
+
+
+def kinds_block() -> str:
+    return _bench().render_kinds(_results("evidence_kinds.json"))
+
+
+def failing_block() -> str:
+    from pytest_llmeval.facts.kinds import measured_failing
+
+    kinds = ", ".join(f'"{kind}"' for kind in sorted(measured_failing(_results("evidence_kinds.json"))))
+    return f"FAILING: frozenset[str] = frozenset({{{kinds}}})" if kinds else "FAILING: frozenset[str] = frozenset()"
+
+
 def blocks() -> dict[tuple[pathlib.Path, str], str]:
     out = {(DOCS / "checks" / "index.md", "catalog"): catalog_block(), (DOCS / "options.md", "options"): options_block(),
-           (DOCS / "coverage.md", "coverage"): coverage_block()}
+           (DOCS / "coverage.md", "coverage"): coverage_block(), (DOCS / "quality.md", "verdicts"): verdicts_block(),
+           (DOCS / "quality.md", "evidence-kinds"): kinds_block(),
+           (ROOT / "pytest_llmeval" / "facts" / "kinds.py", "failing"): failing_block()}
     for family in families():
         out[(DOCS / "checks" / f"{family}.md", "checks")] = family_block(family)
     return out
 
 
 def markers(name: str) -> tuple[str, str]:
+    if name == "failing":  # a Python file: the markers are comments
+        return f"# <!-- {name}:start -->", f"# <!-- {name}:end -->"
     return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
 
 

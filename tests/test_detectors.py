@@ -148,7 +148,7 @@ def test_groundedness_nli_method_with_a_tiny_cross_encoder(tmp_path, models):
     first, second = evaluator.evaluate(cases)
     assert first.primary == "entailment" and len(first.details["entailment"]) == 2
     assert all(0.0 <= p <= 1.0 for p in first.details["entailment"]) and first.score == min(first.details["entailment"])
-    assert set(first.thresholds) == {"entailment", "evidence"}
+    assert set(first.thresholds) == {"entailment", "evidence", "concerns"}
     assert "nli:" in first.signature.model and first.signature.params["nli_window"] == 2
     # a short answer is one claim with its question; 'Paris' is a name the context lacks
     assert len(second.details["entailment"]) == 1 and second.metrics["fact_support"] == 0.0 and not second.passed

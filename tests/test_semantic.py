@@ -45,7 +45,7 @@ def test_groundedness_names_the_ungrounded_sentence(make):
     assert not catalog.passed and catalog.primary == "groundedness"
     assert catalog.details["least_grounded"] == 1
     assert "least grounded sentence 'The moon is made of green cheese.'" in catalog.reason
-    result = one(make("groundedness"), actual=answer, context=CONTEXT)
+    result = one(make("groundedness", fail_on="all"), actual=answer, context=CONTEXT)
     assert not result.passed and result.primary == "support" and result.metrics["fact_support"] == 1.0
     assert "least supported sentence 2 'The moon is made of green cheese.'" in result.reason
     # the catalog value is the same number whichever method gives the verdict
@@ -57,7 +57,7 @@ def test_groundedness_names_the_ungrounded_sentence(make):
 
 def test_groundedness_catches_wrong_facts_and_names_them(make):
     context = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair in Paris."]
-    wrong = one(make("groundedness"), actual="The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", context=context)
+    wrong = one(make("groundedness", fail_on="all"), actual="The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", context=context)
     assert not wrong.passed and wrong.metrics["fact_support"] < 1.0
     assert "'500 metres' (sentence 1) is not stated in the context" in wrong.reason
     assert "'Romans' (sentence 1) appears nowhere in the context" in wrong.reason
@@ -76,7 +76,7 @@ def test_short_answer_is_judged_with_its_question(make):
     assert right.passed and right.details["short_answer"] and right.details["claims"][0]["claim"].startswith("What is")
     # the bare word is far from the paragraph: the catalog value alone would fail it
     assert right.metrics["groundedness"] < 0.5
-    wrong = one(make("groundedness"), actual="Irish", context=context, question=question)
+    wrong = one(make("groundedness", fail_on="all"), actual="Irish", context=context, question=question)
     assert not wrong.passed and "'Irish' (the answer) appears nowhere in the context" in wrong.reason
     long_form = one(make("groundedness", short_answer_words=0), actual="American", context=context, question=question)
     assert not long_form.details["short_answer"]
@@ -86,9 +86,9 @@ def test_groundedness_threshold_is_calibrated_per_model_and_signed(make, models)
     evaluator = make("groundedness")
     assert evaluator.model_family() == "all-minilm-l6-v2"
     [result] = evaluator.evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
-    assert dict(result.thresholds) == {"support": 0.7, "evidence": 0.0}
+    assert dict(result.thresholds) == {"support": 0.7, "evidence": 0.0, "concerns": 0.0}
     assert dict(result.signature.thresholds) == dict(result.thresholds)
-    assert "thresholds=evidence:0,support:0.7" in result.signature.key
+    assert "thresholds=concerns:0,evidence:0,support:0.7" in result.signature.key
     [embeddings] = make("groundedness", method="embeddings").evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
     calibrated = type(evaluator).metric_specs()["groundedness"].calibrated
     assert embeddings.thresholds["groundedness"] == calibrated["all-minilm-l6-v2"]
@@ -274,7 +274,7 @@ from pytest_llmeval import assert_grounded, assert_similar
 CONTEXT = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair."]
 
 def test_tower():
-    assert_grounded("The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", CONTEXT)
+    assert_grounded("The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", CONTEXT, fail_on="all")
 
 def test_capital():
     assert_similar("The capital of Australia is Sydney.", "The capital of Australia is Canberra.")

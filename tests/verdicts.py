@@ -24,5 +24,7 @@ def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
         # unscored: a reply that could not be used fails; only a judge check can find nothing to judge
         assert result.verdict == "fail" or (result.verdict == "unverified" and evaluator.needs_judge), result.verdict
     else:
-        assert result.verdict == "pass" or (result.verdict == "unverified" and evaluator.needs_judge), result.verdict
+        # a judge check that found nothing to judge, or an answer that says the sources lack the answer (a refusal)
+        nothing_to_judge = evaluator.needs_judge or bool(result.details.get("refusal"))
+        assert result.verdict == "pass" or (result.verdict == "unverified" and nothing_to_judge), result.verdict
     assert result.passed == (result.verdict == "pass" or (result.verdict == "unverified" and unverified != "fail"))

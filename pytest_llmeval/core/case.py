@@ -44,17 +44,39 @@ def _optional_text(owner: str, name: str, value: object) -> str | None:
     raise TypeError(f"{owner}: argument {name!r} must be a str or None, got {type(value).__name__}")
 
 
+def _json_value(value: object) -> object:
+    """What JSON writes for a value it has no type for: a mapping as a dict, a set as a list, else its text."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def _record_text(owner: str, name: str, record: Mapping[Any, Any]) -> str:
+    """A record given as a context chunk (a dict), as its JSON text."""
+    try:
+        return json.dumps(dict(record), ensure_ascii=False, default=_json_value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise TypeError(f"{owner}: argument {name!r} is a mapping that cannot be written as JSON: {exc}") from None
+
+
 def _texts(owner: str, name: str, value: object) -> tuple[str, ...]:
-    """Normalise one text or a sequence of texts into a tuple of str."""
+    """Normalise one text or a sequence of texts into a tuple of str; a ``context`` chunk may be a mapping (a
+    record), kept as its JSON text."""
     if value is None:
         return ()
     if isinstance(value, str):
         return (value,)
+    if name == "context" and isinstance(value, Mapping):
+        return (_record_text(owner, name, value),)
     if isinstance(value, (bytes, bytearray)) or not isinstance(value, Iterable):
         raise TypeError(
             f"{owner}: argument {name!r} must be a str or a sequence of str, got {type(value).__name__}"
         )
     items = tuple(value)
+    if name == "context":
+        items = tuple(_record_text(owner, f"{name}[{i}]", v) if isinstance(v, Mapping) else v for i, v in enumerate(items))
     for index, item in enumerate(items):
         if not isinstance(item, str):
             raise TypeError(
@@ -90,7 +112,8 @@ class Case:
         actual: The actual answer produced by the model under test.
         expected: The expected answer, or several acceptable ones.
         question: The question or prompt.
-        context: The retrieved context, one chunk or ordered chunks.
+        context: The retrieved context, one chunk or ordered chunks; a chunk may be a record (a mapping), kept as
+            its JSON text.
         conditions: A text-matching condition (see :mod:`pytest_llmeval.text.conditions`).
         history: The conversation history before the question.
         model: The name of the model under test.

@@ -29,11 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text.basics import excerpt
-from .extract import _NEGATION, FactIndex
+from .extract import _NEGATION, FactIndex, _raw_number
 from .names import _CONTRACTION, _FUNCTION_WORDS, _WORD, CONVERSATIONAL, EVALUATIVE
 from .parsing import Fact
 
-__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages"]
+__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "NumberSentences", "fact_kind"]
 
 
 _NUMBER_STEM = re.compile(r"^n[\dmp]")
@@ -48,17 +48,19 @@ class Evidence:
     """One piece of named evidence against an answer.
 
     Args:
-        kind: ``fact`` (a number, date or name the context does not state), ``negation``, ``role swap``,
-            ``conflict`` or ``unshared`` (a claim that shares nothing with the context).
+        kind: The evidence kind's stable id (:data:`pytest_llmeval.facts.kinds.KIND_IDS`: ``number``,
+            ``changed_number``, ``name``, ``negation``, ``role_swap``, ``unshared`` ...).
         sentence: The answer sentence it is in (1-based).
         text: What is quoted from the answer.
         message: One line a person can act on.
+        fails: Whether this kind fails the answer (``fail_on``); else it is a concern (verdict unverified).
     """
 
     kind: str
     sentence: int
     text: str
     message: str
+    fails: bool = True
 
 
 def messages(evidence: Sequence[Evidence]) -> list[str]:
@@ -172,3 +174,86 @@ def describe_unshared(number: int, sentence: str, words: Sequence[str], *, numbe
     shown = ", ".join(repr(w) for w in words[:4]) + (" ..." if len(words) > 4 else "")
     verb = "appears" if len(words) == 1 else "appear"
     return f"{sentence_label(number, numbered)} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} {verb} nowhere in it"
+
+
+def fact_kind(fact: Fact, instead: Fact | None, currencies: set[str] | frozenset[str] = frozenset()) -> str:
+    """The evidence kind of an unstated fact: ``name``, ``date``, ``time``, ``unit`` (the context's number in another unit
+    or currency: ``instead``), or ``number``."""
+    if fact.kind == "name":
+        return "name"
+    if fact.kind in ("date", "year"):
+        return "date"
+    if fact.kind == "time":
+        return "time"
+    if instead is not None and (instead.unit != fact.unit or _raw_number(instead.text) == _raw_number(fact.text)):
+        return "unit"  # "50 gallons" where the context says "50 litres"
+    if fact.kind == "money" and fact.unit and currencies and fact.unit not in currencies:
+        return "unit"
+    return "number"
+
+
+#: The word after a number that names what it counts ("10 *employees*"), when it has no unit.
+_NOUN_AFTER = re.compile(r"[ \t]*([^\W\d_][\w-]*)")
+
+
+#: Share of an answer sentence's content words (numbers aside) that the context sentence of another number for the
+#: same thing holds: the two sentences say the same thing with another number.
+SAME_THING = 0.6
+
+
+class NumberSentences:
+    """The numbers of a context, each with its sentence's content words, to find the one a changed number replaces."""
+
+    def __init__(self, sentences: Sequence[str]) -> None:
+        from .layer import content_stems
+        from .parsing import _numbers, detokenize_numbers
+
+        self.entries: list[tuple[Fact, str, frozenset[str], str | None]] = []
+        for sentence in sentences:
+            text = detokenize_numbers(sentence)
+            found = _numbers(text)
+            if not found:
+                continue
+            stems = frozenset(s for s in content_stems(text) if not _NUMBER_STEM.match(s))
+            for fact in found:
+                self.entries.append((fact, sentence, stems, _counted(text, fact)))
+
+    def changed(self, fact: Fact, sentence: str) -> tuple[Fact, str] | None:
+        """The context's number for the same thing as ``fact`` of answer ``sentence``, when it is another value: same kind
+        and unit (or, without one, the same noun after it), in a context sentence holding most of the answer sentence's
+        words; with the context sentence, or ``None``."""
+        from .layer import content_stems
+        from .parsing import detokenize_numbers
+
+        if fact.kind not in ("number", "percent", "money") or self.entries == []:
+            return None
+        text = detokenize_numbers(sentence)
+        mine = {s for s in content_stems(text) if not _NUMBER_STEM.match(s)}
+        if len(mine) < 2:
+            return None
+        noun = _counted(text, fact) if fact.unit is None else None
+        if fact.unit is None and noun is None:
+            return None
+        best: tuple[float, Fact, str] | None = None
+        tolerance = fact.step / 2 + 1e-9 * max(1.0, abs(fact.value))
+        for other, context_sentence, stems, other_noun in self.entries:
+            if other.kind != fact.kind or other.unit != fact.unit or abs(other.value - fact.value) <= tolerance:
+                continue
+            if fact.unit is None and other_noun != noun:
+                continue
+            share = len(mine & stems) / len(mine)
+            if share >= SAME_THING and (best is None or share > best[0]):
+                best = (share, other, context_sentence)
+        return None if best is None else (best[1], best[2])
+
+
+def _counted(text: str, fact: Fact) -> str | None:
+    """The stem of the noun a unitless number counts ("10 employees": ``employe``), or ``None``."""
+    from .names import word_stem
+
+    if fact.unit is not None:
+        return None
+    match = _NOUN_AFTER.match(text, fact.start + len(fact.text))
+    if match is None or match.group(1).casefold() in _FUNCTION_WORDS:
+        return None
+    return word_stem(match.group(1))

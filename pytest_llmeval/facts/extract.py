@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..text.basics import split_sentences
+from .aliases import ContextForms, alias_supported, context_forms, demonym_forms
 from .names import (
-    _DEMONYM,
     _FUNCTION_WORDS,
     _SPACY_LABELS,
     _WORD,
@@ -110,14 +110,15 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
             spans.append([start, end])
     starts = [span[0] for span in spans]
 
-    def inside_date(start: int) -> bool:
-        index = bisect.bisect_right(starts, start) - 1
+    def inside_date(start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` overlaps a date or time (the "20" and "-20" of "10:0-20:0")."""
+        index = bisect.bisect_left(starts, end) - 1
         return index >= 0 and start < spans[index][1]
 
     facts.extend(dates)
     facts.extend(times)
     for fact in _numbers(text):
-        if inside_date(fact.start):
+        if inside_date(fact.start, fact.start + len(fact.text)):
             continue
         facts.append(fact)
     if parsed is not None and len(parsed.text) == len(text):
@@ -125,7 +126,7 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
     else:
         names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
     for fact in names:
-        if inside_date(fact.start):
+        if inside_date(fact.start, fact.start + len(fact.text)):
             continue
         if all(k in _MONTHS for k in fact.value):
             continue
@@ -144,6 +145,8 @@ def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
             continue
         if label != "NORP" and not any(start <= offset < end for offset in proper):
             continue
+        if not any(char.isupper() for char in parsed.text[start:end]):
+            continue  # "grammarians", "the state labor department": written in lower case, not a name
         fact = entity_name(parsed.text[start:end], start)
         if fact is not None:
             yield fact
@@ -178,6 +181,8 @@ class FactIndex:
         self._sorted_stems: list[str] | None = None
         self._clauses: list[tuple[str, set[str], bool]] | None = None
         self._by_initial: dict[str, list[str]] | None = None
+        self._aliases: ContextForms | None = None
+        self._found: dict[str, bool] = {}
         self.sentences = [s for chunk in chunks for s in (split_sentences(chunk) or [chunk.strip()]) if s]
 
     @property
@@ -216,7 +221,12 @@ class FactIndex:
         if fact.kind == "name":
             if fact.weak and all(self._shares_stem(word) for word in fact.value):
                 return True
-            return all(self.has_word(word) for word in fact.value)
+            if all(self.has_word(word) for word in fact.value):
+                return True
+            # Written another way: "CA" / "California", "U.N." / "United Nations", "British" / "UK".
+            if self._aliases is None:
+                self._aliases = context_forms(self.sentences)
+            return alias_supported(fact.text, fact.value, self._aliases, self.has_word)
         if fact.kind == "date":
             return self._supports_date(fact)
         return self._supports_number(fact)
@@ -226,8 +236,16 @@ class FactIndex:
 
         ``Canadians`` is found by ``Canadian``; ``American`` by ``America`` and
         ``Italian`` by ``Italy`` (a demonym ending on the place name, whose final
-        vowel may drop); ``Walker`` is not found by ``walk``, nor ``Paula`` by ``Paul``.
+        vowel may drop), ``British`` by ``Britain`` and ``Nazis`` by ``Nazi``
+        (:func:`~pytest_llmeval.facts.aliases.demonym_forms`); ``Walker`` is not
+        found by ``walk``, nor ``Paula`` by ``Paul``. Each word is looked up once.
         """
+        found = self._found.get(word)
+        if found is None:
+            found = self._found[word] = self._look_up(word)
+        return found
+
+    def _look_up(self, word: str) -> bool:
         if word in self.words:
             return True
         parts = [p for p in re.split(r"[-.]", word) if p]
@@ -236,13 +254,8 @@ class FactIndex:
         base = _inflection(word)
         if base in self.bases:
             return True
-        for suffix in _DEMONYM:
-            if len(base) > len(suffix) + 2 and base.endswith(suffix):
-                place = base[: -len(suffix)]
-                if place in self.bases or any(place + vowel in self.bases for vowel in "aeiouy"):
-                    return True
-            if base + suffix in self.bases or (base[-1:] in "aeiouy" and base[:-1] + suffix in self.bases):
-                return True
+        if not self.bases.isdisjoint(demonym_forms(base)):
+            return True
         return self._misspelt(word)
 
     def _misspelt(self, word: str) -> bool:
@@ -284,6 +297,8 @@ class FactIndex:
             if fact.unit and other.unit and fact.unit != other.unit and not _duration_and_clock(fact, other):
                 continue
             tolerance = max(fact.step, 0.0) / 2 + 1e-12 * max(1.0, abs(fact.value))
+            if fact.approx or other.approx:
+                tolerance = max(tolerance, APPROXIMATE * max(abs(fact.value), abs(other.value)))  # "about 1,300" / "1,284"
             if abs(other.value - fact.value) <= tolerance:
                 return True
         if fact.kind == "year":
@@ -383,6 +398,10 @@ def _clauses(sentence: str) -> list[str]:
 def _content_words(sentence: str) -> set[str]:
     return {word_stem(m.group(0)) for m in _WORD.finditer(sentence)
             if m.group(0).casefold() not in _FUNCTION_WORDS and not _NEGATION.fullmatch(m.group(0))}
+
+
+#: How far a hedged number ("about", "nearly", "over") may be from the one it restates, as a share of the larger.
+APPROXIMATE = 0.1
 
 
 #: Words at least this long may be found with one typo.

@@ -1,23 +1,35 @@
 """Numbers, units, dates and times as :mod:`pytest_llmeval.facts.extract` reads them.
 
 A number is read with its magnitude and unit (``1,280 metres`` = ``1280 m``,
-``15.9 million`` = ``15,900,000``, ``two`` = ``2``) and the precision it is
-written to; percentages, money, years, dates (``6 May 1825`` = ``May 6, 1825`` =
-``1825-05-06``) and times of day (``6 p.m.`` = ``18:00``) are told apart. Each is
-a :class:`Fact`.
+``15.9 million`` = ``15,900,000``, ``one hundred and twenty`` = ``120``,
+``three quarters`` = ``0.75``) and the precision it is written to; percentages,
+money, years, dates (``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06``) and times
+of day (``6 p.m.`` = ``18:00`` = ``18:0``) are told apart. The ends of a range
+(``5-10%``, ``9am-5pm``) are facts of their own, a hedged number (``about 1,300``)
+is marked approximate, and digits that are part of a name (``COVID-19``,
+``F-35``, ``4G``) are no number. Each is a :class:`Fact`. Dates, times and weekdays
+are read by :mod:`pytest_llmeval.facts.dates`, and can be imported from here too.
 
 >>> [(f.kind, f.value, f.unit) for f in _numbers("It is 1,280 metres tall")]
 [('number', 1280.0, 'm')]
+>>> [f.value for f in _clock_times("Open 10 am to 8 pm")] == [f.value for f in _clock_times("Open 10:0-20:0")]
+True
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import lru_cache, wraps
-from typing import Any, TypeVar
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import replace
+
+from .dates import _MONTHS as _MONTHS
+from .dates import _clock_times as _clock_times
+from .dates import _dates as _dates
+from .dates import _weekdays as _weekdays
+from .fact import CACHED_CHARS as CACHED_CHARS
+from .fact import Fact, _end, _hedged, _kept, _outside
 
 __all__ = ["Fact", "parse_number", "detokenize_numbers", "canonical_numbers"]
 
@@ -62,8 +74,8 @@ _UNITS = {
     "lb": "lb", "lbs": "lb", "tonne": "t", "tonnes": "t", "ton": "ton", "tons": "ton",
     "litre": "l", "litres": "l", "liter": "l", "liters": "l", "ml": "ml", "gallon": "gal", "gallons": "gal",
     "ounce": "oz", "ounces": "oz", "oz": "oz", "acre": "acre", "acres": "acre", "hectare": "ha", "hectares": "ha",
-    "sec": "s", "second": "s", "seconds": "s", "min": "min", "minute": "min", "minutes": "min",
-    "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "day", "days": "day",
+    "sec": "s", "second": "s", "seconds": "s", "min": "min", "minute": "min", "minutes": "min", "mins": "min",
+    "h": "h", "hr": "h", "hrs": "h", "hour": "h", "hours": "h", "day": "day", "days": "day",
     "week": "week", "weeks": "week", "month": "month", "months": "month", "year": "year", "years": "year",
     "decade": "decade", "decades": "decade", "century": "century", "centuries": "century",
     "°c": "°C", "°f": "°F", "degrees": "°", "mph": "mph", "km/h": "km/h", "kmh": "km/h",
@@ -72,7 +84,7 @@ _UNITS = {
 }
 
 
-# Units of one dimension compare in a base unit: "2 days" = "48 hours", "1.28 km" = "1,280 m".
+# Units of one dimension compare in a base unit: "2 days" = "48 hours", "1.28 km" = "1,280 m", "1.5 hours" = "90 minutes".
 _BASE = {
     "km": ("m", 1000.0), "cm": ("m", 0.01), "mm": ("m", 0.001), "ft": ("m", 0.3048), "in": ("m", 0.0254),
     "mi": ("m", 1609.344), "yd": ("m", 0.9144), "g": ("kg", 0.001), "lb": ("kg", 0.45359237), "t": ("kg", 1000.0),
@@ -82,14 +94,46 @@ _BASE = {
 }
 
 
-_CLOCK = re.compile(
-    r"(?<![\d:.])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?(?::(?P<s>\d{2}))?[ \t]?(?P<ampm>(?i:a\.m\.|p\.m\.|am\b|pm\b))"
-    r"|(?<![\d:.])(?P<h2>\d{1,2}):(?P<m2>\d{2})(?::(?P<s2>\d{2}))?(?![\d:])"
+def _alternatives(words: Iterable[str]) -> str:
+    """A regex alternation of ``words``, longest first."""
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+# Number words. "one" and "a" count only inside a longer number ("twenty-one", "a hundred", "one million"):
+# alone they are too often no number ("one of them", "a house").
+_TEENS = {word: value for word, value in _NUMBER_WORDS.items() if 10 <= value < 20}
+_TENS = {word: value for word, value in _NUMBER_WORDS.items() if value >= 20 and value % 10 == 0}
+_WORD_VALUES = {**_NUMBER_WORDS, **_ONES}
+_ONE_TO_NINE = _alternatives(_ONES)
+#: Below a hundred, without "one": "twenty-one", "seventeen", "six".
+_TO_99 = (f"(?:(?:{_alternatives(_TENS)})(?:[- ](?:{_ONE_TO_NINE}))?|{_alternatives(_TEENS)}"
+          f"|{_alternatives(w for w in _ONES if w != 'one')}|zero)")
+_TO_99_ONE = f"(?:{_TO_99}|one)"
+#: "a hundred", "two hundred and five", "one hundred twenty".
+_HUNDREDS = f"(?:an?|{_ONE_TO_NINE})[ \\t-]hundred(?:[ \\t](?:and[ \\t])?{_TO_99_ONE})?"
+_WORD_NUMBER = (
+    f"(?:(?:{_HUNDREDS}|{_TO_99}|an?|one)[ \\t-]thousand(?:[ \\t](?:and[ \\t])?(?:{_HUNDREDS}|{_TO_99_ONE}))?"
+    f"|{_HUNDREDS}"
+    f"|(?:(?:half[ \\t]an?|an?|{_TO_99_ONE})[ \\t-])?dozen"
+    f"|{_TO_99}"
+    f"|(?:one|an?)(?=[ \\t-]?(?:million|billion|trillion)\\b)|one(?=[ \\t]and[ \\t]a[ \\t]half\\b))"
 )
 
 
+#: Unicode's vulgar fractions ("1½").
+_VULGAR = "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"
+
+
+#: Denominators of a fraction written in digits ("1/2", "3/4", "7/16"); others ("9/11", "24/7") are no fraction.
+_DENOMINATORS = "100|64|32|16|12|10|[2-9]"
+
+
+#: A fraction is written to this precision ("a third" is supported by "0.33").
+FRACTION_STEP = 0.01
+
+
 # One pass over the text finds every number: digits (with thousands separators and a
-# decimal part) or a number word, then an optional magnitude and unit. No nested
+# decimal part), a fraction, or number words, then an optional magnitude and unit. No nested
 # repetition, so the scan is linear in the length of the text.
 _UNIT_ALTERNATIVES = "|".join(
     re.escape(u) for u in sorted({*_UNITS, *_CURRENCY_WORDS}, key=len, reverse=True)
@@ -98,38 +142,16 @@ _UNIT_ALTERNATIVES = "|".join(
 
 _NUMBER = re.compile(
     r"(?P<cur>(?:US)?\$|[€£¥₹])?[ \t]?"
-    r"(?<![\w.,])(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
-    r"|(?i:" + "|".join(_NUMBER_WORDS) + r")(?:-(?i:" + "|".join(_ONES) + r"))?)"
+    r"(?<![\w.,])(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    # thousands set apart by a no-break or thin space ("1 300"), or by spaces in two groups or more ("1 300 000")
+    r"|\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})+(?![\d,])(?:\.\d+)?|\d{1,3}(?: \d{3}){2,}(?![\d,])(?:\.\d+)?"
+    r"|(?:\d{1,2}[ \t])?(?<![\d/])[1-9]/(?:" + _DENOMINATORS + r")(?![\d/])|\d{0,3}[" + _VULGAR + r"]"
+    r"|\d+(?:\.\d+)?|\.\d+"
+    r"|(?i:" + _WORD_NUMBER + r"))"
     r"(?P<ord>st|nd|rd|th)?"
     r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r"))(?!\w)"
     r"|(?!\w)|(?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w)))"
     r"(?:(?:[ \t]|-(?=[^\W\d]))?(?P<unit>(?i:" + _UNIT_ALTERNATIVES + r"))(?!\w))?"
-)
-
-
-_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
-
-
-_MONTHS = {
-    name: index
-    for index, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-         ("november", "nov"), ("december", "dec")],
-        start=1,
-    )
-    for name in names
-}
-
-
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-
-
-_DATE = re.compile(
-    r"(?i)\b(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?" + _MONTH.replace("month", "month1")
-    + r"(?:,?[ \t]+(?P<year1>\d{4}))?"
-    r"|" + _MONTH.replace("month", "month2") + r"[ \t]+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b(?:,?[ \t]+(?P<year2>\d{4}))?"
-    r"|" + _MONTH.replace("month", "month3") + r",?[ \t]+(?P<year3>\d{4}))\b"
 )
 
 
@@ -142,6 +164,10 @@ def parse_number(text: str) -> tuple[float, float] | None:
     (1280.0, 1.0)
     >>> parse_number("twenty-one")
     (21.0, 1.0)
+    >>> parse_number("one hundred and twenty")
+    (120.0, 1.0)
+    >>> parse_number("3/4")
+    (0.75, 0.01)
     >>> parse_number("the tower") is None
     True
     """
@@ -158,22 +184,58 @@ def _scaled(match: re.Match[str]) -> bool:
     return bool(match.group("cur")) or unit in _CURRENCY_WORDS or (match.group("scale") or "").isupper()
 
 
+def _word_value(words: str) -> tuple[float, float]:
+    """Value and step of number words: ``a hundred and five`` is 105 (to 1), ``two thousand five hundred`` 2,500 (to 100).
+
+    >>> _word_value("half a dozen")
+    (6.0, 1.0)
+    """
+    tokens = re.findall(r"[a-z]+", words.lower())
+    half = tokens[:1] == ["half"]
+    total = current = 0.0
+    step = 1.0
+    for token in tokens[2 if half else 0:]:
+        if token in ("a", "an"):
+            current += 1
+        elif token == "hundred":
+            current, step = (current or 1) * 100, 100.0
+        elif token == "thousand":
+            total, current, step = total + (current or 1) * 1000, 0.0, 1000.0
+        elif token == "dozen":
+            current, step = (current or 1) * 12, 1.0
+        elif token in _WORD_VALUES:
+            current, step = current + _WORD_VALUES[token], 1.0
+    return (total + current) * (0.5 if half else 1.0), step
+
+
+def _digit_value(raw: str) -> tuple[float, float] | None:
+    """Value and step of a number in digits: ``1,300``, ``1 300``, ``2.50``, ``2 1/2``, ``1½``."""
+    if raw[-1] in _VULGAR:
+        whole = raw[:-1]
+        return (int(whole) if whole else 0) + unicodedata.numeric(raw[-1]), FRACTION_STEP
+    if "/" in raw:
+        whole, _, fraction = raw.rpartition(" ")
+        numerator, _, denominator = fraction.partition("/")
+        return (int(whole) if whole else 0) + int(numerator) / int(denominator), FRACTION_STEP
+    digits = re.sub(r"[,\s]", "", raw)
+    try:
+        value = float(digits)
+    except ValueError:
+        return None
+    return value, 10.0 ** -len(digits.partition(".")[2])
+
+
 def _number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
     """Value, step and whether the number was written as a word."""
     raw = match.group("num")
     word = raw[0].isalpha()
     if word:
-        head, _, tail = raw.lower().partition("-")
-        value = float(_NUMBER_WORDS[head] + (_ONES[tail] if tail else 0))
-        step = 1.0
+        value, step = _word_value(raw)
     else:
-        digits = raw.replace(",", "")
-        try:
-            value = float(digits)
-        except ValueError:
+        parsed = _digit_value(raw)
+        if parsed is None:
             return None
-        decimals = len(digits.partition(".")[2])
-        step = 10.0 ** -decimals
+        value, step = parsed
     if match.group("sign"):
         value = -value
     scale = match.group("scale")
@@ -190,33 +252,6 @@ def _number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
     return value, step, word
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One checkable statement of a text.
-
-    Args:
-        kind: ``number``, ``percent``, ``money``, ``year``, ``date``, ``time`` or ``name``
-            (negation is checked per sentence: :meth:`FactIndex.polarity_conflict`).
-        text: The words as written (for messages).
-        value: The normalised value: a float for numbers (seconds of the day for
-            times), ``(year, month, day)`` for dates (``None`` where not given), a
-            tuple of folded words for names.
-        unit: Unit or currency code for numbers, else ``None``.
-        step: The precision a number is written to (``15.9 million``: 100,000).
-        start: Offset of the fact in the text it was found in.
-    """
-
-    kind: str
-    text: str
-    value: Any
-    unit: str | None = None
-    step: float = 1.0
-    start: int = 0
-    #: A lone capitalised first word of a sentence: perhaps a name, perhaps a common word,
-    #: so any word of the source sharing its stem supports it ("Open" / "opening").
-    weak: bool = False
-
-
 _TIME_UNITS = "hours?|minutes?|seconds?|days?|weeks?|months?|years?"
 
 
@@ -231,40 +266,66 @@ _HALF_A = re.compile(r"\bhalf[ \t]+an?[ \t]+(?P<unit>" + _TIME_UNITS + r")\b", r
 _ONE_A = re.compile(r"\ban?[ \t]+(?P<unit>" + _TIME_UNITS + r")(?=[ \t]*,?[ \t]*(?:and[ \t]+)?\d)", re.IGNORECASE)
 
 
-#: What joins the parts of one duration: "2 hours, 7 minutes and 42 seconds".
+#: What joins the parts of one duration: "2 hours, 7 minutes and 42 seconds"; "2 hours 30 minutes" (larger unit first).
 _DURATION_JOIN = re.compile(r"^[ \t]*(?:,[ \t]*(?:and[ \t]+)?|and[ \t]+)$")
 
 
-_Text = TypeVar("_Text")
+_DURATION_SPACE = re.compile(r"^[ \t]+$")
 
 
-#: Texts up to this long have what is read from them kept (a check reads one sentence several times);
-#: longer ones are read afresh, so the memory held stays small.
-CACHED_CHARS = 2000
+#: Fractions in words: "half of", "a third of", "one-third", "two thirds", "three quarters".
+_FRACTION_PARTS = {
+    "half": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4, "fourths": 4, "fifth": 5,
+    "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8, "eighths": 8, "ninth": 9,
+    "ninths": 9, "tenth": 10, "tenths": 10,
+}
 
 
-def _kept(function: Callable[[str], _Text]) -> Callable[[str], _Text]:
-    """``function`` of a text, kept for texts of at most :data:`CACHED_CHARS` characters (its results are immutable)."""
-    cached = lru_cache(maxsize=8192)(function)
+_FRACTION_WORDS = re.compile(
+    r"(?i)(?<![\w-])(?<!and[ \t])(?:(?P<count>an?|" + _alternatives([*_ONES, "ten"]) + r")(?P<join>[ \t]|-))?"
+    r"(?P<part>" + _alternatives(_FRACTION_PARTS) + r")(?![\w-])"
+    r"(?P<of>[ \t]+(?:of|the|its|their|his|her|our|your|my|all|this|that|these|those)\b|[ \t]*(?:[.,;:!?)]|$))?"
+)
 
-    @wraps(function)
-    def read(text: str) -> _Text:
-        return cached(text) if len(text) <= CACHED_CHARS else function(text)
 
-    return read
+#: Words joined to digits by a hyphen that make no name of them ("mid-2020", "pre-1900", "Jan-2021").
+_NUMBER_PREFIXES = frozenset({"mid", "pre", "post", "early", "late", "circa", "ca", "top", "over", "under", "non", "anti",
+                              "ex", "sub", "pro", "up", "around", "about", "from", "to", "since", "until", "by", *_MONTHS})
+
+
+def _in_name(text: str, start: int) -> bool:
+    """Whether the digits at ``start`` are part of a name or model joined by a hyphen: ``COVID-19``, ``F-35``, ``B-52``."""
+    if start < 2 or text[start - 1] not in "-‐‑":
+        return False
+    begin = start - 1
+    while begin > 0 and text[begin - 1].isalpha():
+        begin -= 1
+    word = text[begin:start - 1]
+    return bool(word) and word.casefold() not in _NUMBER_PREFIXES
+
+
+#: What joins the two ends of a range: "5-10", "5 to 10", "between 5 and 10", "2 or 3".
+_RANGE_JOIN = re.compile(r"(?:[ \t]*[-–—][ \t]*|[ \t]+(?:to|and|or|through)[ \t]+)\Z")
 
 
 @_kept
 def _numbers(text: str) -> tuple[Fact, ...]:
-    """Every number of ``text`` with its unit; a duration written in parts ("an hour and 35 minutes") is one fact."""
-    facts = sorted([*_single_numbers(text), *_unit_words(text)], key=lambda f: f.start)
+    """Every number of ``text`` with its unit; a duration written in parts ("an hour and 35 minutes") is one fact.
+
+    >>> [(f.value, f.unit, f.approx) for f in _numbers("about 5-10 km, two thirds of it")]
+    [(5000.0, 'm', True), (10000.0, 'm', False), (0.6666666666666666, None, False)]
+    """
+    found = sorted([*_single_numbers(text), *_unit_words(text), *_fraction_words(text)], key=lambda f: (f.start, -len(f.text)))
     merged: list[Fact] = []
-    for fact in facts:
+    for fact in found:
         last = merged[-1] if merged else None
-        if (last is not None and last.unit == "s" and fact.unit == "s" and last.start + len(last.text) <= fact.start
-                and _DURATION_JOIN.match(text[last.start + len(last.text):fact.start])):
+        if last is not None and fact.start < last.start + len(last.text):
+            continue  # "two" of "two thirds"
+        if (last is not None and last.unit == "s" and fact.unit == "s"
+                and (_DURATION_JOIN.match(text[last.start + len(last.text):fact.start])
+                     or (last.step > fact.step and _DURATION_SPACE.match(text[last.start + len(last.text):fact.start])))):
             merged[-1] = Fact("number", text[last.start:fact.start + len(fact.text)], last.value + fact.value, "s",
-                              min(last.step, fact.step), last.start)
+                              min(last.step, fact.step), last.start, approx=last.approx)
         else:
             merged.append(fact)
     return tuple(merged)
@@ -275,20 +336,57 @@ def _unit_words(text: str) -> Iterable[Fact]:
     for pattern, amount in ((_HALF_A, 0.5), (_ONE_A, 1.0)):
         for match in pattern.finditer(text):
             unit, factor = _BASE.get(_UNITS[match.group("unit").lower()], (_UNITS[match.group("unit").lower()], 1.0))
-            yield Fact("number", match.group(0), amount * factor, unit, amount * factor, match.start())
+            yield Fact("number", match.group(0), amount * factor, unit, amount * factor, match.start(),
+                       approx=_hedged(text, match.start(), match.end()))
 
 
-def _single_numbers(text: str) -> Iterable[Fact]:
+_MAYBE_FRACTION = re.compile(r"(?i)half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth")
+
+
+def _fraction_words(text: str) -> Iterable[Fact]:
+    """Fractions in words: "half of" (0.5), "a third of", "one-third", "two thirds", "three quarters" (0.75).
+
+    An ordinal is no fraction ("the third quarter", "a third party"): a singular part counts after "a" or "one"
+    joined by a hyphen or before "of" (or the end of a clause), "half" alone before "of", "the" and the like.
+    """
+    if not _MAYBE_FRACTION.search(text):
+        return
+    for match in _FRACTION_WORDS.finditer(text):
+        part, count, after = match.group("part").lower(), (match.group("count") or "").lower(), match.group("of")
+        if part.endswith("s"):
+            if count in ("", "a", "an", "one"):
+                continue
+        elif count in ("a", "an", "one"):
+            if match.group("join") != "-" and after is None:
+                continue
+        elif count or part != "half" or after is None or not after.strip().isalpha():
+            continue
+        number = _WORD_VALUES.get(count, 1)
+        end = match.end("part")
+        yield Fact("number", text[match.start():end], number / _FRACTION_PARTS[part], None, FRACTION_STEP, match.start(),
+                   approx=_hedged(text, match.start(), end))
+
+
+def _single_numbers(text: str) -> list[Fact]:
+    """The numbers of ``text`` one by one, those of a range sharing its unit and magnitude ("5-10%": 5% and 10%)."""
+    read: list[tuple[Fact, float, float, float, bool]] = []  # each fact, its number as written, magnitude, unit factor, ordinal
     for match in _NUMBER.finditer(text):
         parsed = _number_value(match)
         if parsed is None:
             continue
-        value, step, word = parsed
+        if not match.group("sign") and _in_name(text, match.start("num")):
+            continue  # "COVID-19", "F-35"
         cur, unit_text, scale = match.group("cur"), match.group("unit"), match.group("scale")
+        if unit_text == "G" and match.start("unit") == match.end("num"):
+            continue  # "4G", "5G": a network, not grams
+        value, step, word = parsed
+        magnitude = _SCALES[scale.lower()] if scale and (scale.lower() not in ("m", "b") or _scaled(match)) else 1.0
+        raw = value / magnitude
         end = match.end()
         half = _AND_A_HALF.match(text, end) if not unit_text and not scale and not match.group("ord") else None
         if half is not None:
             value, step, unit_text, end = value + 0.5, 0.5, half.group("unit"), half.end()
+            raw = value
         unit = None
         if unit_text:
             key = unit_text.lower()
@@ -297,6 +395,7 @@ def _single_numbers(text: str) -> Iterable[Fact]:
             unit = "USD" if cur.endswith("$") else _CURRENCY_SYMBOLS[cur]
         if scale and scale.lower() in ("m", "b") and not _scaled(match):
             unit = unit or ("m" if scale.lower() == "m" else None)
+        factor = 1.0
         if unit in _BASE:
             unit, factor = _BASE[unit]
             value *= factor
@@ -307,7 +406,7 @@ def _single_numbers(text: str) -> Iterable[Fact]:
             kind = "percent"
         elif unit in _CURRENCY_WORDS.values():
             kind = "money"
-        elif not word and not scale and unit is None and step == 1.0 and 1000 <= value <= 2100 and "," not in match.group("num"):
+        elif not word and not scale and unit is None and step == 1.0 and 1000 <= value <= 2100 and match.group("num").isdigit():
             kind = "year"
         else:
             kind = "number"
@@ -315,53 +414,34 @@ def _single_numbers(text: str) -> Iterable[Fact]:
             # "two" alone is a weak fact ("two of them"); keep it, but only as a number.
             kind = "number"
         start = match.start("cur") if cur else match.start("sign") if match.group("sign") else match.start("num")
-        yield Fact(kind, text[start:end].strip(), value, unit, step, start)
+        fact = Fact(kind, text[start:end].strip(), value, unit, step, start, approx=_hedged(text, start, end))
+        read.append((fact, raw, magnitude, factor, bool(match.group("ord"))))
+    return _ranges(text, read)
 
 
-#: What every date or time of day holds (a month's name, a colon between digits, a.m. or p.m.): texts without it
-#: are not scanned for one.
-_MAYBE_DATE = re.compile(r"(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|\d-\d")
-
-
-_MAYBE_TIME = re.compile(r"(?i)\d:\d|\d[ \t]?[ap]\.?m\b")
-
-
-def _clock_times(text: str) -> Iterable[Fact]:
-    """Times of day and clock durations: ``6 p.m.`` = ``18:00``; ``2:06:15`` is 7,575 seconds."""
-    if not _MAYBE_TIME.search(text):
-        return
-    for match in _CLOCK.finditer(text):
-        if match.group("h") is not None:
-            hour, minute, second = int(match.group("h")), int(match.group("m") or 0), int(match.group("s") or 0)
-            pm = match.group("ampm").lower().startswith("p")
-            if not 1 <= hour <= 12:
-                continue
-            hour = hour % 12 + (12 if pm else 0)
-        else:
-            hour, minute, second = int(match.group("h2")), int(match.group("m2")), int(match.group("s2") or 0)
-        if minute > 59 or second > 59:
+def _ranges(text: str, read: list[tuple[Fact, float, float, float, bool]]) -> list[Fact]:
+    """The first end of a range takes the magnitude and unit of the second, the second the currency of the first:
+    "5-10%" is 5% to 10%, "2 to 3 hours" 2 hours to 3, "$5-10 million" $5 million to $10 million. Only a smaller
+    first end does ("from 500 to 1 million" is not 500 million)."""
+    facts = [fact for fact, *_ in read]
+    for index in range(1, len(read)):
+        _, first_raw, first_magnitude, _, first_ordinal = read[index - 1]
+        second, second_raw, second_magnitude, second_factor, second_ordinal = read[index]
+        first = facts[index - 1]
+        if (first_ordinal or second_ordinal or first.start + len(first.text) > second.start
+                or not _RANGE_JOIN.match(text, first.start + len(first.text), second.start)):
             continue
-        yield Fact("time", match.group(0).strip(), float(hour * 3600 + minute * 60 + second), "clock", 1.0, match.start())
-
-
-def _dates(text: str) -> Iterable[Fact]:
-    if not _MAYBE_DATE.search(text):
-        return
-    for match in _ISO_DATE.finditer(text):
-        iso = tuple(int(g) for g in match.groups())
-        if 1 <= iso[1] <= 12 and 1 <= iso[2] <= 31:
-            yield Fact("date", match.group(0), iso, start=match.start())
-    for match in _DATE.finditer(text):
-        groups = match.groupdict()
-        month_name = groups["month1"] or groups["month2"] or groups["month3"]
-        day = groups["day1"] or groups["day2"]
-        year = groups["year1"] or groups["year2"] or groups["year3"]
-        if month_name == "may" and not day:
-            continue  # "may 2020" in lower case is too often the verb
-        day_value = int(day) if day else None
-        if day_value is not None and not 1 <= day_value <= 31:
-            continue
-        yield Fact("date", match.group(0), (int(year) if year else None, _MONTHS[month_name.lower().rstrip(".")], day_value), start=match.start())
+        if first_raw < second_raw:
+            if first_magnitude == 1.0 and second_magnitude != 1.0:
+                first = replace(first, value=first.value * second_magnitude, step=first.step * second_magnitude,
+                                kind="number" if first.kind == "year" else first.kind)
+            if first.unit is None and second.unit is not None:
+                first = replace(first, value=first.value * second_factor, step=first.step * second_factor,
+                                unit=second.unit, kind=second.kind)
+            facts[index - 1] = first
+        if second.unit is None and first.kind == "money" and second.kind != "year":
+            facts[index] = replace(second, unit=first.unit, kind="money")
+    return facts
 
 
 # Tokenised text (news corpora, PDF extraction) splits numbers: "235, 000", "98. 7".
@@ -406,23 +486,26 @@ def detokenize_numbers(text: str) -> str:
 
 @_kept
 def canonical_numbers(text: str) -> str:
-    """``text`` with each number written as one token of its value and base unit.
+    """``text`` with each number and time of day written as one token of its value and base unit.
 
     Word-level comparisons then see ``4,500 mAh`` and ``4500 mAh``, ``58%`` and
-    ``58 percent``, ``two days`` and ``48 hours`` as the same words.
+    ``58 percent``, ``two days`` and ``48 hours``, ``8 pm`` and ``20:00`` as the same words.
 
     >>> canonical_numbers("It takes two days") == canonical_numbers("It takes 48 hours")
     True
+    >>> canonical_numbers("Open 10 am to 8 pm")
+    'Open  n36000clock  to  n72000clock '
     """
     text = detokenize_numbers(text)
+    times = _clock_times(text)
     out, cursor = [], 0
-    for fact in sorted(_numbers(text), key=lambda f: f.start):
+    for fact in sorted([*times, *_outside(_numbers(text), times)], key=lambda f: f.start):
         if fact.start < cursor:
             continue
         unit = re.sub(r"\W", "", (fact.unit or "").replace("%", "pct")).lower()
         token = f"n{fact.value:.6g}{unit}".replace(".", "p").replace("-", "m").replace("+", "")
         out.append(text[cursor:fact.start])
         out.append(f" {token} ")
-        cursor = fact.start + len(fact.text)
+        cursor = _end(fact)
     out.append(text[cursor:])
     return "".join(out)

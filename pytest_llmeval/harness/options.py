@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,6 +84,19 @@ def _optional_number(what: str) -> Callable[[str], float | None]:
 def _names(text: str) -> tuple[str, ...]:
     """``a,b`` or one per line: names in order, without duplicates."""
     return tuple(dict.fromkeys(n.strip() for n in str(text).replace("\n", ",").split(",") if n.strip()))
+
+
+def _kinds(text: str) -> tuple[str, ...]:
+    """Evidence kinds, comma-separated, or ``all`` / ``none`` (checked against the kinds the fact layer names)."""
+    names = _names(text)
+    if names:
+        from ..facts.kinds import resolve_fail_on
+
+        try:
+            resolve_fail_on(",".join(names))
+        except ValueError as exc:
+            raise ValueError(str(exc).partition(": ")[2]) from None
+    return names
 
 
 def _judge_for(text: str) -> tuple[str, str]:
@@ -173,6 +186,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("unverified", _choice("pass", "fail", "skip"), "pass",
            "What a check's unverified verdict does to its test (an answer with no evidence against it that the check "
            "could not confirm offline): pass, fail or skip; a check's unverified= argument wins", "ACTION"),
+    Option("fail_on", _kinds, "", "Evidence kinds that fail a check with a fail_on parameter (groundedness), comma-separated "
+           "(number, changed_number, name, negation, role_swap ...), 'all' or 'none'; the other kinds only warn and leave the "
+           "answer unverified (default: the kinds measured to be right at least nine times in ten; a check's fail_on= wins)",
+           "KINDS"),
     Option("summary", _boolean, "true", "Leave out the llmeval leaderboard from the terminal summary (ini: llmeval_summary = false)",
            flag="--llmeval-no-summary"),
     Option("step_summary", _choice("auto", "on", "off"), "auto",
@@ -257,6 +274,7 @@ class Settings:
     report: tuple[str, ...] = ()
     thresholds: tuple[tuple[str, str, float], ...] = ()
     unverified: str = "pass"
+    fail_on: tuple[str, ...] = ()
     summary: bool = True
     step_summary: str = "auto"
     device: str = "auto"
@@ -292,6 +310,13 @@ class Settings:
     judge_prefetch: bool = False
     offline: bool = False
     sources: dict[str, str] = field(default_factory=dict, compare=False)  # where each value came from
+
+    def run_params(self, params: Mapping[str, Any], declared: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
+        """A check's ``params`` with the run's ``--llmeval-fail-on`` when the check has a ``fail_on`` parameter
+        (``declared``: its defaults) and the test gave none; a check's own ``fail_on=`` wins."""
+        if self.fail_on and params.get("fail_on") is None and "fail_on" in declared():
+            return {**params, "fail_on": ",".join(self.fail_on)}
+        return params
 
 
 def _argparse_type(option: Option) -> Callable[[str], Any]:

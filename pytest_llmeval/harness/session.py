@@ -191,9 +191,9 @@ class EvalSession:
 
     def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
         """A cached evaluator instance for ``name`` and ``params``, bound to the model cache and judge."""
-        exact = (name, exact_key(params))  # the very same params (cheaper than their JSON, which equal params share)
-        if exact in self._evaluators:
+        if (exact := (name, exact_key(params))) in self._evaluators:  # the very same params (cheaper than their JSON)
             return self._evaluators[exact]
+        params = self.settings.run_params(params, lambda: self.registry.resolve(name).defaults)  # --llmeval-fail-on
         key = (name, json.dumps(params, sort_keys=True, default=repr))
         if key not in self._evaluators:
             evaluator = self.registry.create(name, **params)

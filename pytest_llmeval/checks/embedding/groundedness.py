@@ -11,23 +11,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...core.assertion import assert_check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
 from ...core.result import Result
-from ...facts.evidence import YES_NO, Evidence, describe_unshared, makes_claim, messages, small_count, unshared_words
+from ...facts.evidence import YES_NO, Evidence, makes_claim
+from ...text.basics import MAX_SENTENCES
 from ...text.basics import embedded_sentences as _sentences
 from ...text.basics import excerpt
 from .base import EmbeddingEvaluator, _similarity, calibrated
 
 if TYPE_CHECKING:
-    from ...facts.extract import FactCheck, FactIndex
-    from ...facts.layer import PairIndex
-    from ...facts.relations import Relation
+    from ...facts.grounding import Answer, Source
     from ...facts.syntax import Parsed
 
 __all__ = ["assert_grounded", "Groundedness", "GROUNDEDNESS_METHODS"]
@@ -35,8 +33,8 @@ __all__ = ["assert_grounded", "Groundedness", "GROUNDEDNESS_METHODS"]
 
 def assert_grounded(
     actual: str, context: Any, *, method: str = "facts", entities: str = "auto", short_answer_words: int = 5,
-    nli_model: str | None = None, model: str | None = None, scorer: str | None = None, embedding_model: str | None = None,
-    **kwargs: Any,
+    nli_model: str | None = None, fail_on: str | Sequence[str] | None = None, model: str | None = None,
+    scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any,
 ) -> Result:
     """The answer's claims are stated in the context (groundedness): pass, fail on named evidence, or unverified.
 
@@ -53,72 +51,27 @@ def assert_grounded(
     make together. ``method="embeddings"``: the catalog's embedding groundedness
     alone (0.75). ``method="nli"``: the evidence plus the NLI cross-encoder
     ``nli_model``, which decides. ``scorer``: the embedding model
-    (``embedding_model=`` is its deprecated name).
+    (``embedding_model=`` is its deprecated name). ``fail_on``: the evidence kinds
+    that fail the answer (default: the kinds measured to be right at least nine
+    times in ten, :data:`pytest_llmeval.facts.kinds.FAILING`; ``"all"``, ``"none"``
+    or kind ids); evidence of the other kinds is a *concern*: named, the answer
+    unverified.
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
               "entities": entities, "short_answer_words": short_answer_words,
-              "nli_model": nli_model}
+              "nli_model": nli_model, **({"fail_on": fail_on} if fail_on is not None else {})}
     return assert_check("groundedness", actual=actual, context=context, model=model, params=params, **kwargs)
 
 
 GROUNDEDNESS_METHODS = ("facts", "embeddings", "nli")
 
 
-#: Pieces of evidence named in a reason (the details list more).
-SHOWN = 5
-
-
+#: Pieces of evidence listed in a result's details.
 LISTED = 25
 
 
-#: Answering a question, a claim that no context sentence supports (support below this) but whose words come from
-#: the context and the question links things the context keeps apart when (a) most of its content words are there
-#: (this share) and two of them never meet in one context sentence, or (b) nearly all are there (this share) and two
-#: neighbours of it are never neighbours in a context sentence.
-LINK_SUPPORT = 0.7
-
-
-#: A claim that shares no word with the context shares nothing when its similarity to every context sentence is also
-#: below this, or when it answers a question with at most this many words of its own.
-UNSHARED_SIMILARITY = 0.4
-
-
-UNSHARED_WORDS = 2
-
-
-LINK_COVERAGE = 0.7
-
-
-LINK_COVERAGE_NEAR = 0.9
-
-
-@dataclass
-class _Source:
-    """What the checks of one context need, computed once per context: its fact index, relations and words."""
-
-    index: FactIndex
-    parse: Parsed | None  # None without a parse
-    pairs: PairIndex  # its sentences' words, word pairs and stems
-    sentences: list[str]
-
-    @property
-    def stems(self) -> set[str]:
-        return self.pairs.words
-
-    @cached_property
-    def verbs(self) -> set[str]:
-        """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to compare."""
-        parse = self.parse
-        return set() if parse is None else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
-
-    @cached_property
-    def relations(self) -> list[Relation]:
-        """The context's relations, read on first use."""
-        from ...facts.relations import relations
-
-        return relations(self.parse) if self.parse is not None else []
 
 
 class Groundedness(EmbeddingEvaluator):
@@ -128,8 +81,14 @@ class Groundedness(EmbeddingEvaluator):
     question back or "Thanks, enjoy!" makes none) is checked for **evidence**
     against it (:mod:`pytest_llmeval.facts.evidence`): a number, date, unit or name the
     context does not state, a negation flip, a role swap or conflicting relation,
-    or a claim that shares no word with the context. Any evidence fails the check
-    and is quoted. Without evidence, the answer passes when every claim is close to
+    or a claim that shares no word with the context, a field a record context leaves
+    empty. Evidence of a kind in ``fail_on`` (by default the kinds measured to be right
+    at least nine times in ten, :data:`pytest_llmeval.facts.kinds.FAILING`) fails the
+    check and is quoted; evidence of another kind is a concern: quoted, the answer
+    unverified. Sentences about the sources or the answer, prompt echoes, headings and
+    closings are not checked; a refusal is recorded (``details["refusal"]``) and left
+    unverified; a record context (a dict, JSON or Python-literal text) is read as its
+    fields. Without evidence, the answer passes when every claim is close to
     the context (``support``: per claim, the mean of its best cosine similarity to
     a context sentence and its word support, see
     :func:`~pytest_llmeval.facts.layer.word_pair_support`; minimised over
@@ -150,21 +109,24 @@ class Groundedness(EmbeddingEvaluator):
     name = "groundedness"
     helper = "assert_grounded"
     extra = "embeddings"
-    version = "4"  # 4: a named entity the tagger ran across a verb ("Tableau hired Salesforce") is two names
+    version = "5"  # 5: evidence kinds fail only where measured (fail_on), facts read in one form, record contexts
     description = "The answer's claims are stated in the retrieved context: fails on named evidence, unverified when too reworded to tell"
     requires = ("actual", "context")
     uses = ("question",)
     escalates_to = "faithfulness"
     defaults: ClassVar[Mapping[str, Any]] = {
         "model": None, "method": "facts", "entities": "auto", "short_answer_words": 5, "negation": True,
-        "nli_model": None, "entailment_label": "entailment", "nli_window": 2,
+        "nli_model": None, "entailment_label": "entailment", "nli_window": 2, "fail_on": None,
     }
     metrics = (
         MetricSpec("support", "least supported claim: mean of its similarity to the context and its word support",
                    threshold=0.7, primary=True, calibrated={"all-minilm-l6-v2": 0.7}, weak=True),
-        MetricSpec("evidence", "pieces of named evidence against the answer (unstated facts, negation flips, role swaps, "
-                   "conflicts, claims sharing nothing with the context)", higher_is_better=False, range=(0.0, math.inf),
+        MetricSpec("evidence", "pieces of named evidence against the answer of the kinds that fail it (fail_on: by default "
+                   "the kinds measured to be right at least nine times in ten)", higher_is_better=False, range=(0.0, math.inf),
                    threshold=0.0, gates=True),
+        MetricSpec("concerns", "pieces of named evidence of the kinds that only warn (measured below the precision to fail "
+                   "on): the answer is unverified, the concern named", higher_is_better=False, range=(0.0, math.inf),
+                   threshold=0.0, gates=True, weak=True),
         MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the context states",
                    threshold=None),
         MetricSpec("groundedness", "catalog: similarity of the least grounded answer sentence to the context",
@@ -186,13 +148,16 @@ class Groundedness(EmbeddingEvaluator):
         require_number(self.name, "short_answer_words", self.params["short_answer_words"], low=0, integer=True)
         require_number(self.name, "nli_window", self.params["nli_window"], low=1, integer=True)
         require_type(self.name, "negation", self.params["negation"], bool, "True or False")
+        from ...facts.kinds import resolve_fail_on
+
+        self.fail_on = resolve_fail_on(self.params["fail_on"], owner=self.name)
         if method == "nli":
             require_type(self.name, "nli_model", self.params["nli_model"], str, "an NLI cross-encoder name or local folder")
             require_type(self.name, "entailment_label", self.params["entailment_label"], str, "the NLI class meaning entailment")
         from ...facts.layer import FactLayer
 
         self.facts = FactLayer(self, self.params["entities"])
-        self._sources: dict[str, _Source] = {}
+        self._sources: dict[str, Source] = {}
 
     def active_primary(self) -> MetricSpec:
         specs = self.metric_specs()
@@ -200,10 +165,11 @@ class Groundedness(EmbeddingEvaluator):
 
     def gating_metrics(self) -> list[MetricSpec]:
         primary = self.active_primary()
-        return [primary] if self.params["method"] == "embeddings" else [primary, self.metric_specs()["evidence"]]
+        specs = self.metric_specs()
+        return [primary] if self.params["method"] == "embeddings" else [primary, specs["evidence"], specs["concerns"]]
 
     def weak_metrics(self) -> frozenset[str]:
-        return frozenset({"support"}) if self.params["method"] == "facts" else frozenset()
+        return frozenset({"support", "concerns"}) if self.params["method"] == "facts" else frozenset({"concerns"})
 
     def scoring_model(self) -> str | None:
         model = super().scoring_model()
@@ -216,10 +182,11 @@ class Groundedness(EmbeddingEvaluator):
     def signature_params(self) -> Mapping[str, Any]:
         params = dict(super().signature_params())
         if self.params["method"] == "embeddings":
-            for key in ("entities", "short_answer_words", "negation"):
+            for key in ("entities", "short_answer_words", "negation", "fail_on"):
                 params.pop(key, None)  # no fact layer runs
         else:
             params["entities"] = self.facts.extractor()
+            params["fail_on"] = ",".join(sorted(self.fail_on)) or "none"
         if self.params["method"] != "nli":
             for key in ("nli_model", "entailment_label", "nli_window"):
                 params.pop(key, None)
@@ -251,18 +218,35 @@ class Groundedness(EmbeddingEvaluator):
 
         return [*self._checked(case, sentences, joined), join_chunks(list(case.context)), *([case.question] if case.question else [])]
 
+    @staticmethod
+    def _read(case: Case) -> tuple[Case, Answer]:
+        """The case as the fact layer reads it (a record context as its sentences) and its answer read as claims."""
+        from ...facts.grounding import context_chunks, read_answer
+
+        chunks = context_chunks(case.context)
+        read = case if chunks == case.context else replace(case, context=chunks)
+        return read, read_answer(case.actual or "", case.question, MAX_SENTENCES)
+
     def parse_texts(self, cases: Sequence[Case]) -> list[str]:
         """Every text the fact layer parses to score ``cases`` (for batches ahead of the tests)."""
         out: list[str] = []
         if self.facts.parser() is None:
             return out
         for case in cases:
-            sentences = _sentences(case.actual or "")
-            out.extend(self._parse_units(case, sentences, self._claims(case, sentences)[1]))
+            read, answer = self._read(case)
+            out.extend(self._parse_units(read, answer.sentences, self._claims(read, answer.sentences)[1]))
         return out
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        answers = [_sentences(c.actual or "") for c in cases]
+        originals = list(cases)
+        if self.params["method"] == "embeddings":
+            answers = [_sentences(c.actual or "") for c in cases]
+            readings: list[Answer | None] = [None] * len(cases)
+        else:
+            pairs = [self._read(case) for case in cases]
+            cases = [read for read, _ in pairs]
+            readings = [answer for _, answer in pairs]
+            answers = [answer.sentences for _, answer in pairs]
         contexts = [[s for chunk in c.context for s in _sentences(chunk)] for c in cases]
         claims = [self._claims(case, sentences) for case, sentences in zip(cases, answers)]
         # A long answer's claims are its sentences (already encoded); a short one's is the question with it.
@@ -287,7 +271,7 @@ class Groundedness(EmbeddingEvaluator):
             sims = _similarity(encoded[index], encoded[n + index])
             claim_sims = _similarity(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
             scores.append(self._score(case, sentences, context, sims, claim_texts, checked, joined, claim_sims,
-                                      unit_parses, context_parse, question_parse))
+                                      unit_parses, context_parse, question_parse, originals[index].context, readings[index]))
         if method == "nli":
             scores = self._with_entailment(claims, contexts, scores)
         return scores
@@ -308,8 +292,9 @@ class Groundedness(EmbeddingEvaluator):
         return Score({"groundedness": float(best[worst])}, reason,
                      {"sentences": _sentence_details(sentences, context, sims), "least_grounded": worst})
 
-    def _source(self, case: Case, context_parse: Parsed | None, context: list[str]) -> _Source:
+    def _source(self, case: Case, context_parse: Parsed | None, context: list[str], given: Sequence[str]) -> Source:
         from ...facts.extract import join_chunks
+        from ...facts.grounding import Source
         from ...facts.layer import PairIndex
         from ...models.stores import text_key
 
@@ -317,8 +302,8 @@ class Groundedness(EmbeddingEvaluator):
         key = text_key(joined)
         source = self._sources.pop(key, None)
         if source is None:
-            source = _Source(self.facts.index(list(case.context), parsed=context_parse),
-                             context_parse, PairIndex(context), context)
+            source = Source(self.facts.index(list(case.context), parsed=context_parse),
+                            context_parse, PairIndex(context), context, tuple(given))
         self._sources[key] = source  # most recently used last
         while len(self._sources) > self.KEEP:
             del self._sources[next(iter(self._sources))]
@@ -327,15 +312,19 @@ class Groundedness(EmbeddingEvaluator):
     def _score(
         self, case: Case, sentences: list[str], context: list[str], sims: Any, claim_texts: list[str], checked: list[str],
         joined: bool, claim_sims: Any, unit_parses: list[Parsed | None], context_parse: Parsed | None,
-        question_parse: Parsed | None,
+        question_parse: Parsed | None, given_context: Sequence[str], answer: Answer | None,
     ) -> Score:
+        from ...facts.grounding import failing_first, find_evidence, said, unlinked
         from ...facts.layer import Cooccurrence, content_stems, summarize_checks, word_pair_support
 
-        source = self._source(case, context_parse, context)
+        source = self._source(case, context_parse, context, given_context)
+        # Sentences about the sources, prompt echoes, closings, headings and refusals claim nothing about the source.
+        skipped = {} if answer is None or joined else answer.not_claims
         given = self.facts.index(case.question, parsed=question_parse) if case.question else None
         checks = self.facts.check(checked, source.index, given=given, negation=self.params["negation"], parsed=unit_parses)
         # A short answer with its question claims what it answers, a bare "No." included; "You're welcome." does not.
-        claiming = [makes_claim(text, check.facts) or (joined and bool(YES_NO.match(text))) for text, check in zip(checked, checks)]
+        claiming = [(makes_claim(text, check.facts) or (joined and bool(YES_NO.match(text)))) and i not in skipped
+                    for i, (text, check) in enumerate(zip(checked, checks))]
         pair_index = source.pairs.plus(case.question) if case.question else source.pairs
         pairs = [word_pair_support(text, pair_index) for text in checked]
         support_per_claim = [(float(claim_sims[i]) + pairs[i]) / 2 for i in range(len(checked))]
@@ -343,18 +332,20 @@ class Groundedness(EmbeddingEvaluator):
         given_stems = set(content_stems(case.question)) if case.question else set()
         # A sentence's own closeness to the context (a short answer's without its question, which would lend it its words).
         own = [float(v) for v in (sims.max(axis=1) if not joined else [float(sims.max())])]
-        evidence, notes = self._evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
-                                         own, numbered=not joined)
+        evidence, notes = find_evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
+                                        own, numbered=not joined, fail_on=self.fail_on)
         if case.question:
             together = Cooccurrence(pair_index.stems)  # the context's sentences, and the question
-            evidence.extend(_unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined))
+            evidence.extend(unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined,
+                                      fails="word_pair" in self.fail_on))
             evidence.sort(key=lambda e: e.sentence)
         fact_support, unsupported, _, fact_details = summarize_checks([checks[i] for i in claimed], "context", index=source.index,
                                                                 numbers=[i + 1 for i in claimed])
         best = sims.max(axis=1)
         metrics: dict[str, float | None] = {
             "support": min((support_per_claim[i] for i in claimed), default=1.0),
-            "evidence": float(len(evidence)),
+            "evidence": float(sum(e.fails for e in evidence)),
+            "concerns": float(sum(not e.fails for e in evidence)),
             "fact_support": fact_support,
             "groundedness": float(best.min()),
             # Over the sentences that claim something (all of them when none does), like ``support``.
@@ -369,69 +360,31 @@ class Groundedness(EmbeddingEvaluator):
             "least_grounded": int(best.argmin()),
             "claims": [
                 {"claim": excerpt(claim_texts[i] if joined else checked[i], 200), "makes_claim": claiming[i],
-                 "similarity": float(claim_sims[i]), "word_pair_support": pairs[i], "support": support_per_claim[i]}
+                 "similarity": float(claim_sims[i]), "word_pair_support": pairs[i], "support": support_per_claim[i],
+                 **({"not_a_claim": skipped[i]} if i in skipped else {})}
                 for i in range(len(checked))
             ],
-            "evidence": [{"kind": e.kind, "sentence": e.sentence, "text": excerpt(e.text, 200), "message": e.message}
-                         for e in evidence[:LISTED]],
+            "evidence": [{"kind": e.kind, "sentence": e.sentence, "text": excerpt(e.text, 200), "message": e.message,
+                          "fails": e.fails} for e in failing_first(evidence)[:LISTED]],
             "unsupported_facts": fact_details,
             "short_answer": joined,
         }
-        said = messages(evidence)  # a finding repeated in several sentences is said once
-        shown = said[:SHOWN]
-        if len(said) > SHOWN:
-            shown.append(f"... and {len(said) - SHOWN} more piece(s) of evidence")
-        shown.extend(notes[:SHOWN])
-        if not claimed:
-            closeness = "the answer makes no claim to check (questions, thanks, greetings)"
+        refused = [] if answer is None or joined else answer.refusals
+        if refused:
+            details["refusal"] = [i + 1 for i in refused]
+        shown = said(evidence)
+        shown.extend(notes[:5])
+        if not claimed and refused:
+            closeness = (f"the answer says the context does not give what was asked (a refusal, sentence "
+                         f"{refused[0] + 1}): neither a hallucination nor a confirmed fact")
+        elif not claimed:
+            closeness = "the answer makes no claim to check (questions, thanks, greetings, words about the sources)"
         else:
             weakest = min(claimed, key=support_per_claim.__getitem__)
             closeness = (f"least supported {'answer' if joined else f'sentence {weakest + 1}'} {excerpt(checked[weakest], 100)!r} "
                          f"(support {support_per_claim[weakest]:.3f}: similarity {float(claim_sims[weakest]):.3f}, "
                          f"word pairs {pairs[weakest]:.3f})")
-        return Score(metrics, "; ".join([*shown, closeness]), details)
-
-    def _evidence(
-        self, checked: list[str], checks: list[FactCheck], claimed: list[int], parses: list[Parsed | None], source: _Source,
-        given_stems: set[str], given: FactIndex | None, question: str | None, similarity: list[float], *, numbered: bool,
-    ) -> tuple[list[Evidence], list[str]]:
-        """The named evidence against each claim, in sentence order, and notes on what was too weak to count."""
-        from ...facts.layer import describe_fact, sentence_label
-        from ...facts.relations import conflicts, relations, surface_swaps
-
-        out: list[Evidence] = []
-        notes: list[str] = []
-        verbs = source.verbs if claimed else set()
-        for i in claimed:
-            text, check, number = checked[i], checks[i], i + 1
-            where = sentence_label(number, numbered)
-            for fact in check.unsupported:
-                if small_count(fact, question):
-                    notes.append(f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on")
-                    continue
-                if fact.weak:
-                    notes.append(f"{fact.text!r} ({where}) appears nowhere in the context, but a capitalised first word may "
-                                 "not be a name (spaCy's English model would tell: the embeddings extra installs it)")
-                    continue
-                out.append(Evidence("fact", number, fact.text, describe_fact(fact, where, "context", source.index.counterpart(fact))))
-            if check.polarity is not None:
-                out.append(Evidence("negation", number, text, f"{where} and the context disagree on a negation: "
-                                                              f"the context says {excerpt(check.polarity, 100)!r}"))
-            parse = parses[i]
-            if parse is not None and source.parse is not None:
-                shared = any(parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens)))
-                found = conflicts(relations(parse), source.relations, source.sentences) if shared else []
-            else:
-                found = surface_swaps(text, source.sentences)
-            for conflict in found:
-                out.append(Evidence(conflict.kind, number, conflict.answer, conflict.describe(where)))
-            if not check.unsupported:
-                words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given)
-                # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
-                # with a word or two of its own ("... was actually a wrestler.").
-                if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
-                    out.append(Evidence("unshared", number, text, describe_unshared(number, text, words, numbered=numbered)))
-        return out, notes
+        return Score(metrics, "; ".join([*shown, closeness]), details, unverified=bool(refused) and not claimed)
 
     def _with_entailment(self, claims: list[tuple[list[str], bool]], contexts: list[list[str]], scores: list[Score]) -> list[Score]:
         """The scores with the NLI model's verdict on each case's claims (the sentences that make one)."""
@@ -458,8 +411,11 @@ class Groundedness(EmbeddingEvaluator):
                 chunk = probabilities[cursor:cursor + n_windows]
                 cursor += n_windows
                 values.append(max(chunk) if chunk else 0.0)
-            listed = [Evidence(e["kind"], e["sentence"], e["text"], e["message"]) for e in score.details.get("evidence", [])]
-            shown = messages(listed)[:SHOWN]
+            listed = [Evidence(e["kind"], e["sentence"], e["text"], e["message"], e.get("fails", True))
+                      for e in score.details.get("evidence", [])]
+            from ...facts.grounding import said
+
+            shown = said(listed)
             if values:
                 low = min(range(len(values)), key=values.__getitem__)
                 shown.append(f"least entailed claim {excerpt(claimed[low], 100)!r} ({values[low]:.3f})")
@@ -468,29 +424,6 @@ class Groundedness(EmbeddingEvaluator):
             out.append(Score({**score.metrics, "entailment": min(values, default=1.0)}, "; ".join(shown),
                              {**score.details, "entailment": values}))
         return out
-
-
-def _unlinked(checked: list[str], claimed: list[int], support: list[float], together: Any, near: Any,
-              found: list[Evidence], *, numbered: bool) -> list[Evidence]:
-    """Claims of an answer to a question built from the context's and the question's words that no context sentence
-    supports: the word pairs no context sentence holds are the evidence (see :data:`LINK_COVERAGE`)."""
-    from ...facts.layer import sentence_label, unlinked_pairs
-
-    out = []
-    accused = {e.sentence for e in found}
-    for i in claimed:
-        if i + 1 in accused or support[i] >= LINK_SUPPORT:
-            continue
-        coverage, missing = unlinked_pairs(checked[i], together)
-        if coverage < LINK_COVERAGE or not missing:
-            coverage, missing = unlinked_pairs(checked[i], near)
-            if coverage < LINK_COVERAGE_NEAR or not missing:
-                continue
-        where = sentence_label(i + 1, numbered)
-        shown = ", ".join(f"{a!r} with {b!r}" for a, b in missing[:3]) + (" ..." if len(missing) > 3 else "")
-        out.append(Evidence("unlinked", i + 1, checked[i],
-                            f"{where} puts {shown} together, which the context never does (support {support[i]:.3f})"))
-    return out
 
 
 def _sentence_details(sentences: list[str], context: list[str], sims: Any) -> list[dict[str, Any]]:

@@ -1,0 +1,294 @@
+"""Offline evidence that an answer is not grounded in its context, gathered claim by claim for the groundedness check
+(:mod:`pytest_llmeval.checks.embedding.groundedness`).
+
+What a context gives once (:class:`Source`: its fact index, words, relations, numbers and records) and
+:func:`find_evidence`: per claim, facts the context does not state (by kind: ``number``, ``changed_number``, ``unit``,
+``date``, ``time``, ``name``), a field the record leaves empty (``null_field``), a negation flip, role swaps and
+conflicting relations, claims sharing nothing with the context; :func:`unlinked` adds the word pairs an answer to a
+question puts together that the context never does. Each piece is marked as failing the answer or as a concern by
+``fail_on`` (:mod:`pytest_llmeval.facts.kinds`). :func:`read_answer` and :func:`read_chunk` read an answer (Markdown,
+lead-ins about the sources, sentences that claim nothing, refusals) and a context chunk (records) first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ..text.basics import excerpt
+from .evidence import Evidence, describe_unshared, fact_kind, messages, small_count, unshared_words
+from .layer import PairIndex, describe_fact, sentence_label
+from .names import _FUNCTION_WORDS as FUNCTION_WORDS
+
+if TYPE_CHECKING:
+    from .evidence import NumberSentences
+    from .extract import FactCheck, FactIndex
+    from .parsing import Fact
+    from .records import Record
+    from .relations import Relation
+    from .syntax import Parsed
+
+__all__ = ["Source", "find_evidence", "unlinked", "said", "failing_first", "read_answer", "read_chunk", "Answer", "SHOWN"]
+
+
+#: Pieces of evidence named in a reason (the details list more).
+SHOWN = 5
+
+
+#: Answering a question, a claim that no context sentence supports (support below this) but whose words come from
+#: the context and the question links things the context keeps apart when (a) most of its content words are there
+#: (this share) and two of them never meet in one context sentence, or (b) nearly all are there (this share) and two
+#: neighbours of it are never neighbours in a context sentence.
+LINK_SUPPORT = 0.7
+
+
+#: A claim that shares no word with the context shares nothing when its similarity to every context sentence is also
+#: below this, or when it answers a question with at most this many words of its own.
+UNSHARED_SIMILARITY = 0.4
+
+
+UNSHARED_WORDS = 2
+
+
+LINK_COVERAGE = 0.7
+
+
+LINK_COVERAGE_NEAR = 0.9
+
+
+@dataclass
+class Source:
+    """What the checks of one context need, computed once per context: its fact index, relations and words."""
+
+    index: FactIndex
+    parse: Parsed | None  # None without a parse
+    pairs: PairIndex  # its sentences' words, word pairs and stems
+    sentences: list[str]
+    chunks: tuple[str, ...] = ()  # the context as given (records in their own form)
+
+    @property
+    def stems(self) -> set[str]:
+        return self.pairs.words
+
+    @cached_property
+    def verbs(self) -> set[str]:
+        """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to compare."""
+        parse = self.parse
+        return set() if parse is None else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
+
+    @cached_property
+    def numbers(self) -> NumberSentences:
+        """The context's numbers with their sentences (read on first use), to tell a changed number."""
+        from .evidence import NumberSentences
+
+        return NumberSentences(self.sentences)
+
+    @cached_property
+    def records(self) -> list[Record]:
+        """The context's chunks read as records (a dict, JSON or Python-literal text), for their null fields."""
+        return [record for record in (read_chunk(chunk) for chunk in self.chunks) if record is not None]
+
+    @cached_property
+    def relations(self) -> list[Relation]:
+        """The context's relations, read on first use."""
+        from .relations import relations
+
+        return relations(self.parse) if self.parse is not None else []
+
+
+def find_evidence(
+    checked: Sequence[str], checks: Sequence[FactCheck], claimed: Sequence[int], parses: Sequence[Parsed | None], source: Source,
+    given_stems: set[str], given: FactIndex | None, question: str | None, similarity: Sequence[float], *, numbered: bool,
+    fail_on: frozenset[str] | set[str],
+) -> tuple[list[Evidence], list[str]]:
+    """The named evidence against each claim (``checked[i]`` for ``i`` in ``claimed``), in sentence order, each marked
+    as failing the answer when its kind is in ``fail_on``, and notes on what was too weak to count."""
+    from .relations import conflicts, relations, surface_swaps
+
+    out: list[Evidence] = []
+    notes: list[str] = []
+    verbs = source.verbs if claimed else set()
+
+    def add(kind: str, number: int, text: str, message: str) -> None:
+        out.append(Evidence(kind, number, text, message, kind in fail_on))
+
+    for i in claimed:
+        text, check, number = checked[i], checks[i], i + 1
+        where = sentence_label(number, numbered)
+        for fact in check.unsupported:
+            instead = source.index.counterpart(fact)
+            kind = fact_kind(fact, instead, source.index.currencies)
+            if kind == "name" and any(source.index.has_word(w) for w in fact.value if w not in FUNCTION_WORDS):
+                kind = "name_part"
+            field = record_field(source.records, text, fact) if kind in ("number", "time", "date", "unit") else None
+            if field is not None:
+                add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the record says: {field}")
+                continue
+            changed = source.numbers.changed(fact, text) if kind == "number" else None
+            if changed is not None:
+                other, said = changed
+                add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the context says: it says "
+                                                         f"{other.text!r} ({excerpt(said, 100)!r})")
+                continue
+            if small_count(fact, question):
+                notes.append(f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on")
+                continue
+            if fact.weak:
+                notes.append(f"{fact.text!r} ({where}) appears nowhere in the context, but a capitalised first word may "
+                             "not be a name (spaCy's English model would tell: the embeddings extra installs it)")
+                continue
+            if kind == "name_part":
+                missing = [w for w in fact.value if w not in FUNCTION_WORDS and not source.index.has_word(w)]
+                add(kind, number, fact.text, f"{fact.text!r} ({where}) is only partly in the context: "
+                                             f"{', '.join(map(repr, missing))} appear{'s' if len(missing) == 1 else ''} nowhere in it")
+                continue
+            add(kind, number, fact.text, describe_fact(fact, where, "context", instead))
+        if check.polarity is not None:
+            add("negation", number, text, f"{where} and the context disagree on a negation: "
+                                          f"the context says {excerpt(check.polarity, 100)!r}")
+        parse = parses[i]
+        if parse is not None and source.parse is not None:
+            shared = any(parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens)))
+            found = conflicts(relations(parse), source.relations, source.sentences) if shared else []
+        else:
+            found = surface_swaps(text, source.sentences)
+        for conflict in found:
+            add(conflict.kind.replace(" ", "_"), number, conflict.answer, conflict.describe(where))
+        for path in (p for record in source.records for p in record.asserted_nulls(text)):
+            add("null_field", number, text, f"{where} speaks of what the record leaves empty: {path} is not given")
+        if not check.unsupported:
+            words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given)
+            # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
+            # with a word or two of its own ("... was actually a wrestler.").
+            if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
+                add("unshared", number, text, describe_unshared(number, text, words, numbered=numbered))
+    return out, notes
+
+
+def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | None:
+    """The record field an answer sentence speaks of (its key's words in the sentence) whose value is a fact of the
+    same kind and unit as ``fact`` (a number, a time, a date), described (``hours.Monday is '10:0-20:0'``); ``None``
+    when there is no such field, or when a key itself writes the number ("kids_under_12")."""
+    from .parsing import _clock_times, _dates, _numbers
+    from .records import describe, field_for
+
+    reader = {"time": _clock_times, "date": _dates}.get(fact.kind, _numbers)
+    digits = re.sub(r"\D", "", fact.text)
+
+    def same_kind(value: str) -> bool:
+        return any(other.kind == fact.kind and other.unit == fact.unit for other in reader(value))
+
+    for record in records:
+        found = field_for(record, sentence, same_kind)
+        if found is not None and not (digits and digits in re.sub(r"\D", " ", found[0]).split()):
+            return describe(*found)
+    return None
+
+
+def unlinked(checked: list[str], claimed: list[int], support: list[float], together: Any, near: Any,
+              found: list[Evidence], *, numbered: bool, fails: bool) -> list[Evidence]:
+    """Claims of an answer to a question built from the context's and the question's words that no context sentence
+    supports: the word pairs no context sentence holds are the evidence (see :data:`LINK_COVERAGE`)."""
+    from .layer import sentence_label, unlinked_pairs
+
+    out = []
+    accused = {e.sentence for e in found}
+    for i in claimed:
+        if i + 1 in accused or support[i] >= LINK_SUPPORT:
+            continue
+        coverage, missing = unlinked_pairs(checked[i], together)
+        if coverage < LINK_COVERAGE or not missing:
+            coverage, missing = unlinked_pairs(checked[i], near)
+            if coverage < LINK_COVERAGE_NEAR or not missing:
+                continue
+        where = sentence_label(i + 1, numbered)
+        shown = ", ".join(f"{a!r} with {b!r}" for a, b in missing[:3]) + (" ..." if len(missing) > 3 else "")
+        out.append(Evidence("word_pair", i + 1, checked[i],
+                            f"{where} puts {shown} together, which the context never does (support {support[i]:.3f})", fails))
+    return out
+
+
+def failing_first(evidence: Sequence[Evidence]) -> list[Evidence]:
+    return [e for e in evidence if e.fails] + [e for e in evidence if not e.fails]
+
+
+def said(evidence: Sequence[Evidence]) -> list[str]:
+    """What a reason says of the evidence: the failing kinds' messages, then the concerns' (a finding repeated in
+    several sentences said once)."""
+    out: list[str] = []
+    for fails in (True, False):
+        said = messages([e for e in evidence if e.fails == fails])
+        if not said:
+            continue
+        shown = said[:SHOWN]
+        if len(said) > SHOWN:
+            shown.append(f"... and {len(said) - SHOWN} more piece(s) of {'evidence' if fails else 'concern'}")
+        if not fails:
+            kinds = ", ".join(dict.fromkeys(e.kind for e in evidence if not e.fails))
+            shown[0] = f"concern ({kinds}: a kind that only warns, see fail_on): {shown[0]}"
+        out.extend(shown)
+    return out
+
+
+@lru_cache(maxsize=256)
+def read_chunk(chunk: str) -> Record | None:
+    """A context chunk read as a record (a JSON or Python-literal dict or list), or ``None`` for prose."""
+    from .records import read_record
+
+    head = chunk.lstrip()[:1]
+    return read_record(chunk) if head in ("{", "[", "`") else None
+
+
+def context_chunks(context: Sequence[str]) -> tuple[str, ...]:
+    """The context as the fact layer reads it: a record chunk as its sentences (``hours Monday: 10:0-20:0.``), prose
+    as it is."""
+    from .records import null_sentences
+
+    out = []
+    for chunk in context:
+        record = read_chunk(chunk)
+        out.append(" ".join((*record.sentences, *null_sentences(record))) if record is not None else chunk)
+    return tuple(out)
+
+
+#: Numbered citation marks ("[2]", "[1, 3]", "[4-6]").
+_CITATION_MARKS = re.compile(r"[ \t]*\[\d{1,3}(?:[ \t]*[,–-][ \t]*\d{1,3}){0,9}\]")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer as groundedness reads it: its sentences (Markdown read as sentences, a lead-in about the sources
+    dropped: "Based on the passages, X" is X), and why a sentence claims nothing about the source."""
+
+    sentences: list[str]
+    #: Sentence index -> why it is not checked: about the sources, a prompt echo, a closing, a heading, a refusal.
+    not_claims: dict[int, str] = field(default_factory=dict)
+    #: The sentences that say the sources lack the answer.
+    refusals: list[int] = field(default_factory=list)
+
+
+def read_answer(text: str, question: str | None, limit: int) -> Answer:
+    """The answer's sentences (at most ``limit``) and those that claim nothing about the source."""
+    from .claims import framing, markdown_sentences, non_claim, refusal
+
+    sentences: list[str] = []
+    not_claims: dict[int, str] = {}
+    refusals: list[int] = []
+    for sentence in markdown_sentences(text)[:limit]:
+        sentence = _CITATION_MARKS.sub("", sentence) or sentence  # "[2][5]": which passage, not a number of the claim
+        framed = framing(sentence)
+        if framed is not None and framed[1].strip():
+            sentence = framed[1].strip()
+        index = len(sentences)
+        sentences.append(sentence)
+        if refusal(sentence):
+            not_claims[index] = "refusal"
+            refusals.append(index)
+            continue
+        reason = non_claim(sentence, question)
+        if reason is not None:
+            not_claims[index] = reason
+    return Answer(sentences, not_claims, refusals)
