@@ -386,7 +386,8 @@ def render_kinds(rows: list[dict[str, Any]]) -> str:
     from pytest_llmeval.facts.kinds import KINDS, balanced_precision
 
     failing = measured_failing(rows)
-    lines = ["| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) |", "|---|---|---|---|---|---|"]
+    lines = ["Over the sets whose labels measure support, together:", "",
+             "| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) |", "|---|---|---|---|---|---|"]
     for kind in KINDS:
         mine = [r for r in rows if r["kind"] == kind.id and r["gates"]]
         good_fired, bad_fired = sum(r["good_fired"] for r in mine), sum(r["bad_fired"] for r in mine)

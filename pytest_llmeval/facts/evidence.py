@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text.basics import excerpt
-from .extract import _NEGATION, FactIndex, _raw_number
+from .extract import _NEGATION, FactIndex, _raw_number, ordinal_century
 from .names import _CONTRACTION, _FUNCTION_WORDS, _WORD, CONVERSATIONAL, EVALUATIVE
 from .parsing import Fact
 
@@ -181,7 +181,7 @@ def fact_kind(fact: Fact, instead: Fact | None, currencies: set[str] | frozenset
     or currency: ``instead``), or ``number``."""
     if fact.kind == "name":
         return "name"
-    if fact.kind in ("date", "year"):
+    if fact.kind in ("date", "year") or ordinal_century(fact) is not None:
         return "date"
     if fact.kind == "time":
         return "time"

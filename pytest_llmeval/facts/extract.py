@@ -85,6 +85,18 @@ _NEGATION = re.compile(
 )
 
 
+_DECIMAL = re.compile(r"(?<![\d.])(\d+)\.(\d+)(?![\d.])")
+
+
+_ORDINAL_CENTURY = re.compile(r"(?i)^(\d{1,2})(?:st|nd|rd|th)[ \t-]*centur")
+
+
+def ordinal_century(fact: Fact) -> int | None:
+    """The century an ordinal names ("19th century": 19), a period of years rather than an amount; else ``None``."""
+    match = _ORDINAL_CENTURY.match(fact.text) if fact.unit == "year" else None
+    return int(match.group(1)) if match else None
+
+
 def negated(sentence: str) -> bool:
     """Whether a sentence carries a negation cue."""
     return _NEGATION.search(sentence) is not None
@@ -291,6 +303,13 @@ class FactIndex:
     def _supports_number(self, fact: Fact) -> bool:
         if fact.kind == "money" and fact.unit and self.currencies and fact.unit not in self.currencies:
             return False  # "16 billion Real" where the text's figures are in US dollars
+        split = _DECIMAL.search(fact.text)
+        if split and re.search(rf"(?<![\d.]){split.group(1)}\. {split.group(2)}(?!\d)", self.text):
+            return True  # "122.5" where a tokenised text writes "122. 5" (a split this reader does not join on its own)
+        century = ordinal_century(fact)
+        if century is not None:  # "the 19th century": the text names a year of it, or the same century
+            return any(century * 100 - 99 <= int(o.value) <= century * 100 for o in self.numbers if o.kind == "year") or any(
+                ordinal_century(o) == century for o in self.numbers)
         for other in self.numbers:
             if (fact.kind == "time") != (other.kind == "time") and not _duration_and_clock(fact, other):
                 continue

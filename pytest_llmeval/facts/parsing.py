@@ -142,7 +142,7 @@ _UNIT_ALTERNATIVES = "|".join(
 
 _NUMBER = re.compile(
     r"(?P<cur>(?:US)?\$|[€£¥₹])?[ \t]?"
-    r"(?<![\w.,])(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"(?:(?<![\w.,])|(?<=\d[x×]))(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
     # thousands set apart by a no-break or thin space ("1 300"), or by spaces in two groups or more ("1 300 000")
     r"|\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})+(?![\d,])(?:\.\d+)?|\d{1,3}(?: \d{3}){2,}(?![\d,])(?:\.\d+)?"
     r"|(?:\d{1,2}[ \t])?(?<![\d/])[1-9]/(?:" + _DENOMINATORS + r")(?![\d/])|\d{0,3}[" + _VULGAR + r"]"
