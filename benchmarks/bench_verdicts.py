@@ -423,12 +423,12 @@ def render_published(table: list[dict[str, Any]]) -> str:
     order = {"facts": 0, "facts, fail_on=all": 1, "nli": 2, "embeddings": 3}
     rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 3), r["data"]))
     lines = ["| check (setup) | labeled data | good / bad | good failed | bad caught | failure precision | unverified | "
-             "balanced | AUC |", "|---|---|---|---|---|---|---|---|---|"]
+             "good passed | balanced | AUC |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         setup = "default" if row["setup"] == "facts" else row["setup"]
         lines.append(f"| {row['check']} ({setup}) | {row['data']} | {row['good']} / {row['bad']} | {cell(row['failed_good'])} | "
                      f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])} | "
-                     f"{cell(row['balanced'])} | {cell(row['auc'])} |")
+                     f"{cell(row['pass_good'])} | {cell(row['balanced'])} | {cell(row['auc'])} |")
     return "\n".join(lines)
 
 

@@ -260,6 +260,7 @@ _ECHOES = _rx(r"^<OPENER>(?:<HERE>|what follows is|this is|these are|attached is
 _WH = re.compile(r"^\W*(?:what|who|whom|whose|which|when|where|why|how)\b", _I)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|none|nothing|cannot)\b|n't\b", _I)
+_GLUE = frozenset({"the", "a", "an", "is", "are", "was", "were", "be", "been", "it", "this", "that", "these", "those", "by"})
 
 
 def _restates(text: str, question: str) -> bool:
@@ -271,7 +272,9 @@ def _restates(text: str, question: str) -> bool:
         return False
     own, asked = ({w.casefold().removesuffix("s") for w in _LETTERS.findall(t) if len(w) > 2 and w.casefold() not in _FUNCTION_WORDS}
                   for t in (text, question))
-    return len(own) >= 2 and own <= asked and len(own) >= 0.75 * len(asked)
+    # Every word of the sentence, function words too, is the question's ("... won the cup once" answers "how many times").
+    added = {w.casefold() for w in _LETTERS.findall(text)} - {w.casefold() for w in _LETTERS.findall(question)} - _GLUE
+    return not added and len(own) >= 2 and own <= asked and len(own) >= 0.75 * len(asked)
 
 
 _HEADING_MD = re.compile(r"^ {0,3}#{1,6}(?: |$)|^(?:\*\*|__)[^*_]{1,150}(?:\*\*|__) ?:?$")
