@@ -183,8 +183,9 @@ def plan(
     facts = {"method": "facts", "entities": entities}
     out: list[tuple[str, str, dict[str, Any], Iterable[tuple[str, bool, dict[str, Any]]]]] = []
     public = os.path.exists(os.path.join(data, "qags_cnndm.jsonl"))
-    methods: list[tuple[str, dict[str, Any]]] = [("facts", facts), ("facts, fail_on=all", {**facts, "fail_on": "all"}),
-                                                 ("embeddings", {"method": "embeddings"})]
+    methods: list[tuple[str, dict[str, Any]]] = [
+        ("facts", facts), (f"facts, fail_on={NAMES_TOO}", {**facts, "fail_on": NAMES_TOO}),
+        ("facts, fail_on=all", {**facts, "fail_on": "all"}), ("embeddings", {"method": "embeddings"})]
     if nli_model:
         methods.append(("nli", {"method": "nli", "nli_model": nli_model, "entities": entities}))
     for method, params in methods:
@@ -214,6 +215,10 @@ def plan(
         out.append(("context_relevancy", "embeddings", {}, relevancy(data, "context")))
         out.append(("answer_relevancy_similarity", "embeddings", {}, relevancy(data, "answer")))
     return out
+
+
+#: A team's choice for data whose hallucinations invent names and dates (HaluEval's): the measured kinds and those.
+NAMES_TOO = "measured,name,name_part,date,unshared"
 
 
 #: Real model answers with human support labels: (file, id prefix).
@@ -420,7 +425,7 @@ def render_published(table: list[dict[str, Any]]) -> str:
     def cell(value: float) -> str:
         return "-" if value != value else f"{value:.3f}"
 
-    order = {"facts": 0, "facts, fail_on=all": 1, "nli": 2, "embeddings": 3}
+    order = {"facts": 0, f"facts, fail_on={NAMES_TOO}": 1, "facts, fail_on=all": 2, "nli": 3, "embeddings": 4}
     rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 3), r["data"]))
     lines = ["| check (setup) | labeled data | good / bad | good failed | bad caught | failure precision | unverified | "
              "good passed | balanced | AUC |", "|---|---|---|---|---|---|---|---|---|---|"]
