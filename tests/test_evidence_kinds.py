@@ -158,3 +158,6 @@ def test_the_run_chooses_the_failing_kinds(pytester: pytest.Pytester):
     bad.stderr.fnmatch_lines(["*--llmeval-fail-on*unknown evidence kind 'nmae'*"])
     assert pytester.runpytest("--llmeval-fail-on=name", "-p", "no:randomly").ret == pytest.ExitCode.TESTS_FAILED
     assert pytester.runpytest("--llmeval-fail-on=number", "-p", "no:randomly").ret == pytest.ExitCode.OK
+    pytester.makeini("[pytest]\nllmeval_fail_on = measured, name\n")
+    assert pytester.runpytest("-p", "no:randomly").ret == pytest.ExitCode.TESTS_FAILED  # the ini file's kinds
+    assert pytester.runpytest("-p", "no:randomly", "--llmeval-fail-on=none").ret == pytest.ExitCode.OK  # the command line wins
