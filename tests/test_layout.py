@@ -56,6 +56,26 @@ def test_each_helper_lives_beside_the_evaluator_it_runs():
     assert len(beside) >= 0.9 * len(helpers)
 
 
+def test_a_helper_declares_its_checks_parameters_with_the_checks_defaults():
+    """A parameter a helper and its check both declare has one default: the helper never gives another verdict than
+    ``evaluate(name, ...)`` for the same input (``assert_context_ranked`` once defaulted to 0.7 where the check
+    calibrates its cut-off)."""
+    import inspect
+
+    registry = Registry(entry_points=False)
+    drifted = {}
+    for name in registry.names():
+        cls = registry.resolve(name)
+        helper = getattr(pytest_llmeval, cls.helper, None) if cls.helper else None
+        if helper is None:
+            continue
+        for parameter in inspect.signature(helper).parameters.values():
+            if parameter.name in cls.defaults and parameter.default is not inspect.Parameter.empty:
+                if parameter.default != cls.defaults[parameter.name] and parameter.default is not None:
+                    drifted[f"{cls.helper}({parameter.name})"] = (parameter.default, cls.defaults[parameter.name])
+    assert drifted == {}
+
+
 def test_every_declared_helper_exists_and_is_public():
     registry = Registry(entry_points=False)
     missing = {name: registry.resolve(name).helper for name in registry.names()

@@ -16,10 +16,12 @@ __all__ = ["assert_context_ranked", "ContextMRR"]
 
 
 def assert_context_ranked(
-    question: str, context: Any, *, relevance_threshold: float = 0.7, out_of_range_rank: int = 10,
+    question: str, context: Any, *, relevance_threshold: float | None = None, out_of_range_rank: int = 10,
     scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any,
 ) -> Result:
-    """The first relevant chunk is ranked high (reciprocal rank, 0.75: the first chunk must be relevant)."""
+    """The first relevant chunk is ranked high (reciprocal rank, 0.75: the first chunk must be relevant); a chunk is
+    relevant at ``relevance_threshold`` (default: the cut-off calibrated for the embedding model, as
+    ``evaluate("context_mrr")`` uses)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
     params = {"model": scorer_argument("assert_context_ranked", scorer, embedding_model=embedding_model), "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
