@@ -494,7 +494,9 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
         f"@pytest.mark.parametrize('fault', {sorted(faults)!r})\n"
         "def test_fault(fault):\n    assert_no_contact_info(f'Answer for {fault}.')\n"
     )
-    result = pytester.runpytest("-p", "no:randomly", "-rf", "--llmeval-report=out", "--llmeval-judge-cache=off")
+    # In a process of its own: the deeply nested reply is parsed in the judge's thread, and CPython 3.11's AST converter
+    # keeps its recursion depth per interpreter, so formatting a failure in the same process could meet it.
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rf", "--llmeval-report=out", "--llmeval-judge-cache=off")
     result.assert_outcomes(failed=len(faults))
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     assert len(report["results"]) == len(faults)
