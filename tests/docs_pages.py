@@ -18,6 +18,7 @@ The reference catalogs are named as their authors name them (H2O Sonar, Valor, D
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import json
@@ -152,6 +153,7 @@ def _results(name: str) -> Any:
     return json.loads((RESULTS / name).read_text(encoding="utf-8"))
 
 
+@functools.cache
 def _bench() -> Any:
     spec = importlib.util.spec_from_file_location("bench_verdicts", ROOT / "benchmarks" / "bench_verdicts.py")
     assert spec is not None and spec.loader is not None

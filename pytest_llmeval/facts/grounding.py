@@ -13,9 +13,10 @@ lead-ins about the sources, sentences that claim nothing, refusals) and a contex
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..text.basics import excerpt
@@ -220,12 +221,12 @@ def said(evidence: Sequence[Evidence]) -> list[str]:
     several sentences said once)."""
     out: list[str] = []
     for fails in (True, False):
-        said = messages([e for e in evidence if e.fails == fails])
-        if not said:
+        lines = messages([e for e in evidence if e.fails == fails])
+        if not lines:
             continue
-        shown = said[:SHOWN]
-        if len(said) > SHOWN:
-            shown.append(f"... and {len(said) - SHOWN} more piece(s) of {'evidence' if fails else 'concern'}")
+        shown = lines[:SHOWN]
+        if len(lines) > SHOWN:
+            shown.append(f"... and {len(lines) - SHOWN} more piece(s) of {'evidence' if fails else 'concern'}")
         if not fails:
             kinds = ", ".join(dict.fromkeys(e.kind for e in evidence if not e.fails))
             shown[0] = f"concern ({kinds}: a kind that only warns, see fail_on): {shown[0]}"
@@ -263,15 +264,17 @@ class Answer:
     """An answer as groundedness reads it: its sentences (Markdown read as sentences, a lead-in about the sources
     dropped: "Based on the passages, X" is X), and why a sentence claims nothing about the source."""
 
-    sentences: list[str]
+    sentences: tuple[str, ...]
     #: Sentence index -> why it is not checked: about the sources, a prompt echo, a closing, a heading, a refusal.
-    not_claims: dict[int, str] = field(default_factory=dict)
+    not_claims: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
     #: The sentences that say the sources lack the answer.
-    refusals: list[int] = field(default_factory=list)
+    refusals: tuple[int, ...] = ()
 
 
+@lru_cache(maxsize=1024)
 def read_answer(text: str, question: str | None, limit: int) -> Answer:
-    """The answer's sentences (at most ``limit``) and those that claim nothing about the source."""
+    """The answer's sentences (at most ``limit``) and those that claim nothing about the source; kept for the next
+    read of the same answer (the check reads it when planning its parses ahead and again when scoring)."""
     from .claims import framing, markdown_sentences, non_claim, refusal
 
     sentences: list[str] = []
@@ -291,4 +294,4 @@ def read_answer(text: str, question: str | None, limit: int) -> Answer:
         reason = non_claim(sentence, question)
         if reason is not None:
             not_claims[index] = reason
-    return Answer(sentences, not_claims, refusals)
+    return Answer(tuple(sentences), MappingProxyType(not_claims), tuple(refusals))

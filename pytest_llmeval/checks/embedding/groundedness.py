@@ -234,7 +234,8 @@ class Groundedness(EmbeddingEvaluator):
             return out
         for case in cases:
             read, answer = self._read(case)
-            out.extend(self._parse_units(read, answer.sentences, self._claims(read, answer.sentences)[1]))
+            sentences = list(answer.sentences)
+            out.extend(self._parse_units(read, sentences, self._claims(read, sentences)[1]))
         return out
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
@@ -246,7 +247,7 @@ class Groundedness(EmbeddingEvaluator):
             pairs = [self._read(case) for case in cases]
             cases = [read for read, _ in pairs]
             readings = [answer for _, answer in pairs]
-            answers = [answer.sentences for _, answer in pairs]
+            answers = [list(answer.sentences) for _, answer in pairs]
         contexts = [[s for chunk in c.context for s in _sentences(chunk)] for c in cases]
         claims = [self._claims(case, sentences) for case, sentences in zip(cases, answers)]
         # A long answer's claims are its sentences (already encoded); a short one's is the question with it.
@@ -314,7 +315,7 @@ class Groundedness(EmbeddingEvaluator):
         joined: bool, claim_sims: Any, unit_parses: list[Parsed | None], context_parse: Parsed | None,
         question_parse: Parsed | None, given_context: Sequence[str], answer: Answer | None,
     ) -> Score:
-        from ...facts.grounding import failing_first, find_evidence, said, unlinked
+        from ...facts.grounding import SHOWN, failing_first, find_evidence, said, unlinked
         from ...facts.layer import Cooccurrence, content_stems, summarize_checks, word_pair_support
 
         source = self._source(case, context_parse, context, given_context)
@@ -373,7 +374,7 @@ class Groundedness(EmbeddingEvaluator):
         if refused:
             details["refusal"] = [i + 1 for i in refused]
         shown = said(evidence)
-        shown.extend(notes[:5])
+        shown.extend(notes[:SHOWN])
         if not claimed and refused:
             closeness = (f"the answer says the context does not give what was asked (a refusal, sentence "
                          f"{refused[0] + 1}): neither a hallucination nor a confirmed fact")
