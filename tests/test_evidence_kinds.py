@@ -55,7 +55,7 @@ def test_the_default_kinds_are_the_measured_ones():
 pytest.importorskip("sentence_transformers")
 
 MUSEUM = ["The Harbour Museum opens at 9 a.m. and closes at 5 p.m. from Monday to Friday. Entry is free for children under 12."]
-RECORD = {"name": "Blue Door Cafe", "city": "Fresno", "state": "CA", "stars": 4.5,
+RECORD = {"name": "Blue Door Cafe", "city": "Fresno", "state": "CA", "stars": 4.5, "review_count": 87,
           "hours": {"Monday": "10:0-20:0", "Sunday": "12:0-16:0"}, "attributes": {"WiFi": None, "OutdoorSeating": True}}
 
 
@@ -106,6 +106,11 @@ def test_a_record_context_is_read_as_facts_in_any_format(make, form):
     assert right.verdict != "fail", right.reason
     changed = one(grounded, actual="On Mondays it opens at 9 am.", context=context)
     assert changed.verdict == "fail" and "'9 am' (sentence 1) is not what the record says: hours.Monday is '10:0-20:0'" in changed.reason
+    # the field named is the one the sentence speaks of where the number stands, not the first that fits
+    days = one(grounded, actual="It opens at 10 am on Mondays and at 9 am on Sundays.", context=context)
+    assert "'9 am' (sentence 1) is not what the record says: hours.Sunday is '12:0-16:0'" in days.reason, days.reason
+    reviews = one(grounded, actual="It has a 4.5-star rating from 178 reviews.", context=context)
+    assert "'178' (sentence 1) is not what the record says: review_count is 87" in reviews.reason, reviews.reason
     null = one(grounded, actual="The cafe offers free WiFi.", context=context)
     assert "null_field" in kinds(null) and "attributes.WiFi is not given" in null.reason
     assert "name" not in kinds(null)  # the key is named in the record, its value is not

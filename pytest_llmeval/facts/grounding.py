@@ -170,7 +170,7 @@ def find_evidence(
 
 
 def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | None:
-    """The record field an answer sentence speaks of (its key's words in the sentence) whose value is a fact of the
+    """The record field an answer sentence speaks of (its key's words in the sentence, nearest the fact) whose value is a fact of the
     same kind and unit as ``fact`` (a number, a time, a date), described (``hours.Monday is '10:0-20:0'``); ``None``
     when there is no such field, or when a key itself writes the number ("kids_under_12")."""
     from .parsing import _clock_times, _dates, _numbers
@@ -183,7 +183,7 @@ def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | 
         return any(other.kind == fact.kind and other.unit == fact.unit for other in reader(value))
 
     for record in records:
-        found = field_for(record, sentence, same_kind)
+        found = field_for(record, sentence, same_kind, near=fact.start)
         if found is not None and not (digits and digits in re.sub(r"\D", " ", found[0]).split()):
             return describe(*found)
     return None

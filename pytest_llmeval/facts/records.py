@@ -423,23 +423,34 @@ def describe(path: str, value: object) -> str:
     return f"{path} is {excerpt(shown, 80)}"
 
 
-def field_for(record: Record, sentence: str, matches: Callable[[str], bool]) -> tuple[str, Scalar] | None:
-    """The field of ``record`` that ``sentence`` speaks of (the most words of its key's path in the sentence) among
-    those whose value ``matches`` (holds a time, a number ...), or ``None`` when the sentence names no such key.
+def field_for(record: Record, sentence: str, matches: Callable[[str], bool], near: int = 0) -> tuple[str, Scalar] | None:
+    """The field of ``record`` that ``sentence`` speaks of (the most words of its key's path in the sentence; among
+    those, the one whose key word stands nearest to offset ``near``, where the value in question is) among those whose
+    value ``matches`` (holds a time, a number ...), or ``None`` when the sentence names no such key.
 
     >>> record = read_record({"hours": {"Monday": "10:0-20:0", "Sunday": "12:0-16:0"}, "stars": 4.5})
     >>> field_for(record, "On Sunday it opens at 9 am.", lambda value: ":" in value)
     ('hours.Sunday', '12:0-16:0')
+    >>> text = "It opens at 10 am on Monday and at 9 am on Sunday."
+    >>> field_for(record, text, lambda value: ":" in value, near=text.index("9 am"))
+    ('hours.Sunday', '12:0-16:0')
     """
     stems = _sentence_stems(sentence)
-    best: tuple[int, str, Scalar] | None = None
+    where: dict[str, list[int]] = {}
+    for match in _SENTENCE_TOKEN.finditer(sentence):
+        where.setdefault(_stem(match.group(0).casefold()), []).append(match.start())
+    best: tuple[tuple[int, int], str, Scalar] | None = None
     for path, value in record.fields:
         if isinstance(value, bool) or not matches(str(value)):
             continue
         words = {_stem(w.casefold()) for part in _segments(path) for w in _split_key(part)}
         shared = len(words & stems)
-        if shared and (best is None or shared > best[0]):
-            best = (shared, path, value)
+        if not shared:
+            continue
+        distance = min((abs(offset - near) for word in words for offset in where.get(word, ())), default=len(sentence))
+        rank = (shared, -distance)
+        if best is None or rank > best[0]:
+            best = (rank, path, value)
     return None if best is None else (best[1], best[2])
 
 
