@@ -16,18 +16,18 @@ from ._version import __version__
 
 # Public names that are not check helpers -> the module that defines them.
 _EXPORTS = {
-    "LLMEvalAssertionError": "core.assertion",
-    "assert_check": "core.assertion",
-    "evaluate": "core.assertion",
-    "assert_metric": "judges.deepeval_bridge",
-    "measure_metric": "judges.deepeval_bridge",
-    "judge_for_deepeval": "judges.deepeval_bridge",
+    "LLMEvalAssertionError": "run.check",
+    "assert_check": "harness.api",
+    "evaluate": "harness.api",
+    "assert_metric": "run.deepeval",
+    "measure_metric": "run.deepeval",
+    "judge_for_deepeval": "run.deepeval",
     "Case": "core.case",
     "load_cases": "core.case",
     "read_cases": "core.case",
     "CaseFileError": "core.case",
     "cases": "harness.dataset",
-    "perturb": "text.perturbators",
+    "perturb": "run.perturb",
     "perturbation": "text.perturbators",
     "Perturbation": "text.perturbators",
     "PERTURBATORS": "text.perturbators",
@@ -35,12 +35,12 @@ _EXPORTS = {
     "parse_condition": "text.conditions",
     "Evaluator": "core.evaluator",
     "MetricSpec": "core.evaluator",
-    "MissingInputError": "core.evaluator",
+    "MissingInputError": "core.errors",
     "Score": "core.evaluator",
     "ModelCache": "models.cache",
     "ModelLoadError": "models.cache",
-    "Registry": "core.registry",
-    "UnknownEvaluatorError": "core.registry",
+    "Registry": "harness.registry",
+    "UnknownEvaluatorError": "harness.registry",
     "Result": "core.result",
     "Signature": "core.result",
 }
@@ -146,16 +146,19 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .core.assertion import LLMEvalAssertionError, assert_check, evaluate
+    from .harness.api import assert_check, evaluate
+    from .run.check import LLMEvalAssertionError
     from .core.case import Case, CaseFileError, load_cases, read_cases
-    from .core.evaluator import Evaluator, MetricSpec, MissingInputError, Score
-    from .core.registry import Registry, UnknownEvaluatorError
+    from .core.errors import MissingInputError
+    from .core.evaluator import Evaluator, MetricSpec, Score
+    from .harness.registry import Registry, UnknownEvaluatorError
     from .core.result import Result, Signature
     from .harness.dataset import cases
-    from .judges.deepeval_bridge import assert_metric, judge_for_deepeval, measure_metric
+    from .run.deepeval import assert_metric, judge_for_deepeval, measure_metric
     from .models.cache import ModelCache, ModelLoadError
     from .text.conditions import ConditionSyntaxError, parse_condition
-    from .text.perturbators import PERTURBATORS, Perturbation, perturb, perturbation
+    from .run.perturb import perturb
+    from .text.perturbators import PERTURBATORS, Perturbation, perturbation
 
     # <generated: helper types>
     from .checks.agents.agent_sanity import assert_agent_artifacts

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, draw_id, repeat_of
+from .core.ids import draw_id
+from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, repeat_of
 from .harness.options import add_options
 from .harness.session import EvalSession, LLMEvalWarning, session_key
 
@@ -179,7 +180,7 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
             warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
     if not (records or eval_session.settings.report or eval_session.judge_skips or comparison is not None):
         return  # nothing to report, nothing to summarise
-    from .report.build import interruption, interruption_key
+    from .harness.reporting import interruption, interruption_key
 
     session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
     from .report.github import step_summary_path
@@ -188,7 +189,7 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
     if not eval_session.settings.report and step_summary is None:
         return
     from .report import ReportsNotWritten, write_reports
-    from .report.build import build_report
+    from .harness.reporting import build_report
 
     try:
         report = build_report(eval_session)
@@ -228,7 +229,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if eval_session is None or eval_session.is_worker:
         return
     if config.getoption("llmeval_evaluators", False):
-        from .core.catalog import catalog_lines
+        from .harness.catalog import catalog_lines
         from .text.basics import replace_surrogates
 
         terminalreporter.write_sep("=", "llmeval evaluators")
@@ -239,7 +240,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     if not (eval_session.records or eval_session.written or eval_session.judge_skips or eval_session.comparison() is not None):
         return
-    from .report.build import session_lines
+    from .harness.reporting import session_lines
     from .text.basics import replace_surrogates
 
     terminalreporter.write_sep("=", "llmeval summary")
@@ -363,7 +364,7 @@ def llmeval_deepeval_judge(request: pytest.FixtureRequest) -> Any:
 
     Its verdicts go through the llmeval verdict cache: recorded once, replayed in CI.
     """
-    from .judges.deepeval_bridge import judge_for_deepeval
+    from .run.deepeval import judge_for_deepeval
 
     return judge_for_deepeval(request.config.stash[session_key].judge)
 
@@ -414,7 +415,7 @@ def llmeval_perturb(request: pytest.FixtureRequest, llmeval_perturbation: Any) -
     Seeded from the marker's ``seed``, the perturbation and the text, so every run and
     machine perturbs alike. ``paraphrase`` without a judge skips the test.
     """
-    from .text.perturbators import Perturber
+    from .run.perturb import Perturber
 
     marker = request.node.get_closest_marker("llmeval_perturb")
     seed = marker.kwargs.get("seed", 0) if marker is not None else 0

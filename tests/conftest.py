@@ -22,7 +22,7 @@ except ImportError:
     pass
 # Our own light modules too: an in-process run that first imports one would leave the next run
 # with two copies of a class (a Case that is not a Case).
-import pytest_llmeval.core.assertion  # noqa: F401,E402
+import pytest_llmeval.run.check  # noqa: F401,E402
 import pytest_llmeval.core.evaluator  # noqa: F401,E402
 import pytest_llmeval.harness.dataset  # noqa: F401,E402
 import pytest_llmeval.report  # noqa: F401,E402

@@ -33,8 +33,8 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT))
 
 from pytest_llmeval.checks import BUILTIN_CHECKS  # noqa: E402
-from pytest_llmeval.core.catalog import readme_table  # noqa: E402
-from pytest_llmeval.core.registry import Registry  # noqa: E402
+from pytest_llmeval.harness.catalog import readme_table  # noqa: E402
+from pytest_llmeval.harness.registry import Registry  # noqa: E402
 from pytest_llmeval.harness.options import options_table  # noqa: E402
 from tests.generated import read, rewrite  # noqa: E402
 from tests.seed_coverage import CATALOG_NAMES, SEED_COVERAGE, coverage_table  # noqa: E402

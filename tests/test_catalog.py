@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from pytest_llmeval import Registry
-from pytest_llmeval.core.catalog import entries, readme_table
+from pytest_llmeval.harness.catalog import entries, readme_table
 from pytest_llmeval.harness.options import options_table
 
 from .docs_pages import current

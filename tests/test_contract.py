@@ -139,7 +139,7 @@ def make_case(name: str, **changes) -> Case:
 
 
 def test_every_builtin_is_registered():
-    from pytest_llmeval.core.registry import BUILTIN_EVALUATORS
+    from pytest_llmeval.harness.registry import BUILTIN_EVALUATORS
 
     assert NAMES == sorted(BUILTIN_EVALUATORS) and len(NAMES) >= 59
 

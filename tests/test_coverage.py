@@ -8,7 +8,7 @@ import re
 import pytest
 
 import pytest_llmeval
-from pytest_llmeval.core.registry import Registry
+from pytest_llmeval.harness.registry import Registry
 from tests.docs_pages import current
 from tests.seed_coverage import (
     CATALOG_NAMES,

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from pytest_llmeval.core.registry import Registry
+from pytest_llmeval.harness.registry import Registry
 
 from .docs_pages import blocks, current
 

@@ -82,7 +82,7 @@ def test_evaluate_classification_records_one_result_for_the_set(pytester):
     pytester.makepyfile(
         """
         from pytest_llmeval import evaluate
-        from pytest_llmeval.core.recording import current_context
+        from pytest_llmeval.run.recording import current_context
 
         def test_set():
             evaluate("classification", actual=["a", "b", "b"], expected=["a", "b", "a"], threshold=0.5)

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import pytest_llmeval
-from pytest_llmeval.core.registry import BUILTIN_EVALUATORS, Registry
+from pytest_llmeval.harness.registry import BUILTIN_EVALUATORS, Registry
 
 from .check_index import BLOCKS, current
 
@@ -54,6 +54,23 @@ def test_each_helper_lives_beside_the_evaluator_it_runs():
     assert generic == ["assert_check", "assert_metric", "measure_metric", "record_generation"]  # any check, deepeval metrics, a second form
     assert sorted(set(helpers) - set(beside) - set(generic)) == []
     assert len(beside) >= 0.9 * len(helpers)
+
+
+def test_a_helper_holds_its_class():
+    """No check module reaches a check by its name: a helper hands its class to the runner (``check(Groundedness,
+    ...)``), so following ``actual`` from ``assert_grounded`` reaches the scoring method without a lookup."""
+    import ast
+
+    by_name = []
+    for path in (PACKAGE / "checks").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("assert_check", "evaluate"):
+                by_name.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("check", "run_check", "run_cases"):
+                first = node.args[0] if node.args else None
+                if isinstance(first, ast.Constant):
+                    by_name.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert by_name == []
 
 
 def test_a_helper_declares_its_checks_parameters_with_the_checks_defaults():
@@ -99,7 +116,8 @@ def test_a_run_that_uses_no_check_loads_only_the_plugins_modules(tmp_path):
     allowed = {"pytest_llmeval", "pytest_llmeval._version", "pytest_llmeval.plugin", "pytest_llmeval.checks",
                "pytest_llmeval.harness", "pytest_llmeval.harness.options", "pytest_llmeval.harness.markers",
                "pytest_llmeval.harness.session", "pytest_llmeval.harness.context", "pytest_llmeval.harness.hookspecs",
-               "pytest_llmeval.core", "pytest_llmeval.core.recording", "pytest_llmeval.core.registry",
+               "pytest_llmeval.core", "pytest_llmeval.core.errors", "pytest_llmeval.core.ids", "pytest_llmeval.run",
+               "pytest_llmeval.run.recording", "pytest_llmeval.harness.registry",
                "pytest_llmeval.models", "pytest_llmeval.models.config"}
     assert sorted(set(loaded) - allowed) == []
 

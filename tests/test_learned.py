@@ -363,7 +363,7 @@ def test_contract(learned):
 def test_helpers_pass_scorer_and_parameters(encoder, regressor):
     from pytest_llmeval.checks.language_model.bleurt import assert_bleurt
     from pytest_llmeval.checks.language_model.moverscore import assert_moverscore
-    from pytest_llmeval.core.registry import BUILTIN_EVALUATORS
+    from pytest_llmeval.harness.registry import BUILTIN_EVALUATORS
 
     if "moverscore" not in BUILTIN_EVALUATORS:
         pytest.skip("not registered yet (pytest_llmeval/registry.py); the pytest run below registers them itself")

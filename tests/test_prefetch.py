@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_llmeval import Case, Registry
-from pytest_llmeval.models.prefetch import known_fields
+from pytest_llmeval.run.prefetch import known_fields
 
 ROWS = 40
 

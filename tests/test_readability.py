@@ -47,7 +47,7 @@ from pytest_llmeval.checks.text_stats import (
     syllable_rules,
     token_count,
 )
-from pytest_llmeval.core.assertion import LLMEvalAssertionError
+from pytest_llmeval.run.check import LLMEvalAssertionError
 
 NAMES = ["word_count", "sentence_count", "syllable_count", "flesch_reading_ease", "dale_chall", "reading_time",
          "token_count", "japanese_character_count"]

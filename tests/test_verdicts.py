@@ -124,7 +124,7 @@ def test_a_reworded_answer_without_evidence_is_unverified_and_says_what_decides_
     assert failing.verdict == "unverified" and not failing.passed
     record = json.loads(json.dumps(failing.to_dict()))
     assert record["verdict"] == "unverified" and Result.from_dict(record) == failing
-    from pytest_llmeval.core.assertion import format_failure
+    from pytest_llmeval.run.check import format_failure
 
     message = format_failure(failing)
     assert message.startswith("llmeval groundedness unverified: no evidence against the answer, but it could not be confirmed")
@@ -209,12 +209,13 @@ def test_any_text_parses_and_comes_back_from_the_cache(tmp_path):
     pytest.importorskip("spacy")
     if spacy_model() is None:
         pytest.skip("no spaCy English model installed")
+    from pytest_llmeval.facts.syntax import parser_for
     from pytest_llmeval.models.cache import ModelCache
 
     texts = ["Paris is in France.", "odd \ud800 text\x00 with NUL", ""]
-    first = ModelCache(cache_dir=str(tmp_path), announce=lambda line: None).parser(spacy_model())
+    first = parser_for(ModelCache(cache_dir=str(tmp_path), announce=lambda line: None), spacy_model())
     parsed = first.parse_many(texts)
     first.flush()
-    again = ModelCache(cache_dir=str(tmp_path), announce=lambda line: None).parser(spacy_model())
+    again = parser_for(ModelCache(cache_dir=str(tmp_path), announce=lambda line: None), spacy_model())
     assert again.parse_many(texts) == parsed and again.parsed == 0 and again.hits == 3
     assert [p.text for p in parsed] == ["Paris is in France.", "odd \ufffd text\x00 with NUL", ""]

@@ -403,7 +403,7 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
     return out
 
 
-def _beside_caller(path: str | os.PathLike[str], depth: int = 2) -> str | os.PathLike[str]:
+def beside_caller(path: str | os.PathLike[str], depth: int = 2) -> str | os.PathLike[str]:
     """``path``, or the same relative path beside the file that called :func:`cases`, when only that exists."""
     if os.path.isabs(path) or os.path.exists(path):
         return path
@@ -425,7 +425,7 @@ def load_cases(path: str | os.PathLike[str]) -> list[Case]:
     beside the calling file. A bad row raises :class:`CaseFileError` (a
     ``ValueError``) naming the file and the line.
     """
-    return [case for _, case in read_cases(_beside_caller(path))]
+    return [case for _, case in read_cases(beside_caller(path))]
 
 
 def as_sequence(value: Sequence[Case] | Case) -> Sequence[Case]:

@@ -19,27 +19,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from .case import CASE_FIELDS, Case
+from .errors import MissingInputError
+from .params import require_choice
 from .result import UNVERIFIED_ACTIONS, Result, Signature, missed_thresholds, passed_for
 
-if TYPE_CHECKING:
-    from ..models.cache import ModelCache
-
-__all__ = ["Evaluator", "MetricSpec", "Score", "MissingInputError", "UncalibratedWarning", "EXCERPT_CHARS"]
+__all__ = ["Evaluator", "MetricSpec", "Score", "EXCERPT_CHARS", "package_version"]
 
 
 #: How much of an answer a result keeps for reports.
 EXCERPT_CHARS = 300
-
-
-class MissingInputError(ValueError):
-    """A case lacks a field the evaluator requires."""
-
-
-class UncalibratedWarning(UserWarning):
-    """A default threshold was measured for other scoring models than the one in use."""
 
 
 @dataclass(frozen=True)
@@ -124,10 +115,9 @@ class Evaluator:
     gpu: ClassVar[bool] = False
     helper: ClassVar[str] = ""
     extra: ClassVar[str] = ""
-    #: The judge check that decides this check's unverified answers when a judge is configured (``""``: none).
+    #: The judge check that decides this check's unverified answers when a judge is configured (``""``: none);
+    #: the session wires the two together (:mod:`pytest_llmeval.run.escalation`).
     escalates_to: ClassVar[str] = ""
-    #: That check, bound to the session's judge (:meth:`bind_escalation`), or ``None``.
-    escalation: Evaluator | None = None
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.defaults))
@@ -150,6 +140,10 @@ class Evaluator:
         """Score many cases; override to batch model calls."""
         return [self.score(case) for case in cases]
 
+    def planned_texts(self, cases: Sequence[Case]) -> list[str]:
+        """The texts this check would encode to score ``cases`` (the run encodes them ahead, in batches); ``[]``: none."""
+        return []
+
     def redact(self, text: str, score: Score) -> str:
         """The answer as reports may show it; leakage evaluators mask what they found."""
         return text
@@ -166,6 +160,12 @@ class Evaluator:
         """The parameters that define the scoring method (all but ``case_specific`` and ``reporting`` ones)."""
         return {k: v for k, v in self.params.items() if k not in self.case_specific and k not in self.reporting}
 
+    @classmethod
+    def cases_from(cls, fields: Mapping[str, Any], case_id: str | None) -> list[Case]:
+        """The cases one call of the check scores, from its case fields: one :class:`~pytest_llmeval.core.case.Case`
+        (a check that reads a set from lists, as ``classification`` does, returns several, scored as one)."""
+        return [Case(case_id=case_id, **fields)]
+
     # -- the contract ---------------------------------------------------------
 
     @classmethod
@@ -179,11 +179,6 @@ class Evaluator:
             raise TypeError(f"{cls.__name__} must declare exactly one primary metric, has {len(primaries)}")
         return primaries[0]
 
-    def bind_escalation(self, judge_check: Evaluator | None) -> None:
-        """Send the answers this check leaves unverified to ``judge_check`` (the plugin binds it when a judge is set)."""
-        self.escalation = judge_check
-        self.__dict__.pop("_signature", None)  # verdicts a judge may decide are not comparable with offline ones
-
     def signature(self) -> Signature:
         """How this evaluator scores; computed once (reading package versions is not free)."""
         cached = self.__dict__.get("_signature")
@@ -193,8 +188,6 @@ class Evaluator:
 
     def _make_signature(self) -> Signature:
         params = dict(self.signature_params())
-        if self.escalation is not None and self.weak_metrics():
-            params["escalation"] = f"{self.escalation.name} {self.escalation.scoring_model()}"
         return Signature(
             evaluator=self.name,
             version=self.version,
@@ -344,50 +337,7 @@ class Evaluator:
                     excerpt=None if case.actual is None else self.redact(case.actual, score)[:EXCERPT_CHARS],
                 )
             )
-        if self.escalation is not None and any(r.verdict == "unverified" for r in results):
-            results = self._escalate(cases, results, unverified)
         return results
-
-    def _escalate(self, cases: Sequence[Case], results: list[Result], unverified: str) -> list[Result]:
-        """The unverified results decided by the judge check :attr:`escalation` (the others cost no judge call).
-
-        The judge's verdict becomes the check's, with the judge's reason first and the
-        offline one after it; the judge's own details (and its usage) are kept under
-        ``escalated``. A judge that cannot answer (offline, unreachable, failing) leaves
-        the result unverified, and says why.
-        """
-        from ..judges.base import JudgeError
-        from ..judges.cache import ReplayMiss
-        from ..judges.runner import JudgeUnavailable
-
-        judge = self.escalation
-        assert judge is not None
-
-        def undecided(offline: Result, why: str, details: Mapping[str, Any]) -> Result:
-            note = f"the judge ({judge.name}) could not decide: {why[:300]}"
-            return replace(offline, reason=f"{offline.reason}; {note}"[:2000], details={**details, "escalated": {"check": judge.name, "error": note}})
-
-        pending = [i for i, r in enumerate(results) if r.verdict == "unverified"]
-        try:
-            decided = judge.evaluate([cases[i] for i in pending], unverified=unverified)
-        except (JudgeUnavailable, ReplayMiss, JudgeError) as exc:
-            return [undecided(r, str(exc), r.details) if i in pending else r for i, r in enumerate(results)]
-        out = list(results)
-        for index, verdict in zip(pending, decided):
-            offline = out[index]
-            details = {**offline.details}
-            usage = verdict.details.get("judge") if verdict.details else None
-            if usage is not None:
-                details["judge"] = usage  # counted as this check's judge calls
-            if verdict.score is None and verdict.verdict == "fail":
-                # The judge's reply could not be used (or scored nothing): that is no verdict on the answer.
-                out[index] = undecided(offline, verdict.reason, details)
-                continue
-            details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
-            reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
-            out[index] = replace(offline, verdict=verdict.verdict, passed=passed_for(verdict.verdict, unverified), reason=reason[:2000],
-                                 details=details)
-        return out
 
 
 def package_version(package: str) -> str:
@@ -398,53 +348,3 @@ def package_version(package: str) -> str:
         return f"{package} {metadata.version(package)}"
     except metadata.PackageNotFoundError:
         return f"{package} (not installed)"
-
-
-class ModelEvaluator(Evaluator):
-    """An evaluator that runs a local model through the session's :class:`~pytest_llmeval.models.cache.ModelCache`.
-
-    The plugin calls :meth:`bind` with the session's cache, so each model loads once
-    per process; used on its own, the evaluator makes a private cache on first use.
-    """
-
-    uses_models = True
-    gpu = True
-    models: ModelCache | None = None
-
-    def bind(self, models: ModelCache | None) -> None:
-        """Use the session's model cache (the plugin calls this)."""
-        self.models = models
-        self.__dict__.pop("_signature", None)  # the scoring model's signature may depend on the cache
-
-    def _cache(self) -> ModelCache:
-        if self.models is None:
-            from ..models.cache import ModelCache
-
-            self.models = ModelCache()
-        return self.models
-
-
-def require_choice(owner: str, name: str, value: Any, choices: Sequence[Any]) -> None:
-    """Raise ``ValueError`` naming the parameter and the valid values."""
-    if value not in choices:
-        raise ValueError(f"{owner}: parameter {name!r} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-
-
-def require_type(owner: str, name: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
-    """Raise ``TypeError`` naming the parameter and what was expected."""
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
-        raise TypeError(f"{owner}: parameter {name!r} must be {what}; got {value!r:.80}")
-
-
-def require_number(
-    owner: str, name: str, value: Any, *, low: float, high: float | None = None, integer: bool = False
-) -> None:
-    """Check a numeric parameter's type and range; errors name the parameter and the valid range."""
-    if integer:
-        require_type(owner, name, value, int, f"an integer of at least {low}")
-    else:
-        require_type(owner, name, value, (int, float), f"a number between {low} and {high}" if high is not None else "a number")
-    if high is not None and not low <= value <= high:
-        raise ValueError(f"{owner}: parameter {name!r} must be between {low} and {high}; got {value}")
-    if high is None and value < low:
-        raise ValueError(f"{owner}: parameter {name!r} must be at least {low}; got {value}")

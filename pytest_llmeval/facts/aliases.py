@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .names import _CONNECTORS, _DEMONYM, _FUNCTION_WORDS, _TITLES, _WORD, _fold, _inflection
+from .names import CONNECTORS, DEMONYM, FUNCTION_WORDS, TITLES, WORD, fold, inflection_of
 
 __all__ = ["ContextForms", "Places", "alias_supported", "capital_words", "context_forms", "demonym_forms", "initialisms",
            "name_key", "places"]
@@ -45,7 +45,7 @@ Key = tuple[str, ...]
 
 _VOWELS = "aeiouy"
 
-#: A place name's endings in the stead of a demonym's (:data:`~pytest_llmeval.facts.names._DEMONYM`): America-n /
+#: A place name's endings in the stead of a demonym's (:data:`~pytest_llmeval.facts.names.DEMONYM`): America-n /
 #: America, Canad-ian / Canad-a, Japan-ese / Japan.
 _PLACE_ENDINGS = ("", *_VOWELS)
 
@@ -78,14 +78,14 @@ def demonym_forms(base: str) -> frozenset[str]:
         if len(base) > 7:
             words.append(base[:-1])
     for word in words:
-        for ending in _DEMONYM:
+        for ending in DEMONYM:
             if len(word) > len(ending) + 2 and word.endswith(ending):
                 stem = word[: len(word) - len(ending)]
                 forms.update([stem + place for place in _PLACE_ENDINGS])
         for ending in _PLACE_ENDINGS:
             if word.endswith(ending):
                 stem = word[: len(word) - len(ending)]
-                forms.update([stem + demonym for demonym in _DEMONYM])
+                forms.update([stem + demonym for demonym in DEMONYM])
         if len(word) > 5 and word.endswith("ish"):
             stem = word[:-3]
             forms.update(stem + place for place in ISH_PLACES)
@@ -103,15 +103,15 @@ def demonym_forms(base: str) -> frozenset[str]:
 def name_key(name: str | Iterable[str]) -> Key:
     """A name as looked up: the bases of its words, without connectors, function words and titles (``"Republic of
     Korea"``: ``("republic", "korea")``); ``name`` is a text or its words."""
-    words = [m.group(0) for m in _WORD.finditer(name)] if isinstance(name, str) else list(name)
-    return tuple(_inflection(w) for w in words
-                 if w.casefold() not in _CONNECTORS and w.casefold() not in _FUNCTION_WORDS and _fold(w) not in _TITLES)
+    words = [m.group(0) for m in WORD.finditer(name)] if isinstance(name, str) else list(name)
+    return tuple(inflection_of(w) for w in words
+                 if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES)
 
 
 def _phrase(name: str) -> Key:
     """A name as found in a text: the bases of its words without connectors and titles (see :func:`context_forms`)."""
-    return tuple(_inflection(m.group(0)) for m in _WORD.finditer(name)
-                 if m.group(0).casefold() not in _CONNECTORS and _fold(m.group(0)) not in _TITLES)
+    return tuple(inflection_of(m.group(0)) for m in WORD.finditer(name)
+                 if m.group(0).casefold() not in CONNECTORS and fold(m.group(0)) not in TITLES)
 
 
 def _initials(key: Sequence[str]) -> str:
@@ -253,7 +253,7 @@ def capital_words(text: str) -> frozenset[str]:
     >>> sorted(capital_words("The U.S.-based NASA and the DoD met McDonald."))
     ['dod', 'nasa', 'us']
     """
-    return frozenset(_fold(part) for match in _WORD.finditer(text) for part in match.group(0).split("-") if _is_capitals(part))
+    return frozenset(fold(part) for match in WORD.finditer(text) for part in match.group(0).split("-") if _is_capitals(part))
 
 
 def initialisms(text: str) -> frozenset[str]:
@@ -280,13 +280,13 @@ def initialisms(text: str) -> frozenset[str]:
         run.clear()
 
     previous_end = 0
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(text):
         if text[previous_end:match.start()].strip() and previous_end:
             flush()  # punctuation between the words ends a run
         previous_end = match.end()
         for part in match.group(0).split("-"):
             if part[:1].isupper():
-                run.append((_fold(part)[:1], False))
+                run.append((fold(part)[:1], False))
             elif run and part in INITIALISM_GAPS:
                 run.append((part[:1], True))
             else:
@@ -376,10 +376,10 @@ def alias_supported(text: str, words: Sequence[str], context: ContextForms, has_
     or place name the context states (:func:`_name_stated`); or when the initials of the whole name as written
     (with or without "of", "and", "the", "for") are a word of the context in capitals.
     """
-    written = [m.group(0) for m in _WORD.finditer(text)]
+    written = [m.group(0) for m in WORD.finditer(text)]
     if len(written) > 1:
         kept = [w for w in written if w.casefold() not in INITIALISM_GAPS]
-        codes = {_initials([_fold(w) for w in written]), _initials([_fold(w) for w in kept])} & context.capitals
+        codes = {_initials([fold(w) for w in written]), _initials([fold(w) for w in kept])} & context.capitals
         if codes and _initialism_stated(name_key(words), codes, context):
             return True
     capitals = capital_words(text)

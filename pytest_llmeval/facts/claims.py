@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ..text.basics import split_sentences
-from .names import _FUNCTION_WORDS
+from .names import FUNCTION_WORDS
 
 __all__ = ["framing", "non_claim", "refusal", "markdown_sentences", "REASONS"]
 
@@ -270,7 +270,7 @@ def _restates(text: str, question: str) -> bool:
         return True
     if not _WH.match(question) or re.search(r"\bor\b", question, _I) or re.search(r"\d", text) or _NEGATION.search(text):
         return False
-    own, asked = ({w.casefold().removesuffix("s") for w in _LETTERS.findall(t) if len(w) > 2 and w.casefold() not in _FUNCTION_WORDS}
+    own, asked = ({w.casefold().removesuffix("s") for w in _LETTERS.findall(t) if len(w) > 2 and w.casefold() not in FUNCTION_WORDS}
                   for t in (text, question))
     # Every word of the sentence, function words too, is the question's ("... won the cup once" answers "how many times").
     added = {w.casefold() for w in _LETTERS.findall(text)} - {w.casefold() for w in _LETTERS.findall(question)} - _GLUE

@@ -3,7 +3,7 @@
 ``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06``; ``6 p.m.`` = ``18:00`` = ``18:0``; the ends of a range of
 times (``10 am to 8 pm``, ``10:0-20:0``) are times of their own. Each is a :class:`~pytest_llmeval.facts.fact.Fact`.
 
->>> [f.value for f in _clock_times("Open 10 am to 8 pm")] == [f.value for f in _clock_times("Open 10:0-20:0")]
+>>> [f.value for f in clock_time_facts("Open 10 am to 8 pm")] == [f.value for f in clock_time_facts("Open 10:0-20:0")]
 True
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from .fact import Fact, _end, _hedged, _kept
+from .fact import Fact, fact_end, is_hedged, keeps_text
 
 
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
@@ -26,7 +26,7 @@ _NUMERIC_DATE = re.compile(
 )
 
 
-_MONTHS = {
+MONTHS = {
     name: index
     for index, names in enumerate(
         [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
@@ -38,7 +38,7 @@ _MONTHS = {
 }
 
 
-_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 
 
 _DATE = re.compile(
@@ -101,15 +101,15 @@ _BARE_HOUR = re.compile(r"(?<![\w:.,/\-−–—])(?P<h>\d{1,2})(?:[ \t]*[-–�
 _TIME_JOIN = re.compile(r"(?:[ \t]*[-–—][ \t]*|[ \t]+(?:to|until|till|through|and)[ \t]+)\Z")
 
 
-@_kept
-def _clock_times(text: str) -> tuple[Fact, ...]:
+@keeps_text
+def clock_time_facts(text: str) -> tuple[Fact, ...]:
     """Times of day and clock durations: ``6 p.m.`` = ``18:00`` = ``18:0``; ``noon`` = ``12 pm``; ``2:06:15`` is 7,575 seconds.
 
     Each end of a range is a time of its own; an end without a.m. or p.m. takes the other's
     (``9-5pm`` is 9 a.m. to 5 p.m.). A minute of one digit after an hour of one (``9:5``) is read only in a range
     (``9:0-17:0``): alone it is more often a score or a ratio.
 
-    >>> [f.value / 3600 for f in _clock_times("Open 10 am to 8 pm, or 9-11:30 pm, or 9:0-17:0 at noon")]
+    >>> [f.value / 3600 for f in clock_time_facts("Open 10 am to 8 pm, or 9-11:30 pm, or 9:0-17:0 at noon")]
     [10.0, 20.0, 21.0, 23.5, 9.0, 17.0, 12.0]
     """
     if not _MAYBE_TIME.search(text):
@@ -131,22 +131,22 @@ def _clock_times(text: str) -> tuple[Fact, ...]:
         if minute > 59 or second > 59:
             continue
         fact = Fact("time", match.group(0), float(hour * 3600 + minute * 60 + second), "clock", 1.0, match.start(),
-                    approx=_hedged(text, match.start(), match.end()))
+                    approx=is_hedged(text, match.start(), match.end()))
         ends.append((fact, match.group("h2") is None, loose))
     out: list[Fact] = []
     for index, (fact, meridiem, loose) in enumerate(ends):
         following = ends[index + 1] if index + 1 < len(ends) else None
-        joined = following is not None and _TIME_JOIN.match(text, _end(fact), following[0].start) is not None
-        if loose and not (joined or (out and _TIME_JOIN.match(text, _end(out[-1]), fact.start))):
+        joined = following is not None and _TIME_JOIN.match(text, fact_end(fact), following[0].start) is not None
+        if loose and not (joined or (out and _TIME_JOIN.match(text, fact_end(out[-1]), fact.start))):
             continue
         if following is not None and joined and not meridiem and following[1] and fact.value < 13 * 3600:
             fact = replace(fact, value=_before(fact.value, following[0].value))
         elif meridiem:
-            bare = _BARE_HOUR.search(text, max(0, fact.start - 16, _end(out[-1]) if out else 0), fact.start)
+            bare = _BARE_HOUR.search(text, max(0, fact.start - 16, fact_end(out[-1]) if out else 0), fact.start)
             if bare is not None and 1 <= int(bare.group("h")) <= 12:
                 value = _before(int(bare.group("h")) * 3600.0, fact.value)
                 out.append(Fact("time", bare.group("h"), value, "clock", 1.0, bare.start(),
-                                approx=_hedged(text, bare.start(), bare.end("h"))))
+                                approx=is_hedged(text, bare.start(), bare.end("h"))))
         out.append(fact)
     return tuple(out)
 
@@ -158,12 +158,12 @@ def _before(value: float, other: float) -> float:
     return value if value <= other else (value + 12 * 3600) % (24 * 3600)
 
 
-@_kept
-def _dates(text: str) -> tuple[Fact, ...]:
+@keeps_text
+def date_facts(text: str) -> tuple[Fact, ...]:
     """Dates: ``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06`` = ``06/05/1825`` only where the order is clear
     (see :func:`_numeric_date`); a month alone (``May 1825``) is a date without a day.
 
-    >>> [f.value for f in _dates("on 25/12/2020, 12/25/2020, 2020/12/25 or 25 December 2020, not 05/06/2021")]
+    >>> [f.value for f in date_facts("on 25/12/2020, 12/25/2020, 2020/12/25 or 25 December 2020, not 05/06/2021")]
     [(2020, 12, 25), (2020, 12, 25), (2020, 12, 25), (2020, 12, 25)]
     """
     if not _MAYBE_DATE.search(text):
@@ -187,7 +187,7 @@ def _dates(text: str) -> tuple[Fact, ...]:
         day_value = int(day) if day else None
         if day_value is not None and not 1 <= day_value <= 31:
             continue
-        found.append(Fact("date", match.group(0), (int(year) if year else None, _MONTHS[month_name.lower().rstrip(".")], day_value),
+        found.append(Fact("date", match.group(0), (int(year) if year else None, MONTHS[month_name.lower().rstrip(".")], day_value),
                           start=match.start()))
     return tuple(found)
 
@@ -209,19 +209,19 @@ def _numeric_date(match: re.Match[str]) -> tuple[int, int, int] | None:
     return (year, month, day) if 1 <= month <= 12 and 1 <= day <= 31 else None
 
 
-@_kept
-def _weekdays(text: str) -> tuple[Fact, ...]:
+@keeps_text
+def weekday_facts(text: str) -> tuple[Fact, ...]:
     """Days of the week (kind ``weekday``, 0 for Monday to 6 for Sunday): ``Monday``, ``Mondays``, ``Mon.``, and a
     shortened name before another ("Mon-Fri", "Sat, Sun"), a time or a date ("Sat 10am"); not "Sun" or "Sat" alone.
 
-    >>> [(f.text, f.value) for f in _weekdays("Open Mon-Fri and on Sundays; the Sun reported it")]
+    >>> [(f.text, f.value) for f in weekday_facts("Open Mon-Fri and on Sundays; the Sun reported it")]
     [('Mon', 0), ('Fri', 4), ('Sundays', 6)]
     """
     found: list[Fact] = []
     for match in _WEEKDAY.finditer(text):
         if match.group("short") and not match.group("dot") and not _WEEKDAY_AFTER.match(text, match.end()):
             previous = found[-1] if found else None
-            if previous is None or not _WEEKDAY_JOIN.match(text, _end(previous), match.start()):
+            if previous is None or not _WEEKDAY_JOIN.match(text, fact_end(previous), match.start()):
                 continue
         name = (match.group("full") or match.group("short")).lower()
         found.append(Fact("weekday", match.group(0), _WEEKDAYS[name], start=match.start()))

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text.basics import excerpt
-from .extract import _NEGATION, FactIndex, _raw_number, ordinal_century
-from .names import _CONTRACTION, _FUNCTION_WORDS, _WORD, CONVERSATIONAL, EVALUATIVE
+from .extract import NEGATION, FactIndex, raw_number, ordinal_century
+from .names import CONTRACTION, FUNCTION_WORDS, WORD, CONVERSATIONAL, EVALUATIVE
 from .parsing import Fact
 
 __all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "NumberSentences", "fact_kind"]
@@ -129,9 +129,9 @@ def makes_claim(sentence: str, facts: Sequence[Fact] = ()) -> bool:
         return True
     if text.endswith("!") or _SPEAKER.match(text):
         return False
-    for match in _WORD.finditer(text):
-        word = _CONTRACTION.sub("", match.group(0)).casefold()
-        if word and word not in _FUNCTION_WORDS and word not in CONVERSATIONAL and word not in EVALUATIVE and not _NEGATION.fullmatch(word):
+    for match in WORD.finditer(text):
+        word = CONTRACTION.sub("", match.group(0)).casefold()
+        if word and word not in FUNCTION_WORDS and word not in CONVERSATIONAL and word not in EVALUATIVE and not NEGATION.fullmatch(word):
             return True
     return False
 
@@ -154,9 +154,9 @@ def unshared_words(
     if any(source.supports(fact) and not (given is not None and given.supports(fact)) for fact in facts):
         return []
     words: list[str] = []  # the claim's own words, one per stem the source lacks
-    for match in _WORD.finditer(sentence):
+    for match in WORD.finditer(sentence):
         word = match.group(0)
-        if _CONTRACTION.sub("", word).casefold() in _TALK:
+        if CONTRACTION.sub("", word).casefold() in _TALK:
             continue
         stems = [s for s in content_stems(word) if not _NUMBER_STEM.match(s)]
         for stem in stems:
@@ -185,7 +185,7 @@ def fact_kind(fact: Fact, instead: Fact | None, currencies: set[str] | frozenset
         return "date"
     if fact.kind == "time":
         return "time"
-    if instead is not None and (instead.unit != fact.unit or _raw_number(instead.text) == _raw_number(fact.text)):
+    if instead is not None and (instead.unit != fact.unit or raw_number(instead.text) == raw_number(fact.text)):
         return "unit"  # "50 gallons" where the context says "50 litres"
     if fact.kind == "money" and fact.unit and currencies and fact.unit not in currencies:
         return "unit"
@@ -206,12 +206,12 @@ class NumberSentences:
 
     def __init__(self, sentences: Sequence[str]) -> None:
         from .layer import content_stems
-        from .parsing import _numbers, detokenize_numbers
+        from .parsing import number_facts, detokenize_numbers
 
         self.entries: list[tuple[Fact, str, frozenset[str], str | None]] = []
         for sentence in sentences:
             text = detokenize_numbers(sentence)
-            found = _numbers(text)
+            found = number_facts(text)
             if not found:
                 continue
             stems = frozenset(s for s in content_stems(text) if not _NUMBER_STEM.match(s))
@@ -254,6 +254,6 @@ def _counted(text: str, fact: Fact) -> str | None:
     if fact.unit is not None:
         return None
     match = _NOUN_AFTER.match(text, fact.start + len(fact.text))
-    if match is None or match.group(1).casefold() in _FUNCTION_WORDS:
+    if match is None or match.group(1).casefold() in FUNCTION_WORDS:
         return None
     return word_stem(match.group(1))

@@ -44,28 +44,28 @@ from typing import TYPE_CHECKING, Any
 from ..text.basics import split_sentences
 from .aliases import ContextForms, alias_supported, context_forms, demonym_forms
 from .names import (
-    _FUNCTION_WORDS,
-    _SPACY_LABELS,
-    _WORD,
-    _fold,
-    _inflection,
-    _rule_names,
-    _spacy_names,
+    FUNCTION_WORDS,
+    SPACY_LABELS,
+    WORD,
+    fold,
+    inflection_of,
+    rule_names,
+    spacy_names,
     entity_name,
     word_stem,
 )
 from .parsing import (
-    _CURRENCY_SYMBOLS,
-    _CURRENCY_WORDS,
-    _MONTHS,
-    _NUMBER,
-    _SCALES,
+    CURRENCY_SYMBOLS,
+    CURRENCY_WORDS,
+    MONTHS,
+    NUMBER,
+    SCALES,
     Fact,
-    _clock_times,
-    _dates,
-    _number_value,
-    _numbers,
-    _scaled,
+    clock_time_facts,
+    date_facts,
+    number_value,
+    number_facts,
+    scaled,
     detokenize_numbers,
 )
 
@@ -79,7 +79,7 @@ __all__ = ["FactIndex", "FactCheck", "extract_facts", "unsupported_facts", "chec
 EXTRACTORS = ("auto", "rules", "spacy")
 
 
-_NEGATION = re.compile(
+NEGATION = re.compile(
     r"(?i)\b(?:not(?!\s+only\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
     r"|without|cannot)\b|n['’]t\b"
 )
@@ -99,7 +99,7 @@ def ordinal_century(fact: Fact) -> int | None:
 
 def negated(sentence: str) -> bool:
     """Whether a sentence carries a negation cue."""
-    return _NEGATION.search(sentence) is not None
+    return NEGATION.search(sentence) is not None
 
 
 def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -> list[Fact]:
@@ -111,8 +111,8 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
     """
     text = detokenize_numbers(text)
     facts: list[Fact] = []
-    dates = list(_dates(text))
-    times = list(_clock_times(text))
+    dates = list(date_facts(text))
+    times = list(clock_time_facts(text))
     # Spans taken by dates and times, merged and sorted, so a number inside one is found by bisection.
     spans: list[list[int]] = []
     for start, end in sorted((f.start, f.start + len(f.text)) for f in (*dates, *times)):
@@ -129,18 +129,18 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
 
     facts.extend(dates)
     facts.extend(times)
-    for fact in _numbers(text):
+    for fact in number_facts(text):
         if inside_date(fact.start, fact.start + len(fact.text)):
             continue
         facts.append(fact)
     if parsed is not None and len(parsed.text) == len(text):
         names: Iterable[Fact] = _parsed_names(parsed)
     else:
-        names = _spacy_names(text, nlp) if nlp is not None else _rule_names(text)
+        names = spacy_names(text, nlp) if nlp is not None else rule_names(text)
     for fact in names:
         if inside_date(fact.start, fact.start + len(fact.text)):
             continue
-        if all(k in _MONTHS for k in fact.value):
+        if all(k in MONTHS for k in fact.value):
             continue
         facts.append(fact)
     facts.sort(key=lambda f: f.start)
@@ -148,12 +148,12 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
 
 
 def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
-    """Names from a parse's named entities (as :func:`~pytest_llmeval.facts.names._spacy_names` reads a spaCy doc);
+    """Names from a parse's named entities (as :func:`~pytest_llmeval.facts.names.spacy_names` reads a spaCy doc);
     an entity none of whose words is a proper noun is a capitalised common word ("Fiction", "Stared"), not a name,
     unless it is a nationality or group ("Chilean")."""
     proper = {token[0] for token in parsed.tokens if token[3] == "PROPN"}
     for start, end, label in parsed.ents:
-        if label not in _SPACY_LABELS:
+        if label not in SPACY_LABELS:
             continue
         if label != "NORP" and not any(start <= offset < end for offset in proper):
             continue
@@ -165,7 +165,7 @@ def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
 
 
 #: A lower-case letter followed by a capital inside a word: two words glued ("LeoniTéa").
-_GLUED = re.compile(r"(?<=[^\W\d_])(?<=[a-zß-öø-ÿ])(?=[A-ZÀ-ÖØ-Þ])")
+GLUED = re.compile(r"(?<=[^\W\d_])(?<=[a-zß-öø-ÿ])(?=[A-ZÀ-ÖØ-Þ])")
 
 
 def join_chunks(text: str | Sequence[str]) -> str:
@@ -201,15 +201,15 @@ class FactIndex:
     def words(self) -> set[str]:
         """The text's words, folded (found on the first look-up of a name)."""
         if self._words is None:
-            words = [m.group(0) for m in _WORD.finditer(detokenize_numbers(self.text))]
-            folded = {_fold(w) for w in words}
+            words = [m.group(0) for m in WORD.finditer(detokenize_numbers(self.text))]
+            folded = {fold(w) for w in words}
             for word in set(words):
                 # Hyphenated and dotted words count whole and in parts ("Irish-American", "U.S."), and so do words
                 # glued together without a space ("LeoniTéa", as text pasted from tables comes).
                 if "-" in word or "." in word:
-                    folded.update(_fold(part) for part in re.split(r"[-.]", word) if part)
-                if not word.islower() and _GLUED.search(word):
-                    folded.update(_fold(part) for part in _GLUED.split(word) if part)
+                    folded.update(fold(part) for part in re.split(r"[-.]", word) if part)
+                if not word.islower() and GLUED.search(word):
+                    folded.update(fold(part) for part in GLUED.split(word) if part)
             self._words = folded
         return self._words
 
@@ -217,7 +217,7 @@ class FactIndex:
     def bases(self) -> set[str]:
         """The words without plural or possessive endings (found on the first look-up of a name)."""
         if self._bases is None:
-            self._bases = {_inflection(w) for w in self.words if w}
+            self._bases = {inflection_of(w) for w in self.words if w}
         return self._bases
 
     @property
@@ -263,7 +263,7 @@ class FactIndex:
         parts = [p for p in re.split(r"[-.]", word) if p]
         if len(parts) > 1:
             return all(self.has_word(p) for p in parts)
-        base = _inflection(word)
+        base = inflection_of(word)
         if base in self.bases:
             return True
         if not self.bases.isdisjoint(demonym_forms(base)):
@@ -295,8 +295,8 @@ class FactIndex:
     def currencies(self) -> set[str]:
         """The currencies the text speaks of: of its amounts, or named anywhere ("figures are in US dollars")."""
         if self._currencies is None:
-            named = {_CURRENCY_WORDS[m.group(0).casefold()] for m in _CURRENCY_NAMES.finditer(self.text)}
-            named |= {_CURRENCY_SYMBOLS[symbol] for symbol in _CURRENCY_SYMBOLS if symbol in self.text}
+            named = {CURRENCY_WORDS[m.group(0).casefold()] for m in _CURRENCY_NAMES.finditer(self.text)}
+            named |= {CURRENCY_SYMBOLS[symbol] for symbol in CURRENCY_SYMBOLS if symbol in self.text}
             self._currencies = named | {f.unit for f in self.numbers if f.kind == "money" and f.unit}
         return self._currencies
 
@@ -346,8 +346,8 @@ class FactIndex:
         ("50 litres" for "50 gallons"), else the closest number in the same unit; ``None`` if neither."""
         if fact.unit is None or fact.kind not in ("number", "percent", "money"):
             return None
-        raw = _raw_number(fact.text)
-        same_number = [o for o in self.numbers if o.unit and o.unit != fact.unit and raw is not None and _raw_number(o.text) == raw]
+        raw = raw_number(fact.text)
+        same_number = [o for o in self.numbers if o.unit and o.unit != fact.unit and raw is not None and raw_number(o.text) == raw]
         if same_number:
             return same_number[0]
         same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
@@ -394,11 +394,11 @@ SCOPE_WORDS = 1
 def negation_scope(clause: str) -> set[str]:
     """The stems of the first content words after each negation cue of ``clause`` ("not *dishwasher safe*")."""
     scope: set[str] = set()
-    for cue in _NEGATION.finditer(clause):
+    for cue in NEGATION.finditer(clause):
         taken = 0
-        for match in _WORD.finditer(clause, cue.end()):
+        for match in WORD.finditer(clause, cue.end()):
             word = match.group(0)
-            if word.casefold() in _FUNCTION_WORDS or _NEGATION.fullmatch(word):
+            if word.casefold() in FUNCTION_WORDS or NEGATION.fullmatch(word):
                 continue
             scope.add(word_stem(word))
             taken += 1
@@ -415,8 +415,8 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def _content_words(sentence: str) -> set[str]:
-    return {word_stem(m.group(0)) for m in _WORD.finditer(sentence)
-            if m.group(0).casefold() not in _FUNCTION_WORDS and not _NEGATION.fullmatch(m.group(0))}
+    return {word_stem(m.group(0)) for m in WORD.finditer(sentence)
+            if m.group(0).casefold() not in FUNCTION_WORDS and not NEGATION.fullmatch(m.group(0))}
 
 
 #: How far a hedged number ("about", "nearly", "over") may be from the one it restates, as a share of the larger.
@@ -443,7 +443,7 @@ def _one_typo(left: str, right: str) -> bool:
 
 
 #: A currency's name as a word ("dollars", "euros", "Real"), where the text names one apart from its amounts.
-_CURRENCY_NAMES = re.compile(r"(?i)(?<![\w$])(?:" + "|".join(sorted((w for w in _CURRENCY_WORDS if w.isalpha() and len(w) > 3),
+_CURRENCY_NAMES = re.compile(r"(?i)(?<![\w$])(?:" + "|".join(sorted((w for w in CURRENCY_WORDS if w.isalpha() and len(w) > 3),
                                                                        key=len, reverse=True)) + r")(?!\w)")
 
 
@@ -461,13 +461,13 @@ def _duration_and_clock(left: Fact, right: Fact) -> bool:
     return duration.unit == "s" and clock.kind == "time" and bool(_CLOCK_DURATION.match(clock.text))
 
 
-def _raw_number(text: str) -> float | None:
+def raw_number(text: str) -> float | None:
     """The number as written, before its magnitude and unit ("50 gallons": 50)."""
-    match = _NUMBER.search(text)
-    value = _number_value(match) if match else None
+    match = NUMBER.search(text)
+    value = number_value(match) if match else None
     if value is None or match is None:
         return None
-    return value[0] / (_SCALES[match.group("scale").lower()] if match.group("scale") and _scaled(match) else 1.0)
+    return value[0] / (SCALES[match.group("scale").lower()] if match.group("scale") and scaled(match) else 1.0)
 
 
 def unsupported_facts(text: str, context: FactIndex | str | Sequence[str], *, nlp: Any = None) -> list[Fact]:

@@ -42,7 +42,7 @@ class Fact:
     approx: bool = False
 
 
-def _end(fact: Fact) -> int:
+def fact_end(fact: Fact) -> int:
     """Where ``fact`` ends in its text."""
     return fact.start + len(fact.text)
 
@@ -55,7 +55,7 @@ _Text = TypeVar("_Text")
 CACHED_CHARS = 2000
 
 
-def _kept(function: Callable[[str], _Text]) -> Callable[[str], _Text]:
+def keeps_text(function: Callable[[str], _Text]) -> Callable[[str], _Text]:
     """``function`` of a text, kept for texts of at most :data:`CACHED_CHARS` characters (its results are immutable)."""
     cached = lru_cache(maxsize=8192)(function)
 
@@ -81,15 +81,15 @@ _HEDGE_AFTER = re.compile(r"\+(?![\d+])|(?i:[ \t]+or[ \t]+(?:so|more|less|fewer)
 _HEDGE_REACH = 24
 
 
-def _hedged(text: str, start: int, end: int) -> bool:
+def is_hedged(text: str, start: int, end: int) -> bool:
     """Whether the number or time at ``text[start:end]`` is hedged ("about 1,300", "500+")."""
     return bool(_HEDGE_BEFORE.search(text, max(0, start - _HEDGE_REACH), start) or _HEDGE_AFTER.match(text, end))
 
 
-def _outside(facts: Iterable[Fact], taken: Iterable[Fact]) -> list[Fact]:
+def facts_outside(facts: Iterable[Fact], taken: Iterable[Fact]) -> list[Fact]:
     """``facts`` that overlap none of ``taken`` (the numbers of a time or date, "20" of "10:0-20:0")."""
     spans: list[list[int]] = []
-    for start, end in sorted((f.start, _end(f)) for f in taken):
+    for start, end in sorted((f.start, fact_end(f)) for f in taken):
         if spans and start <= spans[-1][1]:
             spans[-1][1] = max(spans[-1][1], end)
         else:
@@ -97,7 +97,7 @@ def _outside(facts: Iterable[Fact], taken: Iterable[Fact]) -> list[Fact]:
     starts = [span[0] for span in spans]
     out = []
     for fact in facts:
-        index = bisect.bisect_left(starts, _end(fact)) - 1
+        index = bisect.bisect_left(starts, fact_end(fact)) - 1
         if index < 0 or spans[index][1] <= fact.start:
             out.append(fact)
     return out

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..text.basics import excerpt
 from .evidence import Evidence, describe_unshared, fact_kind, messages, small_count, unshared_words
 from .layer import PairIndex, describe_fact, sentence_label
-from .names import _FUNCTION_WORDS as FUNCTION_WORDS
+from .names import FUNCTION_WORDS
 
 if TYPE_CHECKING:
     from .evidence import NumberSentences
@@ -173,10 +173,10 @@ def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | 
     """The record field an answer sentence speaks of (its key's words in the sentence, nearest the fact) whose value is a fact of the
     same kind and unit as ``fact`` (a number, a time, a date), described (``hours.Monday is '10:0-20:0'``); ``None``
     when there is no such field, or when a key itself writes the number ("kids_under_12")."""
-    from .parsing import _clock_times, _dates, _numbers
+    from .parsing import clock_time_facts, date_facts, number_facts
     from .records import describe, field_for
 
-    reader = {"time": _clock_times, "date": _dates}.get(fact.kind, _numbers)
+    reader = {"time": clock_time_facts, "date": date_facts}.get(fact.kind, number_facts)
     digits = re.sub(r"\D", "", fact.text)
 
     def same_kind(value: str) -> bool:

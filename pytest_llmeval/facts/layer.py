@@ -13,12 +13,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..core.evaluator import ModelEvaluator, require_choice
+from ..core.params import require_choice
+
+from ..models.evaluator import ModelEvaluator
 from ..text.basics import excerpt
-from .extract import _GLUED, EXTRACTORS, FactCheck, FactIndex, check_facts, join_chunks
-from .names import _FUNCTION_WORDS as FUNCTION_WORDS
+from .extract import GLUED, EXTRACTORS, FactCheck, FactIndex, check_facts, join_chunks
+from .names import FUNCTION_WORDS
 from .names import spacy_model, word_stem
 from .parsing import Fact, canonical_numbers
+from .syntax import parser_for
 
 if TYPE_CHECKING:
     from .syntax import Parsed, Parser
@@ -47,7 +50,7 @@ PAIR_WINDOW = 3
 def content_stems(text: str) -> list[str]:
     """The stems of the content words of ``text``, in order (function words dropped; words glued together without a
     space, as text pasted from tables comes, read apart: "RocknRollaRocknRolla")."""
-    return [word_stem(m.group(0)) for m in _TOKEN.finditer(_GLUED.sub(" ", canonical_numbers(text)))
+    return [word_stem(m.group(0)) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
             if m.group(0).casefold() not in FUNCTION_WORDS]
 
 
@@ -192,7 +195,7 @@ class FactLayer:
 
     def parser(self) -> Parser | None:
         """The session's parser for the spaCy model in force, or ``None`` for the rules."""
-        return None if self.spacy is None else self.evaluator._cache().parser(self.spacy)
+        return None if self.spacy is None else parser_for(self.evaluator.model_cache(), self.spacy)
 
     def extractor(self) -> str:
         """The extractor in force: ``rules``, or the parser's signature (spaCy model and versions; part of the signature)."""
@@ -217,7 +220,7 @@ class FactLayer:
                 raise ModelLoadError(f"{self.evaluator.name}: could not load the spaCy model {self.spacy!r}: {exc}") from None
             import warnings
 
-            cache = self.evaluator._cache()
+            cache = self.evaluator.model_cache()
             if f"spacy:{self.spacy}" not in cache.warned:
                 cache.warned.add(f"spacy:{self.spacy}")
                 warnings.warn(f"{self.evaluator.name}: the spaCy model {self.spacy!r} did not load ({exc!s:.200}); "

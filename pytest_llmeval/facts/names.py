@@ -5,7 +5,7 @@ entities when a spaCy English model is installed; their words are folded (case,
 accents, possessives) so that a name can be looked up in a context ignoring case,
 accents and inflection.
 
->>> [f.text for f in _rule_names("The match was held at Bankers Life Fieldhouse.")]
+>>> [f.text for f in rule_names("The match was held at Bankers Life Fieldhouse.")]
 ['Bankers Life Fieldhouse']
 """
 
@@ -18,13 +18,13 @@ from functools import lru_cache
 from typing import Any
 
 from ..text.basics import replace_surrogates, split_sentences
-from .parsing import _NUMBER_WORDS, Fact
+from .parsing import NUMBER_WORDS, Fact
 
 __all__ = ["word_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
 
 
 # Words that start sentences or sit inside capitalised titles without naming anything.
-_FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(
     """
     a an the this that these those it its it's he she they we i you his her their our my your him them us me
     there here what which who whom whose when where why how whether if then than so as at by for from in into
@@ -43,7 +43,7 @@ _FUNCTION_WORDS = frozenset(
     approximately roughly exactly nearly about around almost precisely estimated correct incorrect true false
     definitely probably possibly likely unlikely absolutely right wrong total overall average
     """.split()
-) | frozenset(_NUMBER_WORDS) | {"one", "hundred", "thousand", "million", "billion", "trillion"}
+) | frozenset(NUMBER_WORDS) | {"one", "hundred", "thousand", "million", "billion", "trillion"}
 
 
 #: Words of talk about the talk itself: thanks, greetings, wishes, opinions of the speaker. A sentence made only of
@@ -72,11 +72,11 @@ EVALUATIVE = frozenset(
 
 
 #: A contraction's ending, dropped before a word is looked up ("you're" -> "you", "don't" -> "do").
-_CONTRACTION = re.compile(r"(?:['’](?:m|s|re|ve|ll|d)|n['’]t)$", re.IGNORECASE)
+CONTRACTION = re.compile(r"(?:['’](?:m|s|re|ve|ll|d)|n['’]t)$", re.IGNORECASE)
 
 
 # Titles and honorifics: part of a name as written, but a context may name the person without them.
-_TITLES = frozenset(
+TITLES = frozenset(
     """
     mr mrs ms miss dr prof sir dame lord lady king queen prince princess president vice senator governor mayor
     general colonel captain lieutenant sergeant saint st pope rev father mother sister brother uncle aunt
@@ -85,20 +85,20 @@ _TITLES = frozenset(
 )
 
 
-_CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van", "von", "der", "den", "and", "&", "y", "bin", "al", "el"})
+CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van", "von", "der", "den", "and", "&", "y", "bin", "al", "el"})
 
 
-_WORD = re.compile(r"[^\W\d_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
+WORD = re.compile(r"[^\W\d_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
 
 
 #: Endings that make a demonym or adjective of a place name (America-n, Canad-ian, Japan-ese, Israel-i).
-_DEMONYM = ("ian", "an", "n", "ese", "ish", "i", "ean")
+DEMONYM = ("ian", "an", "n", "ese", "ish", "i", "ean")
 
 
 @lru_cache(maxsize=1 << 16)
-def _inflection(word: str) -> str:
+def inflection_of(word: str) -> str:
     """A name word without its plural or possessive ending: ``Canadians`` -> ``canadian``."""
-    folded = _fold(word)
+    folded = fold(word)
     if len(folded) > 4 and folded.endswith("ies"):
         return folded[:-3] + "y"
     if len(folded) > 3 and folded.endswith("s") and not folded.endswith(("ss", "us", "is")):
@@ -107,7 +107,7 @@ def _inflection(word: str) -> str:
 
 
 @lru_cache(maxsize=1 << 16)
-def _fold(word: str) -> str:
+def fold(word: str) -> str:
     """Case-folded, accents removed, possessive and closing punctuation dropped."""
     decomposed = unicodedata.normalize("NFKD", word.casefold())
     plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
@@ -128,7 +128,7 @@ def word_stem(word: str) -> str:
     >>> word_stem("Austria"), word_stem("Australia")
     ('austr', 'austral')
     """
-    folded = _fold(word)
+    folded = fold(word)
     if len(folded) > 4 and folded.endswith("ies"):
         folded = folded[:-3] + "y"
     elif len(folded) > 3 and folded.endswith("s") and not folded.endswith("ss"):
@@ -138,25 +138,25 @@ def word_stem(word: str) -> str:
     return folded
 
 
-def _rule_names(text: str) -> Iterable[Fact]:
+def rule_names(text: str) -> Iterable[Fact]:
     """Runs of capitalised words; a sentence's first word only when it cannot be a common word."""
     offset = 0
     for sentence in split_sentences(text) or [text]:
         found = text.find(sentence, offset)
         base = found if found >= 0 else offset
         offset = base + len(sentence)
-        words = list(_WORD.finditer(sentence))
+        words = list(WORD.finditer(sentence))
         run: list[re.Match[str]] = []
         lowered = {w.group(0).casefold() for w in words if w.group(0)[0].islower()}
 
         def flush() -> Iterable[Fact]:
-            while run and run[-1].group(0).casefold() in _CONNECTORS:
+            while run and run[-1].group(0).casefold() in CONNECTORS:
                 run.pop()
-            while run and run[0].group(0).casefold() in _CONNECTORS | _FUNCTION_WORDS:
+            while run and run[0].group(0).casefold() in CONNECTORS | FUNCTION_WORDS:
                 run.pop(0)
             if run:
                 words_in = tuple(w.group(0) for w in run)
-                keys = tuple(_fold(w) for w in words_in if w.casefold() not in _CONNECTORS and _fold(w) not in _TITLES)
+                keys = tuple(fold(w) for w in words_in if w.casefold() not in CONNECTORS and fold(w) not in TITLES)
                 if keys:
                     start, end = run[0].start(), run[-1].end()
                     weak = len(run) == 1 and run[0].start() == words[0].start()
@@ -167,24 +167,24 @@ def _rule_names(text: str) -> Iterable[Fact]:
             word = match.group(0)
             folded = word.casefold()
             capital = word[0].isupper() and not word.isupper() or (word.isupper() and len(word) >= 2 and not sentence.isupper())
-            plain = _CONTRACTION.sub("", folded)
-            if capital and index == 0 and (plain in _FUNCTION_WORDS or plain in CONVERSATIONAL or plain in EVALUATIVE
+            plain = CONTRACTION.sub("", folded)
+            if capital and index == 0 and (plain in FUNCTION_WORDS or plain in CONVERSATIONAL or plain in EVALUATIVE
                                            or folded in lowered or plain == "i"):
                 capital = False  # "I'm", "You're", "Enjoy!", "Great."
             if capital and run == [] and sentence[match.end():match.end() + 1] == ":":
                 capital = False  # a label ("Height: 330 m")
-            if capital and index == 0 and folded not in _FUNCTION_WORDS:
+            if capital and index == 0 and folded not in FUNCTION_WORDS:
                 nxt = words[1].group(0) if len(words) > 1 else ""
                 # A lone capitalised first word ("Paris." / "Born in 1990,") is a name unless the
                 # text also writes it in lower case; a run of two capitalised words is a name.
                 capital = True if nxt[:1].isupper() or len(words) <= 3 else folded not in lowered and _looks_like_name(word)
-            if capital and folded in _FUNCTION_WORDS and index > 0 and not run:
+            if capital and folded in FUNCTION_WORDS and index > 0 and not run:
                 capital = False  # "... and The" after a colon, "I"
             if folded == "i":
                 capital = False
             if capital:
                 run.append(match)
-            elif run and folded in _CONNECTORS and word[0].islower():
+            elif run and folded in CONNECTORS and word[0].islower():
                 run.append(match)
             else:
                 yield from flush()
@@ -208,7 +208,7 @@ def spacy_model() -> Any | None:
     return None
 
 
-_SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"})
+SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"})
 
 
 #: Texts longer than this get their names from the rules: spaCy refuses a million characters
@@ -216,20 +216,20 @@ _SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUC
 SPACY_MAX_CHARS = 100_000
 
 
-def _spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
+def spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
     if len(text) > SPACY_MAX_CHARS:
-        yield from _rule_names(text)
+        yield from rule_names(text)
         return
     # spaCy cannot encode a lone surrogate; one replacement character keeps every offset.
     doc = nlp(replace_surrogates(text))
     for ent in doc.ents:
-        if ent.label_ in _SPACY_LABELS and (fact := entity_name(ent.text, ent.start_char)) is not None:
+        if ent.label_ in SPACY_LABELS and (fact := entity_name(ent.text, ent.start_char)) is not None:
             yield fact
 
 
 def entity_name(entity: str, start: int) -> Fact | None:
     """The name fact of a named entity's text (its words without connectors, function words and titles), or ``None``
     when none is left."""
-    keys = tuple(_fold(w) for w in (m.group(0) for m in _WORD.finditer(entity))
-                 if w.casefold() not in _CONNECTORS and w.casefold() not in _FUNCTION_WORDS and _fold(w) not in _TITLES)
+    keys = tuple(fold(w) for w in (m.group(0) for m in WORD.finditer(entity))
+                 if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES)
     return Fact("name", entity, keys, start=start) if keys else None

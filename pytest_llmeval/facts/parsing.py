@@ -10,9 +10,9 @@ is marked approximate, and digits that are part of a name (``COVID-19``,
 ``F-35``, ``4G``) are no number. Each is a :class:`Fact`. Dates, times and weekdays
 are read by :mod:`pytest_llmeval.facts.dates`, and can be imported from here too.
 
->>> [(f.kind, f.value, f.unit) for f in _numbers("It is 1,280 metres tall")]
+>>> [(f.kind, f.value, f.unit) for f in number_facts("It is 1,280 metres tall")]
 [('number', 1280.0, 'm')]
->>> [f.value for f in _clock_times("Open 10 am to 8 pm")] == [f.value for f in _clock_times("Open 10:0-20:0")]
+>>> [f.value for f in clock_time_facts("Open 10 am to 8 pm")] == [f.value for f in clock_time_facts("Open 10:0-20:0")]
 True
 """
 
@@ -24,23 +24,23 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .dates import _MONTHS as _MONTHS
-from .dates import _clock_times as _clock_times
-from .dates import _dates as _dates
-from .dates import _weekdays as _weekdays
+from .dates import MONTHS as MONTHS
+from .dates import clock_time_facts as clock_time_facts
+from .dates import date_facts as date_facts
+from .dates import weekday_facts as weekday_facts
 from .fact import CACHED_CHARS as CACHED_CHARS
-from .fact import Fact, _end, _hedged, _kept, _outside
+from .fact import Fact, fact_end, is_hedged, keeps_text, facts_outside
 
 __all__ = ["Fact", "parse_number", "detokenize_numbers", "canonical_numbers"]
 
 
-_SCALES = {
+SCALES = {
     "hundred": 1e2, "thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "mln": 1e6, "m": 1e6,
     "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12,
 }
 
 
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
@@ -51,10 +51,10 @@ _NUMBER_WORDS = {
 _ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 
 
-_CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
+CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR"}
 
 
-_CURRENCY_WORDS = {
+CURRENCY_WORDS = {
     "dollar": "USD", "dollars": "USD", "usd": "USD", "us$": "USD", "euro": "EUR", "euros": "EUR", "eur": "EUR",
     "pound": "GBP", "pounds": "GBP", "gbp": "GBP", "sterling": "GBP", "yen": "JPY", "jpy": "JPY",
     "rupee": "INR", "rupees": "INR", "inr": "INR", "yuan": "CNY", "renminbi": "CNY", "cny": "CNY",
@@ -62,7 +62,7 @@ _CURRENCY_WORDS = {
 }
 
 
-_UNITS = {
+UNITS = {
     "%": "%", "percent": "%", "per cent": "%", "pct": "%", "percentage points": "pp",
     "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m",
     "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km",
@@ -101,9 +101,9 @@ def _alternatives(words: Iterable[str]) -> str:
 
 # Number words. "one" and "a" count only inside a longer number ("twenty-one", "a hundred", "one million"):
 # alone they are too often no number ("one of them", "a house").
-_TEENS = {word: value for word, value in _NUMBER_WORDS.items() if 10 <= value < 20}
-_TENS = {word: value for word, value in _NUMBER_WORDS.items() if value >= 20 and value % 10 == 0}
-_WORD_VALUES = {**_NUMBER_WORDS, **_ONES}
+_TEENS = {word: value for word, value in NUMBER_WORDS.items() if 10 <= value < 20}
+_TENS = {word: value for word, value in NUMBER_WORDS.items() if value >= 20 and value % 10 == 0}
+_WORD_VALUES = {**NUMBER_WORDS, **_ONES}
 _ONE_TO_NINE = _alternatives(_ONES)
 #: Below a hundred, without "one": "twenty-one", "seventeen", "six".
 _TO_99 = (f"(?:(?:{_alternatives(_TENS)})(?:[- ](?:{_ONE_TO_NINE}))?|{_alternatives(_TEENS)}"
@@ -136,11 +136,11 @@ FRACTION_STEP = 0.01
 # decimal part), a fraction, or number words, then an optional magnitude and unit. No nested
 # repetition, so the scan is linear in the length of the text.
 _UNIT_ALTERNATIVES = "|".join(
-    re.escape(u) for u in sorted({*_UNITS, *_CURRENCY_WORDS}, key=len, reverse=True)
+    re.escape(u) for u in sorted({*UNITS, *CURRENCY_WORDS}, key=len, reverse=True)
 )
 
 
-_NUMBER = re.compile(
+NUMBER = re.compile(
     r"(?P<cur>(?:US)?\$|[€£¥₹])?[ \t]?"
     r"(?:(?<![\w.,])|(?<=\d[x×]))(?P<sign>(?<![\w\d])[-−])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
     # thousands set apart by a no-break or thin space ("1 300"), or by spaces in two groups or more ("1 300 000")
@@ -149,7 +149,7 @@ _NUMBER = re.compile(
     r"|\d+(?:\.\d+)?|\.\d+"
     r"|(?i:" + _WORD_NUMBER + r"))"
     r"(?P<ord>st|nd|rd|th)?"
-    r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(_SCALES, key=len, reverse=True)) + r"))(?!\w)"
+    r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(SCALES, key=len, reverse=True)) + r"))(?!\w)"
     r"|(?!\w)|(?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w)))"
     r"(?:(?:[ \t]|-(?=[^\W\d]))?(?P<unit>(?i:" + _UNIT_ALTERNATIVES + r"))(?!\w))?"
 )
@@ -171,17 +171,17 @@ def parse_number(text: str) -> tuple[float, float] | None:
     >>> parse_number("the tower") is None
     True
     """
-    match = _NUMBER.fullmatch(text.strip())
+    match = NUMBER.fullmatch(text.strip())
     if match is None:
         return None
-    value = _number_value(match)
+    value = number_value(match)
     return None if value is None else value[:2]
 
 
-def _scaled(match: re.Match[str]) -> bool:
+def scaled(match: re.Match[str]) -> bool:
     """Whether a bare ``m`` / ``b`` after a number is a magnitude: money, or written in capitals."""
     unit = (match.group("unit") or "").lower()
-    return bool(match.group("cur")) or unit in _CURRENCY_WORDS or (match.group("scale") or "").isupper()
+    return bool(match.group("cur")) or unit in CURRENCY_WORDS or (match.group("scale") or "").isupper()
 
 
 def _word_value(words: str) -> tuple[float, float]:
@@ -225,7 +225,7 @@ def _digit_value(raw: str) -> tuple[float, float] | None:
     return value, 10.0 ** -len(digits.partition(".")[2])
 
 
-def _number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
+def number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
     """Value, step and whether the number was written as a word."""
     raw = match.group("num")
     word = raw[0].isalpha()
@@ -241,10 +241,10 @@ def _number_value(match: re.Match[str]) -> tuple[float, float, bool] | None:
     scale = match.group("scale")
     if scale:
         key = scale.lower()
-        if key in ("m", "b") and not _scaled(match):
+        if key in ("m", "b") and not scaled(match):
             # "5 m" is five metres and "5 b" nothing we know; "$5m", "5m euros", "7B" are millions and billions.
             return value, step, word
-        factor = _SCALES[key]
+        factor = SCALES[key]
         value *= factor
         step *= factor
     if not math.isfinite(value):
@@ -290,7 +290,7 @@ _FRACTION_WORDS = re.compile(
 
 #: Words joined to digits by a hyphen that make no name of them ("mid-2020", "pre-1900", "Jan-2021").
 _NUMBER_PREFIXES = frozenset({"mid", "pre", "post", "early", "late", "circa", "ca", "top", "over", "under", "non", "anti",
-                              "ex", "sub", "pro", "up", "around", "about", "from", "to", "since", "until", "by", *_MONTHS})
+                              "ex", "sub", "pro", "up", "around", "about", "from", "to", "since", "until", "by", *MONTHS})
 
 
 def _in_name(text: str, start: int) -> bool:
@@ -308,11 +308,11 @@ def _in_name(text: str, start: int) -> bool:
 _RANGE_JOIN = re.compile(r"(?:[ \t]*[-–—][ \t]*|[ \t]+(?:to|and|or|through)[ \t]+)\Z")
 
 
-@_kept
-def _numbers(text: str) -> tuple[Fact, ...]:
+@keeps_text
+def number_facts(text: str) -> tuple[Fact, ...]:
     """Every number of ``text`` with its unit; a duration written in parts ("an hour and 35 minutes") is one fact.
 
-    >>> [(f.value, f.unit, f.approx) for f in _numbers("about 5-10 km, two thirds of it")]
+    >>> [(f.value, f.unit, f.approx) for f in number_facts("about 5-10 km, two thirds of it")]
     [(5000.0, 'm', True), (10000.0, 'm', False), (0.6666666666666666, None, False)]
     """
     found = sorted([*_single_numbers(text), *_unit_words(text), *_fraction_words(text)], key=lambda f: (f.start, -len(f.text)))
@@ -335,9 +335,9 @@ def _unit_words(text: str) -> Iterable[Fact]:
     """Durations written without digits: "half an hour", and "an hour" at the head of a longer duration."""
     for pattern, amount in ((_HALF_A, 0.5), (_ONE_A, 1.0)):
         for match in pattern.finditer(text):
-            unit, factor = _BASE.get(_UNITS[match.group("unit").lower()], (_UNITS[match.group("unit").lower()], 1.0))
+            unit, factor = _BASE.get(UNITS[match.group("unit").lower()], (UNITS[match.group("unit").lower()], 1.0))
             yield Fact("number", match.group(0), amount * factor, unit, amount * factor, match.start(),
-                       approx=_hedged(text, match.start(), match.end()))
+                       approx=is_hedged(text, match.start(), match.end()))
 
 
 _MAYBE_FRACTION = re.compile(r"(?i)half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth")
@@ -364,14 +364,14 @@ def _fraction_words(text: str) -> Iterable[Fact]:
         number = _WORD_VALUES.get(count, 1)
         end = match.end("part")
         yield Fact("number", text[match.start():end], number / _FRACTION_PARTS[part], None, FRACTION_STEP, match.start(),
-                   approx=_hedged(text, match.start(), end))
+                   approx=is_hedged(text, match.start(), end))
 
 
 def _single_numbers(text: str) -> list[Fact]:
     """The numbers of ``text`` one by one, those of a range sharing its unit and magnitude ("5-10%": 5% and 10%)."""
     read: list[tuple[Fact, float, float, float, bool]] = []  # each fact, its number as written, magnitude, unit factor, ordinal
-    for match in _NUMBER.finditer(text):
-        parsed = _number_value(match)
+    for match in NUMBER.finditer(text):
+        parsed = number_value(match)
         if parsed is None:
             continue
         if not match.group("sign") and _in_name(text, match.start("num")):
@@ -380,7 +380,7 @@ def _single_numbers(text: str) -> list[Fact]:
         if unit_text == "G" and match.start("unit") == match.end("num"):
             continue  # "4G", "5G": a network, not grams
         value, step, word = parsed
-        magnitude = _SCALES[scale.lower()] if scale and (scale.lower() not in ("m", "b") or _scaled(match)) else 1.0
+        magnitude = SCALES[scale.lower()] if scale and (scale.lower() not in ("m", "b") or scaled(match)) else 1.0
         raw = value / magnitude
         end = match.end()
         half = _AND_A_HALF.match(text, end) if not unit_text and not scale and not match.group("ord") else None
@@ -390,10 +390,10 @@ def _single_numbers(text: str) -> list[Fact]:
         unit = None
         if unit_text:
             key = unit_text.lower()
-            unit = _CURRENCY_WORDS.get(key) or _UNITS.get(key)
+            unit = CURRENCY_WORDS.get(key) or UNITS.get(key)
         if cur:
-            unit = "USD" if cur.endswith("$") else _CURRENCY_SYMBOLS[cur]
-        if scale and scale.lower() in ("m", "b") and not _scaled(match):
+            unit = "USD" if cur.endswith("$") else CURRENCY_SYMBOLS[cur]
+        if scale and scale.lower() in ("m", "b") and not scaled(match):
             unit = unit or ("m" if scale.lower() == "m" else None)
         factor = 1.0
         if unit in _BASE:
@@ -404,7 +404,7 @@ def _single_numbers(text: str) -> list[Fact]:
             kind = "number"
         elif unit == "%":
             kind = "percent"
-        elif unit in _CURRENCY_WORDS.values():
+        elif unit in CURRENCY_WORDS.values():
             kind = "money"
         elif not word and not scale and unit is None and step == 1.0 and 1000 <= value <= 2100 and match.group("num").isdigit():
             kind = "year"
@@ -414,7 +414,7 @@ def _single_numbers(text: str) -> list[Fact]:
             # "two" alone is a weak fact ("two of them"); keep it, but only as a number.
             kind = "number"
         start = match.start("cur") if cur else match.start("sign") if match.group("sign") else match.start("num")
-        fact = Fact(kind, text[start:end].strip(), value, unit, step, start, approx=_hedged(text, start, end))
+        fact = Fact(kind, text[start:end].strip(), value, unit, step, start, approx=is_hedged(text, start, end))
         read.append((fact, raw, magnitude, factor, bool(match.group("ord"))))
     return _ranges(text, read)
 
@@ -463,10 +463,10 @@ _SPLIT_INITIALS = re.compile(r"\b([^\W\d_])\. (?=[^\W\d_]\.(?!\w))")
 _SPLIT_APOSTROPHE = re.compile(r"(?<![\w'])([^\W\d_])' (?=[^\W\d_]{2})")
 
 
-_SPLIT_UNIT = re.compile(r"(\d|\b(?i:" + "|".join(_NUMBER_WORDS) + r"))[ \t]-[ \t](?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w))")
+_SPLIT_UNIT = re.compile(r"(\d|\b(?i:" + "|".join(NUMBER_WORDS) + r"))[ \t]-[ \t](?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w))")
 
 
-@_kept
+@keeps_text
 def detokenize_numbers(text: str) -> str:
     """Join numbers (and dotted initials, an initial's apostrophe) a tokeniser split; the length changes.
 
@@ -484,7 +484,7 @@ def detokenize_numbers(text: str) -> str:
     return text
 
 
-@_kept
+@keeps_text
 def canonical_numbers(text: str) -> str:
     """``text`` with each number and time of day written as one token of its value and base unit.
 
@@ -497,15 +497,15 @@ def canonical_numbers(text: str) -> str:
     'Open  n36000clock  to  n72000clock '
     """
     text = detokenize_numbers(text)
-    times = _clock_times(text)
+    times = clock_time_facts(text)
     out, cursor = [], 0
-    for fact in sorted([*times, *_outside(_numbers(text), times)], key=lambda f: f.start):
+    for fact in sorted([*times, *facts_outside(number_facts(text), times)], key=lambda f: f.start):
         if fact.start < cursor:
             continue
         unit = re.sub(r"\W", "", (fact.unit or "").replace("%", "pct")).lower()
         token = f"n{fact.value:.6g}{unit}".replace(".", "p").replace("-", "m").replace("+", "")
         out.append(text[cursor:fact.start])
         out.append(f" {token} ")
-        cursor = _end(fact)
+        cursor = fact_end(fact)
     out.append(text[cursor:])
     return "".join(out)

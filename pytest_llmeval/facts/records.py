@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from ..text.basics import excerpt
-from .names import _FUNCTION_WORDS, _fold
+from .names import FUNCTION_WORDS, fold
 
 __all__ = ["field_for", "null_sentences", "Record", "read_record", "asserted_nulls", "describe", "humanize_key", "MAX_RECORD_CHARS"]
 
@@ -301,12 +301,12 @@ _BARE_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 def _unit_of(subject: str) -> str | None:
     """The unit a key names at its end (``course time limit hours``: ``hours``; ``weight g``: ``g``), if any."""
-    from .parsing import _CURRENCY_WORDS, _UNITS
+    from .parsing import CURRENCY_WORDS, UNITS
 
     words = subject.split()
     last = words[-1].casefold() if words else ""
     # Units of four letters or more ("hours", "grams", "euros"), or the unambiguous short ones: "min" may be a minimum.
-    known = (last in _UNITS or last in _CURRENCY_WORDS) and (len(last) >= 4 or last in _SHORT_UNITS)
+    known = (last in UNITS or last in CURRENCY_WORDS) and (len(last) >= 4 or last in _SHORT_UNITS)
     return words[-1] if known else None
 
 
@@ -332,7 +332,7 @@ def _stem(word: str) -> str:
     >>> [_stem(w) for w in ("seating", "seats", "prices", "price", "categories", "category", "allowed")]
     ['seat', 'seat', 'pric', 'pric', 'category', 'category', 'allow']
     """
-    stem = _fold(word)
+    stem = fold(word)
     for _ in range(2):
         if len(stem) > 4 and stem.endswith("ies"):
             stem = stem[:-3] + "y"
@@ -355,7 +355,7 @@ def _key_words(path: str) -> list[str]:
     if not segments or re.search(r"\[\d+\]\Z", path):
         return []
     words = [w.casefold() for w in _split_key(segments[-1])]
-    content = [w for w in words if w not in _FUNCTION_WORDS and (len(w) > 1 or w.isdigit())]
+    content = [w for w in words if w not in FUNCTION_WORDS and (len(w) > 1 or w.isdigit())]
     if not content or all(w in _GENERIC_KEYS for w in content):
         return []
     return [_stem(w) for w in content]

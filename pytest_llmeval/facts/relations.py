@@ -31,14 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .names import _CONNECTORS, _FUNCTION_WORDS, _SPACY_LABELS, _TITLES, _WORD, _fold, _inflection, _rule_names
+from .names import CONNECTORS, FUNCTION_WORDS, SPACY_LABELS, TITLES, WORD, fold, inflection_of, rule_names
 from .syntax import Parsed
 
 __all__ = ["Relation", "Conflict", "relations", "conflicts", "surface_swaps", "name_spans", "same_name"]
 
 
 #: Entity labels that name something, as the fact layer reads names (numbers, dates and quantities are read as numbers).
-NAME_LABELS = _SPACY_LABELS
+NAME_LABELS = SPACY_LABELS
 
 
 NUMBER_LABELS = frozenset({"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "CARDINAL"})
@@ -99,12 +99,12 @@ def _quote(text: str) -> str:
 def name_key(text: str) -> tuple[str, ...]:
     """The words that identify a name: folded, without function words, connectors, titles or plural endings."""
     keys = []
-    for match in _WORD.finditer(text):
+    for match in WORD.finditer(text):
         word = match.group(0)
-        folded = _fold(word)
-        if not folded or folded in _FUNCTION_WORDS or folded in _CONNECTORS or folded in _TITLES:
+        folded = fold(word)
+        if not folded or folded in FUNCTION_WORDS or folded in CONNECTORS or folded in TITLES:
             continue
-        keys.append(_inflection(word))
+        keys.append(inflection_of(word))
     return tuple(keys)
 
 
@@ -284,7 +284,7 @@ def _same_number(answer: str, context: str) -> bool:
 def _mentions(sentence: str, filler: Filler) -> bool:
     """Whether a context sentence mentions the filler at all (in any relation the parse may have missed)."""
     if filler.kind == "name":
-        words = {_inflection(m.group(0)) for m in _WORD.finditer(sentence)}
+        words = {inflection_of(m.group(0)) for m in WORD.finditer(sentence)}
         return set(filler.key) <= words
     if filler.kind == "number":
         from .extract import FactIndex, extract_facts
@@ -394,7 +394,7 @@ _BETWEEN = re.compile(r"^[\s,]*((?:[a-z][\w'-]*\s+){0,4}[a-z][\w'-]*)[\s,]*$")
 
 def _links(sentence: str) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str, str]]:
     """``(verb words, doer, done, doer text, done text)`` for each two names joined by lower-case words."""
-    names = list(_rule_names(sentence))
+    names = list(rule_names(sentence))
     out = []
     for left, right in zip(names, names[1:]):
         between = sentence[left.start + len(left.text):right.start]
@@ -408,7 +408,7 @@ def _links(sentence: str) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[
         if len(words) >= 3 and words[-1] == "by" and words[0] in _BE:
             verb = tuple(_stem(w) for w in words[1:-1] if w not in _BE)
             out.append((verb, right_key, left_key, right.text, left.text))  # "A was acquired by B": B acquired A
-        elif not set(words) <= _FUNCTION_WORDS:
+        elif not set(words) <= FUNCTION_WORDS:
             verb = tuple(_stem(w) for w in words if w not in _BE)
             out.append((verb, left_key, right_key, left.text, right.text))
     return out

@@ -22,12 +22,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..models.stores import ParseStore, text_key
 from .names import SPACY_MAX_CHARS
 
-__all__ = ["Parsed", "Parser", "ModelSource", "PARSER_VERSION", "MAX_PARSE_CHARS", "prepare"]
+if TYPE_CHECKING:
+    from ..models.cache import ModelCache
+
+__all__ = ["Parsed", "Parser", "ModelSource", "PARSER_VERSION", "MAX_PARSE_CHARS", "prepare", "parser_for"]
 
 
 #: Bumped whenever what is kept of a parse, or how a text is prepared for it, changes.
@@ -210,3 +213,9 @@ class Parser:
     def stats(self) -> dict[str, Any]:
         return {"model": self.model, "signature": self.signature, "parsed": self.parsed, "cache_hits": self.hits,
                 "rejected_cache_files": self._store.rejected if self._store else 0}
+
+
+def parser_for(models: ModelCache, model: str) -> Parser:
+    """The parser of spaCy model ``model`` with its parse cache: one per model cache (so per process), kept beside
+    the models so that the session flushes and counts it with the embeddings."""
+    return models.kept("parsers", model, lambda: Parser(model, models))

@@ -1,6 +1,6 @@
 """What the ``llmeval`` fixture returns: the running test's context, with ``check`` and ``evaluate``.
 
-A subclass of :class:`pytest_llmeval.core.recording.TestContext` made here, above the assertion layer, so the
+A subclass of :class:`pytest_llmeval.run.recording.TestContext` made here, above the assertion layer, so the
 record layer never imports the helpers that record into it.
 """
 
@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..core.recording import TestContext
+from ..run.recording import TestContext
 
 if TYPE_CHECKING:
+    from ..core.evaluator import Evaluator
     from ..core.result import Result
+    from .registry import Registry
 
 __all__ = ["CheckingContext"]
 
@@ -22,15 +24,27 @@ class CheckingContext(TestContext):
 
     __test__ = False  # not a test class, despite the name
 
+    def __init__(self, *, registry: Registry | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._registry = registry
+
+    def resolve(self, name: str) -> type[Evaluator]:
+        """The check class registered under ``name`` in this run (built-in, entry point or registered by a hook)."""
+        if self._registry is None:
+            from .api import process_registry
+
+            return process_registry().resolve(name)
+        return self._registry.resolve(name)
+
     def check(self, name: str, **kwargs: Any) -> Result:
         """Same as :func:`pytest_llmeval.assert_check`."""
         __tracebackhide__ = True
-        from ..core.assertion import assert_check
+        from .api import assert_check
 
         return assert_check(name, **kwargs)
 
     def evaluate(self, name: str, **kwargs: Any) -> Result:
         """Same as :func:`pytest_llmeval.evaluate`."""
-        from ..core.assertion import evaluate
+        from .api import evaluate
 
         return evaluate(name, **kwargs)

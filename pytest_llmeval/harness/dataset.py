@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..core.case import Case, CaseFileError, _beside_caller, read_cases
+from ..core.case import Case, CaseFileError, beside_caller, read_cases
 
 __all__ = ["cases"]
 
@@ -52,7 +52,7 @@ def cases(
     """
     import pytest
 
-    rows = read_cases(_beside_caller(path))
+    rows = read_cases(beside_caller(path))
     ids: dict[tuple[str | None, str], str] = {}
     # What a perturbed row may point at: an original (unperturbed) row of the same model.
     originals = {(case.model, case.case_id) for _, case in rows if case.case_id is not None and "perturbation_of" not in case.metadata}

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from ..core.registry import Registry
+    from .registry import Registry
     from .options import Settings
 
 

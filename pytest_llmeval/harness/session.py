@@ -3,7 +3,7 @@
 It holds the :class:`~pytest_llmeval.harness.options.Settings`, the evaluator registry and
 instance cache, the scoring-model cache, the judge runner and (on the controller) the
 records read back from every test report. Hooks live in :mod:`.plugin`; the report,
-its totals and the terminal lines in :mod:`.report.build`.
+its totals and the terminal lines in :mod:`.harness.reporting`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..core.recording import RECORD_PROPERTY, RecordStore, exact_key
-from ..core.registry import Registry, UnknownEvaluatorError
+from ..run.recording import RECORD_PROPERTY, RecordStore, exact_key
+from .registry import Registry
 from .context import CheckingContext
 from .markers import identity
 from .options import Settings, load_settings
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..core.result import Record
     from ..judges.runner import JudgeRunner
     from ..models.cache import ModelCache
-    from ..models.prefetch import Prefetcher
+    from ..run.prefetch import Prefetcher
     from ..report.aggregate import Summary
     from ..report.baseline import Comparison
 
@@ -75,7 +75,7 @@ class EvalSession:
         self.worker_judges: list[dict[str, Any]] = []
         self.judge_runner: JudgeRunner | None = None
         self.baseline: dict[str, Any] | None = None
-        self._evaluators: dict[tuple[str, str | bytes | None], Evaluator] = {}
+        self._evaluators: dict[tuple[type[Evaluator] | str, str | bytes | None], Evaluator] = {}
         self._judges_for: dict[str, JudgeRunner] = {}
         self._overrides: dict[str, dict[str, float]] = {}
         for evaluator, metric, value in self.settings.thresholds:
@@ -92,7 +92,7 @@ class EvalSession:
         from ..models.server import server_for
 
         return ModelCache(device=self.settings.device, precision=self.settings.precision, embedding_model=self.settings.embedding_model,
-                          cache_dir=self.cache_dir, announce=self.announce, embedding_server=server_for(self.settings))
+                          cache_dir=self.cache_dir, announce=self.announce, embedding_server=server_for(self.settings.embedding_url, self.settings.embedding_api_key_env))
 
     @property
     def cache_dir(self) -> str | None:
@@ -102,7 +102,7 @@ class EvalSession:
 
     @functools.cached_property
     def prefetcher(self) -> Prefetcher:
-        from ..models.prefetch import Prefetcher
+        from ..run.prefetch import Prefetcher
 
         return Prefetcher(judge_prefetch=self.settings.judge_prefetch, share_dir=self.share_dir)
 
@@ -158,21 +158,9 @@ class EvalSession:
 
     def check_thresholds(self) -> None:
         """Fail early, naming the option, when an override or a judge assignment names an unknown evaluator or metric."""
-        for evaluator, _ in self.settings.judge_for:
-            try:
-                if not self.registry.resolve(evaluator).needs_judge:
-                    raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {evaluator} is not a judge check")
-            except UnknownEvaluatorError as exc:
-                raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {exc}") from None
-        for evaluator, metrics in self._overrides.items():
-            try:
-                known = self.registry.resolve(evaluator).metric_specs()
-            except UnknownEvaluatorError as exc:
-                raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {exc}") from None
-            for metric in metrics:
-                if metric not in known:
-                    raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {evaluator} has no metric {metric!r}; "
-                                            f"its metrics: {', '.join(known)}")
+        from .registry import check_names
+
+        check_names(self.registry, [evaluator for evaluator, _ in self.settings.judge_for], self._overrides)
 
     def load_baseline(self) -> None:
         """Read ``--llmeval-baseline`` at start-up, so a wrong path fails before any test runs."""
@@ -189,25 +177,33 @@ class EvalSession:
 
     # -- used by tests -----------------------------------------------------------
 
-    def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
-        """A cached evaluator instance for ``name`` and ``params``, bound to the model cache and judge."""
-        if (exact := (name, exact_key(params))) in self._evaluators:  # the very same params (cheaper than their JSON)
+    def evaluator(self, check: type[Evaluator] | str, params: Mapping[str, Any]) -> Evaluator:
+        """A cached instance of ``check`` (a class, or a registered name) with ``params``, bound to the model cache and
+        judge."""
+        if (exact := (check, exact_key(params))) in self._evaluators:  # the very same params (cheaper than their JSON)
             return self._evaluators[exact]
-        params = self.settings.run_params(params, lambda: self.registry.resolve(name).defaults)  # --llmeval-fail-on
-        key = (name, json.dumps(params, sort_keys=True, default=repr))
+        cls = self.registry.resolve(check) if isinstance(check, str) else check
+        params = self.settings.run_params(params, lambda: cls.defaults)  # --llmeval-fail-on
+        key = (cls, json.dumps(params, sort_keys=True, default=repr))
         if key not in self._evaluators:
-            evaluator = self.registry.create(name, **params)
+            evaluator = cls(**params)
             bind = getattr(evaluator, "bind", None)
             if bind is not None:
                 bind(self.models)
             if getattr(evaluator, "needs_judge", False) and hasattr(evaluator, "bind_judge"):
-                evaluator.bind_judge(self.judge_of(name))
-            if evaluator.escalates_to and self.judge_of(evaluator.escalates_to).judge is not None:
-                evaluator.bind_escalation(self.evaluator(evaluator.escalates_to, {}))
+                evaluator.bind_judge(self.judge_of(cls.name))
             self._evaluators[key] = evaluator
         if exact[1] is not None:
             self._evaluators[exact] = self._evaluators[key]
         return self._evaluators[key]
+
+    def escalation(self, evaluator: Evaluator) -> Evaluator | None:
+        """The judge check that decides ``evaluator``'s unverified answers (its class's ``escalates_to``), when the run
+        has a judge for it; else ``None``."""
+        target = evaluator.escalates_to
+        if not target or self.judge_of(target).judge is None:
+            return None
+        return self.evaluator(target, {})
 
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
         return self._overrides.get(evaluator, {})
@@ -215,6 +211,7 @@ class EvalSession:
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> CheckingContext:
         found = identity(item, use_markers=use_markers)
         return CheckingContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
+                           registry=self.registry, escalation=self.escalation,
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
                            model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
                            gate=self.settings.gate,
@@ -251,7 +248,7 @@ class EvalSession:
 
     def merge(self, paths: list[str]) -> None:
         """Take the records, outcomes and statistics of CI shards' JSON reports as if this run had made them."""
-        from ..report.merge import merge_reports
+        from .merge import merge_reports
 
         shards = merge_reports(paths)
         self.outcomes.update(shards.outcomes)

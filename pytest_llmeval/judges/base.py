@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+from ..core.errors import ScoringError
 
 __all__ = ["Judge", "JudgeReply", "JudgeError", "JudgeTimeout", "JudgeParseError", "extract_json"]
 
@@ -22,7 +23,7 @@ __all__ = ["Judge", "JudgeReply", "JudgeError", "JudgeTimeout", "JudgeParseError
 Message = Mapping[str, str]
 
 
-class JudgeError(RuntimeError):
+class JudgeError(ScoringError):
     """The judge could not be reached or refused the request (after retries)."""
 
 

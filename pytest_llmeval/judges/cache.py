@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import JudgeReply
+from ..core.errors import VerdictMissing
 
 __all__ = ["VerdictCache", "ReplayMiss", "verdict_key", "MODES"]
 
@@ -59,7 +60,7 @@ def _check_entry(entry: Any, key: str) -> None:
         raise ValueError(f"reply: {exc}") from None
 
 
-class ReplayMiss(LookupError):
+class ReplayMiss(VerdictMissing):
     """Replay-only mode and no recorded verdict for this request."""
 
 

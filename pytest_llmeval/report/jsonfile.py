@@ -45,7 +45,7 @@ def _pieces(report: dict[str, Any]) -> Iterator[str]:
     """``json.dumps(report, **OPTIONS)`` in pieces, the results record by record.
 
     Tens of thousands of records share most of their values (one signature object per
-    check, see :class:`~pytest_llmeval.core.recording.RecordStore`): a shared value's text is
+    check, see :class:`~pytest_llmeval.run.recording.RecordStore`): a shared value's text is
     made once. A value's text at nesting level N is its text at level 0 with 2N more
     spaces after each line break (strings hold no raw line break: JSON escapes it).
     """

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LabelScores", "Report", "classification_report", "confusion_matrix", "roc_curve", "roc_auc", "roc_auc_ovr", "label_roc_auc", "precision_recall_curve", "average_precision", "detailed_pr_curve"]
+__all__ = ["LabelScores", "Report", "classification_report", "confusion_matrix", "roc_curve", "roc_auc", "roc_auc_ovr", "label_roc_auc", "precision_recall_curve", "average_precision", "detailed_pr_curve", "curves"]
 
 
 def _ratio(top: float, bottom: float) -> float:
@@ -223,3 +223,19 @@ def detailed_pr_curve(expected: Sequence[str], scores: Sequence[Mapping[str, flo
                              "fn_misclassification": fn_wrong[:max_examples], "fn_no_prediction": fn_none[:max_examples]},
             }
     return curve
+
+
+def curves(expected: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> dict[str, Any]:
+    """ROC and precision-recall points per label (one-vs-rest), for the reports' charts."""
+    out: dict[str, Any] = {}
+    for label in labels:
+        truth = [e == label for e in expected]
+        if len(set(truth)) < 2:
+            continue
+        values = [s.get(label, 0.0) for s in scores]
+        fpr, tpr, _ = roc_curve(truth, values)
+        precision, recall, _ = precision_recall_curve(truth, values)
+        out[label] = {"roc": [[round(x, 6), round(y, 6)] for x, y in zip(fpr, tpr)],
+                      "pr": [[round(r, 6), round(p, 6)] for r, p in zip(recall, precision)],
+                      "roc_auc": roc_auc(truth, values), "average_precision": average_precision(truth, values)}
+    return out

@@ -34,7 +34,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Perturber", "Perturbation", "PERTURBATORS", "perturb", "perturbation", "parse_perturbations", "paraphrase", "SYNONYMS", "ANTONYMS"]
+from ..core.errors import CheckUnavailable
+
+__all__ = ["Perturbation", "PERTURBATORS", "perturb", "perturbation", "parse_perturbations", "paraphrase", "SYNONYMS", "ANTONYMS"]
 
 
 _ROWS = ("`1234567890-=", "qwertyuiop[]\\", "asdfghjkl;'", "zxcvbnm,./")
@@ -334,52 +336,16 @@ Text: {text}
 def paraphrase(text: str, *, judge: Any = None, seed: int = 0, **params: Any) -> str:
     """A paraphrase written by the session's judge (recorded and replayed like any verdict).
 
-    ``judge`` is a :class:`~pytest_llmeval.judges.runner.JudgeRunner`; inside a test the
-    session's is used. Without a judge this raises
-    :class:`~pytest_llmeval.judges.runner.JudgeUnavailable`, which the marker turns into a skip.
+    ``judge`` is a :class:`~pytest_llmeval.judges.runner.JudgeRunner` (inside a test,
+    ``pytest_llmeval.perturb`` and the ``llmeval_perturb`` fixture pass the session's). Without a judge this raises
+    :class:`~pytest_llmeval.core.errors.CheckUnavailable`, which the fixture turns into a skip.
     """
-    from ..judges.runner import JudgeUnavailable
-
     if params:
         raise ValueError(f"perturb 'paraphrase' takes no parameters; got {', '.join(sorted(params))}")
     if judge is None:
-        from ..core.recording import current_context
-
-        context = current_context()
-        judge = context.judge() if context is not None else None
-    if judge is None:
-        raise JudgeUnavailable("llmeval judge unavailable: the paraphrase perturbation needs a judge (set --llmeval-judge-model)")
+        raise CheckUnavailable("llmeval judge unavailable: the paraphrase perturbation needs a judge (set --llmeval-judge-model)")
     schema = {"type": "object", "properties": {"paraphrase": {"type": "string", "minLength": 1}}, "required": ["paraphrase"]}
     value = judge.ask(evaluator="perturb.paraphrase", version="1", template=_PARAPHRASE,
                       messages=[{"role": "user", "content": _PARAPHRASE.format(text=text)}], schema=schema, repeat=seed,
                       what="paraphrase perturbation")
     return str(value["paraphrase"])
-
-
-class Perturber:
-    """What the ``llmeval_perturb`` fixture returns: call it on each input text of the test."""
-
-    def __init__(self, perturbation: Perturbation | None, seed: int = 0) -> None:
-        self.perturbation = perturbation
-        self.seed = seed
-
-    @property
-    def name(self) -> str:
-        return "original" if self.perturbation is None else self.perturbation.id
-
-    def __call__(self, text: str) -> str:
-        if self.perturbation is None:
-            if not isinstance(text, str):
-                raise TypeError(f"llmeval_perturb: argument 'text' must be a str, got {type(text).__name__}")
-            return text
-        from ..judges.runner import JudgeUnavailable
-
-        try:
-            return self.perturbation.apply(text, seed=self.seed)
-        except JudgeUnavailable as exc:
-            import pytest
-
-            pytest.skip(str(exc))
-
-    def __repr__(self) -> str:
-        return f"<llmeval_perturb {self.name} seed={self.seed}>"

@@ -7,9 +7,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_type
 from ...core.result import Result
 
 __all__ = ["assert_agent_artifacts", "AgentSanity"]
@@ -27,7 +28,7 @@ def assert_agent_artifacts(artifacts: Any, *, root: Any = None, exact: bool = Fa
     if isinstance(artifacts, (list, tuple)):
         artifacts = [str(a) for a in artifacts]
     params = {"root": None if root is None else str(root), "exact": exact}
-    return assert_check("agent_sanity", metadata={"artifacts": artifacts}, params=params, **kwargs)
+    return check(AgentSanity, metadata={"artifacts": artifacts}, params=params, **kwargs)
 
 
 def _artifact_problems(path: str, spec: Mapping[str, Any]) -> list[str]:

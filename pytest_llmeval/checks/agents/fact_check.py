@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _fields
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields
 
 __all__ = ["assert_fact_checked", "FactCheck"]
 
@@ -19,7 +19,7 @@ def assert_fact_checked(actual: str, *, question: str | None = None, **kwargs: A
     """The judge finds no false information in the answer, 0-1 (LLM judge; seed 000's fact-check prompt; passes at 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
-    return assert_check("fact_check", actual=actual, question=question, **kwargs)
+    return check(FactCheck, actual=actual, question=question, **kwargs)
 
 
 _FACT_CHECK_SCHEMA: Mapping[str, Any] = {
@@ -60,7 +60,7 @@ If it may help, use the QUESTION which the ACTUAL ANSWER answered:
 
     def score(self, case: Case) -> Score:
         try:
-            reply, _ = self.ask_fields(self.template, _fields(case), what=self.name, schema=_FACT_CHECK_SCHEMA)
+            reply, _ = self.ask_fields(self.template, prompt_fields(case), what=self.name, schema=_FACT_CHECK_SCHEMA)
         except JudgeParseError as exc:
             return self.unscored(["fact_check"], exc)
         value = float(reply["evaluation_score"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -22,7 +22,7 @@ def assert_task_completed(actual: str, task: str, *, tools_called: Any = None, *
     metadata = dict(kwargs.pop("metadata", None) or {})
     if tools_called is not None:
         metadata["tools_called"] = tools_called
-    return assert_check("task_completion", actual=actual, question=task, metadata=metadata, **kwargs)
+    return check(TaskCompletion, actual=actual, question=task, metadata=metadata, **kwargs)
 
 
 _EXTRACT = """From the user's input, the agent's final output and the steps it took, state the task the user asked for and

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_type
 from ...core.result import Result
 
 __all__ = ["assert_tools_called", "ToolCorrectness", "tool_calls"]
@@ -34,7 +35,7 @@ def assert_tools_called(
     params = {"match_arguments": match_arguments, "match_output": match_output, "consider_ordering": consider_ordering,
               "exact_match": exact_match}
     metadata = {"tools_called": tools_called, "expected_tools": expected_tools}
-    return assert_check("tool_correctness", actual=actual, metadata=metadata, params=params, **kwargs)
+    return check(ToolCorrectness, actual=actual, metadata=metadata, params=params, **kwargs)
 
 
 def tool_calls(value: Any, owner: str, argument: str) -> list[dict[str, Any]]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import evaluate, format_failure, raise_failure
+from ...run.check import format_failure, raise_failure, run_check
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_choice, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_choice, require_type
 from ...core.result import Result
 from ...stats import classmetrics as cm
 from .labels import label_scores, shown
@@ -41,7 +42,7 @@ def assert_classification(
     label_cases("assert_classification", expected, predicted, scores=scores, ids=ids)  # errors name this helper's arguments
     given = {"scores": scores, "ids": ids}
     params = {"average": average, "labels": None if labels is None else list(labels), "detailed_curve": detailed_curve}
-    result = evaluate("classification", actual=predicted, expected=expected, metadata={k: v for k, v in given.items() if v is not None},
+    result = run_check(Classification, actual=predicted, expected=expected, metadata={k: v for k, v in given.items() if v is not None},
                       params=params, threshold=threshold, thresholds=thresholds, model=model, case=case)
     if not result.passed:
         raise_failure(result, format_failure(result))
@@ -80,6 +81,16 @@ class Classification(Evaluator):
                    threshold=None),
     )
 
+    @classmethod
+    def cases_from(cls, fields: Mapping[str, Any], case_id: str | None) -> list[Case]:
+        """One case, or the label lists ``assert_classification`` takes (``actual=predicted, expected=truth``, with
+        ``metadata={"scores": [...], "ids": [...]}``): one case per prediction, scored as one set."""
+        if isinstance(fields.get("actual"), (str, type(None))):
+            return super().cases_from(fields, case_id)
+        from .labels import label_set
+
+        return label_set(cls.name, fields, case_id)
+
     def configure(self) -> None:
         require_choice(self.name, "average", self.params["average"], AVERAGES)
         labels = self.params["labels"]
@@ -102,7 +113,7 @@ class Classification(Evaluator):
             # ROC AUC is over the true labels (a prediction outside them is just wrong, as scikit-learn counts it)
             labels = list(self.params["labels"] or sorted(set(expected)))
             auc = cm.label_roc_auc(expected, given, labels)
-            details["curves"] = {shown(k): v for k, v in curves(expected, given, labels).items()}
+            details["curves"] = {shown(k): v for k, v in cm.curves(expected, given, labels).items()}
             if self.params["detailed_curve"]:
                 ids = [str(c.metadata.get("id", i)) for i, c in enumerate(cases)]
                 details["detailed_pr_curve"] = cm.detailed_pr_curve(expected, given, ids, max_examples=self.params["max_examples"])
@@ -113,19 +124,3 @@ class Classification(Evaluator):
         score = Score({"accuracy": report.accuracy, "precision": precision, "recall": recall, "f1": f1, "roc_auc": auc},
                       reason, details)
         return [score] * len(cases)
-
-
-def curves(expected: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> dict[str, Any]:
-    """ROC and precision-recall points per label (one-vs-rest), for the reports' charts."""
-    out: dict[str, Any] = {}
-    for label in labels:
-        truth = [e == label for e in expected]
-        if len(set(truth)) < 2:
-            continue
-        values = [s.get(label, 0.0) for s in scores]
-        fpr, tpr, _ = cm.roc_curve(truth, values)
-        precision, recall, _ = cm.precision_recall_curve(truth, values)
-        out[label] = {"roc": [[round(x, 6), round(y, 6)] for x, y in zip(fpr, tpr)],
-                      "pr": [[round(r, 6), round(p, 6)] for r, p in zip(recall, precision)],
-                      "roc_auc": cm.roc_auc(truth, values), "average_precision": cm.average_precision(truth, values)}
-    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.assertion import assert_check
+from ...run.check import check
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score
 from ...core.result import Result
@@ -21,7 +21,7 @@ def record_label(expected: str, predicted: str, *, scores: Mapping[str, float] |
     the model's score per label, for ROC AUC and the curves of the classification leaderboard.
     """
     __tracebackhide__ = True
-    return assert_check("label_prediction", actual=predicted, expected=expected,
+    return check(LabelPrediction, actual=predicted, expected=expected,
                         metadata={} if scores is None else {"scores": dict(scores)}, **kwargs)
 
 

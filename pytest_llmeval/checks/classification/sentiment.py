@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_choice, require_type
+from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 from ...text.basics import split_sentences
 
@@ -29,7 +31,7 @@ def assert_sentiment(
     check_kwargs(kwargs)
     params = {"backend": backend, "model": scorer_argument("assert_sentiment", scorer, classifier=classifier), "positive_label": positive_label,
               "scale": scale}
-    return assert_check("sentiment", actual=actual, params=params, **kwargs)
+    return check(Sentiment, actual=actual, params=params, **kwargs)
 
 
 #: Longest text VADER scores in one piece; longer ones are scored in chunks of whole sentences.
@@ -113,12 +115,12 @@ class Sentiment(ModelEvaluator):
                 raise ImportError(f"{self.name}: the vader backend needs pip install 'pytest-llm-verdict[sentiment]'") from exc
             return SentimentIntensityAnalyzer()
 
-        return self._cache().model("sentiment lexicon (VADER)", build)
+        return self.model_cache().model("sentiment lexicon (VADER)", build)
 
     def _classifier(self) -> Any:
-        from ..safety.classifiers import _load_classifier
+        from ...models.evaluator import load_classifier
 
-        return _load_classifier(self, self.params["model"])
+        return load_classifier(self, self.params["model"])
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         texts = [c.actual or "" for c in cases]

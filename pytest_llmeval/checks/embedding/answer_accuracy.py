@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_choice, require_number, require_type
 from ...core.result import Result
 from ...text.basics import excerpt
-from .answers import FACT_METRICS, FactChecked, SentenceMatch, _pick, _with_facts
+from .answers import FACT_METRICS, FactChecked, SentenceMatch, pick_answer, with_facts
 from .base import SHORT_STRING_METRICS, calibrated, short_string_similarity
 
 __all__ = ["assert_accurate", "AnswerAccuracy"]
@@ -41,7 +42,7 @@ def assert_accurate(
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_accurate", scorer, embedding_model=embedding_model), "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
               "facts": facts, "entities": entities, "sentence_level_metrics": sentence_level_metrics}
-    return assert_check("answer_accuracy", actual=actual, expected=expected, params=params, **kwargs)
+    return check(AnswerAccuracy, actual=actual, expected=expected, params=params, **kwargs)
 
 
 class AnswerAccuracy(FactChecked, SentenceMatch):
@@ -100,11 +101,11 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
             shorts = [i for i, e in enumerate(case.expected) if len(actual) <= limit and len(e.strip()) <= limit]
             if fallback != "embeddings" and shorts:
                 values = [short_string_similarity(actual, case.expected[i], fallback) for i in shorts]
-                pick = _pick(values, [facts[i] for i in shorts] if facts else None)
+                pick = pick_answer(values, [facts[i] for i in shorts] if facts else None)
                 reference = shorts[pick]
                 score = Score({"answer_accuracy": values[pick]}, f"short answer scored by {fallback}: {values[pick]:.3f}",
                               {"method": fallback, "reference": reference})
-                scores.append(_with_facts(score, facts[reference] if facts else None))
+                scores.append(with_facts(score, facts[reference] if facts else None))
             else:
                 scores.append(None)
                 long_cases.append(case)
@@ -117,9 +118,9 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
             rows = next(matched)
             values = [None if sims is None else float(sims.min()) for _, _, sims in rows]
             if all(v is None for v in values):
-                final.append(_with_facts(Score({"answer_accuracy": None}, "the answer or expected answer has no sentence to compare", {}), None))
+                final.append(with_facts(Score({"answer_accuracy": None}, "the answer or expected answer has no sentence to compare", {}), None))
                 continue
-            reference = _pick(values, facts)
+            reference = pick_answer(values, facts)
             if values[reference] is None:
                 reference = max((i for i, v in enumerate(values) if v is not None), key=lambda i: values[i] or 0.0)
             sentences, _, sims = rows[reference]
@@ -131,5 +132,5 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
                 {"method": "embeddings", "reference": reference, "least_accurate": excerpt(sentences[worst], 200),
                  **({"sentence_scores": [float(v) for v in sims]} if self.params["sentence_level_metrics"] else {})},
             )
-            final.append(_with_facts(score, facts[reference] if facts else None))
+            final.append(with_facts(score, facts[reference] if facts else None))
         return final

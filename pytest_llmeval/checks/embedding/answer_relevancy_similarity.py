@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
 from ...text.basics import embedded_sentences as _sentences
 from ...text.basics import excerpt
-from .base import EmbeddingEvaluator, _similarity, calibrated
+from .base import EmbeddingEvaluator, cosine_matrix, calibrated
 
 __all__ = ["assert_relevant", "AnswerRelevancySimilarity"]
 
@@ -20,7 +20,7 @@ def assert_relevant(actual: str, question: str, *, scorer: str | None = None, em
     """Some answer sentence is close to the question (answer relevancy, 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
-    return assert_check("answer_relevancy_similarity", actual=actual, question=question, params={"model": scorer_argument("assert_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
+    return check(AnswerRelevancySimilarity, actual=actual, question=question, params={"model": scorer_argument("assert_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
 class AnswerRelevancySimilarity(EmbeddingEvaluator):
@@ -42,7 +42,7 @@ class AnswerRelevancySimilarity(EmbeddingEvaluator):
             if not sentences:
                 out.append(Score({"answer_relevancy": None}, "the answer has no sentence to compare", {}))
                 continue
-            sims = _similarity(encoded[index], questions[index:index + 1])[:, 0]
+            sims = cosine_matrix(encoded[index], questions[index:index + 1])[:, 0]
             best = int(sims.argmax())
             out.append(Score({"answer_relevancy": float(sims[best])},
                              f"most relevant sentence {excerpt(sentences[best], 100)!r} ({sims[best]:.3f})",

@@ -9,9 +9,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_type
 from ...text.basics import embedded_sentences as _sentences
-from .base import EmbeddingEvaluator, _similarity
+from .base import EmbeddingEvaluator, cosine_matrix
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,7 +77,7 @@ class FactChecked(EmbeddingEvaluator):
         return out
 
 
-def _with_facts(score: Score, facts: dict[str, Any] | None) -> Score:
+def with_facts(score: Score, facts: dict[str, Any] | None) -> Score:
     """``score`` with the fact metrics of its chosen expected answer; fact failures lead the reason."""
     if facts is None:
         return Score({**score.metrics, "fact_support": None, "fact_recall": None, "unsupported_facts": None}, score.reason, score.details)
@@ -85,7 +86,7 @@ def _with_facts(score: Score, facts: dict[str, Any] | None) -> Score:
     return Score(metrics, reason, {**score.details, "unsupported_facts": facts["details"]})
 
 
-def _pick(scores: Sequence[float | None], facts: Sequence[dict[str, Any]] | None) -> int:
+def pick_answer(scores: Sequence[float | None], facts: Sequence[dict[str, Any]] | None) -> int:
     """The expected answer that fits best: most facts supported, then the highest score."""
     def key(i: int) -> tuple[float, float]:
         support = facts[i]["fact_support"] if facts else 1.0
@@ -113,7 +114,7 @@ class SentenceMatch(EmbeddingEvaluator):
             rows = []
             for reference in per_case:
                 if answers[index] and reference:
-                    rows.append((answers[index], reference, _similarity(encoded[index], encoded[cursor]).max(axis=1)))
+                    rows.append((answers[index], reference, cosine_matrix(encoded[index], encoded[cursor]).max(axis=1)))
                 else:
                     rows.append((answers[index], reference, None))
                 cursor += 1

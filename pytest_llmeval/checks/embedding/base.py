@@ -15,7 +15,13 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.evaluator import MetricSpec, ModelEvaluator, UncalibratedWarning, package_version, require_type
+from ...core.errors import UncalibratedWarning
+
+from ...core.evaluator import MetricSpec, package_version
+
+from ...core.params import require_type
+
+from ...models.evaluator import ModelEvaluator
 from ...text.basics import normalize
 
 if TYPE_CHECKING:
@@ -44,7 +50,11 @@ class EmbeddingEvaluator(ModelEvaluator):
 
     @property
     def embedder(self) -> Embedder:
-        return self._cache().embedder(self.params["model"])
+        return self.model_cache().embedder(self.params["model"])
+
+    def planned_texts(self, cases: Sequence[Case]) -> list[str]:
+        """The texts scoring ``cases`` encodes first (:func:`planned_texts`); ``[]`` when the check does not plan."""
+        return planned_texts(self, cases) if self.plans_texts else []
 
     def configure(self) -> None:
         model = self.params["model"]
@@ -52,7 +62,7 @@ class EmbeddingEvaluator(ModelEvaluator):
             require_type(self.name, "model", model, str, "a sentence-transformers model name or a local folder")
 
     def backend(self) -> str:
-        server = self._cache().embedding_server
+        server = self.model_cache().embedding_server
         return str(server.backend) if server is not None else package_version("sentence-transformers")
 
     def scoring_model(self) -> str | None:
@@ -72,7 +82,7 @@ class EmbeddingEvaluator(ModelEvaluator):
         family = self.model_family()
         if family in spec.calibrated:
             return spec.calibrated[family]
-        cache = self._cache()
+        cache = self.model_cache()
         key = f"{self.name}:{family}"
         if key not in cache.warned:
             cache.warned.add(key)
@@ -145,7 +155,7 @@ def _empty() -> np.ndarray:
     return np.zeros((0, 0), dtype=np.float32)
 
 
-def _similarity(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+def cosine_matrix(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     import numpy as np
 
     similarity: np.ndarray = np.clip(left.astype(np.float32) @ right.astype(np.float32).T, 0.0, 1.0)  # numpy: Any

@@ -53,9 +53,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version, require_choice, require_number, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_choice, require_number, require_type
 from ...core.result import Result
 from .base import EmbeddingEvaluator, calibrated
 
@@ -74,7 +75,7 @@ def assert_bertscore(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf, "matching": matching}
-    return assert_check("bertscore", actual=actual, expected=expected, params=params, **kwargs)
+    return check(BertScore, actual=actual, expected=expected, params=params, **kwargs)
 
 
 _BATCH = 32
@@ -155,13 +156,13 @@ class BertScore(EmbeddingEvaluator):
         which an embedding server does not give, so with a server it loads the embedded default."""
         from ...models.cache import DEFAULT_EMBEDDING_MODEL
 
-        cache = self._cache()
+        cache = self.model_cache()
         return str(self.params["model"] or (DEFAULT_EMBEDDING_MODEL if cache.embedding_server is not None else cache.embedding_model))
 
     def scoring_model(self) -> str | None:
         from ...models.cache import model_identity, predicted_precision
 
-        cache = self._cache()
+        cache = self.model_cache()
         return f"{model_identity(self._model_name())}|{predicted_precision(cache.device, cache.precision)}|last-layer"
 
     def signature_params(self) -> Mapping[str, Any]:
@@ -178,14 +179,14 @@ class BertScore(EmbeddingEvaluator):
 
     def _encoder(self) -> tuple[Any, Any, str]:
         name = self._model_name()
-        cache = self._cache()
+        cache = self.model_cache()
 
         def build() -> tuple[Any, Any, str]:
             from transformers import AutoModel, AutoTokenizer
 
-            from ...models.cache import _EMBEDDED_ALIASES, embedded_model_path, place
+            from ...models.cache import EMBEDDED_ALIASES, embedded_model_path, place
 
-            path = (embedded_model_path() if name in _EMBEDDED_ALIASES else None) or name
+            path = (embedded_model_path() if name in EMBEDDED_ALIASES else None) or name
             try:
                 tokenizer = AutoTokenizer.from_pretrained(path)
                 model = AutoModel.from_pretrained(path)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ...core.case import Case
 from ...text.basics import embedded_sentences as _sentences
-from .base import EmbeddingEvaluator, _similarity
+from .base import EmbeddingEvaluator, cosine_matrix
 
 
 def chunk_relevance(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> list[list[float]]:
@@ -21,7 +21,7 @@ def chunk_relevance(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> lis
     for index, per_case in enumerate(chunks):
         values = []
         for sentences in per_case:
-            values.append(float(_similarity(encoded[cursor], questions[index:index + 1]).max()) if sentences else 0.0)
+            values.append(float(cosine_matrix(encoded[cursor], questions[index:index + 1]).max()) if sentences else 0.0)
             cursor += 1
         out.append(values)
     return out

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number
 from ...core.result import Result
 from .base import EmbeddingEvaluator, calibrated
 from .chunks import chunk_relevance
@@ -25,7 +26,7 @@ def assert_context_ranked(
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
     params = {"model": scorer_argument("assert_context_ranked", scorer, embedding_model=embedding_model), "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
-    return assert_check("context_mrr", question=question, context=context, params=params, **kwargs)
+    return check(ContextMRR, question=question, context=context, params=params, **kwargs)
 
 
 class ContextMRR(EmbeddingEvaluator):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -19,7 +19,7 @@ def assert_context_relevant(question: str, context: Any, *, scorer: str | None =
     """The retrieved context is relevant to the question (soft recall 0.75; ``thresholds`` for precision)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("context_relevancy", question=question, context=context, params={"model": scorer_argument("assert_context_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
+    return check(ContextRelevancy, question=question, context=context, params={"model": scorer_argument("assert_context_relevant", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
 class ContextRelevancy(EmbeddingEvaluator):

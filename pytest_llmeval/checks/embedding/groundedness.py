@@ -14,15 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_choice, require_number, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_choice, require_number, require_type
 from ...core.result import Result
 from ...facts.evidence import YES_NO, Evidence, makes_claim
 from ...text.basics import MAX_SENTENCES
 from ...text.basics import embedded_sentences as _sentences
 from ...text.basics import excerpt
-from .base import EmbeddingEvaluator, _similarity, calibrated
+from .base import EmbeddingEvaluator, cosine_matrix, calibrated
 
 if TYPE_CHECKING:
     from ...facts.grounding import Answer, Source
@@ -62,7 +63,7 @@ def assert_grounded(
     params = {"model": scorer_argument("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
               "entities": entities, "short_answer_words": short_answer_words,
               "nli_model": nli_model, **({"fail_on": fail_on} if fail_on is not None else {})}
-    return assert_check("groundedness", actual=actual, context=context, model=model, params=params, **kwargs)
+    return check(Groundedness, actual=actual, context=context, model=model, params=params, **kwargs)
 
 
 GROUNDEDNESS_METHODS = ("facts", "embeddings", "nli")
@@ -269,8 +270,8 @@ class Groundedness(EmbeddingEvaluator):
             if not sentences or not context:
                 scores.append(self._nothing_to_compare(sentences))
                 continue
-            sims = _similarity(encoded[index], encoded[n + index])
-            claim_sims = _similarity(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
+            sims = cosine_matrix(encoded[index], encoded[n + index])
+            claim_sims = cosine_matrix(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
             scores.append(self._score(case, sentences, context, sims, claim_texts, checked, joined, claim_sims,
                                       unit_parses, context_parse, question_parse, originals[index].context, readings[index]))
         if method == "nli":
@@ -285,7 +286,7 @@ class Groundedness(EmbeddingEvaluator):
     def _catalog(self, sentences: list[str], context: list[str], answer: Any, source: Any) -> Score:
         if not sentences or not context:
             return self._nothing_to_compare(sentences)
-        sims = _similarity(answer, source)
+        sims = cosine_matrix(answer, source)
         best, match = sims.max(axis=1), sims.argmax(axis=1)
         worst = int(best.argmin())
         reason = (f"least grounded sentence {excerpt(sentences[worst], 100)!r} ({float(best[worst]):.3f}); "

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _run, format_failure, group_defaults, raise_failure, scorer_argument
+from ...run.check import format_failure, group_defaults, raise_failure, run_cases, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number
-from ...core.recording import current_context
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number
+from ...run.recording import current_context
 from ...core.result import Result
 from ...text.basics import excerpt
 from .base import EmbeddingEvaluator
@@ -45,7 +46,7 @@ def assert_no_question_drift(
 
         warnings.warn("assert_no_question_drift: 'min_cases' is now 'min_test_cases'", DeprecationWarning, stacklevel=2)
     # Drift is one number for the whole set: every case gets it, one result is recorded.
-    result = _run("questions_drift", cases, threshold, None, evaluator_params, False)[0]
+    result = run_cases(QuestionsDrift, cases, threshold=threshold, params=evaluator_params, record=False)[0]
     context = current_context()
     if context is not None:
         context.record(result)

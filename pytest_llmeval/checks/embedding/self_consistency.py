@@ -6,9 +6,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import _run, format_failure, group_defaults, raise_failure
+from ...run.check import format_failure, group_defaults, raise_failure, run_cases
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_number, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
+from ...core.params import require_number, require_type
 from ...core.result import Result
 
 __all__ = ["assert_self_consistent", "SelfConsistency", "stratified_sample"]
@@ -41,7 +42,7 @@ def assert_self_consistent(
     model, case = group_defaults(model, case)
     cases = [Case(actual=a, question=question, model=model, case_id=case) for a in answers]
     params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer, "min_test_cases": min_test_cases}
-    results = _run("self_consistency", cases, threshold, thresholds, params, True)
+    results = run_cases(SelfConsistency, cases, threshold=threshold, thresholds=thresholds, params=params)
     failed = [i for i, r in enumerate(results) if not r.passed]
     if failed:
         worst = min(failed, key=lambda i: score if (score := results[i].score) is not None else -1.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -19,7 +19,7 @@ def assert_similar_sentences(actual: str, expected: Any, *, scorer: str | None =
     """Answer sentences are close to expected sentences (mean similarity 0.75; ``thresholds`` for the minimum)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("semantic_sentence_similarity", actual=actual, expected=expected, params={"model": scorer_argument("assert_similar_sentences", scorer, embedding_model=embedding_model)}, **kwargs)
+    return check(SemanticSentenceSimilarity, actual=actual, expected=expected, params={"model": scorer_argument("assert_similar_sentences", scorer, embedding_model=embedding_model)}, **kwargs)
 
 
 class SemanticSentenceSimilarity(SentenceMatch):

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_choice, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_choice, require_type
 from ...core.result import Result
-from .answers import FACT_METRICS, FactChecked, _pick, _with_facts
+from .answers import FACT_METRICS, FactChecked, pick_answer, with_facts
 from .base import calibrated
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ def assert_similar(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_similar", scorer, embedding_model=embedding_model), "method": method, "cross_encoder": cross_encoder, "facts": facts, "entities": entities}
-    return assert_check("semantic_similarity", actual=actual, expected=expected, params=params, **kwargs)
+    return check(SemanticSimilarity, actual=actual, expected=expected, params=params, **kwargs)
 
 
 class SemanticSimilarity(FactChecked):
@@ -82,7 +83,7 @@ class SemanticSimilarity(FactChecked):
         return params
 
     def _cross_encoder(self) -> Any:
-        return self._cache().cross_encoder(self.params["cross_encoder"], owner=self.name, role="cross-encoder", parameter="cross_encoder")
+        return self.model_cache().cross_encoder(self.params["cross_encoder"], owner=self.name, role="cross-encoder", parameter="cross_encoder")
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         import numpy as np
@@ -99,8 +100,8 @@ class SemanticSimilarity(FactChecked):
             chunk = [float(v) for v in values[cursor:cursor + len(case.expected)]]
             cursor += len(case.expected)
             facts = self.reference_facts(case.actual or "", list(case.expected)) if self.params["facts"] else None
-            best = _pick(chunk, facts)
+            best = pick_answer(chunk, facts)
             score = Score({"similarity": chunk[best]}, f"similarity {chunk[best]:.3f} to expected answer #{best}",
                           {"reference": best, "method": self.params["method"]})
-            out.append(_with_facts(score, facts[best] if facts else None))
+            out.append(with_facts(score, facts[best] if facts else None))
         return out

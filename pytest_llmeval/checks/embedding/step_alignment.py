@@ -17,12 +17,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number, require_type
 from ...core.result import Result
 from ...text.basics import excerpt
-from .base import EmbeddingEvaluator, _similarity
+from .base import EmbeddingEvaluator, cosine_matrix
 
 __all__ = ["assert_steps_aligned", "StepAlignment", "extract_steps", "align_steps"]
 
@@ -39,7 +40,7 @@ def assert_steps_aligned(
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold,
               "sentence_level_metrics": sentence_level_metrics}
-    return assert_check("step_alignment", actual=actual, context=context, params=params, **kwargs)
+    return check(StepAlignment, actual=actual, context=context, params=params, **kwargs)
 
 
 _NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,3})\s*[.):]\s+(.+)$", re.IGNORECASE)
@@ -258,7 +259,7 @@ class StepAlignment(EmbeddingEvaluator):
                                  "no steps found in the retrieved context", {}))
                 continue
             if answer:
-                sims = _similarity(encoded[index], encoded[len(cases) + index])
+                sims = cosine_matrix(encoded[index], encoded[len(cases) + index])
                 matches = (sims >= self.params["match_threshold"]).tolist()
             else:
                 matches = []

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
+from .facts_compare import FactsCompare
 from .grades import BucketJudge, bucket_metrics
+from .sql_eval import SqlEval
 
 __all__ = ["assert_bucket", "AccuracyBucket"]
 
 
-_BUCKETS = {"accuracy": "accuracy_bucket", "facts": "facts_compare", "sql": "sql_eval"}
+
 
 
 def assert_bucket(actual: str, expected: Any, *, scale: str = "accuracy", accept: Sequence[str] | None = None, **kwargs: Any) -> Result:
@@ -22,7 +24,7 @@ def assert_bucket(actual: str, expected: Any, *, scale: str = "accuracy", accept
     if scale not in _BUCKETS:
         raise ValueError(f"assert_bucket: argument 'scale' must be one of {', '.join(map(repr, _BUCKETS))}; got {scale!r}")
     params = {} if accept is None else {"accept": [accept] if isinstance(accept, str) else list(accept)}
-    return assert_check(_BUCKETS[scale], actual=actual, expected=expected, params=params, **kwargs)
+    return check(_BUCKETS[scale], actual=actual, expected=expected, params=params, **kwargs)
 
 
 class AccuracyBucket(BucketJudge):
@@ -45,3 +47,7 @@ Question: {question}
 Desired response: {expected}
 Response: {actual}
 """
+
+
+#: ``assert_bucket``'s scales and the check that judges each.
+_BUCKETS: dict[str, type[BucketJudge]] = {"accuracy": AccuracyBucket, "facts": FactsCompare, "sql": SqlEval}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -17,7 +17,7 @@ def assert_correct(actual: str, expected: Any, **kwargs: Any) -> Result:
     """Correct against the reference on the 1-5 scale; passes at 4 (LLM judge)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("correctness", actual=actual, expected=expected, **kwargs)
+    return check(Correctness, actual=actual, expected=expected, **kwargs)
 
 
 class Correctness(ScaleJudge):

@@ -6,9 +6,10 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number
 from ...core.result import Result
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, verdict_schema
@@ -21,7 +22,7 @@ def assert_dag(actual: str, dag: Mapping[str, Any], *, max_score: float = 10, **
     """A tree of judge verdicts with scores at the leaves reaches at least half of ``max_score``."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
-    return assert_check("dag", actual=actual, params={"dag": dag, "max_score": max_score}, **kwargs)
+    return check(Dag, actual=actual, params={"dag": dag, "max_score": max_score}, **kwargs)
 
 
 def validate_dag(node: Any, max_score: float, path: str = "dag", depth: int = 0) -> None:

@@ -8,13 +8,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number, require_type
 from ...core.result import Result
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, list_schema, score_schema
-from .custom import _LABELS, case_block
+from .custom import FIELD_LABELS, case_block
 
 __all__ = ["assert_geval", "GEval", "weighted_score"]
 
@@ -28,7 +29,7 @@ def assert_geval(
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected", "context"))
     params = {"criteria": criteria, "evaluation_steps": None if evaluation_steps is None else list(evaluation_steps),
               "fields": None if fields is None else list(fields), "scale": scale}
-    return assert_check("g_eval", actual=actual, params=params, **kwargs)
+    return check(GEval, actual=actual, params=params, **kwargs)
 
 
 _SCORE_KEY = re.compile(r'"score"\s*:\s*$')
@@ -111,8 +112,8 @@ class GEval(JudgeEvaluator):
             self.params["evaluation_steps"] = list(steps)
         fields = self.params["fields"]
         if fields is not None:
-            if isinstance(fields, str) or not isinstance(fields, (list, tuple)) or not set(fields) <= set(_LABELS) or not fields:
-                raise ValueError(f"{self.name}: parameter 'fields' must list case fields from {', '.join(_LABELS)}; got {fields!r}")
+            if isinstance(fields, str) or not isinstance(fields, (list, tuple)) or not set(fields) <= set(FIELD_LABELS) or not fields:
+                raise ValueError(f"{self.name}: parameter 'fields' must list case fields from {', '.join(FIELD_LABELS)}; got {fields!r}")
             self.params["fields"] = list(fields)
         require_number(self.name, "scale", self.params["scale"], low=1, high=100, integer=True)
         require_number(self.name, "logprobs", self.params["logprobs"], low=0, high=20, integer=True)

@@ -19,9 +19,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_type
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _fields, score_schema
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields, score_schema
 
 __all__ = ["ScaleJudge", "BucketJudge"]
 
@@ -36,7 +37,7 @@ class ScaleJudge(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         metric = self.primary_metric().name
         try:
-            reply, _ = self.ask_fields(self.template, _fields(case), what=self.name, schema=score_schema(self.low, self.high))
+            reply, _ = self.ask_fields(self.template, prompt_fields(case), what=self.name, schema=score_schema(self.low, self.high))
         except JudgeParseError as exc:
             return self.unscored([metric], exc)
         value = float(reply["score"])
@@ -73,7 +74,7 @@ class BucketJudge(JudgeEvaluator):
             return value
 
         try:
-            reply, _ = self.ask_fields(self.template, _fields(case), what=self.name, schema=schema, normalise=normalise)
+            reply, _ = self.ask_fields(self.template, prompt_fields(case), what=self.name, schema=schema, normalise=normalise)
         except JudgeParseError as exc:
             return self.unscored(["accepted", self.value_metric], exc)
         bucket = reply["bucket"]

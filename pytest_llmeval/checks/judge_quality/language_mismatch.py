@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
@@ -15,7 +15,7 @@ def assert_same_language(actual: str, question: str, **kwargs: Any) -> Result:
     """The answer is in the question's language (LLM judge)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
-    return assert_check("language_mismatch", actual=actual, question=question, **kwargs)
+    return check(LanguageMismatch, actual=actual, question=question, **kwargs)
 
 
 class LanguageMismatch(PassFailJudge):

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
-from ...core.evaluator import MetricSpec, require_type
+from ...run.check import check, check_kwargs
+from ...core.evaluator import MetricSpec
+from ...core.params import require_type
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
 from .grades import ScaleJudge
@@ -22,7 +23,7 @@ def assert_rubric(actual: str, criteria: str, rubric: Any, *, expected: Any = No
     """
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "context"))
-    return assert_check("prometheus", actual=actual, expected=expected, params={"criteria": criteria, "rubric": rubric}, **kwargs)
+    return check(Prometheus, actual=actual, expected=expected, params={"criteria": criteria, "rubric": rubric}, **kwargs)
 
 
 class Prometheus(ScaleJudge):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number
 from ...core.result import Result
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, verdict_schema
@@ -20,7 +21,7 @@ def assert_self_checked(actual: str, samples: Any, **kwargs: Any) -> Result:
     """SelfCheckGPT: the answer's sentences agree with other samples of the same model (LLM judge; threshold 0.5, lower is better)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("selfcheckgpt", actual=actual, context=samples, **kwargs)
+    return check(SelfCheckGPT, actual=actual, context=samples, **kwargs)
 
 
 _SUPPORTS = """Is the sentence supported by the context? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
@@ -15,7 +15,7 @@ def assert_good_summary_judged(summary: str, source: str, *, reference: Any = No
     """The judge calls the summary of ``source`` good: comprehensive, concise, coherent, independent."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
-    return assert_check("summarization_judge", actual=summary, question=source, expected=reference, **kwargs)
+    return check(SummarizationJudge, actual=summary, question=source, expected=reference, **kwargs)
 
 
 class SummarizationJudge(PassFailJudge):

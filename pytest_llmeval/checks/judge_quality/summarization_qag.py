@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number
 from ...core.result import Result
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, list_schema, verdict_schema
-from ..judge_rag.faithfulness import _CLAIMS
+from ..judge_rag.faithfulness import CLAIMS_PROMPT
 
 __all__ = ["assert_summary_qag", "SummarizationQAG"]
 
@@ -20,7 +21,7 @@ def assert_summary_qag(summary: str, source: Any, *, n: int = 5, **kwargs: Any) 
     """min(alignment, coverage) of the summary by closed questions about the source (LLM judge; threshold 0.5)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("summarization_qag", actual=summary, context=source, params={"n": n}, **kwargs)
+    return check(SummarizationQAG, actual=summary, context=source, params={"n": n}, **kwargs)
 
 
 _ALIGN = """Does the claim agree with the source text? Reply with JSON only: {{"verdict": "yes"}} (the source supports it),
@@ -71,7 +72,7 @@ class SummarizationQAG(JudgeEvaluator):
         summary = case.actual or ""
         answers = ("yes", "no", "idk")
         try:
-            claims = self.ask(_CLAIMS, what=f"{self.name} claims", schema=list_schema("claims"), answer=summary)["claims"]
+            claims = self.ask(CLAIMS_PROMPT, what=f"{self.name} claims", schema=list_schema("claims"), answer=summary)["claims"]
             aligned = [self.ask(_ALIGN, what=f"{self.name} claim {i}", schema=verdict_schema(*answers), source=source, claim=c)["verdict"]
                        != "no" for i, c in enumerate(claims)]
             questions = self.ask(_ASSESSMENT, what=f"{self.name} questions", schema=list_schema("questions"), n=str(self.params["n"]),

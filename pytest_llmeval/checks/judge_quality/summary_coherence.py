@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -17,7 +17,7 @@ def assert_coherent_summary(summary: str, source: Any, **kwargs: Any) -> Result:
     """The summary is coherent given its source, 1-5; passes at 3 (LLM judge)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("summary_coherence", actual=summary, context=source, **kwargs)
+    return check(SummaryCoherence, actual=summary, context=source, **kwargs)
 
 
 class SummaryCoherence(ScaleJudge):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _yes, judge_statements
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, ask_yes_no, judge_statements
 
 __all__ = ["assert_answer_correct", "EmbeddingJudge", "AnswerCorrectness"]
 
@@ -22,7 +22,7 @@ def assert_answer_correct(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"f1_weight": f1_weight, "similarity_weight": similarity_weight}
-    return assert_check("answer_correctness", actual=actual, expected=expected, params=params, **kwargs)
+    return check(AnswerCorrectness, actual=actual, expected=expected, params=params, **kwargs)
 
 
 _SUPPORTED = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
@@ -96,10 +96,10 @@ class AnswerCorrectness(EmbeddingJudge):
             predicted = judge_statements(self, actual, f"{self.name} answer statements")
             for index, expected in enumerate(case.expected):
                 truth = judge_statements(self, expected, f"{self.name} expected statements #{index}")
-                tp = sum(_yes(self, _SUPPORTED, f"{self.name} answer statement {i}", reference=expected, statement=s)
+                tp = sum(ask_yes_no(self, _SUPPORTED, f"{self.name} answer statement {i}", reference=expected, statement=s)
                          for i, s in enumerate(predicted))
                 fp = len(predicted) - tp
-                fn = sum(not _yes(self, _SUPPORTED, f"{self.name} expected statement {i}", reference=actual, statement=s)
+                fn = sum(not ask_yes_no(self, _SUPPORTED, f"{self.name} expected statement {i}", reference=actual, statement=s)
                          for i, s in enumerate(truth))
                 f1 = tp / (tp + 0.5 * (fp + fn)) if tp else 0.0
                 similarity = self._similarity(actual, expected) if self.params["similarity_weight"] else None

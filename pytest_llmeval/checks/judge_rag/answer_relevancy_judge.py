@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Score, require_choice, require_number
+from ...core.evaluator import Score
+from ...core.params import require_choice, require_number
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import _yes, judge_metrics, judge_statements
+from ...judges.evaluator import ask_yes_no, judge_metrics, judge_statements
 from .answer_correctness import EmbeddingJudge
 
 __all__ = ["assert_answer_relevant", "AnswerRelevancyJudge"]
@@ -20,7 +21,7 @@ def assert_answer_relevant(actual: str, question: str, *, method: str = "questio
     """The answer addresses the question (LLM judge; threshold 0.75): generated questions' similarity (RAGAS) or relevant statements."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
-    return assert_check("answer_relevancy_judge", actual=actual, question=question, params={"method": method, "n": n}, **kwargs)
+    return check(AnswerRelevancyJudge, actual=actual, question=question, params={"method": method, "n": n}, **kwargs)
 
 
 _QUESTIONS = """Write {n} different questions that the answer below would answer. Also say whether the answer is noncommittal
@@ -67,7 +68,7 @@ class AnswerRelevancyJudge(EmbeddingJudge):
         try:
             if self.params["method"] == "statements":
                 statements = judge_statements(self, case.actual or "", f"{self.name} statements")
-                relevant = [_yes(self, _RELEVANT_STATEMENT, f"{self.name} statement {i}", question=case.question or "", statement=s)
+                relevant = [ask_yes_no(self, _RELEVANT_STATEMENT, f"{self.name} statement {i}", question=case.question or "", statement=s)
                             for i, s in enumerate(statements)]
                 if not relevant:
                     return self.nothing_to_judge(["answer_relevancy"], "the judge found no statements in the answer")

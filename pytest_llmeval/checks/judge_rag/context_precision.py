@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics
+from ...judges.evaluator import JudgeEvaluator, ask_yes_no, judge_metrics
 
 __all__ = ["assert_context_precision", "ContextPrecision", "weighted_precision"]
 
@@ -19,7 +19,7 @@ def assert_context_precision(question: str, expected: Any, context: Any, **kwarg
     """Chunks useful for the expected answer are ranked first (LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("context_precision", question=question, expected=expected, context=context, **kwargs)
+    return check(ContextPrecision, question=question, expected=expected, context=context, **kwargs)
 
 
 def weighted_precision(verdicts: Sequence[bool]) -> float:
@@ -80,7 +80,7 @@ class ContextPrecision(JudgeEvaluator):
         verdicts = []
         try:
             for rank, chunk in enumerate(case.context):
-                verdicts.append(_yes(self, _PRECISION, f"{self.name} chunk {rank}", question=case.question or "",
+                verdicts.append(ask_yes_no(self, _PRECISION, f"{self.name} chunk {rank}", question=case.question or "",
                                      expected=_expected_answers(case.expected), chunk=chunk))
         except JudgeParseError as exc:
             return self.unscored(["context_precision"], exc)

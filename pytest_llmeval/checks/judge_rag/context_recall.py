@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics, judge_statements
+from ...judges.evaluator import JudgeEvaluator, ask_yes_no, judge_metrics, judge_statements
 
 __all__ = ["assert_context_recall", "ContextRecall"]
 
@@ -18,7 +18,7 @@ def assert_context_recall(expected: Any, context: Any, **kwargs: Any) -> Result:
     """The context holds the expected answer's statements (LLM judge; threshold 0.75; best of several expected answers)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual", "question"))
-    return assert_check("context_recall", expected=expected, context=context, **kwargs)
+    return check(ContextRecall, expected=expected, context=context, **kwargs)
 
 
 _ATTRIBUTABLE = """Can the statement be attributed to (inferred from) the context? Reply with JSON only:
@@ -45,7 +45,7 @@ class ContextRecall(JudgeEvaluator):
         try:
             for index, expected in enumerate(case.expected):
                 statements = judge_statements(self, expected, f"{self.name} statements #{index}")
-                found = self.fan_out([lambda i=i, s=s: _yes(self, _ATTRIBUTABLE, f"{self.name} statement {i}",  # type: ignore[misc]
+                found = self.fan_out([lambda i=i, s=s: ask_yes_no(self, _ATTRIBUTABLE, f"{self.name} statement {i}",  # type: ignore[misc]
                                                             context=context, statement=s) for i, s in enumerate(statements)])
                 if not found:
                     continue  # no statement to look for: this expected answer tells nothing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from .sentences import SentenceSupport, support_metrics
 
@@ -15,7 +15,7 @@ def assert_answer_in_context(actual: str, context: Any, *, max_sentences: int = 
     """Most of the answer's sentences are found in the context (seed 002's context recall; LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("context_recall_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
+    return check(SentenceContextRecall, actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 
 class SentenceContextRecall(SentenceSupport):

@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Score, require_choice
+from ...core.evaluator import Score
+from ...core.params import require_choice
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics
+from ...judges.evaluator import JudgeEvaluator, ask_yes_no, judge_metrics
 from ...text.basics import excerpt
-from .sentences import MAX_SENTENCES, _capped, _check_max, _sentences
+from .sentences import MAX_SENTENCES, capped_sentences, check_max_sentences, sentences_of
 
 __all__ = ["assert_context_relevant_judged", "ContextRelevancyJudge"]
 
@@ -27,7 +28,7 @@ def assert_context_relevant_judged(
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
     params = {"unit": unit, "max_sentences": max_sentences}
-    return assert_check("context_relevancy_judge", question=question, context=context, params=params, **kwargs)
+    return check(ContextRelevancyJudge, question=question, context=context, params=params, **kwargs)
 
 
 _RELEVANT = """Is this part of the retrieved context relevant to answering the question? Reply with JSON only:
@@ -58,16 +59,16 @@ class ContextRelevancyJudge(JudgeEvaluator):
 
     def configure(self) -> None:
         require_choice(self.name, "unit", self.params["unit"], ("sentence", "chunk"))
-        _check_max(self)
+        check_max_sentences(self)
 
     def score(self, case: Case) -> Score:
         unit = self.params["unit"]
-        parts, note = (_capped(_sentences(case.context), self.params["max_sentences"]) if unit == "sentence"
+        parts, note = (capped_sentences(sentences_of(case.context), self.params["max_sentences"]) if unit == "sentence"
                        else (list(case.context), ""))
         if not parts:
             return Score({"context_relevancy": None, "parse_failure": 0.0}, "the context has no sentence to judge", {})
         try:
-            relevant = self.fan_out([lambda i=i, part=part: _yes(self, _RELEVANT, f"{self.name} {unit} {i}",  # type: ignore[misc]
+            relevant = self.fan_out([lambda i=i, part=part: ask_yes_no(self, _RELEVANT, f"{self.name} {unit} {i}",  # type: ignore[misc]
                                                                  question=case.question or "", unit=unit, chunk=part)
                                      for i, part in enumerate(parts)])
         except JudgeParseError as exc:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_choice, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_choice, require_type
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _verdict, judge_metrics, list_schema
+from ...judges.evaluator import JudgeEvaluator, ask_choice, judge_metrics, list_schema
 
 __all__ = ["assert_faithful", "Faithfulness"]
 
@@ -23,10 +24,10 @@ def assert_faithful(actual: str, context: Any, *, unknown_claims: str = "unsuppo
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"unknown_claims": unknown_claims, "binary": binary}
-    return assert_check("faithfulness", actual=actual, context=context, params=params, **kwargs)
+    return check(Faithfulness, actual=actual, context=context, params=params, **kwargs)
 
 
-_CLAIMS = """Break the answer below into short, self-contained factual claims. Reply with JSON only:
+CLAIMS_PROMPT = """Break the answer below into short, self-contained factual claims. Reply with JSON only:
 {{"claims": ["...", "..."]}}
 
 Answer: {answer}
@@ -70,8 +71,8 @@ class Faithfulness(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         context = "\n\n".join(case.context)
         try:
-            claims = self.ask(_CLAIMS, what=f"{self.name} claims", schema=list_schema("claims"), answer=case.actual or "")["claims"]
-            verdicts = self.fan_out([lambda i=i, claim=claim: _verdict(self, _CLAIM_VERDICT, ("yes", "no", "idk"),  # type: ignore[misc]
+            claims = self.ask(CLAIMS_PROMPT, what=f"{self.name} claims", schema=list_schema("claims"), answer=case.actual or "")["claims"]
+            verdicts = self.fan_out([lambda i=i, claim=claim: ask_choice(self, _CLAIM_VERDICT, ("yes", "no", "idk"),  # type: ignore[misc]
                                                                        f"{self.name} claim {i}", context=context, claim=claim)
                                      for i, claim in enumerate(claims)])
         except JudgeParseError as exc:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...core.result import Result
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _yes, judge_metrics
+from ...judges.evaluator import JudgeEvaluator, ask_yes_no, judge_metrics
 
 __all__ = ["assert_no_hallucination_judged", "HallucinationJudge"]
 
@@ -18,7 +18,7 @@ def assert_no_hallucination_judged(actual: str, context: Any, **kwargs: Any) -> 
     """The answer contradicts none of the retrieved chunks, as the judge reads them (LLM judge)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("hallucination_judge", actual=actual, context=context, **kwargs)
+    return check(HallucinationJudge, actual=actual, context=context, **kwargs)
 
 
 _CONTRADICTS = """Does the text directly contradict the context? Answer "yes" only for a direct contradiction, otherwise "no".
@@ -41,7 +41,7 @@ class HallucinationJudge(JudgeEvaluator):
 
     def score(self, case: Case) -> Score:
         try:
-            contradicted = self.fan_out([lambda i=i, chunk=chunk: _yes(self, _CONTRADICTS, f"{self.name} chunk {i}",  # type: ignore[misc]
+            contradicted = self.fan_out([lambda i=i, chunk=chunk: ask_yes_no(self, _CONTRADICTS, f"{self.name} chunk {i}",  # type: ignore[misc]
                                                                        context=chunk, text=case.actual or "")
                                          for i, chunk in enumerate(case.context)])
         except JudgeParseError as exc:

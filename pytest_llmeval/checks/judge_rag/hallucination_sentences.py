@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from .sentences import SentenceSupport, support_metrics
 
@@ -15,7 +15,7 @@ def assert_no_hallucinated_sentences(actual: str, context: Any, *, max_sentences
     """Few of the answer's sentences lack support in the context (seed 002's hallucination; LLM judge; at most 0.25)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("hallucination_sentences", actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
+    return check(SentenceHallucination, actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
 
 
 class SentenceHallucination(SentenceSupport):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
@@ -22,7 +22,7 @@ def assert_ragas(actual: str, question: str, expected: Any, context: Any, *, unk
     """Harmonic mean of faithfulness, answer relevancy, context precision and recall (LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
-    return assert_check("ragas", actual=actual, question=question, expected=expected, context=context,
+    return check(Ragas, actual=actual, question=question, expected=expected, context=context,
                         params={"unknown_claims": unknown_claims}, **kwargs)
 
 

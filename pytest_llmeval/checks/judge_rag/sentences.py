@@ -22,9 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, _yes
+from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, ask_yes_no
 from ...text.basics import excerpt, sentences_or_text
 
 #: Judge calls one case may make at most by default (one per sentence).
@@ -39,16 +40,16 @@ Sentence: {sentence}
 """
 
 
-def _sentences(texts: Sequence[str]) -> list[str]:
+def sentences_of(texts: Sequence[str]) -> list[str]:
     """Every sentence of ``texts`` in order (a text without a sentence boundary is one sentence)."""
     return [sentence for text in texts for sentence in sentences_or_text(text)]
 
 
-def _check_max(evaluator: JudgeEvaluator) -> None:
+def check_max_sentences(evaluator: JudgeEvaluator) -> None:
     require_number(evaluator.name, "max_sentences", evaluator.params["max_sentences"], low=1, integer=True)
 
 
-def _capped(items: list[str], limit: int) -> tuple[list[str], str]:
+def capped_sentences(items: list[str], limit: int) -> tuple[list[str], str]:
     """The first ``limit`` items and, when some are left out, the words saying so."""
     if len(items) <= limit:
         return items, ""
@@ -74,15 +75,15 @@ class SentenceSupport(JudgeEvaluator):
     verdicts_of = "sentence_support"  # both checks of one answer share the cached verdicts
 
     def configure(self) -> None:
-        _check_max(self)
+        check_max_sentences(self)
 
     def score(self, case: Case) -> Score:
-        sentences, note = _capped(_sentences([case.actual or ""]), self.params["max_sentences"])
+        sentences, note = capped_sentences(sentences_of([case.actual or ""]), self.params["max_sentences"])
         if not sentences:
             return self.nothing_to_judge(["context_recall", "hallucination"], "the answer has no sentence to judge", {"verdicts": []})
         context = "\n\n".join(case.context)
         try:
-            supported = self.fan_out([lambda i=i, s=s: _yes(self, _SENTENCE_SUPPORTED, f"{self.name} sentence {i}",  # type: ignore[misc]
+            supported = self.fan_out([lambda i=i, s=s: ask_yes_no(self, _SENTENCE_SUPPORTED, f"{self.name} sentence {i}",  # type: ignore[misc]
                                                             context=context, sentence=s) for i, s in enumerate(sentences)])
         except JudgeParseError as exc:
             return self.unscored(["context_recall", "hallucination"], exc)

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
-from ..safety.classifiers import _positions
-from .learned import _BATCH, LearnedEvaluator, _check_folder, _declared_architecture, _load_error, _one_line
+from ...models.evaluator import max_positions
+from .learned import BATCH_SIZE, LearnedEvaluator, check_folder, declared_architecture, load_error, one_line
 
 __all__ = ["assert_bleurt", "Bleurt", "DEFAULT_BLEURT_MODEL"]
 
@@ -26,7 +26,7 @@ def assert_bleurt(actual: str, expected: Any, *, max_length: int = 512, scorer: 
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_bleurt", scorer), "max_length": max_length}
-    return assert_check("bleurt", actual=actual, expected=expected, params=params, **kwargs)
+    return check(Bleurt, actual=actual, expected=expected, params=params, **kwargs)
 
 
 DEFAULT_BLEURT_MODEL = "lucadiliello/BLEURT-20-D12"
@@ -62,21 +62,21 @@ class Bleurt(LearnedEvaluator):
     def scoring_model(self) -> str | None:
         from ...models.cache import model_identity, predicted_precision
 
-        cache = self._cache()
+        cache = self.model_cache()
         return f"{model_identity(self.model_name())}|{predicted_precision(cache.device, cache.precision)}"
 
     def _load(self) -> tuple[Any, Any, str]:
-        name, cache = self.model_name(), self._cache()
+        name, cache = self.model_name(), self.model_cache()
 
         def build() -> tuple[Any, Any, str]:
             from ...models.cache import ModelLoadError, place
 
-            _check_folder(self, self.role, name, self._EXPECTED)
+            check_folder(self, self.role, name, self._EXPECTED)
             try:
                 tokenizer, model = _bleurt_classes(name)
             except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
-                problem = f"could not load the {self.role} {name!r}{_declared_architecture(name)}: {_one_line(exc)}"
-                raise _load_error(self, self.role, name, problem, self._EXPECTED) from None
+                problem = f"could not load the {self.role} {name!r}{declared_architecture(name)}: {one_line(exc)}"
+                raise load_error(self, self.role, name, problem, self._EXPECTED) from None
             outputs = int(getattr(model.config, "num_labels", 0))
             if outputs != 1:
                 labels = sorted(str(v) for v in (getattr(model.config, "id2label", None) or {}).values())
@@ -93,12 +93,12 @@ class Bleurt(LearnedEvaluator):
         import torch
 
         tokenizer, model, device = self._load()
-        limit = min(self.params["max_length"], _positions(model, tokenizer))
+        limit = min(self.params["max_length"], max_positions(model, tokenizer))
         pairs = [(reference, case.actual or "") for case in cases for reference in case.expected]
         values: list[float] = []
         truncated: list[bool] = []
-        for start in range(0, len(pairs), _BATCH):
-            references, answers = (list(side) for side in zip(*pairs[start:start + _BATCH]))
+        for start in range(0, len(pairs), BATCH_SIZE):
+            references, answers = (list(side) for side in zip(*pairs[start:start + BATCH_SIZE]))
             lengths = [len(ids) for ids in tokenizer(references, answers, truncation=False)["input_ids"]]
             batch = tokenizer(references, answers, padding=True, truncation=True, max_length=limit,
                               return_tensors="pt").to(device)

@@ -26,9 +26,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_type
+from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 from .perplexity import EMBEDDED_LM, continuation_nlls
 
@@ -45,7 +47,7 @@ def assert_gptscore(kind: str, actual: str, *, scorer: str | None = None, langua
     if kind not in kinds:
         raise ValueError(f"assert_gptscore: argument 'kind' must be one of {', '.join(kinds)}; got {kind!r}")
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected"))
-    return assert_check(f"gptscore_{kind}", actual=actual, params={"model": scorer_argument("assert_gptscore", scorer, language_model=language_model)}, **kwargs)
+    return check(_KINDS[kind], actual=actual, params={"model": scorer_argument("assert_gptscore", scorer, language_model=language_model)}, **kwargs)
 
 
 INF = math.inf
@@ -204,3 +206,8 @@ class GPTScoreQA(_GPTScore):
         turns = [f"{'Human' if m['role'] == 'user' else 'AI'}: {m['content']}" for m in case.history]
         turns += [f"Human: {case.question}", f"AI: {case.actual or ''}"]
         return [("\n".join(turns), "Yes")]
+
+
+#: ``assert_gptscore``'s kinds and the check that scores each.
+_KINDS: dict[str, type[_GPTScore]] = {"summary_ref": GPTScoreSummaryRef, "summary": GPTScoreSummary, "translation": GPTScoreTranslation,
+                                      "qa": GPTScoreQA}

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_choice, require_type
+from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 from ...text.basics import excerpt, split_sentences
-from ..safety.classifiers import _load_classifier
+from ...models.evaluator import load_classifier
 
 __all__ = ["assert_no_hallucination", "Hallucination"]
 
@@ -23,7 +25,7 @@ def assert_no_hallucination(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"method": method, "model": scorer_argument("assert_no_hallucination", scorer, nli_model=nli_model), "entities": entities}
-    return assert_check("hallucination", actual=actual, context=context, params=params, **kwargs)
+    return check(Hallucination, actual=actual, context=context, params=params, **kwargs)
 
 
 def nli_entailment(evaluator: ModelEvaluator, name: str, label: str, pairs: list[tuple[str, str]], *, parameter: str) -> list[float]:
@@ -33,7 +35,7 @@ def nli_entailment(evaluator: ModelEvaluator, name: str, label: str, pairs: list
     soft-maxed and the class named ``label`` (case-insensitive) is taken.
     ``parameter`` names the evaluator's parameter for the model, for load errors.
     """
-    encoder = evaluator._cache().cross_encoder(name, owner=evaluator.name, role="NLI model", parameter=parameter)
+    encoder = evaluator.model_cache().cross_encoder(name, owner=evaluator.name, role="NLI model", parameter=parameter)
     import numpy as np
 
     raw = np.asarray(encoder.predict(pairs, show_progress_bar=False, batch_size=32), dtype=np.float32)
@@ -97,7 +99,7 @@ class Hallucination(ModelEvaluator):
 
     def _pair_scores(self, pairs: list[tuple[str, str]]) -> list[float]:
         if self.params["method"] == "hhem":
-            _, model, _ = _load_classifier(self, self.params["model"], trust_remote_code=True)
+            _, model, _ = load_classifier(self, self.params["model"], trust_remote_code=True)
             return [float(v) for v in model.predict(pairs)]
         return nli_entailment(self, self.params["model"], self.params["entailment_label"], pairs, parameter="model")
 

@@ -56,9 +56,13 @@ import os
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.evaluator import ModelEvaluator, package_version, require_number, require_type
+from ...core.evaluator import package_version
 
-_BATCH = 16
+from ...core.params import require_number, require_type
+
+from ...models.evaluator import ModelEvaluator
+
+BATCH_SIZE = 16
 
 
 def _looks_like_path(name: str) -> bool:
@@ -66,7 +70,7 @@ def _looks_like_path(name: str) -> bool:
     return os.path.isabs(name) or name.startswith((".", "~")) or name.count("/") > 1 or "\\" in name
 
 
-def _declared_architecture(name: str) -> str:
+def declared_architecture(name: str) -> str:
     """What a local folder's config.json declares (``model_type`` and ``architectures``), for error messages."""
     import json
 
@@ -78,11 +82,11 @@ def _declared_architecture(name: str) -> str:
     return f" (its config.json declares model_type {config.get('model_type')!r}, architectures {config.get('architectures')})"
 
 
-def _one_line(exc: Exception) -> str:
+def one_line(exc: Exception) -> str:
     return " ".join(str(exc).split()).rstrip(".")
 
 
-def _load_error(evaluator: ModelEvaluator, role: str, name: str, problem: str, expected: str) -> Exception:
+def load_error(evaluator: ModelEvaluator, role: str, name: str, problem: str, expected: str) -> Exception:
     from ...models.cache import ModelLoadError
 
     if os.environ.get("HF_HUB_OFFLINE"):
@@ -95,10 +99,10 @@ def _load_error(evaluator: ModelEvaluator, role: str, name: str, problem: str, e
     )
 
 
-def _check_folder(evaluator: ModelEvaluator, role: str, name: str, expected: str) -> None:
+def check_folder(evaluator: ModelEvaluator, role: str, name: str, expected: str) -> None:
     path = os.path.expanduser(name)
     if _looks_like_path(name) and not os.path.isdir(path):
-        raise _load_error(evaluator, role, name, f"the {role} folder {name!r} does not exist", expected)
+        raise load_error(evaluator, role, name, f"the {role} folder {name!r} does not exist", expected)
 
 
 class LearnedEvaluator(ModelEvaluator):

@@ -9,12 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version, require_choice, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_choice, require_type
 from ...core.result import Result
-from ..safety.classifiers import _positions
-from .learned import _BATCH, LearnedEvaluator, _check_folder, _declared_architecture, _load_error, _one_line
+from ...models.evaluator import max_positions
+from .learned import BATCH_SIZE, LearnedEvaluator, check_folder, declared_architecture, load_error, one_line
 
 __all__ = ["assert_moverscore", "MoverScore", "DEFAULT_MOVERSCORE_MODEL", "earth_movers_distance"]
 
@@ -34,7 +35,7 @@ def assert_moverscore(
     check_kwargs(kwargs)
     params = {"model": scorer_argument("assert_moverscore", scorer), "idf": idf, "layer": layer, "stop_words": stop_words,
               "aggregate": aggregate, "max_length": max_length}
-    return assert_check("moverscore", actual=actual, expected=expected, params=params, **kwargs)
+    return check(MoverScore, actual=actual, expected=expected, params=params, **kwargs)
 
 
 DEFAULT_MOVERSCORE_MODEL = "distilbert-base-uncased"
@@ -94,7 +95,7 @@ class MoverScore(LearnedEvaluator):
     def scoring_model(self) -> str | None:
         from ...models.cache import model_identity, predicted_precision
 
-        cache = self._cache()
+        cache = self.model_cache()
         precision = predicted_precision(cache.device, cache.precision)
         return f"{model_identity(self.model_name())}|{precision}|layer {self.params['layer']}"
 
@@ -102,20 +103,20 @@ class MoverScore(LearnedEvaluator):
         return f"{package_version('transformers')}; {package_version('scipy')}"
 
     def _load(self) -> tuple[Any, Any, str]:
-        name, cache = self.model_name(), self._cache()
+        name, cache = self.model_name(), self.model_cache()
 
         def build() -> tuple[Any, Any, str]:
             from transformers import AutoModel, AutoTokenizer
 
             from ...models.cache import place
 
-            _check_folder(self, self.role, name, self._EXPECTED)
+            check_folder(self, self.role, name, self._EXPECTED)
             try:
                 tokenizer = AutoTokenizer.from_pretrained(name)
                 model = AutoModel.from_pretrained(name)
             except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
-                problem = f"could not load the {self.role} {name!r}{_declared_architecture(name)}: {_one_line(exc)}"
-                raise _load_error(self, self.role, name, problem, self._EXPECTED) from None
+                problem = f"could not load the {self.role} {name!r}{declared_architecture(name)}: {one_line(exc)}"
+                raise load_error(self, self.role, name, problem, self._EXPECTED) from None
             model, device = place(model, cache)
             return tokenizer, model, device
 
@@ -126,12 +127,12 @@ class MoverScore(LearnedEvaluator):
         import torch
 
         tokenizer, model, device = self._load()
-        limit = min(self.params["max_length"], _positions(model, tokenizer))
+        limit = min(self.params["max_length"], max_positions(model, tokenizer))
         stop = set(self.params["stop_words"])
         unique = list(dict.fromkeys(texts))
         out: dict[str, _Text] = {}
-        for start in range(0, len(unique), _BATCH):
-            chunk = unique[start:start + _BATCH]
+        for start in range(0, len(unique), BATCH_SIZE):
+            chunk = unique[start:start + BATCH_SIZE]
             batch = tokenizer(chunk, padding=True, truncation=True, max_length=limit, return_tensors="pt")
             inputs = {k: v.to(device) for k, v in batch.items()}
             with torch.no_grad():

@@ -24,9 +24,11 @@ from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_number, require_type
+from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 
 __all__ = ["assert_fluent", "Perplexity", "embedded_lm_file", "load_language_model", "continuation_nll", "continuation_nlls"]
@@ -36,7 +38,7 @@ def assert_fluent(actual: str, *, scorer: str | None = None, language_model: str
     """The answer's perplexity under a language model is at most the threshold (default 200)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("perplexity", actual=actual, params={"model": scorer_argument("assert_fluent", scorer, language_model=language_model)}, **kwargs)
+    return check(Perplexity, actual=actual, params={"model": scorer_argument("assert_fluent", scorer, language_model=language_model)}, **kwargs)
 
 
 EMBEDDED_LM = "SmolLM2-135M-Instruct"
@@ -83,10 +85,10 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
         except Exception as exc:  # noqa: BLE001
             raise ModelLoadError(f"{evaluator.name}: could not load the language model {name or source!r}: {exc}. "
                                  f"Pass model= a local folder (offline, the hub is not reachable).") from None
-        model, device = place(model, evaluator._cache())
+        model, device = place(model, evaluator.model_cache())
         return tokenizer, model, device
 
-    return evaluator._cache().model(f"language model {name or EMBEDDED_LM}", build)
+    return evaluator.model_cache().model(f"language model {name or EMBEDDED_LM}", build)
 
 
 class Perplexity(ModelEvaluator):
@@ -142,9 +144,9 @@ class Perplexity(ModelEvaluator):
         ids = ids[: self.params["max_tokens"]]
         if len(ids) < 2:
             return 0.0, 0
-        from ..safety.classifiers import _positions
+        from ...models.evaluator import max_positions
 
-        limit = min(self.params["max_length"], _positions(model, tokenizer))
+        limit = min(self.params["max_length"], max_positions(model, tokenizer))
         stride = min(self.params["stride"], limit)
         total, counted, previous_end = 0.0, 0, 0
         for begin in range(0, len(ids), stride):
@@ -163,10 +165,10 @@ class Perplexity(ModelEvaluator):
         return total, counted
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        from ..safety.classifiers import _positions
+        from ...models.evaluator import max_positions
 
         tokenizer, model, _ = self._load()
-        window = min(self.params["max_length"], _positions(model, tokenizer))
+        window = min(self.params["max_length"], max_positions(model, tokenizer))
         texts = [c.actual or "" for c in cases]
         counts = [len(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
         has_bos = tokenizer.bos_token_id is not None

@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, require_number, require_type
+from ...core.evaluator import MetricSpec, Score
+from ...core.params import require_number, require_type
 from ...core.result import Result
 from ...text.basics import embedded_sentences as _sentences
 from ...text.basics import excerpt
@@ -45,7 +46,7 @@ def assert_good_summary(summary: str, source: str, *, scorer: str | None = None,
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
     nli = scorer_argument("assert_good_summary", scorer, nli_model=nli_model)
     params = {} if nli is None else {"nli_model": nli}
-    return assert_check("summarization", actual=summary, question=source, params=params, **kwargs)
+    return check(Summarization, actual=summary, question=source, params=params, **kwargs)
 
 
 #: The grounding cut-off: semantic_sentence_similarity's sentence-match threshold, per embedding model.
@@ -162,7 +163,7 @@ class Summarization(EmbeddingEvaluator):
         from .hallucination import Hallucination
 
         nli = Hallucination(method="nli", model=self.params["nli_model"], entailment_label=self.params["entailment_label"])
-        nli.bind(self._cache())
+        nli.bind(self.model_cache())
         return nli._pair_scores(pairs)
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:

@@ -7,9 +7,10 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_choice, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
+from ...core.params import require_choice, require_type
 from ...core.result import Result
 from ...text.basics import nltk_sentence_splitter
 
@@ -23,7 +24,7 @@ def assert_bleu(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"smoothing": smoothing, "weights": weights, "lowercase": lowercase}
-    return assert_check("bleu", actual=actual, expected=expected, params=params, **kwargs)
+    return check(Bleu, actual=actual, expected=expected, params=params, **kwargs)
 
 
 _SMOOTHING = tuple(f"method{i}" for i in range(8))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
-from .rouge import _Normalising
+from .rouge import Normalising
 
 __all__ = ["assert_edit_distance", "EditDistance", "levenshtein"]
 
@@ -26,7 +26,7 @@ def assert_edit_distance(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
-    return assert_check("edit_distance", actual=actual, expected=expected, params=params, **kwargs)
+    return check(EditDistance, actual=actual, expected=expected, params=params, **kwargs)
 
 
 #: Above this many cells (len(a) x len(b)) the edit distance refuses, rather than hang.
@@ -67,7 +67,7 @@ def levenshtein(a: str, b: str) -> int:
     return distance
 
 
-class EditDistance(_Normalising):
+class EditDistance(Normalising):
     """Normalised Levenshtein similarity ``1 - distance / max(len)``; with several references, the best.
 
     Parameters: as :class:`ExactMatch`.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.result import Result
-from .rouge import _Normalising
+from .rouge import Normalising
 
 __all__ = ["assert_exact_match", "ExactMatch"]
 
@@ -26,10 +26,10 @@ def assert_exact_match(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
-    return assert_check("exact_match", actual=actual, expected=expected, params=params, **kwargs)
+    return check(ExactMatch, actual=actual, expected=expected, params=params, **kwargs)
 
 
-class ExactMatch(_Normalising):
+class ExactMatch(Normalising):
     """1 when the answer equals one of the expected answers after normalisation.
 
     Parameters: ``ignore_case``, ``ignore_whitespace`` (collapse runs, strip; default on),

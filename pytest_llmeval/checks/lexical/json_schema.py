@@ -8,9 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
+from ...core.params import require_type
 from ...core.result import Result
 from ...text.basics import utf8
 
@@ -29,7 +30,7 @@ def assert_json(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"schema": {} if schema is None else schema, "strip_fences": strip_fences, "allow_remote_refs": allow_remote_refs}
-    return assert_check("json_schema", actual=actual, context=context, params=params, **kwargs)
+    return check(JsonSchema, actual=actual, context=context, params=params, **kwargs)
 
 
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\s*$", re.DOTALL)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
 from ...core.result import Result
@@ -18,7 +18,7 @@ def assert_meteor(actual: str, expected: Any, **kwargs: Any) -> Result:
     """METEOR against the expected answer(s) (nltk's; default threshold 0.5): form, stem and, with WordNet data, synonyms."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("meteor", actual=actual, expected=expected, **kwargs)
+    return check(Meteor, actual=actual, expected=expected, **kwargs)
 
 
 _TOKEN = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]")

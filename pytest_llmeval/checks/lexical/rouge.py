@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version, require_choice, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
+from ...core.params import require_choice, require_type
 from ...core.result import Result
 from ...text.basics import normalize, split_sentences
 
@@ -27,7 +28,7 @@ def assert_rouge(
     check_kwargs(kwargs)
     params = {"use_stemmer": use_stemmer, "split_summaries": split_summaries, "rouge_types": rouge_types,
               "f_measure": f_measure}
-    return assert_check("rouge", actual=actual, expected=expected, params=params, **kwargs)
+    return check(Rouge, actual=actual, expected=expected, params=params, **kwargs)
 
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL", "rougeLsum")
@@ -145,7 +146,7 @@ class Rouge(Evaluator):
 _NORMALISATION: Mapping[str, Any] = {"ignore_case": False, "ignore_whitespace": True, "ignore_punctuation": False}
 
 
-class _Normalising(Evaluator):
+class Normalising(Evaluator):
     requires = ("actual", "expected")
     defaults = _NORMALISATION
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_type
 from ...core.result import Result
 from ...text.conditions import Condition, parse_condition
 
@@ -27,8 +28,7 @@ def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check(
-        "text_matching", actual=actual, conditions=condition, context=context,
+    return check(TextMatching, actual=actual, conditions=condition, context=context,
         params={"evaluate_context": evaluate_context}, **kwargs,
     )
 

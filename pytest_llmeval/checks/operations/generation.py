@@ -8,9 +8,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check
+from ...run.check import check
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_number
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_number
 from ...core.result import Result
 
 __all__ = ["Measurement", "measure_generation", "record_generation", "Generation", "MEASURES"]
@@ -89,7 +90,7 @@ def record_generation(
     metadata = {k: v for k, v in (("latency_ms", latency_ms), ("prompt_tokens", prompt_tokens),
                                   ("completion_tokens", completion_tokens), ("cost", cost)) if v is not None}
     params = {"max_latency_ms": max_latency_ms, "max_cost": max_cost, "max_tokens": max_tokens}
-    return assert_check("generation", actual=text, metadata=metadata, params=params, **kwargs)
+    return check(Generation, actual=text, metadata=metadata, params=params, **kwargs)
 
 
 @contextmanager

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from ...judges.evaluator import PARSE_FAILURE
@@ -17,7 +17,7 @@ def assert_unbiased_opinions(actual: str, **kwargs: Any) -> Result:
     """At most half the answer's opinions are biased (LLM judge; threshold 0.5, lower is better)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("bias_judge", actual=actual, **kwargs)
+    return check(BiasJudge, actual=actual, **kwargs)
 
 
 class BiasJudge(OpinionShare):

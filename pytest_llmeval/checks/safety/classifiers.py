@@ -8,36 +8,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ...core.case import Case
-from ...core.evaluator import ModelEvaluator, Score, package_version, require_number, require_type
+from ...core.evaluator import Score, package_version
+from ...core.params import require_number, require_type
+from ...models.evaluator import ModelEvaluator, load_classifier, max_positions
 
 _BATCH = 16
-
-
-def _load_classifier(evaluator: ModelEvaluator, name: str, **kwargs: Any) -> tuple[Any, Any, str]:
-    def build() -> tuple[Any, Any, str]:
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-        from ...models.cache import ModelLoadError, place
-
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(name)
-            model = AutoModelForSequenceClassification.from_pretrained(name, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
-            raise ModelLoadError(
-                f"{evaluator.name}: could not load the model {name!r}: {exc}. Pass model= a local folder with the "
-                f"model's weights, config and tokenizer (offline, the hub is not reachable)."
-            ) from None
-        model, device = place(model, evaluator._cache())
-        return tokenizer, model, device
-
-    return evaluator._cache().model(f"{evaluator.name} model {name}", build)
-
-
-def _positions(model: Any, tokenizer: Any) -> int:
-    """How many tokens the model can read at once."""
-    limits = [getattr(model.config, "max_position_embeddings", None), getattr(model.config, "n_positions", None),
-              getattr(tokenizer, "model_max_length", None)]
-    return min([int(v) for v in limits if isinstance(v, int) and 0 < v < 1_000_000] or [512])
 
 
 class ClassProbability(ModelEvaluator):
@@ -69,13 +44,13 @@ class ClassProbability(ModelEvaluator):
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
         import torch
 
-        tokenizer, model, device = _load_classifier(self, self.params["model"])
+        tokenizer, model, device = load_classifier(self, self.params["model"])
         labels = {str(v).casefold(): int(k) for k, v in model.config.id2label.items()}
         target = labels.get(self.params["label"].casefold())
         if target is None:
             raise ValueError(f"{self.name}: the model has no class {self.params['label']!r}; its classes: {sorted(labels)}")
         texts = [getattr(c, self.field) or "" for c in cases]
-        limit = min(self.params["max_length"], _positions(model, tokenizer))
+        limit = min(self.params["max_length"], max_positions(model, tokenizer))
         out = []
         for start in range(0, len(texts), _BATCH):
             chunk = texts[start:start + _BATCH]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
@@ -15,7 +15,7 @@ def assert_no_contact_info(actual: str, *, context: Any = None, **kwargs: Any) -
     """No real person's contact information in the answer (LLM judge); retrieved chunks are checked too when given."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("contact_information", actual=actual, context=context, **kwargs)
+    return check(ContactInformation, actual=actual, context=context, **kwargs)
 
 
 class ContactInformation(PassFailJudge):

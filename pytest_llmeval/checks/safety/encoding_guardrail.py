@@ -8,9 +8,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_choice, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_choice, require_type
 from ...core.result import Result
 from ...text.conditions import Condition, parse_condition
 from ..lexical.text_matching import condition_outcome
@@ -33,7 +34,7 @@ def assert_no_encoded_leak(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"encoding": encoding, "evaluate_context": evaluate_context}
-    return assert_check("encoding_guardrail", actual=actual, conditions=conditions, context=context, params=params, **kwargs)
+    return check(EncodingGuardrail, actual=actual, conditions=conditions, context=context, params=params, **kwargs)
 
 
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")

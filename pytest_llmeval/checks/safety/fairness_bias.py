@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from .classifiers import ClassProbability
@@ -16,7 +16,7 @@ def assert_unbiased(actual: str, *, scorer: str | None = None, classifier: str |
     """No gender, racial or political bias (reference classifier d4data/bias-detection-model; threshold 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("fairness_bias", actual=actual, params={"model": scorer_argument("assert_unbiased", scorer, classifier=classifier)}, **kwargs)
+    return check(FairnessBias, actual=actual, params={"model": scorer_argument("assert_unbiased", scorer, classifier=classifier)}, **kwargs)
 
 
 class FairnessBias(ClassProbability):

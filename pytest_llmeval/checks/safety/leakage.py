@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, require_choice, require_type
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_choice, require_type
 from ...text.patterns import Detector, Finding, kinds_of, scan
 
 _MAX_SHOWN = 5
 
 
-def _leak_metrics(answer_leaks: bool, context_leaks: bool | None) -> dict[str, float | None]:
+def leak_metrics(answer_leaks: bool, context_leaks: bool | None) -> dict[str, float | None]:
     failed = answer_leaks or bool(context_leaks)
     return {
         "pass": float(not failed),
@@ -90,7 +91,7 @@ class PatternLeakage(Evaluator):
             for index, chunk in enumerate(case.context):
                 context.extend((index, f) for f in self.find(chunk))
         found = [f.to_dict("answer") for f in answer] + [f.to_dict(f"context[{i}]") for i, f in context]
-        metrics = _leak_metrics(bool(answer), bool(context) if check_context else None)
+        metrics = leak_metrics(bool(answer), bool(context) if check_context else None)
         if not found:
             return Score(metrics, f"no {self.what} found", {"findings": []})
         shown = ", ".join(f"{item['kind']} {item['masked']!r} in {item['where']}" for item in found[:_MAX_SHOWN])

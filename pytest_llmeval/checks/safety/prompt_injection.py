@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
 from .classifiers import ClassProbability
@@ -16,7 +16,7 @@ def assert_no_prompt_injection(question: str, *, scorer: str | None = None, clas
     """The prompt is not an injection attempt (reference deepset/deberta-v3-base-injection; threshold 0.5)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return assert_check("prompt_injection", question=question, params={"model": scorer_argument("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
+    return check(PromptInjection, question=question, params={"model": scorer_argument("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
 
 
 class PromptInjection(ClassProbability):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from ...text.patterns import SECRET_DETECTORS
 from .leakage import PatternLeakage, leak_metric_specs
@@ -19,7 +19,7 @@ def assert_no_sensitive_data(
     __tracebackhide__ = True
     check_kwargs(kwargs)
     params = {"kinds": kinds, "allow": allow, "evaluate_context": evaluate_context}
-    return assert_check("sensitive_data", actual=actual, context=context, params=params, **kwargs)
+    return check(SensitiveDataLeakage, actual=actual, context=context, params=params, **kwargs)
 
 
 class SensitiveDataLeakage(PatternLeakage):

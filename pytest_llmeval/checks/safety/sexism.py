@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.result import Result
 from ...judges.verdicts import PassFailJudge, pass_fail_metrics
 
@@ -15,7 +15,7 @@ def assert_not_sexist(actual: str, **kwargs: Any) -> Result:
     """No sexist language or gender stereotypes (LLM judge; the question, when given, is judged with the answer)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "context", "question"))
-    return assert_check("sexism", actual=actual, **kwargs)
+    return check(Sexism, actual=actual, **kwargs)
 
 
 class Sexism(PassFailJudge):

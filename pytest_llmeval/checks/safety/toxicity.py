@@ -7,9 +7,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs, scorer_argument
+from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
-from ...core.evaluator import MetricSpec, ModelEvaluator, Score, package_version, require_choice, require_type
+from ...core.evaluator import MetricSpec, Score, package_version
+from ...core.params import require_choice, require_type
+from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 from ...text.basics import excerpt, split_sentences
 
@@ -36,7 +38,7 @@ def assert_not_toxic(
     params: dict[str, Any] = {"backend": backend, "config_path": config_path}
     # the scoring model is a detoxify checkpoint file, or a Hugging Face classifier (backend="transformers")
     params["model" if backend == "transformers" else "checkpoint"] = model
-    return assert_check("toxicity", actual=actual, params=params, **kwargs)
+    return check(Toxicity, actual=actual, params=params, **kwargs)
 
 
 DETOXIFY_CATEGORIES = ("toxicity", "severe_toxicity", "obscene", "threat", "insult", "identity_attack")
@@ -137,7 +139,7 @@ class Toxicity(ModelEvaluator):
                 raise ImportError(f"{self.name}: the profanity-check backend needs pip install 'pytest-llm-verdict[toxicity]'") from exc
             return predict_prob
 
-        return self._cache().model("toxicity classifier (profanity-check)", build)
+        return self.model_cache().model("toxicity classifier (profanity-check)", build)
 
     def _detoxify(self) -> Any:
         checkpoint, config_path = self.params["checkpoint"], self.params["config_path"]
@@ -160,7 +162,7 @@ class Toxicity(ModelEvaluator):
                     f"pass checkpoint= a local detoxify checkpoint, or use backend='profanity-check' (offline)"
                 )
             try:
-                return Detoxify(self.params["model_type"], checkpoint=checkpoint, device=resolve_device(self._cache().device),
+                return Detoxify(self.params["model_type"], checkpoint=checkpoint, device=resolve_device(self.model_cache().device),
                                 huggingface_config_path=config_path)
             except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
                 raise ModelLoadError(
@@ -169,7 +171,7 @@ class Toxicity(ModelEvaluator):
                 ) from None
 
         key = f"toxicity classifier (detoxify {checkpoint or self.params['model_type']})"
-        return self._cache().model(key, build)
+        return self.model_cache().model(key, build)
 
     def _classified(self, sentences: list[str]) -> list[float]:
         """Summed probability of the toxic labels per sentence, from a Hugging Face sequence classifier."""
@@ -177,9 +179,9 @@ class Toxicity(ModelEvaluator):
 
         import torch
 
-        from .classifiers import _load_classifier
+        from ...models.evaluator import load_classifier
 
-        tokenizer, model, device = _load_classifier(self, self.params["model"])
+        tokenizer, model, device = load_classifier(self, self.params["model"])
         names = {int(k): str(v) for k, v in model.config.id2label.items()}
         wanted = self.params["toxic_labels"]
         if wanted is not None:

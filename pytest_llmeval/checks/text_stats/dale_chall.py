@@ -10,7 +10,7 @@ from typing import Any
 from ...core.evaluator import MetricSpec, package_version
 from ...core.result import Result
 from .statistics import (
-    _INF,
+    INF,
     ANSWER_FIELDS,
     EXTRA_HINT,
     ReadabilityStatistic,
@@ -31,7 +31,7 @@ def assert_dale_chall(
     Texts under ``min_words`` words (100, as the seed) are not scored, and fail when a bound is given.
     """
     __tracebackhide__ = True
-    return statistic_check("dale_chall", actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
+    return statistic_check(DaleChall, actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
 
 
 @lru_cache(maxsize=1)
@@ -70,7 +70,7 @@ def familiar(word: str, easy: frozenset[str]) -> bool:
 
 
 _DALE_CHALL_BANDS = ((5, "4th grade or lower"), (6, "5th-6th grade"), (7, "7th-8th grade"), (8, "9th-10th grade"),
-                     (9, "11th-12th grade"), (10, "13th-15th grade, college"), (_INF, "16th grade or higher, college graduate"))
+                     (9, "11th-12th grade"), (10, "13th-15th grade, college"), (INF, "16th grade or higher, college graduate"))
 
 
 class DaleChall(ReadabilityStatistic):
@@ -83,7 +83,7 @@ class DaleChall(ReadabilityStatistic):
         *bounded_metrics("dale_chall", "0.1579 x % difficult words + 0.0496 words/sentence (+3.6365 above 5%)"),
         MetricSpec("difficult_words", "share of words not on the Dale-Chall familiar list", higher_is_better=False,
                    threshold=None),
-        MetricSpec("words_per_sentence", "mean words per sentence", higher_is_better=False, range=(0.0, _INF), threshold=None),
+        MetricSpec("words_per_sentence", "mean words per sentence", higher_is_better=False, range=(0.0, INF), threshold=None),
     )
 
     def backend(self) -> str:

@@ -7,10 +7,10 @@ from typing import Any
 from ...core.evaluator import MetricSpec, package_version
 from ...core.result import Result
 from .statistics import (
-    _INF,
+    INF,
     ANSWER_FIELDS,
     ReadabilityStatistic,
-    _syllable_total,
+    syllable_total,
     bounded_metrics,
     cmudict_syllables,
     statistic_check,
@@ -28,12 +28,12 @@ def assert_flesch_reading_ease(
     Texts under ``min_words`` words (100, as the seed) are not scored, and fail when a bound is given.
     """
     __tracebackhide__ = True
-    return statistic_check("flesch_reading_ease", actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
+    return statistic_check(FleschReadingEase, actual, context, kwargs, min=min, max=max, min_words=min_words, fields=fields)
 
 
 _FLESCH_BANDS = ((90, "very easy, 5th grade"), (80, "easy, 6th grade"), (70, "fairly easy, 7th grade"),
                  (60, "standard, 8th-9th grade"), (50, "fairly difficult, 10th-12th grade"), (30, "difficult, college"),
-                 (-_INF, "very difficult, college graduate"))
+                 (-INF, "very difficult, college graduate"))
 
 
 class FleschReadingEase(ReadabilityStatistic):
@@ -44,9 +44,9 @@ class FleschReadingEase(ReadabilityStatistic):
     description = "Flesch reading ease (0 hard - 100 easy) from sentence length and syllables per word"
     metrics = (
         *bounded_metrics("flesch_reading_ease", "206.835 - 1.015 words/sentence - 84.6 syllables/word", higher_is_better=True,
-                  low=-_INF, high=206.835 - 1.015 - 84.6),
-        MetricSpec("words_per_sentence", "mean words per sentence", higher_is_better=False, range=(0.0, _INF), threshold=None),
-        MetricSpec("syllables_per_word", "mean syllables per word", higher_is_better=False, range=(0.0, _INF), threshold=None),
+                  low=-INF, high=206.835 - 1.015 - 84.6),
+        MetricSpec("words_per_sentence", "mean words per sentence", higher_is_better=False, range=(0.0, INF), threshold=None),
+        MetricSpec("syllables_per_word", "mean syllables per word", higher_is_better=False, range=(0.0, INF), threshold=None),
     )
 
     def backend(self) -> str:
@@ -57,7 +57,7 @@ class FleschReadingEase(ReadabilityStatistic):
         if short:
             return {"flesch_reading_ease": None, "words_per_sentence": None, "syllables_per_word": None}, short, {"words": len(tokens)}
         per_sentence = len(tokens) / sentences
-        per_word = _syllable_total(tokens, cmudict_syllables()) / len(tokens)
+        per_word = syllable_total(tokens, cmudict_syllables()) / len(tokens)
         score = 206.835 - 1.015 * per_sentence - 84.6 * per_word
         band = next(label for floor, label in _FLESCH_BANDS if score >= floor)
         reason = f"Flesch reading ease {score:.1f} ({band}): {per_sentence:.1f} words per sentence, {per_word:.2f} syllables per word"

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, TextStatistic, _s, bounded_metrics, statistic_check
+from .statistics import ANSWER_FIELDS, TextStatistic, plural_s, bounded_metrics, statistic_check
 
 __all__ = ["assert_japanese_character_count", "JapaneseCharacterCount", "japanese_characters"]
 
@@ -18,7 +18,7 @@ def assert_japanese_character_count(
 ) -> Result:
     """The answer has between ``min`` and ``max`` Japanese characters (hiragana, katakana, kanji)."""
     __tracebackhide__ = True
-    return statistic_check("japanese_character_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check(JapaneseCharacterCount, actual, context, kwargs, min=min, max=max, fields=fields)
 
 
 _JAPANESE = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3005-\u3007"
@@ -49,4 +49,4 @@ class JapaneseCharacterCount(TextStatistic):
         count = sum(japanese_characters(text) for text in texts)
         visible = sum(len(text) - sum(ch.isspace() for ch in text) for text in texts)
         share = count / visible if visible else 0.0
-        return {"japanese_character_count": float(count), "japanese_share": share}, f"{count} Japanese character{_s(count)} ({share:.0%})", {}
+        return {"japanese_character_count": float(count), "japanese_share": share}, f"{count} Japanese character{plural_s(count)} ({share:.0%})", {}

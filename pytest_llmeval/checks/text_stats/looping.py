@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import Case
 from ...core.evaluator import Evaluator, MetricSpec, Score
 from ...core.result import Result
@@ -21,7 +21,7 @@ def assert_not_looping(actual: str, **kwargs: Any) -> Result:
     """The answer does not repeat itself (unique sentences; optionally repeated substrings, compressibility)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check("looping", actual=actual, **kwargs)
+    return check(Looping, actual=actual, **kwargs)
 
 
 #: Sentences shorter than this are ignored by the unique-sentences ratio (catalog).

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.evaluator import require_number
+from ...core.params import require_number
 from ...core.result import Result
 from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check, words
 
@@ -19,7 +19,7 @@ def assert_reading_time(
 ) -> Result:
     """The answer takes between ``min`` and ``max`` seconds to read at ``wpm`` words per minute (plus images)."""
     __tracebackhide__ = True
-    return statistic_check("reading_time", actual, context, kwargs, min=min, max=max, wpm=wpm, fields=fields)
+    return statistic_check(ReadingTime, actual, context, kwargs, min=min, max=max, wpm=wpm, fields=fields)
 
 
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.IGNORECASE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, SentenceStatistic, _s, bounded_metrics, sentence_count, statistic_check
+from .statistics import ANSWER_FIELDS, SentenceStatistic, plural_s, bounded_metrics, sentence_count, statistic_check
 
 __all__ = ["assert_sentence_count", "SentenceCount"]
 
@@ -16,7 +16,7 @@ def assert_sentence_count(
 ) -> Result:
     """The answer has between ``min`` and ``max`` sentences."""
     __tracebackhide__ = True
-    return statistic_check("sentence_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check(SentenceCount, actual, context, kwargs, min=min, max=max, fields=fields)
 
 
 class SentenceCount(SentenceStatistic):
@@ -29,4 +29,4 @@ class SentenceCount(SentenceStatistic):
 
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         count = sum(sentence_count(text, self.splitter[1]) for text in texts)
-        return {"sentence_count": float(count)}, f"{count} sentence{_s(count)}", {}
+        return {"sentence_count": float(count)}, f"{count} sentence{plural_s(count)}", {}

@@ -21,9 +21,11 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...core.assertion import assert_check, check_kwargs
+from ...run.check import check, check_kwargs
 from ...core.case import CASE_FIELDS, Case
-from ...core.evaluator import Evaluator, MetricSpec, MissingInputError, Score, require_number, require_type
+from ...core.errors import MissingInputError
+from ...core.evaluator import Evaluator, MetricSpec, Score
+from ...core.params import require_number, require_type
 from ...core.result import Result
 from ...text.basics import nltk_sentence_splitter, split_sentences
 from .syllable_rules import guess_syllables
@@ -34,10 +36,11 @@ __all__ = ["words", "syllables"]
 ANSWER_FIELDS = ("actual",)
 
 
-def statistic_check(name: str, actual: str, context: Any, kwargs: dict[str, Any], **params: Any) -> Result:
+def statistic_check(cls: type[Evaluator], actual: str, context: Any, kwargs: dict[str, Any], **params: Any) -> Result:
+    """What each text statistic's helper runs: its check class on the answer (or the fields it names)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return assert_check(name, actual=actual, context=context, params=params, **kwargs)
+    return check(cls, actual=actual, context=context, params=params, **kwargs)
 
 
 EXTRA_HINT = "pip install 'pytest-llm-verdict[textstats]'"
@@ -46,7 +49,7 @@ EXTRA_HINT = "pip install 'pytest-llm-verdict[textstats]'"
 FIELDS = ("actual", "question", "context")
 
 
-_INF = math.inf
+INF = math.inf
 
 
 _WORD = re.compile(r"[^\W_]+(?:[_'’.\-][^\W_]+|(?<=\d),\d+)*")
@@ -103,7 +106,7 @@ def syllables(word: str, table: Mapping[str, int] | None = None) -> int:
     return max(1, sum(table.get(part) or (guess_syllables(part) if not part.isdigit() else 1) for part in parts))
 
 
-def _syllable_total(tokens: Sequence[str], table: Mapping[str, int]) -> int:
+def syllable_total(tokens: Sequence[str], table: Mapping[str, int]) -> int:
     counts = {token: syllables(token, table) for token in set(tokens)}
     return sum(counts[token] for token in tokens)
 
@@ -121,7 +124,7 @@ def _fmt(value: float) -> str:
     return f"{value:g}" if value == int(value) else f"{value:.2f}"
 
 
-def _s(count: int) -> str:
+def plural_s(count: int) -> str:
     return "" if count == 1 else "s"
 
 
@@ -199,7 +202,7 @@ class SentenceStatistic(TextStatistic):
         return {**super().signature_params(), "tokenizer": self.splitter[0]}
 
 
-def bounded_metrics(name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = _INF) -> tuple[MetricSpec, ...]:
+def bounded_metrics(name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = INF) -> tuple[MetricSpec, ...]:
     return (MetricSpec("within_bounds", "1 when the value lies within 'min' / 'max' (1 without bounds)", primary=True, threshold=0.5),
             MetricSpec(name, description, higher_is_better=higher_is_better, range=(low, high), threshold=None))
 

@@ -9,8 +9,8 @@ from ...core.result import Result
 from .statistics import (
     ANSWER_FIELDS,
     TextStatistic,
-    _s,
-    _syllable_total,
+    plural_s,
+    syllable_total,
     bounded_metrics,
     cmudict_syllables,
     statistic_check,
@@ -26,7 +26,7 @@ def assert_syllable_count(
 ) -> Result:
     """The answer's words have between ``min`` and ``max`` syllables in all (CMU Pronouncing Dictionary)."""
     __tracebackhide__ = True
-    return statistic_check("syllable_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check(SyllableCount, actual, context, kwargs, min=min, max=max, fields=fields)
 
 
 class SyllableCount(TextStatistic):
@@ -44,7 +44,7 @@ class SyllableCount(TextStatistic):
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         table = cmudict_syllables()
         tokens = [w for text in texts for w in words(text)]
-        count = _syllable_total(tokens, table)
+        count = syllable_total(tokens, table)
         unknown = sorted({w.lower() for w in tokens if w.lower().replace("’", "'") not in table})
         details = {"words": len(tokens), "not_in_cmudict": unknown[:20]}
-        return {"syllable_count": float(count)}, f"{count} syllable{_s(count)} in {len(tokens)} word{_s(len(tokens))}", details
+        return {"syllable_count": float(count)}, f"{count} syllable{plural_s(count)} in {len(tokens)} word{plural_s(len(tokens))}", details

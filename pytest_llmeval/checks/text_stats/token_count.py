@@ -10,9 +10,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.evaluator import package_version, require_type
+from ...core.evaluator import package_version
+
+from ...core.params import require_type
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, EXTRA_HINT, TextStatistic, _s, bounded_metrics, package_dir, statistic_check
+from .statistics import ANSWER_FIELDS, EXTRA_HINT, TextStatistic, plural_s, bounded_metrics, package_dir, statistic_check
 
 if TYPE_CHECKING:
     import tiktoken
@@ -26,7 +28,7 @@ def assert_token_count(
 ) -> Result:
     """The answer has between ``min`` and ``max`` tiktoken tokens (``cl100k_base``, or ``o200k_base``)."""
     __tracebackhide__ = True
-    return statistic_check("token_count", actual, context, kwargs, min=min, max=max, encoding=encoding, fields=fields)
+    return statistic_check(TokenCount, actual, context, kwargs, min=min, max=max, encoding=encoding, fields=fields)
 
 
 _CL100K_PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
@@ -96,4 +98,4 @@ class TokenCount(TextStatistic):
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         encoder = encoding(self.params["encoding"])
         count = sum(len(encoder.encode_ordinary(text)) for text in texts)
-        return {"token_count": float(count)}, f"{count} {self.params['encoding']} token{_s(count)}", {}
+        return {"token_count": float(count)}, f"{count} {self.params['encoding']} token{plural_s(count)}", {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, TextStatistic, _s, bounded_metrics, statistic_check, words
+from .statistics import ANSWER_FIELDS, TextStatistic, plural_s, bounded_metrics, statistic_check, words
 
 __all__ = ["assert_word_count", "WordCount"]
 
@@ -16,7 +16,7 @@ def assert_word_count(
 ) -> Result:
     """The answer has between ``min`` and ``max`` words (``don't`` and ``15,969`` are one word each)."""
     __tracebackhide__ = True
-    return statistic_check("word_count", actual, context, kwargs, min=min, max=max, fields=fields)
+    return statistic_check(WordCount, actual, context, kwargs, min=min, max=max, fields=fields)
 
 
 class WordCount(TextStatistic):
@@ -35,4 +35,4 @@ class WordCount(TextStatistic):
 
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         count = sum(len(words(text)) for text in texts)
-        return {"word_count": float(count)}, f"{count} word{_s(count)}", {}
+        return {"word_count": float(count)}, f"{count} word{plural_s(count)}", {}

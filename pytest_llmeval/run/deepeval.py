@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.result import Result, Signature
-from .base import JudgeParseError
+from ..judges.base import JudgeParseError
 
 __all__ = ["assert_metric", "measure_metric", "judge_for_deepeval"]
 
@@ -38,7 +38,7 @@ def _deepeval() -> Any:
 
 
 def _runner_of_current_test() -> Any:
-    from ..core.recording import current_context
+    from .recording import current_context
 
     context = current_context()
     return context.judge() if context is not None else None
@@ -133,9 +133,9 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
     if not callable(getattr(metric, "measure", None)):
         raise TypeError(f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}")
     llm_case = _test_case(test_case, fields)
-    from ..core.assertion import group_defaults
-    from ..core.recording import current_context
-    from .runner import JudgeUnavailable
+    from .check import group_defaults
+    from .recording import current_context
+    from ..judges.runner import JudgeUnavailable
 
     context = current_context()
     runner = _runner_of_current_test()
@@ -201,7 +201,7 @@ def assert_metric(metric: Any, *, test_case: Any = None, model: str | None = Non
     ``retrieval_context``); other keywords (``tools_called=...``) go to ``LLMTestCase``.
     """
     __tracebackhide__ = True
-    from ..core.assertion import format_failure, raise_failure
+    from .check import format_failure, raise_failure
 
     result = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual, question=question,
                             expected=expected, context=context, **extra)

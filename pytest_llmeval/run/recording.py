@@ -15,7 +15,7 @@ record each result in ``item.user_properties``:
   the new judge calls this check made (replayed verdicts cost nothing).
 
 The ``llmeval`` fixture returns the same object, with ``check`` and ``evaluate``
-(:class:`pytest_llmeval.core.assertion.CheckingContext`).
+(:class:`pytest_llmeval.harness.context.CheckingContext`).
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from .case import Case
-    from .evaluator import Evaluator
-    from .result import Record, Result
+    from ..core.case import Case
+    from ..core.evaluator import Evaluator
+    from ..core.result import Record, Result
 
 __all__ = ["current_context", "activate", "deactivate", "TestContext", "RECORD_PROPERTY", "RecordStore", "encode_record", "decode_record", "exact_key", "paused_gc"]
 
@@ -181,7 +181,7 @@ class TestContext:
         *,
         nodeid: str,
         user_properties: list[tuple[str, object]],
-        evaluator_factory: Callable[[str, Mapping[str, Any]], Evaluator],
+        evaluator_factory: Callable[[type[Evaluator], Mapping[str, Any]], Evaluator],
         threshold_overrides: Callable[[str], Mapping[str, float]],
         model: str | None = None,
         case: str | None = None,
@@ -190,6 +190,7 @@ class TestContext:
         prefetch: Callable[[Evaluator, Sequence[Case]], None] | None = None,
         unverified: str = "pass",
         gate: str = "per-test",
+        escalation: Callable[[Evaluator], Evaluator | None] | None = None,
     ) -> None:
         self.nodeid = nodeid
         #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on (``--llmeval-gate``).
@@ -205,9 +206,10 @@ class TestContext:
         self._threshold_overrides = threshold_overrides
         self._judge_factory = judge_factory
         self._prefetch = prefetch
+        self._escalation = escalation
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
-        """Let the session batch work for the tests to come (:mod:`pytest_llmeval.models.prefetch`)."""
+        """Let the session batch work for the tests to come (:mod:`pytest_llmeval.run.prefetch`)."""
         if self._prefetch is not None:
             self._prefetch(evaluator, cases)
 
@@ -218,8 +220,13 @@ class TestContext:
     def deactivate(token: Any) -> None:
         deactivate(token)
 
-    def evaluator(self, name: str, params: Mapping[str, Any]) -> Evaluator:
-        return self._evaluator_factory(name, params)
+    def evaluator(self, cls: type[Evaluator], params: Mapping[str, Any]) -> Evaluator:
+        """The session's instance of check ``cls`` with ``params`` (bound to its models and judge)."""
+        return self._evaluator_factory(cls, params)
+
+    def escalation(self, evaluator: Evaluator) -> Evaluator | None:
+        """The judge check that decides ``evaluator``'s unverified answers in this run, or ``None``."""
+        return None if self._escalation is None else self._escalation(evaluator)
 
     def judge(self) -> Any:
         """The session's judge runner (verdict cache, metering), or ``None`` outside the plugin."""

@@ -39,7 +39,7 @@ def _report_files(paths: list[str]) -> list[str]:
 
 def merge_reports(paths: list[str]) -> Shards:
     """The records, outcomes and statistics of the shards' reports at ``paths``, as if one run had made them."""
-    from .jsonfile import load, validate
+    from ..report.jsonfile import load, validate
 
     session = Shards()
     seen: dict[str, str] = {}

@@ -22,15 +22,15 @@ their own in one of two ways:
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Union
 
 from ..checks import BUILTIN_CHECKS
 
 if TYPE_CHECKING:
-    from .evaluator import Evaluator
+    from ..core.evaluator import Evaluator
 
-__all__ = ["Registry", "BUILTIN_EVALUATORS", "ENTRY_POINT_GROUP", "UnknownEvaluatorError"]
+__all__ = ["Registry", "BUILTIN_EVALUATORS", "ENTRY_POINT_GROUP", "UnknownEvaluatorError", "check_names"]
 
 
 ENTRY_POINT_GROUP = "pytest_llmeval.evaluators"
@@ -132,7 +132,7 @@ class Registry:
                 raise ImportError(f"evaluator {name!r}: {module_name} has no attribute {attribute!r}")
         else:
             cls = target
-        from .evaluator import Evaluator
+        from ..core.evaluator import Evaluator
 
         if not (isinstance(cls, type) and issubclass(cls, Evaluator)):
             raise TypeError(f"evaluator {name!r} resolves to {cls!r}, which is not an Evaluator subclass")
@@ -142,3 +142,25 @@ class Registry:
     def create(self, name: str, **params: object) -> Evaluator:
         """Build the evaluator ``name`` with ``params``."""
         return self.resolve(name)(**params)
+
+
+def check_names(registry: Registry, judge_for: Iterable[str], overrides: Mapping[str, Iterable[str]]) -> None:
+    """Raise ``pytest.UsageError`` naming the option when a judge assignment names no judge check, or a threshold
+    override an unknown check or metric."""
+    import pytest
+
+    for evaluator in judge_for:
+        try:
+            if not registry.resolve(evaluator).needs_judge:
+                raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {evaluator} is not a judge check")
+        except UnknownEvaluatorError as exc:
+            raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {exc}") from None
+    for evaluator, metrics in overrides.items():
+        try:
+            known = registry.resolve(evaluator).metric_specs()
+        except UnknownEvaluatorError as exc:
+            raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {exc}") from None
+        for metric in metrics:
+            if metric not in known:
+                raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {evaluator} has no metric {metric!r}; "
+                                        f"its metrics: {', '.join(known)}")

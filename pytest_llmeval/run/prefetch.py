@@ -6,7 +6,7 @@ such a test, :class:`Prefetcher` looks at the check's case: the fields it reads 
 equal the test's ``Case`` parameter (the recorded answer, the context, ...) are known
 in advance for the next tests of the same function too. It builds their cases from
 those fields, asks the evaluator which texts it would encode (its own sentence
-splitting: :func:`~pytest_llmeval.checks.embedding.base.planned_texts`, which encodes
+splitting: :meth:`~pytest_llmeval.core.evaluator.Evaluator.planned_texts`, which encodes
 and scores nothing) and encodes them in one batched call; the checks that follow find
 their vectors in the cache.
 
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .blocks import FIRST, MOST, SharedBlocks, block_bounds, block_of
+from ..models.blocks import FIRST, MOST, SharedBlocks, block_bounds, block_of
 
 if TYPE_CHECKING:
     import pytest
@@ -149,10 +149,8 @@ class Prefetcher:
         if judged:
             self._judge_ahead(evaluator, upcoming[1:])
             return
-        from ..checks.embedding.base import planned_texts
-
         try:
-            texts = planned_texts(evaluator, upcoming)  # type: ignore[arg-type]
+            texts = evaluator.planned_texts(upcoming)
         except Exception:
             window.disabled = True  # this check cannot be planned from partial cases: score as it comes
             raise
@@ -219,14 +217,13 @@ class Prefetcher:
 
     def _encode_block(self, evaluator: Evaluator, plan: _Plan, block: int, fields: tuple[str, ...]) -> None:
         """Encode the claimed ``block`` and write it for the other workers; on any failure, give it up."""
-        from ..checks.embedding.base import planned_texts
-        from .stores import text_key
+        from ..models.stores import text_key
 
         plan.done.add(block)
         start, end = plan.bounds[block]
         cases = [_known_case(param, fields) for param in plan.params[start:end]]
         try:
-            texts = list(dict.fromkeys(planned_texts(evaluator, cases)))  # type: ignore[arg-type]
+            texts = list(dict.fromkeys(evaluator.planned_texts(cases)))
             matrix = evaluator.embedder.encode(texts) if texts else []  # type: ignore[attr-defined]
             plan.blocks.save(block, {text_key(text): row for text, row in zip(texts, matrix)})
         except BaseException:

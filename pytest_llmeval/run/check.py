@@ -1,10 +1,13 @@
-"""Assertion helpers: score, record on the current test, fail with an actionable message.
+"""The check runner: a helper hands its check class and the case to :func:`check`, which scores, records on the
+current test and fails it with an actionable message.
 
-Each ``assert_*`` helper wraps one evaluator. On success it returns the
-:class:`~pytest_llmeval.core.result.Result`; on failure it raises
-:class:`LLMEvalAssertionError` (an ``AssertionError``) whose message shows each
-metric against its threshold, the evidence, the model and case, and the
-signature. Every helper takes these keyword arguments besides its own:
+``assert_grounded(answer, context)`` is ``check(Groundedness, actual=answer, context=context, params={...})``:
+following the call reaches ``Groundedness`` and its scoring method without a name lookup (names users type,
+``evaluate("groundedness")``, resolve through the registry in :mod:`pytest_llmeval.harness.api`). On success the
+runner returns the :class:`~pytest_llmeval.core.result.Result`; on failure it raises
+:class:`LLMEvalAssertionError` (an ``AssertionError``) whose message shows the verdict, who decided it, each
+metric against its threshold, the evidence, the model and case, and the signature. Every helper takes these
+keyword arguments besides its own:
 
 - ``threshold``: threshold of the primary metric for this call;
 - ``thresholds``: ``{metric: value}`` for any metric (``None`` switches one off);
@@ -18,6 +21,10 @@ signature. Every helper takes these keyword arguments besides its own:
 
 Threshold precedence: this call, then ``--llmeval-threshold``, then the
 ``llmeval_thresholds`` ini option, then the catalog default.
+
+What checks raise (:mod:`pytest_llmeval.core.errors`) becomes the test's outcome here: a check that cannot run
+skips the test, a missing replayed verdict or a missing model fails it in one line, a scorer that failed for
+good leaves an unscored, failed record.
 """
 
 from __future__ import annotations
@@ -29,18 +36,27 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .case import Case
+from typing import TypeVar
+
+from ..core.case import Case
+from ..core.errors import CheckUnavailable, ScoringError, SetupError, VerdictMissing
+from ..core.evaluator import Evaluator
+from ..core.result import UNVERIFIED_ACTIONS, Result
+from .escalation import escalate
 from .recording import current_context
-from .result import UNVERIFIED_ACTIONS, Result
 
-__all__ = ["LLMEvalAssertionError", "format_failure", "evaluate", "assert_check", "raise_failure", "unverified_action", "standalone",
-           "check_kwargs", "group_defaults", "scorer_argument"]
-
-
-_CASE_FIELDS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
+__all__ = ["LLMEvalAssertionError", "format_failure", "check", "run_check", "run_cases", "raise_failure", "unverified_action",
+           "standalone", "check_kwargs", "group_defaults", "scorer_argument", "CASE_ARGUMENTS"]
 
 
-_CASE_FIELD_SET = frozenset(_CASE_FIELDS)
+#: The keyword arguments of a case (the rest of a check's arguments are its parameters).
+CASE_ARGUMENTS = ("actual", "expected", "question", "context", "conditions", "history", "model", "metadata")
+
+
+_CASE_ARGUMENT_SET = frozenset(CASE_ARGUMENTS)
+
+
+E = TypeVar("E", bound=Evaluator)
 
 
 class LLMEvalAssertionError(AssertionError):
@@ -128,8 +144,8 @@ def _thresholds(
     return merged
 
 
-def evaluate(
-    name: str,
+def run_check(
+    cls: type[Evaluator],
     *,
     threshold: float | None = None,
     thresholds: Mapping[str, float | None] | None = None,
@@ -139,37 +155,59 @@ def evaluate(
     unverified: str | None = None,
     **fields: Any,
 ) -> Result:
-    """Run evaluator ``name`` on one case and return the result without asserting.
+    """Run check ``cls`` on one case and return the result without asserting.
 
     ``fields`` are case fields (``actual``, ``expected``, ``question``, ``context``,
     ``conditions``, ``history``, ``model``, ``metadata``); ``params`` go to the
-    evaluator. Inside a test the result is recorded unless ``record=False``.
-    ``unverified`` (``pass``, ``fail``, ``skip``; default ``--llmeval-unverified``) is
-    what an unverified verdict makes of ``passed`` (``skip`` passes it here).
-    ``classification`` also takes label lists (``actual=predicted, expected=truth``, and
-    ``metadata={"scores": [...], "ids": [...]}``), as :func:`assert_classification` does.
-
-    >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
-    True
+    check. Inside a test the result is recorded unless ``record=False``. A check may
+    read several cases from the fields and score them as one (``classification``'s
+    label lists, :meth:`~pytest_llmeval.core.evaluator.Evaluator.cases_from`): one result is recorded.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
-    unknown = [] if fields.keys() <= _CASE_FIELD_SET else sorted(set(fields) - _CASE_FIELD_SET)
+    unknown = [] if fields.keys() <= _CASE_ARGUMENT_SET else sorted(set(fields) - _CASE_ARGUMENT_SET)
     if unknown:
         raise TypeError(
-            f"{name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(_CASE_FIELDS)} "
+            f"{cls.name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(CASE_ARGUMENTS)} "
             f"and evaluator parameters go in params={{...}}"
         )
     fields["model"], case = group_defaults(fields.get("model"), case)
-    if name == "classification" and not isinstance(fields.get("actual"), (str, type(None))):
-        from ..checks.classification.labels import label_set
-
-        result = _run(name, label_set(name, fields, case), threshold, thresholds, params, False, unverified)[0]
-        context = current_context()
-        if record and context is not None:
-            context.record(result)
+    cases = cls.cases_from(fields, case)
+    if len(cases) == 1:
+        [result] = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified)
         return result
-    [result] = _run(name, [Case(case_id=case, **fields)], threshold, thresholds, params, record, unverified)
+    result = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=False, unverified=unverified)[0]
+    context = current_context()
+    if record and context is not None:
+        context.record(result)
+    return result
+
+
+def check(
+    cls: type[Evaluator],
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    case: str | None = None,
+    unverified: str | None = None,
+    **fields: Any,
+) -> Result:
+    """Run check ``cls`` on one case, record it, and fail the test if the verdict is *fail*.
+
+    What every ``assert_*`` helper calls: ``check(Rouge, actual=answer, expected=reference, threshold=0.4)``.
+    An unverified verdict passes the test, fails it or skips it as ``unverified``
+    (``pass``, ``fail``, ``skip``) says, else as ``--llmeval-unverified`` does.
+    """
+    __tracebackhide__ = True
+    action = unverified_action(cls.name, unverified)
+    result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, **fields)
+    if not result.passed:
+        actual = fields.get("actual")
+        raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
+        return result
+    if result.verdict == "unverified" and action == "skip" and current_context() is not None:
+        import pytest
+
+        pytest.skip(f"llmeval {cls.name} unverified: {result.reason[:300]}")
     return result
 
 
@@ -183,119 +221,70 @@ def unverified_action(name: str, unverified: str | None) -> str:
     return unverified
 
 
-def _run(
-    name: str,
+def run_cases(
+    cls: type[Evaluator],
     cases: list[Case],
-    threshold: float | None,
-    thresholds: Mapping[str, float | None] | None,
-    params: Mapping[str, Any] | None,
-    record: bool,
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    record: bool = True,
     unverified: str | None = None,
 ) -> list[Result]:
-    """Score ``cases`` as one batch with the session's evaluator; record the results on the test."""
+    """Score ``cases`` as one batch with the session's instance of ``cls``; record the results on the test.
+
+    Inside a test, what the check raises becomes the test's outcome (:mod:`pytest_llmeval.core.errors`);
+    outside one, it propagates.
+    """
+    name = cls.name
     if params is not None and not isinstance(params, Mapping):
         raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
     action = unverified_action(name, unverified)
     context = current_context()
     params = dict(params or {})
-    if context is not None:
-        evaluator = context.evaluator(name, params)
-        session_thresholds = context.threshold_overrides(name)
-    else:
-        evaluator = standalone().evaluator(name, params)
-        session_thresholds = {}
+    evaluator = context.evaluator(cls, params) if context is not None else standalone().evaluator(cls, params)
+    session_thresholds = context.threshold_overrides(name) if context is not None else {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
-    if context is not None:
-        context.prefetch(evaluator, cases)
-    if getattr(evaluator, "needs_judge", False):
-        from ..judges.base import JudgeError
-        from ..judges.cache import ReplayMiss
-        from ..judges.runner import JudgeUnavailable
+    if context is None:
+        return evaluator.evaluate(cases, thresholds=in_force, unverified=action)
+    context.prefetch(evaluator, cases)
+    import pytest
 
-        try:
-            results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
-        except JudgeUnavailable as exc:
-            if context is None:
-                raise
-            import pytest
-
-            pytest.skip(str(exc))
-        except ReplayMiss as exc:
-            # Replay-only and a verdict was never recorded: a failure of the check, with its record
-            # and the one line that says what to do (not a traceback through the cache).
-            if context is None:
-                raise
-            import pytest
-
-            if record:
-                for result in evaluator.error_results(cases, in_force, f"judge verdict missing: {exc}"):
-                    context.record(result)
-            pytest.fail(f"llmeval: {exc}", pytrace=False)
-        except JudgeError as exc:
-            # The judge failed for good: the check still leaves a record (no scores, not passed, the
-            # error as its reason), so the leaderboard and reports count it instead of losing it.
-            if record and context is not None:
-                for result in evaluator.error_results(cases, in_force, f"judge error: {exc}"):
-                    context.record(result)
+    # Each outcome is raised after its ``except`` block, so the test's report shows one line, not a chain.
+    skip = fail = None
+    try:
+        results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
+    except CheckUnavailable as exc:
+        skip = str(exc)
+    except VerdictMissing as exc:
+        # Replay-only and a verdict was never recorded: a failure of the check, with its record
+        # and the one line that says what to do (not a traceback through the cache).
+        if record:
+            for result in evaluator.error_results(cases, in_force, f"judge verdict missing: {exc}"):
+                context.record(result)
+        fail = f"llmeval: {exc}"
+    except ScoringError as exc:
+        # The scorer failed for good: the check still leaves a record (no scores, not passed, the
+        # error as its reason), so the leaderboard and reports count it instead of losing it.
+        if record:
+            for result in evaluator.error_results(cases, in_force, f"judge error: {exc}"):
+                context.record(result)
+        raise
+    except (SetupError, ImportError) as exc:
+        if isinstance(exc, ImportError) and "pip install" not in str(exc):
             raise
-    else:
-        short = None
-        try:
-            results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
-        except Exception as exc:  # noqa: BLE001 - only our setup errors are shortened; the rest re-raise
-            short = _short_setup_failure(exc, context)
-            if short is None:
-                raise
-        if short is not None:
-            import pytest
-
-            pytest.fail(short, pytrace=False)
-    if record and context is not None:
+        fail = f"llmeval: {exc}"  # a missing extra or model: one line, not a 30-line traceback
+    if skip is not None:
+        pytest.skip(skip)
+    if fail is not None:
+        pytest.fail(fail, pytrace=False)
+    judge = context.escalation(evaluator)
+    if judge is not None:
+        results = escalate(evaluator, judge, cases, results, action)
+    if record:
         for result in results:
             context.record(result)
     return results
-
-
-def _short_setup_failure(exc: Exception, context: Any) -> str | None:
-    """Inside a test, a missing extra or a model that cannot load fails in one line, not a 30-line traceback."""
-    if context is None:
-        return None
-    from ..models.cache import ModelLoadError
-
-    if isinstance(exc, ModelLoadError) or (isinstance(exc, ImportError) and "pip install" in str(exc)):
-        return f"llmeval: {exc}"
-    return None
-
-
-def assert_check(
-    name: str,
-    *,
-    threshold: float | None = None,
-    thresholds: Mapping[str, float | None] | None = None,
-    params: Mapping[str, Any] | None = None,
-    case: str | None = None,
-    unverified: str | None = None,
-    **fields: Any,
-) -> Result:
-    """Run evaluator ``name`` and fail the test if the case misses a threshold.
-
-    The generic form of every ``assert_*`` helper, for any registered evaluator:
-    ``assert_check("rouge", actual=answer, expected=reference, threshold=0.4)``.
-    An unverified verdict passes the test, fails it or skips it as ``unverified``
-    (``pass``, ``fail``, ``skip``) says, else as ``--llmeval-unverified`` does.
-    """
-    __tracebackhide__ = True
-    action = unverified_action(name, unverified)
-    result = evaluate(name, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, **fields)
-    if not result.passed:
-        actual = fields.get("actual")
-        raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
-        return result
-    if result.verdict == "unverified" and action == "skip" and current_context() is not None:
-        import pytest
-
-        pytest.skip(f"llmeval {name} unverified: {result.reason[:300]}")
-    return result
 
 
 def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
@@ -325,26 +314,25 @@ def scorer_argument(helper: str, scorer: str | None, **old: str | None) -> str |
 
 
 class Standalone:
-    """Outside pytest (a notebook, a script): one registry, one model cache and one instance per evaluator and
+    """Outside pytest (a notebook, a script): one model cache and one instance per check class and
     parameters for the whole process, so a model loads once, not on every call."""
 
     def __init__(self) -> None:
         from ..models.cache import ModelCache
-        from .registry import Registry
 
-        self.registry = Registry()
         self.models = ModelCache()
-        self._evaluators: dict[tuple[str, str], Any] = {}
+        self._evaluators: dict[tuple[type[Evaluator], str], Evaluator] = {}
 
-    def evaluator(self, name: str, params: Mapping[str, Any]) -> Any:
-        key = (name, json.dumps(params, sort_keys=True, default=repr))
+    def evaluator(self, cls: type[E], params: Mapping[str, Any]) -> E:
+        key = (cls, json.dumps(params, sort_keys=True, default=repr))
         if key not in self._evaluators:
-            evaluator = self.registry.create(name, **params)
+            evaluator = cls(**params)
             bind = getattr(evaluator, "bind", None)
             if bind is not None:
                 bind(self.models)
             self._evaluators[key] = evaluator
-        return self._evaluators[key]
+        found: E = self._evaluators[key]  # type: ignore[assignment]  # keyed by its class
+        return found
 
 
 @functools.lru_cache(maxsize=1)

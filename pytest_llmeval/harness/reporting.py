@@ -18,7 +18,7 @@ import pytest
 from ..core.result import verdict_of
 
 if TYPE_CHECKING:
-    from ..harness.session import EvalSession
+    from .session import EvalSession
 
 __all__ = ["FORMAT", "VERSION", "build_report", "interruption", "interruption_key", "judge_stats", "model_stats", "session_lines"]
 
@@ -58,7 +58,7 @@ def interruption(session: pytest.Session, eval_session: EvalSession) -> dict[str
 
 def build_report(session: EvalSession) -> dict[str, Any]:
     """The JSON report of the run so far; ``pytest_llmeval_update_report`` may change it."""
-    from .. import __version__
+    from .._version import __version__
 
     summary = session.summary()
     records = list(session.ordered_records())
@@ -135,9 +135,9 @@ def model_stats(session: EvalSession) -> dict[str, Any]:
 
 def session_lines(session: EvalSession, width: int) -> list[str]:
     """Every line of the ``llmeval summary`` section of the terminal."""
-    from .aggregate import outcome_counts_line
-    from .terminal import render_summary
-    from .view import verdict_lines
+    from ..report.aggregate import outcome_counts_line
+    from ..report.terminal import render_summary
+    from ..report.view import verdict_lines
 
     stopped = session.config.stash.get(interruption_key, {}).get("interruption")
     lines = [f"llmeval: {stopped}"] if stopped else []

@@ -1,0 +1,67 @@
+"""Escalation: a check's unverified answers decided by a judge check.
+
+An offline check that cannot confirm an answer, and finds no evidence against it, says *unverified*. Its class
+names the judge check that may decide such answers (``escalates_to``: groundedness to faithfulness, answer
+accuracy to answer correctness); when the run has a judge, the session wires the two together and the runner
+calls :func:`escalate` on the check's results. Only the unverified ones cost a judge call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..core.case import Case
+from ..core.errors import CheckUnavailable, ScoringError, VerdictMissing
+from ..core.evaluator import Evaluator
+from ..core.result import Result, passed_for
+
+__all__ = ["escalate", "escalated_signature"]
+
+
+def escalated_signature(check: Evaluator, judge: Evaluator, results: list[Result]) -> list[Result]:
+    """``results`` with the judge check in their signature's parameters: verdicts a judge may decide are not
+    comparable with offline ones (only checks whose metrics can leave an answer unverified)."""
+    if not check.weak_metrics():
+        return results
+    params = {**results[0].signature.params, "escalation": f"{judge.name} {judge.scoring_model()}"} if results else {}
+    return [replace(r, signature=replace(r.signature, params=params)) for r in results]
+
+
+def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results: list[Result], unverified: str) -> list[Result]:
+    """The unverified results decided by the judge check ``judge`` (the others cost no judge call).
+
+    The judge's verdict becomes the check's, with the judge's reason first and the offline one after it; the
+    judge's own details (and its usage) are kept under ``escalated``, and ``decided_by`` says ``judge``. A judge that
+    cannot answer (offline, unreachable, failing) leaves the result unverified, and says why.
+    """
+    results = escalated_signature(check, judge, results)
+    pending = [i for i, r in enumerate(results) if r.verdict == "unverified"]
+    if not pending:
+        return results
+
+    def undecided(offline: Result, why: str, details: Mapping[str, Any]) -> Result:
+        note = f"the judge ({judge.name}) could not decide: {why[:300]}"
+        return replace(offline, reason=f"{offline.reason}; {note}"[:2000], details={**details, "escalated": {"check": judge.name, "error": note}})
+
+    try:
+        decided = judge.evaluate([cases[i] for i in pending], unverified=unverified)
+    except (CheckUnavailable, VerdictMissing, ScoringError) as exc:
+        return [undecided(r, str(exc), r.details) if i in pending else r for i, r in enumerate(results)]
+    out = list(results)
+    for index, verdict in zip(pending, decided):
+        offline = out[index]
+        details = {**offline.details}
+        usage = verdict.details.get("judge") if verdict.details else None
+        if usage is not None:
+            details["judge"] = usage  # counted as this check's judge calls
+        if verdict.score is None and verdict.verdict == "fail":
+            # The judge's reply could not be used (or scored nothing): that is no verdict on the answer.
+            out[index] = undecided(offline, verdict.reason, details)
+            continue
+        details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
+        reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
+        out[index] = replace(offline, verdict=verdict.verdict, passed=passed_for(verdict.verdict, unverified), reason=reason[:2000],
+                             details=details)
+    return out
