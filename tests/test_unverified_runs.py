@@ -123,6 +123,9 @@ def test_only_unverified_answers_go_to_the_judge_and_its_verdict_decides(pyteste
     report = read_json(pytester.path / "r.json")
     [escalated] = [r for r in report["results"] if r["nodeid"].endswith("test_reworded")]
     assert escalated["verdict"] == "pass" and escalated["details"]["escalated"]["check"] == "faithfulness"
+    assert escalated["decided_by"] == "judge"  # who decided: the record says so
+    [wrong] = [r for r in report["results"] if r["verdict"] == "fail"]
+    assert wrong["decided_by"] == "rules"  # named evidence decides without the judge
     assert escalated["reason"].startswith("the judge (faithfulness) decided pass: 1/1 claims supported; offline: ")
     assert escalated["details"]["judge"]["calls"] == 2
     # verdicts a judge may decide are not compared with offline ones: the judge is in every result's signature

@@ -17,7 +17,7 @@ def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
         # a weak miss alone is unverified, unless the check's own rule names it evidence for this answer
         # (answer accuracy: a short answer scored by its words)
         overridden = type(evaluator).decide is not Evaluator.decide
-        expected = evaluator.decide(failed, False, Score(result.metrics, result.reason, result.details)) if overridden else "unverified"
+        expected = evaluator.decide(failed, False, Score(result.metrics, result.reason, result.details)).outcome if overridden else "unverified"
         assert result.verdict == expected, (failed, result.verdict)
         assert expected in ("unverified", "fail")
     elif result.score is None and result.primary in result.thresholds:
@@ -27,4 +27,5 @@ def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
         # a judge check that found nothing to judge, or an answer that says the sources lack the answer (a refusal)
         nothing_to_judge = evaluator.needs_judge or bool(result.details.get("refusal"))
         assert result.verdict == "pass" or (result.verdict == "unverified" and nothing_to_judge), result.verdict
+    assert result.decided_by in ("rules", "detector", "judge", "")  # "": the check could not be computed
     assert result.passed == (result.verdict == "pass" or (result.verdict == "unverified" and unverified != "fail"))

@@ -24,9 +24,10 @@ from typing import Any, ClassVar
 from .case import CASE_FIELDS, Case
 from .errors import MissingInputError
 from .params import require_choice
+from .verdict import Verdict
 from .result import UNVERIFIED_ACTIONS, Result, Signature, missed_thresholds, passed_for
 
-__all__ = ["Evaluator", "MetricSpec", "Score", "EXCERPT_CHARS", "package_version"]
+__all__ = ["Evaluator", "MetricSpec", "Score", "Verdict", "EXCERPT_CHARS", "package_version"]
 
 
 #: How much of an answer a result keeps for reports.
@@ -222,14 +223,22 @@ class Evaluator:
         """The metrics whose miss alone makes the verdict ``unverified`` (a parameter such as ``method`` may change them)."""
         return frozenset(spec.name for spec in self.metrics if spec.weak)
 
-    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> str:
-        """``pass``, ``fail`` or ``unverified`` from the metrics that missed their thresholds."""
+    def decider(self) -> str:
+        """Who decides this check's verdicts (:data:`~pytest_llmeval.core.verdict.DECIDERS`): its judge, its scoring
+        model, else its rules."""
+        return "judge" if self.needs_judge else "detector" if self.uses_models else "rules"
+
+    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> Verdict:
+        """The verdict from the metrics that missed their thresholds (``failed``): *fail* when one that is not weak
+        missed (or the primary metric could not be scored), *unverified* when only weak ones missed or the score
+        says it found nothing it could judge, else *pass*. A check that decides otherwise overrides this."""
+        by = self.decider()
         strong = [metric for metric in failed if metric not in self.weak_metrics()]
         if strong:
-            return "fail"
+            return Verdict("fail", by, tuple(strong))
         if score.unverified or failed:
-            return "unverified"
-        return "fail" if unscored else "pass"
+            return Verdict("unverified", by, tuple(failed))
+        return Verdict("fail", by, (self.active_primary().name,)) if unscored else Verdict("pass", by)
 
     def resolve_thresholds(self, overrides: Mapping[str, float | None] | None = None) -> dict[str, float]:
         """The thresholds in force: the gating metrics' defaults, then ``overrides`` (``None`` switches a metric off)."""
@@ -325,8 +334,9 @@ class Evaluator:
                     evaluator=self.name,
                     metrics=metrics,
                     primary=primary,
-                    passed=passed_for(verdict, unverified),
-                    verdict=verdict,
+                    passed=passed_for(verdict.outcome, unverified),
+                    verdict=verdict.outcome,
+                    decided_by=verdict.decided_by,
                     thresholds=in_force,
                     higher_is_better=directions,
                     signature=signature,

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypedDict
 
+from .verdict import DECIDERS
+
 __all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for", "NO_MODEL"]
 
 
@@ -55,6 +57,7 @@ class Record(_RecordFields, total=False):
 
     record: int
     verdict: str
+    decided_by: str
     thresholds: dict[str, float | None]
     higher_is_better: dict[str, bool]
     signature: dict[str, Any]
@@ -235,6 +238,9 @@ class Result:
         verdict: ``pass``, ``fail``, or ``unverified`` (no evidence against the answer, but
             not enough to confirm it offline); ``passed`` then says what the run made of
             it (``--llmeval-unverified``). Left out, it follows ``passed``.
+        decided_by: Who decided the verdict: ``rules``, ``detector`` (a scoring model) or
+            ``judge`` (:class:`~pytest_llmeval.core.verdict.Verdict`); ``""`` for a check
+            that could not be computed, and in records written before verdicts said so.
     """
 
     evaluator: str
@@ -250,6 +256,7 @@ class Result:
     case_id: str | None = None
     excerpt: str | None = None
     verdict: str = ""
+    decided_by: str = ""
 
     def __post_init__(self) -> None:
         if not self.verdict:
@@ -258,6 +265,8 @@ class Result:
             raise ValueError(f"Result: verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
         elif (self.verdict == "pass") != bool(self.passed) and self.verdict != "unverified":
             raise ValueError(f"Result: a {self.verdict} verdict cannot have passed={self.passed!r}")
+        if self.decided_by and self.decided_by not in DECIDERS:
+            raise ValueError(f"Result: decided_by must be one of {', '.join(DECIDERS)} or empty; got {self.decided_by!r}")
         metrics: dict[str, float | None] = {}
         for name, value in _items(self.metrics):
             if value is not None:
@@ -308,6 +317,7 @@ class Result:
             "primary": self.primary,
             "passed": self.passed,
             "verdict": self.verdict,
+            "decided_by": self.decided_by,
             "thresholds": dict(self.thresholds),
             "higher_is_better": dict(self.higher_is_better),
             "signature": self.signature.to_dict(),
@@ -337,4 +347,5 @@ class Result:
             case_id=data.get("case_id"),
             excerpt=data.get("excerpt"),
             verdict=data.get("verdict") or verdict_of(data),  # a record of before verdicts: from passed
+            decided_by=data.get("decided_by") or "",
         )

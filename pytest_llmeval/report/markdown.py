@@ -27,13 +27,14 @@ def cell(text: object, limit: int = 120) -> str:
 
 
 def _results_section(title: str, intro: str | None, results: Capped[ResultRow], what: str) -> list[str]:
-    """A section listing results (test, model, check, score, threshold, why); nothing when there are none."""
+    """A section listing results (test, model, check, score, threshold, why: who decided, then the reason); nothing
+    when there are none."""
     if not results.total:
         return []
     lines = [f"## {title}", "", *([intro, ""] if intro else []), "| test | model | check | score | threshold | why |",
              "|---|---|---|---:|---:|---|"]
-    lines += [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | {cell(r.reason)} |"
-              for r in results.rows]
+    lines += [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | "
+              f"{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason)} |" for r in results.rows]
     if results.more:
         lines.append(f"\n{results.more} more {what} are in the JSON report.")
     return [*lines, ""]

@@ -231,6 +231,7 @@ class ResultRow:
     answer: str
     verdict: str = ""  # "pass", "fail" or "unverified"
     expected: bool = False  # a failure of a test that failed as its xfail marker expected
+    decided_by: str = ""  # "rules", "detector" or "judge" ("": not said, or the check could not be computed)
 
 
 @dataclass(frozen=True)
@@ -471,7 +472,8 @@ def _result(record: Mapping[str, Any]) -> ResultRow:
     primary = record["primary"]
     return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
                      number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
-                     record.get("excerpt") or "", verdict_of(record), not record.get("passed") and record.get("outcome") == "xfailed")
+                     record.get("excerpt") or "", verdict_of(record), not record.get("passed") and record.get("outcome") == "xfailed",
+                     str(record.get("decided_by") or ""))
 
 
 #: One result as a report row (test, model, check, score, threshold, verdict, why, answer).

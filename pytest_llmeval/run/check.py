@@ -113,6 +113,8 @@ def format_failure(result: Result, length: int | None = None) -> str:
         lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")
     if result.reason:
         lines.append(f"  why: {result.reason}")
+    if result.decided_by:
+        lines.append(f"  decided by: {result.decided_by}")
     scores = ", ".join(f"{k}={_fmt(v)}" for k, v in result.metrics.items() if v is not None)
     lines.append(f"  scores: {scores}")
     who = []

@@ -62,6 +62,6 @@ def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results:
             continue
         details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
         reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
-        out[index] = replace(offline, verdict=verdict.verdict, passed=passed_for(verdict.verdict, unverified), reason=reason[:2000],
-                             details=details)
+        out[index] = replace(offline, verdict=verdict.verdict, decided_by="judge", passed=passed_for(verdict.verdict, unverified),
+                             reason=reason[:2000], details=details)
     return out

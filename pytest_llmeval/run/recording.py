@@ -115,7 +115,7 @@ class RecordStore:
 
     #: Fields whose values are shared among records: containers and texts.
     SHARED = ("signature", "thresholds", "higher_is_better", "metrics", "details", "tags",
-              "evaluator", "primary", "model", "reason", "case_id", "verdict")
+              "evaluator", "primary", "model", "reason", "case_id", "verdict", "decided_by")
     #: Values longer than this are kept as they are, and so is any new value once a field holds this many.
     MAX_CHARS, MAX_VALUES = 400, 4096
 

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from ...run.check import check, check_kwargs, scorer_argument
 from ...core.case import Case
+from ...core.verdict import Verdict
 from ...core.evaluator import MetricSpec, Score
 from ...core.params import require_choice, require_number, require_type
 from ...core.result import Result
@@ -77,10 +78,10 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
         *FACT_METRICS,
     )
 
-    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> str:
+    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> Verdict:
         # A short answer scored by edit distance or exact match ("No" for "Yes") differs in its words: that is evidence.
         if failed and score.details.get("method") not in (None, "embeddings"):
-            return "fail"
+            return Verdict("fail", "rules", tuple(failed))
         return super().decide(failed, unscored, score)
 
     def configure(self) -> None:

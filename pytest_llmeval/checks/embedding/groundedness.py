@@ -19,6 +19,7 @@ from ...core.case import Case
 from ...core.evaluator import MetricSpec, Score
 from ...core.params import require_choice, require_number, require_type
 from ...core.result import Result
+from ...core.verdict import Verdict
 from ...facts.evidence import YES_NO, Evidence, makes_claim
 from ...text.basics import MAX_SENTENCES
 from ...text.basics import embedded_sentences as _sentences
@@ -171,6 +172,26 @@ class Groundedness(EmbeddingEvaluator):
 
     def weak_metrics(self) -> frozenset[str]:
         return frozenset({"support", "concerns"}) if self.params["method"] == "facts" else frozenset({"concerns"})
+
+    def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> Verdict:
+        """Where a groundedness verdict is decided.
+
+        - *fail*, by the **rules**, when the answer carries evidence of a kind in ``fail_on`` (``evidence`` > 0): the
+          verdict quotes each piece (``'Mumbai' (sentence 1) appears nowhere in the context``);
+        - *fail*, by the **detector**, when the NLI model finds a claim not entailed (``method="nli"``) or the
+          embeddings alone fall short (``method="embeddings"``);
+        - *unverified*, when there is no failing evidence but a claim is too far from the context's wording to
+          confirm (``support`` is weak), or evidence of a kind not in ``fail_on`` is named (a *concern*), or the
+          answer refuses; a judge check may decide it then (``escalates_to``, :mod:`pytest_llmeval.run.escalation`);
+        - *pass*, by the **detector** (the embedding model), when every claim's support reaches the threshold.
+        """
+        listed = score.details.get("evidence", []) if score.details else []
+        failing = tuple(str(e.get("message", "")) for e in listed if isinstance(e, Mapping) and e.get("fails", True))
+        if "evidence" in failed:
+            return Verdict("fail", "rules", failing or ("evidence",))
+        verdict = super().decide(failed, unscored, score)
+        concerns = tuple(str(e.get("message", "")) for e in listed if isinstance(e, Mapping) and not e.get("fails", True))
+        return Verdict(verdict.outcome, "detector", concerns + tuple(m for m in verdict.evidence if m != "concerns"))
 
     def scoring_model(self) -> str | None:
         model = super().scoring_model()
