@@ -52,3 +52,20 @@ def pytest_llmeval_make_judge(config: pytest.Config, settings: Settings) -> Any:
     The first non-``None`` result wins; the plugin's own implementation builds an
     OpenAI-protocol client from the ``llmeval_judge_*`` settings. Called on first use.
     """
+
+
+@hookspec
+def pytest_llmeval_judge_prompts(config: pytest.Config, check: str, prompts: dict[str, str]) -> dict[str, str] | None:
+    """Replace some of a judge check's prompts for this run: return ``{name: template}`` (or ``None``).
+
+    ``prompts`` are the check's prompts by name (its module's ``PROMPTS``); a replacement may use only the
+    ``{fields}`` of the template it replaces. Called once per judge check instance; later plugins win over
+    earlier ones, and a call's own ``prompts=`` wins over the hook. The effective prompts' version is in the
+    check's signature.
+
+    Example ``conftest.py``::
+
+        def pytest_llmeval_judge_prompts(config, check, prompts):
+            if check == "faithfulness":
+                return {"claims": prompts["claims"].replace("short", "atomic")}
+    """

@@ -14,7 +14,7 @@ import pytest
 
 from ..core.ids import draw_id, sibling_id, without_id_part
 
-__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "repeat_of"]
+__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "repeat_of", "outcome_of"]
 
 
 def repeat_of(markers: list[Any], default: int, where: str) -> int:
@@ -94,3 +94,12 @@ def _escaping_disabled(config: pytest.Config) -> bool:
         return bool(config.getini("disable_test_id_escaping_and_forfeit_all_rights_to_community_support"))
     except ValueError:
         return False
+
+
+def outcome_of(report: pytest.TestReport) -> str:
+    """What pytest concluded about a test, from one of its phase reports."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    if report.failed:
+        return "failed" if report.when == "call" else "error"
+    return "skipped" if report.skipped else "passed"

@@ -19,7 +19,7 @@ import pytest
 from ..run.recording import RECORD_PROPERTY, RecordStore, exact_key
 from .registry import Registry
 from .context import CheckingContext
-from .markers import identity
+from .markers import identity, outcome_of
 from .options import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -40,15 +40,6 @@ JUDGE_SKIP = "llmeval judge unavailable"
 
 class LLMEvalWarning(pytest.PytestWarning):
     """Something pytest-llmeval could not do, that did not stop the run."""
-
-
-def outcome_of(report: pytest.TestReport) -> str:
-    """What pytest concluded about a test, from one of its phase reports."""
-    if hasattr(report, "wasxfail"):
-        return "xfailed" if report.skipped else "xpassed"
-    if report.failed:
-        return "failed" if report.when == "call" else "error"
-    return "skipped" if report.skipped else "passed"
 
 
 session_key = pytest.StashKey["EvalSession"]()
@@ -192,10 +183,20 @@ class EvalSession:
                 bind(self.models)
             if getattr(evaluator, "needs_judge", False) and hasattr(evaluator, "bind_judge"):
                 evaluator.bind_judge(self.judge_of(cls.name))
+                self._bind_prompts(evaluator)
             self._evaluators[key] = evaluator
         if exact[1] is not None:
             self._evaluators[exact] = self._evaluators[key]
         return self._evaluators[key]
+
+    def _bind_prompts(self, evaluator: Any) -> None:
+        """The prompts plugins replace for this run (``pytest_llmeval_judge_prompts``; later plugins win)."""
+        replaced: dict[str, str] = {}
+        for found in reversed(self.config.hook.pytest_llmeval_judge_prompts(config=self.config, check=evaluator.name,
+                                                                             prompts=evaluator.default_prompts())):
+            replaced.update(found or {})
+        if replaced:
+            evaluator.bind_prompts(replaced)
 
     def escalation(self, evaluator: Evaluator) -> Evaluator | None:
         """The judge check that decides ``evaluator``'s unverified answers (its class's ``escalates_to``), when the run

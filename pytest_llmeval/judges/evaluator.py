@@ -4,6 +4,7 @@ repeats, and the metrics and statement splitting the judge checks share.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
@@ -13,20 +14,69 @@ from ..core.case import Case
 from ..core.evaluator import Evaluator, MetricSpec, Score
 from .base import JudgeParseError
 
-__all__ = ["JudgeEvaluator"]
+__all__ = ["JudgeEvaluator", "PROMPTS", "STATEMENTS_PROMPT", "check_prompts", "template_fields"]
 
 
 T = TypeVar("T")
 
 
 class JudgeEvaluator(Evaluator):
-    """Base of judge checks: the session's judge runner, prompts by template, parse failures as a metric."""
+    """Base of judge checks: the session's judge runner, prompts by template, parse failures as a metric.
+
+    A judge check's prompts are public: its module's ``PROMPTS`` table (name -> template, DeepEval's
+    ``template.py``), merged along the class's bases (:meth:`default_prompts`). Every judge check takes a
+    ``prompts`` parameter, ``{name: template}``, that replaces some of them for a call
+    (``evaluate("faithfulness", params={"prompts": {"claims": ...}})``, ``assert_faithful(..., prompts=...)``);
+    the ``pytest_llmeval_judge_prompts`` hook replaces them for a run. A replacement must use only the fields
+    of the template it replaces. The effective prompts' version (a hash) is in the signature, so verdicts
+    under other prompts are never compared, and the verdict cache keys on the prompt's text.
+    """
 
     needs_judge = True
     reproducible = False
     runner: Any = None
     #: The name verdicts are stored under (default: the check's own); checks asking the same question share one.
     verdicts_of: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "prompts" not in cls.defaults:
+            cls.defaults = {**cls.defaults, "prompts": None}
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self._bound_prompts: dict[str, str] = {}
+        self._templates = check_prompts(self.name, self.default_prompts(), self.params.get("prompts"), "prompts")
+
+    @classmethod
+    def default_prompts(cls) -> dict[str, str]:
+        """The check's prompts by name: the ``PROMPTS`` tables of its module and its bases' modules (its own win)."""
+        import sys
+
+        found: dict[str, str] = {}
+        for klass in reversed(cls.__mro__):
+            table = getattr(sys.modules.get(klass.__module__), "PROMPTS", None)
+            if isinstance(table, Mapping):
+                found.update(table)
+        return found
+
+    def bind_prompts(self, prompts: Mapping[str, str] | None) -> None:
+        """Prompts the run replaces (the ``pytest_llmeval_judge_prompts`` hook); a call's own ``prompts`` win."""
+        self._bound_prompts = check_prompts(self.name, self.default_prompts(), prompts, "pytest_llmeval_judge_prompts")
+        self._templates = {**self._bound_prompts, **check_prompts(self.name, self.default_prompts(), self.params.get("prompts"), "prompts")}
+        self.__dict__.pop("_signature", None)
+
+    def prompts(self) -> dict[str, str]:
+        """The prompts this instance asks with, by name (defaults, then the run's, then the call's replacements)."""
+        return {**self.default_prompts(), **self._templates}
+
+    def signature_params(self) -> Mapping[str, Any]:
+        params = {k: v for k, v in super().signature_params().items() if k != "prompts"}
+        prompts = self.prompts()
+        if prompts:
+            text = json.dumps(prompts, sort_keys=True)
+            params["prompts"] = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        return params
 
     def bind_judge(self, runner: Any) -> None:
         self.runner = runner
@@ -72,6 +122,9 @@ class JudgeEvaluator(Evaluator):
             raise JudgeUnavailable("llmeval judge unavailable: no judge configured (set --llmeval-judge-model)")
         schema = schema or {"type": "object"}
         runner = self.runner
+        if self._templates:
+            names = {text: name for name, text in self.default_prompts().items()}
+            template = self._templates.get(names.get(template, ""), template)
 
         def parse(reply: Any) -> Any:
             value = (normalise or _lower_verdict)(reply.json())
@@ -194,12 +247,48 @@ def judge_metrics(primary: str, description: str, higher_is_better: bool = True)
     )
 
 
-_STATEMENTS = """Break the text below into short, self-contained factual statements. Reply with JSON only:
+STATEMENTS_PROMPT = """Break the text below into short, self-contained factual statements. Reply with JSON only:
 {{"statements": ["...", "..."]}}
 
 Text: {text}
 """
 
 
+#: The prompts every judge check may use (:meth:`JudgeEvaluator.default_prompts`).
+PROMPTS: Mapping[str, str] = {"statements": STATEMENTS_PROMPT}
+
+
+def check_prompts(owner: str, defaults: Mapping[str, str], given: Any, argument: str) -> dict[str, str]:
+    """``given`` prompt replacements, checked: a mapping of known prompt names to templates that use only the fields
+    of the template each replaces. Errors name the argument and the prompts and fields it may use."""
+    if given is None:
+        return {}
+    if not isinstance(given, Mapping):
+        raise TypeError(f"{owner}: {argument} must be a mapping of prompt name to template; got {type(given).__name__}")
+    out = {}
+    for name, text in given.items():
+        if name not in defaults:
+            raise ValueError(f"{owner}: {argument} has no prompt {name!r}; its prompts: {', '.join(sorted(defaults)) or 'none'}")
+        if not isinstance(text, str) or not text.strip():
+            raise TypeError(f"{owner}: {argument}[{name!r}] must be a non-empty template (str); got {text!r:.80}")
+        allowed, used = template_fields(defaults[name]), template_fields(text)
+        if used is None or not used <= (allowed or set()):
+            shown = ", ".join("{" + f + "}" for f in sorted(allowed or ())) or "none"
+            raise ValueError(f"{owner}: {argument}[{name!r}] may use the fields {shown} (double literal braces: {{{{ }}}}); "
+                             f"got {text!r:.120}")
+        out[str(name)] = text
+    return out
+
+
+def template_fields(text: str) -> set[str] | None:
+    """The ``{field}`` names a ``str.format`` template uses, or ``None`` if it is not a valid template."""
+    import string
+
+    try:
+        return {field.split(".")[0].split("[")[0] for _, field, _, _ in string.Formatter().parse(text) if field}
+    except ValueError:
+        return None
+
+
 def judge_statements(evaluator: JudgeEvaluator, text: str, what: str) -> list[str]:
-    return list(evaluator.ask(_STATEMENTS, what=what, schema=list_schema("statements"), text=text)["statements"])
+    return list(evaluator.ask(STATEMENTS_PROMPT, what=what, schema=list_schema("statements"), text=text)["statements"])

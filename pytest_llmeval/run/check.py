@@ -155,6 +155,7 @@ def run_check(
     case: str | None = None,
     record: bool = True,
     unverified: str | None = None,
+    prompts: Mapping[str, str] | None = None,
     **fields: Any,
 ) -> Result:
     """Run check ``cls`` on one case and return the result without asserting.
@@ -164,7 +165,10 @@ def run_check(
     check. Inside a test the result is recorded unless ``record=False``. A check may
     read several cases from the fields and score them as one (``classification``'s
     label lists, :meth:`~pytest_llmeval.core.evaluator.Evaluator.cases_from`): one result is recorded.
+    ``prompts``: a judge check's prompts to replace for this call (``{name: template}``).
     """
+    if prompts is not None:
+        params = {**(params or {}), "prompts": prompts}
     unknown = [] if fields.keys() <= _CASE_ARGUMENT_SET else sorted(set(fields) - _CASE_ARGUMENT_SET)
     if unknown:
         raise TypeError(
@@ -191,6 +195,7 @@ def check(
     params: Mapping[str, Any] | None = None,
     case: str | None = None,
     unverified: str | None = None,
+    prompts: Mapping[str, str] | None = None,
     **fields: Any,
 ) -> Result:
     """Run check ``cls`` on one case, record it, and fail the test if the verdict is *fail*.
@@ -201,7 +206,8 @@ def check(
     """
     __tracebackhide__ = True
     action = unverified_action(cls.name, unverified)
-    result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, **fields)
+    result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, prompts=prompts,
+                       **fields)
     if not result.passed:
         actual = fields.get("actual")
         raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
@@ -290,7 +296,7 @@ def run_cases(
 
 
 def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
-    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified"})
+    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified", "prompts"})
     if bad:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import json
 from typing import Any
 
@@ -25,7 +27,7 @@ def assert_task_completed(actual: str, task: str, *, tools_called: Any = None, *
     return check(TaskCompletion, actual=actual, question=task, metadata=metadata, **kwargs)
 
 
-_EXTRACT = """From the user's input, the agent's final output and the steps it took, state the task the user asked for and
+EXTRACT_PROMPT = """From the user's input, the agent's final output and the steps it took, state the task the user asked for and
 the outcome the agent achieved. Reply with JSON only: {{"task": "...", "outcome": "..."}}.
 
 Input: {question}
@@ -34,7 +36,7 @@ Final output: {actual}
 """
 
 
-_COMPLETION = """How fully does the outcome achieve the task? Score from 0 (not at all) to 1 (completely); fractions allowed.
+COMPLETION_PROMPT = """How fully does the outcome achieve the task? Score from 0 (not at all) to 1 (completely); fractions allowed.
 Reply with JSON only: {{"score": <0-1>, "reason": "<one sentence>"}}.
 
 Task: {task}
@@ -57,12 +59,17 @@ class TaskCompletion(JudgeEvaluator):
         number = {"type": "object", "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}, "reason": {"type": "string"}},
                   "required": ["score"]}
         try:
-            found = self.ask(_EXTRACT, what=f"{self.name} task and outcome", schema={
+            found = self.ask(EXTRACT_PROMPT, what=f"{self.name} task and outcome", schema={
                 "type": "object", "properties": {"task": {"type": "string"}, "outcome": {"type": "string"}}, "required": ["task", "outcome"]},
                 question=case.question or "", steps=steps, actual=case.actual or "")
-            reply = self.ask(_COMPLETION, what=f"{self.name} score", schema=number, task=found["task"], outcome=found["outcome"])
+            reply = self.ask(COMPLETION_PROMPT, what=f"{self.name} score", schema=number, task=found["task"], outcome=found["outcome"])
         except JudgeParseError as exc:
             return self.unscored(["task_completion"], exc)
         value = float(reply["score"])
         return Score({"task_completion": value, "parse_failure": 0.0}, f"{value:.2f}: {str(reply.get('reason', ''))[:200]}",
                      {"task": found["task"], "outcome": found["outcome"]})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"extract": EXTRACT_PROMPT, "completion": COMPLETION_PROMPT}

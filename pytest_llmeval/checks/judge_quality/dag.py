@@ -59,7 +59,7 @@ def validate_dag(node: Any, max_score: float, path: str = "dag", depth: int = 0)
         raise ValueError(f"{path}: a node needs 'judge' (a judgement) or 'task' (a task); got keys {sorted(node)}")
 
 
-_TASK = """Carry out the task on the case below. Reply with JSON only: {{"output": "<your result as text>"}}.
+TASK_PROMPT = """Carry out the task on the case below. Reply with JSON only: {{"output": "<your result as text>"}}.
 
 Task: {task}
 
@@ -67,7 +67,7 @@ Task: {task}
 """
 
 
-_JUDGEMENT = """Judge the case below on the criterion. Answer with exactly one of the verdicts: {verdicts}.
+JUDGEMENT_PROMPT = """Judge the case below on the criterion. Answer with exactly one of the verdicts: {verdicts}.
 Reply with JSON only: {{"verdict": "<verdict>", "reason": "<one sentence>"}}.
 
 Criterion: {criteria}
@@ -105,14 +105,14 @@ class Dag(JudgeEvaluator):
                 where = f"{self.name} node {'/'.join(path) or 'root'}"
                 shown = block + "".join(f"\n{o}" for o in outputs)
                 if "task" in node:
-                    reply = self.ask(_TASK, what=where, schema={"type": "object", "properties": {"output": {"type": "string"}},
+                    reply = self.ask(TASK_PROMPT, what=where, schema={"type": "object", "properties": {"output": {"type": "string"}},
                                                                 "required": ["output"]}, task=node["task"], case=shown)
                     outputs.append(f"{node['output']}: {reply['output']}")
                     path.append(f"{node['output']}")
                     node = node["then"]
                     continue
                 labels = [str(k).strip().lower() for k in node["children"]]
-                reply = self.ask(_JUDGEMENT, what=where, schema=verdict_schema(*labels), criteria=node["judge"],
+                reply = self.ask(JUDGEMENT_PROMPT, what=where, schema=verdict_schema(*labels), criteria=node["judge"],
                                  verdicts=", ".join(json.dumps(label) for label in labels), case=shown)
                 verdict = reply["verdict"]
                 path.append(f"{node['judge'][:40]} -> {verdict}")
@@ -121,3 +121,8 @@ class Dag(JudgeEvaluator):
             return self.unscored(["dag"], exc)
         value = float(node) / self.params["max_score"]
         return Score({"dag": value, "parse_failure": 0.0}, f"{' | '.join(path)} => {node}/{self.params['max_score']}", {"path": path})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"task": TASK_PROMPT, "judgement": JUDGEMENT_PROMPT}

@@ -65,7 +65,7 @@ def weighted_score(top_logprobs: Sequence[Mapping[str, Any]], low: int, high: in
     return None
 
 
-_STEPS = """You will write evaluation steps for grading an LLM's output on this criterion:
+STEPS_PROMPT = """You will write evaluation steps for grading an LLM's output on this criterion:
 
 {criteria}
 
@@ -73,7 +73,7 @@ Write 3 to 5 concise, concrete evaluation steps a grader should follow. Reply wi
 """
 
 
-_GEVAL = """Grade the case below on the criterion, following the evaluation steps.
+GRADE_PROMPT = """Grade the case below on the criterion, following the evaluation steps.
 
 Criterion: {criteria}
 Evaluation steps:
@@ -126,7 +126,7 @@ class GEval(JudgeEvaluator):
             return list(self.params["evaluation_steps"])
         with self._steps_lock:
             if self._generated_steps is None:
-                self._generated_steps = list(self.ask(_STEPS, what=f"{self.name} evaluation steps", schema=list_schema("steps"),
+                self._generated_steps = list(self.ask(STEPS_PROMPT, what=f"{self.name} evaluation steps", schema=list_schema("steps"),
                                                       criteria=self.params["criteria"])["steps"])
             return list(self._generated_steps)
 
@@ -137,7 +137,7 @@ class GEval(JudgeEvaluator):
             fields = dict(criteria=self.params["criteria"], steps="\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)),
                           case=case_block(case, self.params["fields"]), scale=str(scale))
             options = {"logprobs": self.params["logprobs"]} if self.params["logprobs"] else None
-            value, reply = self.ask_reply(_GEVAL, what=self.name, schema=score_schema(0, scale), options=options, **fields)
+            value, reply = self.ask_reply(GRADE_PROMPT, what=self.name, schema=score_schema(0, scale), options=options, **fields)
         except JudgeParseError as exc:
             return self.unscored(["g_eval", "raw_score"], exc)
         weighted = weighted_score(reply.extra.get("top_logprobs") or [], 0, scale, expected=int(value["score"]))
@@ -146,3 +146,8 @@ class GEval(JudgeEvaluator):
         how = f"probability-weighted {weighted:.2f}" if weighted is not None else f"{raw:.0f}"
         return Score({"g_eval": final, "raw_score": raw, "parse_failure": 0.0},
                      f"{how}/{scale}: {str(value.get('reason', ''))[:200]}", {"steps": steps, "weighted": weighted})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"steps": STEPS_PROMPT, "grade": GRADE_PROMPT}

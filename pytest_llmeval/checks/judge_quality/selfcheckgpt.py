@@ -24,7 +24,7 @@ def assert_self_checked(actual: str, samples: Any, **kwargs: Any) -> Result:
     return check(SelfCheckGPT, actual=actual, context=samples, **kwargs)
 
 
-_SUPPORTS = """Is the sentence supported by the context? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
+SUPPORTS_PROMPT = """Is the sentence supported by the context? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
 
 Context: {sample}
 Sentence: {sentence}
@@ -62,7 +62,7 @@ class SelfCheckGPT(JudgeEvaluator):
         try:
             scores = []
             for i, sentence in enumerate(sentences):
-                unsupported = [self.ask(_SUPPORTS, what=f"{self.name} sentence {i} sample {j}", schema=verdict_schema("yes", "no"),
+                unsupported = [self.ask(SUPPORTS_PROMPT, what=f"{self.name} sentence {i} sample {j}", schema=verdict_schema("yes", "no"),
                                         sample=sample, sentence=sentence)["verdict"] == "no" for j, sample in enumerate(case.context)]
                 scores.append(sum(unsupported) / len(unsupported))
         except JudgeParseError as exc:
@@ -75,3 +75,8 @@ class SelfCheckGPT(JudgeEvaluator):
                      f"{sentences[worst][:100]!r}",
                      {"sentences": [{"sentence": s[:300], "score": v} for s, v in zip(sentences[:100], scores)],
                       "sentences_judged": len(sentences), "sentences_total": len(every)})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"supports": SUPPORTS_PROMPT}

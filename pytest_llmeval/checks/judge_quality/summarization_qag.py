@@ -24,7 +24,7 @@ def assert_summary_qag(summary: str, source: Any, *, n: int = 5, **kwargs: Any) 
     return check(SummarizationQAG, actual=summary, context=source, params={"n": n}, **kwargs)
 
 
-_ALIGN = """Does the claim agree with the source text? Reply with JSON only: {{"verdict": "yes"}} (the source supports it),
+ALIGN_PROMPT = """Does the claim agree with the source text? Reply with JSON only: {{"verdict": "yes"}} (the source supports it),
 {{"verdict": "no"}} (the source contradicts it) or {{"verdict": "idk"}} (the source does not say), plus a short "reason".
 
 Source: {source}
@@ -32,14 +32,14 @@ Claim: {claim}
 """
 
 
-_ASSESSMENT = """Write {n} closed questions that the source text answers with "yes", about its most important information.
+ASSESSMENT_PROMPT = """Write {n} closed questions that the source text answers with "yes", about its most important information.
 Reply with JSON only: {{"questions": ["...", "..."]}}.
 
 Source: {source}
 """
 
 
-ANSWER_FIELDS = """Answer the question from the text alone: "yes", "no", or "idk" when the text does not say.
+ANSWER_PROMPT = """Answer the question from the text alone: "yes", "no", or "idk" when the text does not say.
 Reply with JSON only: {{"verdict": "yes"}}, {{"verdict": "no"}} or {{"verdict": "idk"}}.
 
 Text: {text}
@@ -73,13 +73,13 @@ class SummarizationQAG(JudgeEvaluator):
         answers = ("yes", "no", "idk")
         try:
             claims = self.ask(CLAIMS_PROMPT, what=f"{self.name} claims", schema=list_schema("claims"), answer=summary)["claims"]
-            aligned = [self.ask(_ALIGN, what=f"{self.name} claim {i}", schema=verdict_schema(*answers), source=source, claim=c)["verdict"]
+            aligned = [self.ask(ALIGN_PROMPT, what=f"{self.name} claim {i}", schema=verdict_schema(*answers), source=source, claim=c)["verdict"]
                        != "no" for i, c in enumerate(claims)]
-            questions = self.ask(_ASSESSMENT, what=f"{self.name} questions", schema=list_schema("questions"), n=str(self.params["n"]),
+            questions = self.ask(ASSESSMENT_PROMPT, what=f"{self.name} questions", schema=list_schema("questions"), n=str(self.params["n"]),
                                  source=source)["questions"][: self.params["n"]]
-            from_source = [self.ask(ANSWER_FIELDS, what=f"{self.name} source answer {i}", schema=verdict_schema(*answers), text=source,
+            from_source = [self.ask(ANSWER_PROMPT, what=f"{self.name} source answer {i}", schema=verdict_schema(*answers), text=source,
                                     question=q)["verdict"] for i, q in enumerate(questions)]
-            from_summary = [self.ask(ANSWER_FIELDS, what=f"{self.name} summary answer {i}", schema=verdict_schema(*answers), text=summary,
+            from_summary = [self.ask(ANSWER_PROMPT, what=f"{self.name} summary answer {i}", schema=verdict_schema(*answers), text=summary,
                                      question=q)["verdict"] for i, q in enumerate(questions)]
         except JudgeParseError as exc:
             return self.unscored(["summarization", "alignment", "coverage"], exc)
@@ -99,3 +99,8 @@ class SummarizationQAG(JudgeEvaluator):
         return Score({"summarization": overall, "alignment": alignment, "coverage": coverage, "parse_failure": 0.0},
                      reason, {"claims": [{"claim": c, "aligned": a} for c, a in zip(claims, aligned)],
                               "questions": [{"question": q, "source": a, "summary": b} for q, a, b in zip(questions, from_source, from_summary)]})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"claims": CLAIMS_PROMPT, "align": ALIGN_PROMPT, "assessment": ASSESSMENT_PROMPT, "answer": ANSWER_PROMPT}

@@ -25,7 +25,7 @@ def assert_answer_correct(
     return check(AnswerCorrectness, actual=actual, expected=expected, params=params, **kwargs)
 
 
-_SUPPORTED = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
+SUPPORTED_PROMPT = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
 
 Reference: {reference}
 Statement: {statement}
@@ -96,10 +96,10 @@ class AnswerCorrectness(EmbeddingJudge):
             predicted = judge_statements(self, actual, f"{self.name} answer statements")
             for index, expected in enumerate(case.expected):
                 truth = judge_statements(self, expected, f"{self.name} expected statements #{index}")
-                tp = sum(ask_yes_no(self, _SUPPORTED, f"{self.name} answer statement {i}", reference=expected, statement=s)
+                tp = sum(ask_yes_no(self, SUPPORTED_PROMPT, f"{self.name} answer statement {i}", reference=expected, statement=s)
                          for i, s in enumerate(predicted))
                 fp = len(predicted) - tp
-                fn = sum(not ask_yes_no(self, _SUPPORTED, f"{self.name} expected statement {i}", reference=actual, statement=s)
+                fn = sum(not ask_yes_no(self, SUPPORTED_PROMPT, f"{self.name} expected statement {i}", reference=actual, statement=s)
                          for i, s in enumerate(truth))
                 f1 = tp / (tp + 0.5 * (fp + fn)) if tp else 0.0
                 similarity = self._similarity(actual, expected) if self.params["similarity_weight"] else None
@@ -113,3 +113,8 @@ class AnswerCorrectness(EmbeddingJudge):
         return Score({"answer_correctness": value, "f1": parts["f1"], "similarity": parts["similarity"], "parse_failure": 0.0},
                      f"statement F1 {parts['f1']:.3f} (tp {parts['tp']}, fp {parts['fp']}, fn {parts['fn']}) vs expected answer #{index}",
                      {"reference": index, "tp": parts["tp"], "fp": parts["fp"], "fn": parts["fn"]})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"supported": SUPPORTED_PROMPT}

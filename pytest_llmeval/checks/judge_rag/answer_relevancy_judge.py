@@ -24,7 +24,7 @@ def assert_answer_relevant(actual: str, question: str, *, method: str = "questio
     return check(AnswerRelevancyJudge, actual=actual, question=question, params={"method": method, "n": n}, **kwargs)
 
 
-_QUESTIONS = """Write {n} different questions that the answer below would answer. Also say whether the answer is noncommittal
+QUESTIONS_PROMPT = """Write {n} different questions that the answer below would answer. Also say whether the answer is noncommittal
 (evasive or vague, such as "I don't know" or "I'm not sure").
 Reply with JSON only: {{"questions": ["...", ...], "noncommittal": false}}.
 
@@ -32,7 +32,7 @@ Answer: {answer}
 """
 
 
-_RELEVANT_STATEMENT = """Is the statement relevant to answering the question? Reply with JSON only: {{"verdict": "yes"}} or
+RELEVANT_STATEMENT_PROMPT = """Is the statement relevant to answering the question? Reply with JSON only: {{"verdict": "yes"}} or
 {{"verdict": "no"}}, plus a short "reason".
 
 Question: {question}
@@ -68,7 +68,7 @@ class AnswerRelevancyJudge(EmbeddingJudge):
         try:
             if self.params["method"] == "statements":
                 statements = judge_statements(self, case.actual or "", f"{self.name} statements")
-                relevant = [ask_yes_no(self, _RELEVANT_STATEMENT, f"{self.name} statement {i}", question=case.question or "", statement=s)
+                relevant = [ask_yes_no(self, RELEVANT_STATEMENT_PROMPT, f"{self.name} statement {i}", question=case.question or "", statement=s)
                             for i, s in enumerate(statements)]
                 if not relevant:
                     return self.nothing_to_judge(["answer_relevancy"], "the judge found no statements in the answer")
@@ -77,7 +77,7 @@ class AnswerRelevancyJudge(EmbeddingJudge):
                              {"statements": [{"statement": s, "relevant": r} for s, r in zip(statements, relevant)]})
             schema = {"type": "object", "properties": {"questions": {"type": "array", "items": {"type": "string"}},
                                                        "noncommittal": {"type": "boolean"}}, "required": ["questions"]}
-            reply = self.ask(_QUESTIONS, what=f"{self.name} questions", schema=schema, n=str(self.params["n"]), answer=case.actual or "")
+            reply = self.ask(QUESTIONS_PROMPT, what=f"{self.name} questions", schema=schema, n=str(self.params["n"]), answer=case.actual or "")
         except JudgeParseError as exc:
             return self.unscored(["answer_relevancy"], exc)
         questions = list(reply["questions"])[: self.params["n"]]
@@ -94,3 +94,8 @@ class AnswerRelevancyJudge(EmbeddingJudge):
         return Score({"answer_relevancy": value, "parse_failure": 0.0}, f"mean similarity of {len(questions)} generated questions {value:.3f}",
                      {"questions": [{"question": q, "similarity": round(s, 6)} for q, s in zip(questions, similarities)],
                       "noncommittal": False})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"questions": QUESTIONS_PROMPT, "relevant_statement": RELEVANT_STATEMENT_PROMPT}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...run.check import check, check_kwargs
@@ -36,7 +36,7 @@ def weighted_precision(verdicts: Sequence[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-_PRECISION = """Given a question, its expected answer (or several acceptable expected answers) and one retrieved context
+PRECISION_PROMPT = """Given a question, its expected answer (or several acceptable expected answers) and one retrieved context
 chunk, say whether the chunk was useful to arrive at the expected answer; with several, whether it was useful to arrive
 at any one of them. Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
@@ -80,10 +80,15 @@ class ContextPrecision(JudgeEvaluator):
         verdicts = []
         try:
             for rank, chunk in enumerate(case.context):
-                verdicts.append(ask_yes_no(self, _PRECISION, f"{self.name} chunk {rank}", question=case.question or "",
+                verdicts.append(ask_yes_no(self, PRECISION_PROMPT, f"{self.name} chunk {rank}", question=case.question or "",
                                      expected=_expected_answers(case.expected), chunk=chunk))
         except JudgeParseError as exc:
             return self.unscored(["context_precision"], exc)
         value = weighted_precision(verdicts)
         shown = ",".join("yes" if v else "no" for v in verdicts)
         return Score({"context_precision": value, "parse_failure": 0.0}, f"verdicts {shown} -> {value:.3f}", {"verdicts": verdicts})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"precision": PRECISION_PROMPT}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from typing import Any
 
 from ...run.check import check, check_kwargs
@@ -21,7 +23,7 @@ def assert_context_recall(expected: Any, context: Any, **kwargs: Any) -> Result:
     return check(ContextRecall, expected=expected, context=context, **kwargs)
 
 
-_ATTRIBUTABLE = """Can the statement be attributed to (inferred from) the context? Reply with JSON only:
+ATTRIBUTABLE_PROMPT = """Can the statement be attributed to (inferred from) the context? Reply with JSON only:
 {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
 Context: {context}
@@ -45,7 +47,7 @@ class ContextRecall(JudgeEvaluator):
         try:
             for index, expected in enumerate(case.expected):
                 statements = judge_statements(self, expected, f"{self.name} statements #{index}")
-                found = self.fan_out([lambda i=i, s=s: ask_yes_no(self, _ATTRIBUTABLE, f"{self.name} statement {i}",  # type: ignore[misc]
+                found = self.fan_out([lambda i=i, s=s: ask_yes_no(self, ATTRIBUTABLE_PROMPT, f"{self.name} statement {i}",  # type: ignore[misc]
                                                             context=context, statement=s) for i, s in enumerate(statements)])
                 if not found:
                     continue  # no statement to look for: this expected answer tells nothing
@@ -59,3 +61,8 @@ class ContextRecall(JudgeEvaluator):
         value, index, found = best
         return Score({"context_recall": value, "parse_failure": 0.0},
                      f"{sum(found)}/{len(found)} statements of expected answer #{index} are in the context", {"reference": index})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"attributable": ATTRIBUTABLE_PROMPT}

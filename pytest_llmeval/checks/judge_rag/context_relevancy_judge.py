@@ -31,7 +31,7 @@ def assert_context_relevant_judged(
     return check(ContextRelevancyJudge, question=question, context=context, params=params, **kwargs)
 
 
-_RELEVANT = """Is this part of the retrieved context relevant to answering the question? Reply with JSON only:
+RELEVANT_PROMPT = """Is this part of the retrieved context relevant to answering the question? Reply with JSON only:
 {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
 Question: {question}
@@ -68,7 +68,7 @@ class ContextRelevancyJudge(JudgeEvaluator):
         if not parts:
             return Score({"context_relevancy": None, "parse_failure": 0.0}, "the context has no sentence to judge", {})
         try:
-            relevant = self.fan_out([lambda i=i, part=part: ask_yes_no(self, _RELEVANT, f"{self.name} {unit} {i}",  # type: ignore[misc]
+            relevant = self.fan_out([lambda i=i, part=part: ask_yes_no(self, RELEVANT_PROMPT, f"{self.name} {unit} {i}",  # type: ignore[misc]
                                                                  question=case.question or "", unit=unit, chunk=part)
                                      for i, part in enumerate(parts)])
         except JudgeParseError as exc:
@@ -79,3 +79,8 @@ class ContextRelevancyJudge(JudgeEvaluator):
             details["irrelevant"] = [excerpt(p, 120) for p, ok in zip(parts, relevant) if not ok][:5]
         return Score({"context_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} {unit}s relevant{note}",
                      details)
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"relevant": RELEVANT_PROMPT}

@@ -34,7 +34,7 @@ Answer: {answer}
 """
 
 
-_CLAIM_VERDICT = """Given the context, is the claim supported by it? Reply with JSON only: {{"verdict": "yes"}} (supported),
+CLAIM_VERDICT_PROMPT = """Given the context, is the claim supported by it? Reply with JSON only: {{"verdict": "yes"}} (supported),
 {{"verdict": "no"}} (contradicted) or {{"verdict": "idk"}} (the context does not say), plus a short "reason".
 
 Context: {context}
@@ -72,7 +72,7 @@ class Faithfulness(JudgeEvaluator):
         context = "\n\n".join(case.context)
         try:
             claims = self.ask(CLAIMS_PROMPT, what=f"{self.name} claims", schema=list_schema("claims"), answer=case.actual or "")["claims"]
-            verdicts = self.fan_out([lambda i=i, claim=claim: ask_choice(self, _CLAIM_VERDICT, ("yes", "no", "idk"),  # type: ignore[misc]
+            verdicts = self.fan_out([lambda i=i, claim=claim: ask_choice(self, CLAIM_VERDICT_PROMPT, ("yes", "no", "idk"),  # type: ignore[misc]
                                                                        f"{self.name} claim {i}", context=context, claim=claim)
                                      for i, claim in enumerate(claims)])
         except JudgeParseError as exc:
@@ -88,3 +88,8 @@ class Faithfulness(JudgeEvaluator):
             reason += f"; first unsupported: {failing[0][:100]!r}"
         return Score({"faithfulness": value, "faithful": 0.0 if failing else 1.0, "parse_failure": 0.0}, reason,
                      {"claims": [{"claim": c, "verdict": v} for c, v in zip(claims, verdicts)]})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"claims": CLAIMS_PROMPT, "claim_verdict": CLAIM_VERDICT_PROMPT}

@@ -32,7 +32,7 @@ from ...text.basics import excerpt, sentences_or_text
 MAX_SENTENCES = 100
 
 
-_SENTENCE_SUPPORTED = """Is the information in the sentence present in, or directly supported by, the context? Reply with
+SENTENCE_SUPPORTED_PROMPT = """Is the information in the sentence present in, or directly supported by, the context? Reply with
 JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
 Context: {context}
@@ -83,7 +83,7 @@ class SentenceSupport(JudgeEvaluator):
             return self.nothing_to_judge(["context_recall", "hallucination"], "the answer has no sentence to judge", {"verdicts": []})
         context = "\n\n".join(case.context)
         try:
-            supported = self.fan_out([lambda i=i, s=s: ask_yes_no(self, _SENTENCE_SUPPORTED, f"{self.name} sentence {i}",  # type: ignore[misc]
+            supported = self.fan_out([lambda i=i, s=s: ask_yes_no(self, SENTENCE_SUPPORTED_PROMPT, f"{self.name} sentence {i}",  # type: ignore[misc]
                                                             context=context, sentence=s) for i, s in enumerate(sentences)])
         except JudgeParseError as exc:
             return self.unscored(["context_recall", "hallucination"], exc)
@@ -94,3 +94,8 @@ class SentenceSupport(JudgeEvaluator):
             reason += f"; first unsupported: {unsupported[0]!r}"
         return Score({"context_recall": share, "hallucination": 1.0 - share, "parse_failure": 0.0}, reason,
                      {"verdicts": supported, "unsupported": unsupported[:5]})
+
+
+#: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the
+#: ``pytest_llmeval_judge_prompts`` hook).
+PROMPTS: Mapping[str, str] = {"sentence_supported": SENTENCE_SUPPORTED_PROMPT}
