@@ -11,7 +11,7 @@ one run (never compared with a stored number):
 - N concurrent single-verdict requests through one judge with ``max_concurrency`` 1
   against 8: the semaphore bounds requests in flight, and lifting it scales;
 - one faithfulness check of 8 claims with ``max_concurrency`` 1 against 8: its verdicts go out
-  together (tests/test_fanout.py checks they are in flight at once, not how long they take).
+  together (tests/judges/test_fanout.py checks they are in flight at once, not how long they take).
 """
 
 from __future__ import annotations

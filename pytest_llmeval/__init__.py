@@ -45,7 +45,7 @@ _EXPORTS = {
     "Signature": "core.result",
 }
 
-# Every check helper -> its check module (written by ``python tests/check_index.py --write``, checked by a test).
+# Every check helper -> its check module (written by ``python tools/check_index.py --write``, checked by a test).
 # <generated: helpers>
 _HELPERS = {
     "Measurement": "checks.operations.generation",

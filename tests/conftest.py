@@ -77,7 +77,7 @@ def make(models):
 @pytest.fixture
 def server():
     """A real OpenAI-protocol HTTP server on loopback, with scripted replies and faults (tests/judge_server.py)."""
-    from .judge_server import ScriptedJudgeServer
+    from tests.judge_server import ScriptedJudgeServer
 
     running = ScriptedJudgeServer().start()
     yield running

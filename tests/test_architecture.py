@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "pytest_llmeval"
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "pytest_llmeval"
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -250,6 +250,23 @@ def test_the_wall_clock_scan_tells_timings_from_waits():
 
 def test_no_test_asserts_a_wall_clock_time():
     """Tests assert behaviour; a busy machine makes any time limit flaky. Timings live in ``benchmarks/``."""
-    tests = pathlib.Path(__file__).resolve().parent
+    tests = pathlib.Path(__file__).resolve().parents[0]
     found = {str(p.relative_to(tests)): wall_clock_asserts(p.read_text(encoding="utf-8")) for p in sorted(tests.rglob("*.py"))}
     assert {name: asserts for name, asserts in found.items() if asserts} == {}
+
+
+def test_the_tests_mirror_the_package():
+    """A test module sits in the folder of the layer it tests (``tests/checks/embedding/test_groundedness.py``), or at the
+    top when it tests the project as a whole (layout, docs, start-up); no module is named after a round of fixes."""
+    tests = pathlib.Path(__file__).resolve().parent
+    layers = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} | {"benchmarks"}
+    misplaced = []
+    for path in tests.rglob("test_*.py"):
+        parts = path.relative_to(tests).parts
+        if len(parts) > 1 and parts[0] not in layers:
+            misplaced.append(str(path.relative_to(tests)))
+        if len(parts) > 2 and parts[0] == "checks" and not (PACKAGE / "checks" / parts[1]).is_dir():
+            misplaced.append(str(path.relative_to(tests)))
+        if path.name.startswith("test_fix"):
+            misplaced.append(str(path.relative_to(tests)))
+    assert misplaced == []

@@ -9,7 +9,7 @@ import pytest
 
 import pytest_llmeval
 from pytest_llmeval.harness.registry import Registry
-from tests.docs_pages import current
+from tools.docs_pages import current
 from tests.seed_coverage import (
     CATALOG_NAMES,
     IMPLEMENTED,
@@ -22,7 +22,7 @@ from tests.seed_coverage import (
     missing,
 )
 
-README = pathlib.Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
+README = pathlib.Path(__file__).resolve().parents[1] / "docs" / "coverage.md"
 HELPER = re.compile(r"\b((?:assert|record|measure)_[a-z0-9_]+)")
 
 #: What the audit found unimplemented; a change here is a change of the audit, made on purpose.
@@ -120,7 +120,7 @@ def test_table_shape() -> None:
 def test_the_docs_page_is_current() -> None:
     text = current(README, "coverage")
     assert text is not None, "docs/coverage.md has no <!-- coverage:start --> ... <!-- coverage:end --> block"
-    assert text.split("\n") == coverage_table(), "docs/coverage.md is stale; run: python tests/docs_pages.py --write"
+    assert text.split("\n") == coverage_table(), "docs/coverage.md is stale; run: python tools/docs_pages.py --write"
 
 
 @pytest.mark.parametrize("seed", list(SEEDS))

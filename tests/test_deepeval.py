@@ -21,7 +21,7 @@ import deepeval.metrics  # noqa: E402,F401
 import deepeval.models  # noqa: E402,F401
 import deepeval.test_case  # noqa: E402,F401
 
-from .judge_server import ScriptedJudgeServer  # noqa: E402
+from tests.judge_server import ScriptedJudgeServer  # noqa: E402
 
 METRICS = """
 from deepeval.metrics import BaseMetric

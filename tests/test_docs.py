@@ -14,9 +14,9 @@ import pytest
 
 from pytest_llmeval.harness.registry import Registry
 
-from .docs_pages import blocks, current
+from tools.docs_pages import blocks, current
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 PAGES = sorted(DOCS.rglob("*.md"))
@@ -38,9 +38,9 @@ def test_the_readme_example_is_the_sample_the_suite_runs():
 
 @pytest.mark.parametrize("page, name", [(str(path.relative_to(ROOT)), name) for (path, name) in blocks()])
 def test_generated_pages_are_current(page: str, name: str):
-    """Run ``python tests/docs_pages.py --write`` after changing a check, an option or the catalog coverage."""
+    """Run ``python tools/docs_pages.py --write`` after changing a check, an option or the catalog coverage."""
     expected = {(str(path.relative_to(ROOT)), block): text for (path, block), text in blocks().items()}
-    assert current(ROOT / page, name) == expected[(page, name)], "stale: run python tests/docs_pages.py --write"
+    assert current(ROOT / page, name) == expected[(page, name)], "stale: run python tools/docs_pages.py --write"
 
 
 def test_every_registered_check_is_named_on_a_docs_page():

@@ -13,15 +13,15 @@ import pytest
 import pytest_llmeval
 from pytest_llmeval.harness.registry import BUILTIN_EVALUATORS, Registry
 
-from .check_index import BLOCKS, current
+from tools.check_index import BLOCKS, current
 
 PACKAGE = pathlib.Path(pytest_llmeval.__file__).parent
 
 
 def test_the_generated_name_tables_match_the_check_modules():
-    """``python tests/check_index.py --write`` rewrites them after a check is added, renamed or moved."""
+    """``python tools/check_index.py --write`` rewrites them after a check is added, renamed or moved."""
     stale = [f"{path.relative_to(PACKAGE.parent)} ({name})" for (path, name), make in BLOCKS.items() if current(path, name) != make()]
-    assert stale == [], "run: python tests/check_index.py --write"
+    assert stale == [], "run: python tools/check_index.py --write"
 
 
 def test_few_modules_at_the_top():

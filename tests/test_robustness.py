@@ -424,7 +424,7 @@ def test_deterministic_checks_and_the_report_take_any_text(answer, other):
         if "expected" in fields:
             fields["expected"] = other or "x"
         if name == "self_consistency":
-            continue  # takes a group (tests/test_groups_steps.py)
+            continue  # takes a group (tests/checks/embedding/test_step_groups.py)
         if name == "agent_sanity":
             fields["metadata"] = {"artifacts": [__file__]}  # what the agent wrote: files, not text
         [result] = REGISTRY.create(name).evaluate([Case(actual=answer, **fields)])

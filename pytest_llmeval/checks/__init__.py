@@ -7,7 +7,7 @@ Families: ``lexical`` (matching, overlap, structure), ``embedding`` (similarity 
 BLEURT, MoverScore, NLI), ``text_stats`` (counts and readability), ``classification``, ``agents`` and
 ``operations`` (latency, tokens, cost).
 
-The tables below are written by ``python tests/check_index.py --write`` from the check modules themselves (a test
+The tables below are written by ``python tools/check_index.py --write`` from the check modules themselves (a test
 fails when they differ): the registry resolves a name through :data:`BUILTIN_CHECKS` without importing any check.
 """
 

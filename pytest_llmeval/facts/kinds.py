@@ -8,7 +8,7 @@ precision (bad among the answers it fires on, the two classes weighted 1:1) is a
 :data:`MIN_FIRINGS` times, and over those sets together (:func:`measured_failing`). The
 other kinds are *concerns*: named with the answer, the
 verdict unverified. :data:`FAILING` is generated from the committed measurement
-(``benchmarks/results/evidence_kinds.json``) by ``python tests/docs_pages.py --write``;
+(``benchmarks/results/evidence_kinds.json``) by ``python tools/docs_pages.py --write``;
 a test fails when it is stale. ``fail_on=`` (per call, ``--llmeval-fail-on``, ini
 ``llmeval_fail_on``) lets a team that knows its data choose.
 

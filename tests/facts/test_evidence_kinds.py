@@ -1,0 +1,168 @@
+"""Evidence kinds earn the right to fail by measurement: fail_on, concerns, record contexts, sentences that claim
+nothing, refusals and Markdown answers, as groundedness reads them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_llmeval import Case
+from pytest_llmeval.facts.kinds import FAILING, KIND_IDS, MIN_FIRINGS, measured_failing, resolve_fail_on
+
+from tests.verdicts import check_verdict
+
+
+def test_fail_on_takes_measured_all_none_or_kinds_and_names_what_it_expects():
+    assert resolve_fail_on(None) == resolve_fail_on("measured") == FAILING
+    assert resolve_fail_on("all") == frozenset(KIND_IDS) and resolve_fail_on("none") == frozenset()
+    assert resolve_fail_on("number, role swap") == resolve_fail_on(["number", "role_swap"]) == {"number", "role_swap"}
+    with pytest.raises(ValueError, match="unknown evidence kind 'nmae'.*the kinds: number, changed_number"):
+        resolve_fail_on("nmae")
+    with pytest.raises(ValueError, match="argument 'fail_on' must be 'measured', 'all', 'none' or evidence kinds"):
+        resolve_fail_on(3)
+
+
+def row(kind, good_fired, bad_fired, good=100, bad=100, gates=True):
+    return {"kind": kind, "gates": gates, "good_fired": good_fired, "bad_fired": bad_fired, "good": good, "bad": bad}
+
+
+def test_a_kind_fails_only_when_every_measured_set_and_all_of_them_together_are_precise_enough():
+    assert measured_failing([row("name", 1, 30), row("name", 2, 40)]) == {"name"}
+    # one set where it fires often enough to measure, below 0.9: a concern everywhere
+    assert measured_failing([row("name", 1, 30), row("name", 6, 20)]) == frozenset()
+    # rare on each set, measured on the sets together
+    assert measured_failing([row("time", 0, 6), row("time", 0, 5)]) == {"time"}
+    assert measured_failing([row("time", 0, MIN_FIRINGS - 1)]) == frozenset()  # too few to measure at all
+    assert measured_failing([row("time", 1, 6), row("time", 1, 5)]) == frozenset()  # pooled 11/13, 1:1: 0.846
+    # a set whose labels do not measure support is shown, not gated on
+    assert measured_failing([row("name", 1, 30), row("name", 40, 40, gates=False)]) == {"name"}
+    # the two classes weigh 1:1: twice as many bad answers do not make a kind look precise
+    assert measured_failing([row("date", 10, 40, good=100, bad=200)]) == frozenset()
+
+
+def test_the_default_kinds_are_the_measured_ones():
+    """``benchmarks/results/evidence_kinds.json`` is the committed measurement; tools/docs_pages.py writes FAILING."""
+    import pathlib
+
+    measured = json.loads((pathlib.Path(__file__).parents[2] / "benchmarks" / "results" / "evidence_kinds.json").read_text())
+    assert measured_failing(measured) == FAILING
+    assert {r["kind"] for r in measured} == set(KIND_IDS)
+
+
+pytest.importorskip("sentence_transformers")
+
+MUSEUM = ["The Harbour Museum opens at 9 a.m. and closes at 5 p.m. from Monday to Friday. Entry is free for children under 12."]
+RECORD = {"name": "Blue Door Cafe", "city": "Fresno", "state": "CA", "stars": 4.5, "review_count": 87,
+          "hours": {"Monday": "10:0-20:0", "Sunday": "12:0-16:0"}, "attributes": {"WiFi": None, "OutdoorSeating": True}}
+
+
+def one(evaluator, **fields):
+    [result] = evaluator.evaluate([Case(**fields)])
+    check_verdict(evaluator, result)
+    return result
+
+
+def kinds(result, fails=None):
+    return {e["kind"] for e in result.details["evidence"] if fails is None or e["fails"] == fails}
+
+
+def test_evidence_of_a_kind_that_only_warns_leaves_the_answer_unverified_naming_the_concern(make):
+    answer = dict(actual="The Harbour Museum opens at 9 a.m.; the curator is Maria Lopez.", context=MUSEUM)
+    failing = one(make("groundedness", fail_on="all"), **answer)
+    assert failing.verdict == "fail" and kinds(failing, fails=True) == {"name"}
+    warned = one(make("groundedness", fail_on=["number"]), **answer)
+    assert warned.verdict == "unverified" and warned.passed and kinds(warned, fails=False) == {"name"}
+    assert warned.metrics["evidence"] == 0 and warned.metrics["concerns"] == 1
+    assert "concern (name: a kind that only warns, see fail_on): 'Maria Lopez' (sentence 1) appears nowhere" in warned.reason
+    assert warned.signature.params["fail_on"] == "number" and failing.signature.params["fail_on"] == ",".join(sorted(KIND_IDS))
+
+
+def test_a_changed_number_fails_at_any_size_naming_both(make):
+    context = ["Refunds are issued within 5 business days of the return being received."]
+    result = one(make("groundedness"), actual="Refunds are issued within 10 business days.", context=context)
+    assert result.verdict == "fail", result.reason
+    assert "'10' (sentence 1) is not what the context says: it says '5' ('Refunds are issued within 5 business days" in result.reason
+    assert kinds(result) == {"changed_number"}
+    # merely absent, a small count stays weak
+    absent = one(make("groundedness"), actual="Refunds are issued within 10 business days.", context=["Refunds are issued quickly."])
+    assert "changed_number" not in kinds(absent)
+
+
+def test_a_reworded_step_is_not_failed(make):
+    result = one(make("groundedness"), actual="File the claim on the support page.",
+                 context=["A warranty claim can be filed on the support page within 30 days of purchase."])
+    assert result.verdict in ("pass", "unverified"), result.reason
+
+
+@pytest.mark.parametrize("form", ["dict", "json", "literal"])
+def test_a_record_context_is_read_as_facts_in_any_format(make, form):
+    context = {"dict": RECORD, "json": json.dumps(RECORD), "literal": str(RECORD)}[form]
+    grounded = make("groundedness", fail_on="all")
+    right = one(grounded, actual="Blue Door Cafe in Fresno, California, opens at 10 am and closes at 8 pm on Mondays. "
+                                 "It has a 4.5-star rating and outdoor seating.", context=context)
+    assert right.verdict != "fail", right.reason
+    changed = one(grounded, actual="On Mondays it opens at 9 am.", context=context)
+    assert changed.verdict == "fail" and "'9 am' (sentence 1) is not what the record says: hours.Monday is '10:0-20:0'" in changed.reason
+    # the field named is the one the sentence speaks of where the number stands, not the first that fits
+    days = one(grounded, actual="It opens at 10 am on Mondays and at 9 am on Sundays.", context=context)
+    assert "'9 am' (sentence 1) is not what the record says: hours.Sunday is '12:0-16:0'" in days.reason, days.reason
+    reviews = one(grounded, actual="It has a 4.5-star rating from 178 reviews.", context=context)
+    assert "'178' (sentence 1) is not what the record says: review_count is 87" in reviews.reason, reviews.reason
+    null = one(grounded, actual="The cafe offers free WiFi.", context=context)
+    assert "null_field" in kinds(null) and "attributes.WiFi is not given" in null.reason
+    assert "name" not in kinds(null)  # the key is named in the record, its value is not
+
+
+@pytest.mark.parametrize("answer", [
+    "Based on the provided passages, the museum opens at 9 a.m. on weekdays.",
+    "According to the context, entry is free for children under 12. I hope this helps!",
+    "Here is a summary of the information in 25 words: the museum opens at 9 a.m. on weekdays.",
+    "## Opening hours\n\n- **Opens:** 9 a.m.\n- **Closes:** 5 p.m.\n\nLet me know if you have any further questions.",
+    "1. The museum opens at 9 a.m.\n2. It closes at 5 p.m.\n3. Children under 12 enter free.",
+])
+def test_words_about_the_answer_or_the_sources_are_not_checked(make, answer):
+    result = one(make("groundedness", fail_on="all"), actual=answer, context=MUSEUM)
+    assert result.verdict != "fail" and not kinds(result), result.reason
+
+
+def test_a_refusal_is_recorded_and_left_unverified(make):
+    result = one(make("groundedness", fail_on="all"), actual="The passages do not mention the ticket price for adults.",
+                 context=MUSEUM)
+    assert result.verdict == "unverified" and list(result.details["refusal"]) == [1] and "a refusal" in result.reason
+
+
+@settings(max_examples=20, deadline=None)
+@given(hour=st.integers(1, 11), minute=st.sampled_from([0, 15, 30, 45]), changed=st.integers(1, 11))
+def test_a_time_written_another_way_is_the_same_fact_and_a_changed_one_fails(models, hour, minute, changed):
+    from pytest_llmeval import Registry
+
+    grounded = Registry(entry_points=False).create("groundedness", fail_on="all", entities="rules")
+    grounded.bind(models)
+    record = {"hours": {"Friday": f"{hour}:{minute}-{hour + 12}:{minute}"}}
+    spoken = f"{hour}:{minute:02d} am" if minute else f"{hour} am"
+    right = one(grounded, actual=f"On Friday it opens at {spoken}.", context=str(record))
+    assert not kinds(right) & {"time", "changed_number"}, right.reason
+    if changed != hour:
+        wrong = one(grounded, actual=f"On Friday it opens at {changed} am.", context=str(record))
+        assert wrong.verdict == "fail" and "hours.Friday" in wrong.reason, wrong.reason
+
+
+@pytest.mark.subprocess
+def test_the_run_chooses_the_failing_kinds(pytester: pytest.Pytester):
+    pytester.makepyfile("""
+        from pytest_llmeval import assert_grounded
+
+        def test_curator():
+            assert_grounded("The curator is Maria Lopez.", ["The museum opens at 9 a.m."], entities="rules")
+    """)
+    bad = pytester.runpytest("--llmeval-fail-on=nmae", "-p", "no:randomly")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*--llmeval-fail-on*unknown evidence kind 'nmae'*"])
+    assert pytester.runpytest("--llmeval-fail-on=name", "-p", "no:randomly").ret == pytest.ExitCode.TESTS_FAILED
+    assert pytester.runpytest("--llmeval-fail-on=number", "-p", "no:randomly").ret == pytest.ExitCode.OK
+    pytester.makeini("[pytest]\nllmeval_fail_on = measured, name\n")
+    assert pytester.runpytest("-p", "no:randomly").ret == pytest.ExitCode.TESTS_FAILED  # the ini file's kinds
+    assert pytester.runpytest("-p", "no:randomly", "--llmeval-fail-on=none").ret == pytest.ExitCode.OK  # the command line wins

@@ -1,0 +1,174 @@
+"""The HTML report as a person meets it: opened in headless Chromium (Debian's chromium and chromium-driver, driven by
+selenium; skipped where they are missing), and its new views escaped like the rest."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+
+import pytest
+
+from pytest_llmeval.checks.lexical.exact_match import ExactMatch
+from pytest_llmeval.core.case import Case
+from pytest_llmeval.report import html
+from pytest_llmeval.report.aggregate import summarize
+from pytest_llmeval.report.charts import NO_MODEL_LABEL, goodness
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCREENSHOT = ROOT / "docs" / "images" / "report.png"
+
+# Two models over twelve cases: "big" answers every case; "small" fails ten of them now, none before (the baseline).
+SUITE = """
+import os
+import pytest
+from pytest_llmeval import assert_exact_match, assert_rouge
+
+WRONG = os.environ.get("SMALL_WRONG") == "1"
+
+@pytest.mark.parametrize("model", ["big", "small"])
+@pytest.mark.parametrize("case", range(12))
+def test_answer(model, case):
+    answer = "paris" if model == "big" or not (WRONG and case % 6) else "lyon"
+    assert_exact_match(answer, "paris", model=model, case=f"q{case:02d}")
+
+@pytest.mark.parametrize("case", range(4))
+def test_summary(case):
+    assert_rouge("the cat sat on the mat", "the cat sat on the mat today", case=f"s{case}")
+"""
+
+
+def _chrome():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_path = shutil.which("chromedriver")
+    if binary is None or driver_path is None:
+        pytest.skip("headless Chromium needs Debian's chromium and chromium-driver")
+    options = Options()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800",
+                     "--disable-background-networking", "--disable-component-update", "--no-first-run"):
+        options.add_argument(argument)
+    options.binary_location = binary
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = _chrome()
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def two_model_report(pytester: pytest.Pytester, monkeypatch) -> pathlib.Path:
+    pytester.makepyfile(test_suite=SUITE)
+    pytester.runpytest("-p", "no:randomly", "--llmeval-report=main").assert_outcomes(passed=28)
+    monkeypatch.setenv("SMALL_WRONG", "1")
+    pytester.runpytest("-p", "no:randomly", "--llmeval-report=pr", "--llmeval-baseline=main/report.json").assert_outcomes(
+        passed=18, failed=10)
+    return pytester.path / "pr" / "report.html"
+
+
+def _rows(browser) -> list[tuple[str, str, bool]]:
+    """(verdict, test, shown) of every result row, in document order."""
+    return browser.execute_script(
+        "return Array.from(document.querySelectorAll('tr[data-filter]')).map("
+        "r => [r.dataset.verdict, r.cells[0].textContent, r.offsetParent !== null]);")
+
+
+@pytest.mark.subprocess
+def test_a_two_model_run_with_failures_and_a_baseline_in_chromium(browser, two_model_report: pathlib.Path):
+    browser.get(two_model_report.as_uri())
+    assert browser.title == "LLM evaluation report"
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] in ("SEVERE", "WARNING")]
+    assert errors == []
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0  # nothing fetched
+    assert "Verdict: regressed" in browser.find_element("id", "verdict").text
+    rows = _rows(browser)
+    verdicts = [verdict for verdict, _, _ in rows]
+    assert verdicts.count("fail") == 2 * 10  # in the failures table, then again at the top of all results
+    assert max(i for i, v in enumerate(verdicts) if v == "fail") < verdicts.index("pass")  # every failure before any pass
+    assert browser.execute_script("return document.querySelectorAll('#charts ~ .charts svg, .chart svg').length") >= 3
+    assert browser.execute_script("return document.querySelectorAll('svg[aria-label^=\"before and after\"]').length") == 1
+    grid = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.grid[data-check=exact_match] tr')).map(r => "
+        "Array.from(r.cells).map(c => c.textContent.trim()))")
+    assert grid[0] == ["case", "big", "small"] and grid[1][0] == "q01" and grid[1][2].endswith("✗")  # the hardest case first
+    assert NO_MODEL_LABEL in browser.find_element("id", "results").find_element("xpath", "..").text  # rouge: no model
+
+    # Filters: by model, by verdict, by text; and back to all.
+    select = browser.find_element("id", "f-model")
+    select.find_element("css selector", "option[value='']")  # "all"
+    browser.execute_script("const s = document.getElementById('f-model'); s.value = 'small'; s.dispatchEvent(new Event('change'));")
+    assert {test.split("[")[-1] for _, test, shown in _rows(browser) if shown} and all(
+        "small" in test for _, test, shown in _rows(browser) if shown)
+    browser.execute_script("const s = document.getElementById('f-verdict'); s.value = 'fail'; s.dispatchEvent(new Event('change'));")
+    assert {v for v, _, shown in _rows(browser) if shown} == {"fail"}
+    assert "of" in browser.find_element("id", "f-count").text
+    browser.execute_script("const t = document.getElementById('f-text'); t.value = '[3-small]'; t.dispatchEvent(new Event('input'));")
+    assert [test for _, test, shown in _rows(browser) if shown] == ["test_suite.py::test_answer[3-small]"] * 2
+    browser.execute_script("for (const id of ['f-model', 'f-verdict']) { const s = document.getElementById(id); s.value = '';"
+                           " s.dispatchEvent(new Event('change')); } const t = document.getElementById('f-text'); t.value = '';"
+                           " t.dispatchEvent(new Event('input'));")
+    assert all(shown for _, _, shown in _rows(browser))
+    assert browser.get_log("browser") == []
+
+    # The picture the README shows (written when asked: LLMEVAL_SCREENSHOT=1).
+    if os.environ.get("LLMEVAL_SCREENSHOT") == "1":
+        browser.set_window_size(1400, 1500)
+        browser.execute_script("window.scrollTo(0, 0)")
+        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        browser.save_screenshot(str(SCREENSHOT))
+
+
+HOSTILE = ['<script>window.pwned = 1</script>', '"><img src=x onerror="window.pwned=1">', "[click](javascript:alert(1)) **bold**",
+           "</pre></td></tr></table><svg onload=alert(1)>", "{{ 7*7 }} {% raw %}"]
+
+
+def _hostile_report() -> dict:
+    evaluator = ExactMatch()
+    records = []
+    for index, text in enumerate(HOSTILE):
+        case = Case(actual=text, expected="safe", model=text, case_id=text)
+        [result] = evaluator.evaluate([case])
+        records.append({**result.to_dict(), "nodeid": f"t.py::test[{text}]", "outcome": "failed" if index % 2 else "xfailed"})
+    return {"summary": summarize(records).to_dict(), "results": records, "tests": {}}
+
+
+def test_hostile_model_output_stays_inert_in_every_new_view():
+    page = html.render(_hostile_report())
+    lowered = page.lower()
+    assert lowered.count("<script") == 1  # the filters' own
+    assert "<img" not in lowered and "onerror=\"window" not in lowered and "<svg onload" not in lowered
+    assert 'href="javascript' not in lowered  # Markdown link syntax stays text
+    assert "49" not in re.findall(r"\{\{ 7\*7 \}\}|49", page)  # no template ran on model text
+    assert "{{ 7*7 }}" in page
+    for text in HOSTILE[:2]:
+        escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&#34;")
+        assert escaped in page  # in the failures, results, grid (tooltip) and filter options, escaped
+
+
+@pytest.mark.subprocess
+def test_hostile_model_output_runs_nothing_in_chromium(browser, tmp_path: pathlib.Path):
+    path = tmp_path / "report.html"
+    path.write_text(html.render(_hostile_report()), encoding="utf-8")
+    browser.get(path.as_uri())
+    assert browser.execute_script("return window.pwned === undefined && document.images.length === 0")
+    assert browser.execute_script("return document.querySelectorAll('a[href^=\"javascript\"]').length") == 0
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+
+
+def test_goodness_runs_the_metrics_way():
+    assert goodness(0.9, 0.0, 1.0, True) == pytest.approx(0.9) and goodness(0.9, 0.0, 1.0, False) == pytest.approx(0.1)
+    assert goodness(None, 0.0, 1.0, True) is None and goodness(float("nan"), 0.0, 1.0, True) is None
+
+
+def test_a_report_without_records_still_renders():
+    page = html.render({"results": [], "summary": None})
+    assert "<h1>LLM evaluation</h1>" in page and json.dumps([]) not in page.split("<main>")[0]
