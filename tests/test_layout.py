@@ -158,3 +158,14 @@ def test_a_check_added_as_one_module_is_found_by_name(pytester: pytest.Pytester)
     run = pytester.runpytest("-p", "no:randomly")
     run.assert_outcomes(passed=2, failed=1)
     run.stdout.fnmatch_lines(["*llmeval word_budget failed*within_budget 0.333 < threshold 1.000*"])
+
+
+def test_the_kit_holds_what_a_check_author_needs():
+    """``pytest_llmeval.kit`` names the contract, the runner, the bases and the errors; the docs' example check imports
+    only from it (and the test above runs that example)."""
+    import pytest_llmeval.kit as kit
+
+    assert all(getattr(kit, name) is not None for name in kit.__all__)
+    assert {"Evaluator", "MetricSpec", "Score", "Verdict", "check", "JudgeEvaluator", "ModelEvaluator"} <= set(kit.__all__)
+    imports = [line for line in readme_check_module().splitlines() if line.startswith(("from pytest_llmeval", "import pytest_llmeval"))]
+    assert imports and all(line.startswith("from pytest_llmeval.kit import") for line in imports)

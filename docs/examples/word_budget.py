@@ -2,13 +2,14 @@
 
 from typing import Any
 
-from pytest_llmeval import Evaluator, MetricSpec, Result, Score, assert_check
+from pytest_llmeval.kit import Evaluator, MetricSpec, Result, Score, check, check_kwargs
 
 
 def assert_word_budget(actual: str, *, budget: int = 5, **kwargs: Any) -> Result:
     """The answer has at most ``budget`` words."""
     __tracebackhide__ = True
-    return assert_check("word_budget", actual=actual, params={"budget": budget}, **kwargs)
+    check_kwargs(kwargs)
+    return check(WordBudget, actual=actual, params={"budget": budget}, **kwargs)
 
 
 class WordBudget(Evaluator):

@@ -1,0 +1,31 @@
+"""What a check author needs, in one import: ``from pytest_llmeval.kit import Evaluator, MetricSpec, Score, check``.
+
+- the contract: :class:`Evaluator` (declare ``name``, ``requires``, ``metrics``, ``defaults``; implement ``score`` or
+  ``score_batch``; override ``decide`` to decide otherwise), :class:`MetricSpec`, :class:`Score`, :class:`Verdict`,
+  :class:`Case`, :class:`Result`;
+- parameter checks that name the parameter: :func:`require_choice`, :func:`require_type`, :func:`require_number`;
+- the runner a helper hands its class to: :func:`check` (asserts), :func:`run_check` (returns the result),
+  :func:`check_kwargs` (refuses unknown keyword arguments);
+- bases for checks that run a local model (:class:`ModelEvaluator`) or ask the judge (:class:`JudgeEvaluator`,
+  whose ``PROMPTS`` table in your module is public and replaceable);
+- what a check may raise for the runner to map to the test's outcome: :class:`CheckUnavailable` (skip),
+  :class:`SetupError` (fail in one line), :class:`ScoringError` (recorded unscored), :class:`MissingInputError`.
+
+Everything else in the package is its own business and may change between releases.
+"""
+
+from __future__ import annotations
+
+from .core.case import Case
+from .core.errors import CheckUnavailable, MissingInputError, ScoringError, SetupError
+from .core.evaluator import Evaluator, MetricSpec, Score
+from .core.params import require_choice, require_number, require_type
+from .core.result import Result
+from .core.verdict import Verdict
+from .judges.evaluator import JudgeEvaluator
+from .models.evaluator import ModelEvaluator
+from .run.check import check, check_kwargs, run_check
+
+__all__ = ["Case", "Result", "Evaluator", "MetricSpec", "Score", "Verdict", "require_choice", "require_number", "require_type",
+           "check", "run_check", "check_kwargs", "ModelEvaluator", "JudgeEvaluator", "CheckUnavailable", "SetupError",
+           "ScoringError", "MissingInputError"]
