@@ -1,15 +1,15 @@
 """What a check author needs, in one import: ``from pytest_llmeval.kit import Evaluator, MetricSpec, Score, check``.
 
-- the contract: :class:`Evaluator` (declare ``name``, ``requires``, ``metrics``, ``defaults``; implement ``score`` or
-  ``score_batch``; override ``decide`` to decide otherwise), :class:`MetricSpec`, :class:`Score`, :class:`Verdict`,
-  :class:`Case`, :class:`Result`;
-- parameter checks that name the parameter: :func:`require_choice`, :func:`require_type`, :func:`require_number`;
-- the runner a helper hands its class to: :func:`check` (asserts), :func:`run_check` (returns the result),
-  :func:`check_kwargs` (refuses unknown keyword arguments);
-- bases for checks that run a local model (:class:`ModelEvaluator`) or ask the judge (:class:`JudgeEvaluator`,
+- the contract: `Evaluator` (declare ``name``, ``requires``, ``metrics``, ``defaults``; implement ``score`` or
+  ``score_batch``; override ``decide`` to decide otherwise), `MetricSpec`, `Score`, `Verdict`,
+  `Case`, `Result`;
+- parameter checks that name the parameter: `require_choice()`, `require_type()`, `require_number()`;
+- the runner a helper hands its class to: `check()` (asserts), `run_check()` (returns the result),
+  `check_kwargs()` (refuses unknown keyword arguments);
+- bases for checks that run a local model (`ModelEvaluator`) or ask the judge (`JudgeEvaluator`,
   whose ``PROMPTS`` table in your module is public and replaceable);
-- what a check may raise for the runner to map to the test's outcome: :class:`CheckUnavailable` (skip),
-  :class:`SetupError` (fail in one line), :class:`ScoringError` (recorded unscored), :class:`MissingInputError`.
+- what a check may raise for the runner to map to the test's outcome: `CheckUnavailable` (skip),
+  `SetupError` (fail in one line), `ScoringError` (recorded unscored), `MissingInputError`.
 
 Everything else in the package is its own business and may change between releases.
 """

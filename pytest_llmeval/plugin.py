@@ -88,6 +88,16 @@ def pytest_llmeval_make_judge(config: pytest.Config, settings: Any) -> Any:
                        max_retries=settings.judge_retries, budget=settings.judge_budget)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_llmeval_generate_report(config: pytest.Config, results: list[dict[str, Any]], run: dict[str, Any], summary: dict[str, Any],
+                                   baseline: dict[str, Any] | None, tests: dict[str, str], models: dict[str, Any],
+                                   judge: dict[str, Any]) -> dict[str, Any]:
+    """The JSON report as the plugin makes it: a function of the records and the run's information."""
+    from .report.jsonfile import assemble
+
+    return assemble(results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, judge=judge)
+
+
 class _RunHooks:
     """Hooks that need this run's session but get no config (test reports): registered per run."""
 

@@ -104,3 +104,14 @@ def test_the_site_builds_without_a_warning(tmp_path: pathlib.Path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "checks" / "embedding" / "index.html").is_file()
     assert "assert_grounded" in (tmp_path / "site" / "checks" / "embedding" / "index.html").read_text(encoding="utf-8")
+
+
+def test_docstrings_are_markdown():
+    """The docs pages are made from the package's docstrings: a reST role (``:class:`X` ``) would show raw there."""
+    import re
+
+    role = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj):`")
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "pytest_llmeval").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if role.search(line)]
+    found += [str(path.relative_to(ROOT)) for path in sorted((ROOT / "docs").rglob("*.md")) if role.search(path.read_text(encoding="utf-8"))]
+    assert found == []

@@ -8,7 +8,7 @@ BLEURT, MoverScore, NLI), ``text_stats`` (counts and readability), ``classificat
 ``operations`` (latency, tokens, cost).
 
 The tables below are written by ``python tools/check_index.py --write`` from the check modules themselves (a test
-fails when they differ): the registry resolves a name through :data:`BUILTIN_CHECKS` without importing any check.
+fails when they differ): the registry resolves a name through `BUILTIN_CHECKS` without importing any check.
 """
 
 from __future__ import annotations

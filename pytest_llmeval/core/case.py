@@ -1,6 +1,6 @@
 """The inputs of one check.
 
-A :class:`Case` mirrors one row of an evaluation dataset (the format of seed 002:
+A `Case` mirrors one row of an evaluation dataset (the format of seed 002:
 ``input`` with the question and conversation history, ``expected_output``,
 ``metadata``), extended with what the system under test produced: the actual
 answer, the retrieved context and the model's name.
@@ -114,7 +114,7 @@ class Case:
         question: The question or prompt.
         context: The retrieved context, one chunk or ordered chunks; a chunk may be a record (a mapping), kept as
             its JSON text.
-        conditions: A text-matching condition (see :mod:`pytest_llmeval.text.conditions`).
+        conditions: A text-matching condition (see `pytest_llmeval.text.conditions`).
         history: The conversation history before the question.
         model: The name of the model under test.
         case_id: The id of this case, used to find the most difficult case.
@@ -181,7 +181,7 @@ class Case:
         ``conditions``, ``model`` and ``actual_output`` (a string, or a mapping with
         ``answer``). Flat keys (``question``, ``expected``, ``context``, ``actual``) work too,
         and so do the seeds' spellings (``expected output``, ``Expected answer``,
-        ``retrieval context``; see :data:`ROW_KEYS`). An unknown key raises ``ValueError``.
+        ``retrieval context``; see `ROW_KEYS`). An unknown key raises ``ValueError``.
 
         >>> Case.from_record({"input": {"question": "2+2?"}, "expected output": {"answer": "4"},
         ...                   "actual_output": "4", "model": "m"}).expected
@@ -362,10 +362,10 @@ def _json_records(path: str, whole: bool) -> Iterable[tuple[str, Any]]:
 def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
     """Cases with where each came from (``file:line``), from JSON Lines, JSON, CSV or YAML.
 
-    Rows use the seed-002 layout (see :meth:`Case.from_record`; a key outside :data:`ROW_KEYS`
+    Rows use the seed-002 layout (see `Case.from_record()`; a key outside `ROW_KEYS`
     is an error, except that CSV keeps other columns as metadata); a row may name the row
     it perturbs (``perturbation_of``, its id) and how (``perturbation``), kept in the
-    case's metadata. A bad row raises :class:`CaseFileError` naming the file and line:
+    case's metadata. A bad row raises `CaseFileError` naming the file and line:
     rows are never skipped silently (blank lines and ``#`` comments in JSON Lines are
     not rows).
     """
@@ -404,7 +404,7 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
 
 
 def beside_caller(path: str | os.PathLike[str], depth: int = 2) -> str | os.PathLike[str]:
-    """``path``, or the same relative path beside the file that called :func:`cases`, when only that exists."""
+    """``path``, or the same relative path beside the file that called `cases()`, when only that exists."""
     if os.path.isabs(path) or os.path.exists(path):
         return path
     import sys
@@ -419,10 +419,10 @@ def beside_caller(path: str | os.PathLike[str], depth: int = 2) -> str | os.Path
 
 
 def load_cases(path: str | os.PathLike[str]) -> list[Case]:
-    """Read cases from a JSON Lines, JSON, CSV or YAML file (see :func:`read_cases`).
+    """Read cases from a JSON Lines, JSON, CSV or YAML file (see `read_cases()`).
 
     A relative path that does not exist from the working directory is looked up
-    beside the calling file. A bad row raises :class:`CaseFileError` (a
+    beside the calling file. A bad row raises `CaseFileError` (a
     ``ValueError``) naming the file and the line.
     """
     return [case for _, case in read_cases(beside_caller(path))]

@@ -1,14 +1,14 @@
 """What a check can raise, and what the runner makes of it.
 
-Judges, models and checks raise subclasses of these; the check runner (:mod:`pytest_llmeval.run.check`) maps
+Judges, models and checks raise subclasses of these; the check runner (`pytest_llmeval.run.check`) maps
 each base to an outcome of the running test, so no layer below it needs pytest:
 
-- :class:`CheckUnavailable`: the check cannot run in this run (no judge configured): the test is skipped;
-- :class:`VerdictMissing`: a verdict the run may only replay was never recorded: the check is recorded as
+- `CheckUnavailable`: the check cannot run in this run (no judge configured): the test is skipped;
+- `VerdictMissing`: a verdict the run may only replay was never recorded: the check is recorded as
   failed and the test fails in one line;
-- :class:`ScoringError`: the scorer failed for good (a judge that keeps failing): the check is recorded as
+- `ScoringError`: the scorer failed for good (a judge that keeps failing): the check is recorded as
   failed, unscored, with the error as its reason, and the error propagates;
-- :class:`SetupError`: a scoring model or an extra is missing: the test fails in one line.
+- `SetupError`: a scoring model or an extra is missing: the test fails in one line.
 """
 
 from __future__ import annotations

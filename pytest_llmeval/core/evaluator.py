@@ -4,10 +4,10 @@ An evaluator is a small class that declares, as class attributes, what it needs
 (``requires``), what it measures (``metrics``) and how (``reproducible``,
 ``needs_judge``, ``uses_models``, ``gpu``); takes its parameters as keyword
 arguments, checked when it is built; and scores a **batch** of cases at once,
-returning one :class:`~pytest_llmeval.core.result.Result` per case.
+returning one `Result` per case.
 
-Subclasses implement :meth:`Evaluator.score` (one case) or, when batching pays
-(model calls), :meth:`Evaluator.score_batch`.
+Subclasses implement `Evaluator.score()` (one case) or, when batching pays
+(model calls), `Evaluator.score_batch()`.
 
 >>> from pytest_llmeval.checks.lexical.exact_match import ExactMatch
 >>> [r.passed for r in ExactMatch(ignore_case=True).evaluate([Case(actual="Paris", expected="paris")])]
@@ -68,7 +68,7 @@ class MetricSpec:
 
 @dataclass(frozen=True)
 class Score:
-    """What :meth:`Evaluator.score` returns for one case, before thresholds.
+    """What `Evaluator.score()` returns for one case, before thresholds.
 
     ``unverified``: the check found nothing it could judge (a judge extracted no claims):
     the verdict is ``unverified`` whatever the thresholds say, unless a metric that is
@@ -88,7 +88,7 @@ class Evaluator:
 
     - ``name``: the registry name; ``version``: bumped when scores change.
     - ``requires``: case fields that must be present; ``uses``: optional ones it reads.
-    - ``metrics``: :class:`MetricSpec` tuple, exactly one ``primary``.
+    - ``metrics``: `MetricSpec` tuple, exactly one ``primary``.
     - ``defaults``: parameter names and default values; anything else is refused.
     - ``case_specific``: parameters that belong to the case, kept out of the signature.
     - ``reporting``: parameters that change only what a result keeps (``sentence_level_metrics``),
@@ -117,7 +117,7 @@ class Evaluator:
     helper: ClassVar[str] = ""
     extra: ClassVar[str] = ""
     #: The judge check that decides this check's unverified answers when a judge is configured (``""``: none);
-    #: the session wires the two together (:mod:`pytest_llmeval.run.escalation`).
+    #: the session wires the two together (`pytest_llmeval.run.escalation`).
     escalates_to: ClassVar[str] = ""
 
     def __init__(self, **params: Any) -> None:
@@ -163,7 +163,7 @@ class Evaluator:
 
     @classmethod
     def cases_from(cls, fields: Mapping[str, Any], case_id: str | None) -> list[Case]:
-        """The cases one call of the check scores, from its case fields: one :class:`~pytest_llmeval.core.case.Case`
+        """The cases one call of the check scores, from its case fields: one `Case`
         (a check that reads a set from lists, as ``classification`` does, returns several, scored as one)."""
         return [Case(case_id=case_id, **fields)]
 
@@ -198,7 +198,7 @@ class Evaluator:
         )
 
     def check_inputs(self, case: Case) -> None:
-        """Raise :class:`MissingInputError` naming each required field the case lacks."""
+        """Raise `MissingInputError` naming each required field the case lacks."""
         if not isinstance(case, Case):
             raise TypeError(f"{self.name}: expected a Case, got {type(case).__name__}")
         missing = [name for name in self.requires if not case.has(name)]
@@ -224,7 +224,7 @@ class Evaluator:
         return frozenset(spec.name for spec in self.metrics if spec.weak)
 
     def decider(self) -> str:
-        """Who decides this check's verdicts (:data:`~pytest_llmeval.core.verdict.DECIDERS`): its judge, its scoring
+        """Who decides this check's verdicts (`DECIDERS`): its judge, its scoring
         model, else its rules."""
         return "judge" if self.needs_judge else "detector" if self.uses_models else "rules"
 

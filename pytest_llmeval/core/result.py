@@ -1,7 +1,7 @@
 """Immutable results of one check, with the signature that makes them comparable.
 
-A :class:`Result` holds the metric values one evaluator gave one case, whether the
-case passed its thresholds, a short reason and the evidence. Its :class:`Signature`
+A `Result` holds the metric values one evaluator gave one case, whether the
+case passed its thresholds, a short reason and the evidence. Its `Signature`
 says how the values were made (evaluator and version, backend, scoring model,
 parameters), in the spirit of sacrebleu's signatures: two results may be compared
 only when their signatures are equal.
@@ -49,10 +49,10 @@ class _RecordFields(TypedDict):
 
 
 class Record(_RecordFields, total=False):
-    """A result as it travels (``user_properties``, the JSON report, a baseline): :meth:`Result.to_dict`'s shape.
+    """A result as it travels (``user_properties``, the JSON report, a baseline): `Result.to_dict()`'s shape.
 
     The controller adds ``nodeid`` (and ``tags`` travel from the test); the report adds
-    each test's ``outcome``. Read one back with :meth:`Result.from_dict`.
+    each test's ``outcome``. Read one back with `Result.from_dict()`.
     """
 
     record: int
@@ -71,11 +71,11 @@ class Record(_RecordFields, total=False):
     outcome: str
 
 
-#: Values that are immutable as they are: :func:`freeze` returns them unchanged.
+#: Values that are immutable as they are: `freeze()` returns them unchanged.
 _ATOMIC = frozenset({str, int, bool, float, type(None)})
 
 
-#: What :func:`thaw` returns unchanged (a float may be infinite: JSON has no such number).
+#: What `thaw()` returns unchanged (a float may be infinite: JSON has no such number).
 _EXACT = _ATOMIC - {float}
 
 
@@ -162,7 +162,7 @@ class Signature:
 
     @property
     def digest(self) -> str:
-        """Short hash of :attr:`key`, for labels."""
+        """Short hash of `key`, for labels."""
         return hashlib.sha256(self.key.encode()).hexdigest()[:8]
 
     def to_dict(self) -> dict[str, Any]:
@@ -239,7 +239,7 @@ class Result:
             not enough to confirm it offline); ``passed`` then says what the run made of
             it (``--llmeval-unverified``). Left out, it follows ``passed``.
         decided_by: Who decided the verdict: ``rules``, ``detector`` (a scoring model) or
-            ``judge`` (:class:`~pytest_llmeval.core.verdict.Verdict`); ``""`` for a check
+            ``judge`` (`Verdict`); ``""`` for a check
             that could not be computed, and in records written before verdicts said so.
     """
 
@@ -309,7 +309,7 @@ class Result:
         return missed_thresholds(self.metrics, self.thresholds, self.higher_is_better)
 
     def to_dict(self) -> Record:
-        """A JSON-serialisable dict; :meth:`from_dict` reads it back equal."""
+        """A JSON-serialisable dict; `from_dict()` reads it back equal."""
         return {
             "record": RECORD_VERSION,
             "evaluator": self.evaluator,
@@ -330,7 +330,7 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Result:
-        """Rebuild a result written by :meth:`to_dict`."""
+        """Rebuild a result written by `to_dict()`."""
         if not isinstance(data, Mapping) or "evaluator" not in data:
             raise ValueError(f"Result.from_dict: not a result record: {data!r:.80}")
         return cls(

@@ -1,6 +1,6 @@
 """A check's decision on one answer: the outcome, who decided it, and what it rests on.
 
-:meth:`~pytest_llmeval.core.evaluator.Evaluator.decide` returns one :class:`Verdict`; the result keeps its outcome
+`decide()` returns one `Verdict`; the result keeps its outcome
 (``Result.verdict``) and who decided (``Result.decided_by``), and the failure message, the record and every report
 quote them.
 

@@ -4,7 +4,7 @@ An answer may write a name in another form than its context does: a code (``CA``
 ``California``, ``US`` / ``United States`` / ``America``, ``UK`` / ``Britain``), an
 initialism (``U.N.`` / ``United Nations``, ``NASA`` / ``National Aeronautics and Space
 Administration``) or a demonym (``British`` / ``Britain``, ``Polish`` / ``Poland``).
-:meth:`~pytest_llmeval.facts.extract.FactIndex.supports` asks :func:`alias_supported`
+`supports()` asks `alias_supported()`
 when the words of a name are not all in the context.
 
 - **initialisms**, from any run of capitalised words: a name written in capitals is
@@ -17,7 +17,7 @@ when the words of a name are not all in the context.
   other spellings (``French``, ``Holland``) from ``countryinfo`` where it is installed.
   Without these libraries only the initialisms and the demonym rules apply. A
   subdivision code is read for every country ("CA" is California and Canada);
-- **demonyms** by their endings (:func:`demonym_forms`).
+- **demonyms** by their endings (`demonym_forms()`).
 
 >>> sorted(initialisms("The United Nations High Commissioner for Refugees") & {"un", "unhcr", "us"})
 ['un', 'unhcr']
@@ -45,7 +45,7 @@ Key = tuple[str, ...]
 
 _VOWELS = "aeiouy"
 
-#: A place name's endings in the stead of a demonym's (:data:`~pytest_llmeval.facts.names.DEMONYM`): America-n /
+#: A place name's endings in the stead of a demonym's (`DEMONYM`): America-n /
 #: America, Canad-ian / Canad-a, Japan-ese / Japan.
 _PLACE_ENDINGS = ("", *_VOWELS)
 
@@ -109,7 +109,7 @@ def name_key(name: str | Iterable[str]) -> Key:
 
 
 def _phrase(name: str) -> Key:
-    """A name as found in a text: the bases of its words without connectors and titles (see :func:`context_forms`)."""
+    """A name as found in a text: the bases of its words without connectors and titles (see `context_forms()`)."""
     return tuple(inflection_of(m.group(0)) for m in WORD.finditer(name)
                  if m.group(0).casefold() not in CONNECTORS and fold(m.group(0)) not in TITLES)
 
@@ -120,13 +120,13 @@ def _initials(key: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class Places:
-    """Countries and their subdivisions by name and by code (see :func:`places`); a place is its ISO code."""
+    """Countries and their subdivisions by name and by code (see `places()`); a place is its ISO code."""
 
-    #: The places a name (as :func:`name_key` gives it) may stand for, in any form.
+    #: The places a name (as `name_key()` gives it) may stand for, in any form.
     by_key: Mapping[Key, frozenset[str]]
     #: The places a code (folded: ``"us"``, ``"usa"``, ``"ca"``) stands for.
     by_code: Mapping[str, frozenset[str]]
-    #: A place's names as a text writes them (see :func:`_phrase`): those that name it alone.
+    #: A place's names as a text writes them (see `_phrase()`): those that name it alone.
     names: Mapping[str, frozenset[Key]]
     #: A place's codes.
     codes: Mapping[str, frozenset[str]]
@@ -296,7 +296,7 @@ def initialisms(text: str) -> frozenset[str]:
 
 
 class ContextForms(NamedTuple):
-    """What a context offers for the names written another way (see :func:`context_forms`)."""
+    """What a context offers for the names written another way (see `context_forms()`)."""
 
     #: Its words written in capitals (codes, initialisms).
     capitals: frozenset[str]
@@ -371,9 +371,9 @@ def alias_supported(text: str, words: Sequence[str], context: ContextForms, has_
     """Whether a name (``text`` as written, ``words`` folded) is stated in the context written another way.
 
     The name is supported when its words can be cut into stretches each of which the context states: a word found as
-    it is (``has_word``: :meth:`~pytest_llmeval.facts.extract.FactIndex.has_word`), a word written
-    in capitals that is an initialism or code of the context (:func:`_code_stated`), or a stretch whose initialism
-    or place name the context states (:func:`_name_stated`); or when the initials of the whole name as written
+    it is (``has_word``: `has_word()`), a word written
+    in capitals that is an initialism or code of the context (`_code_stated()`), or a stretch whose initialism
+    or place name the context states (`_name_stated()`); or when the initials of the whole name as written
     (with or without "of", "and", "the", "for") are a word of the context in capitals.
     """
     written = [m.group(0) for m in WORD.finditer(text)]

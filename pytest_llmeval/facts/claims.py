@@ -4,9 +4,9 @@ An LLM's answer says more than its claims: it names its sources ("Based on the p
 ("Here is a summary of the article in 94 words:"), signs off ("I hope this helps!") and says what the sources lack ("The
 passages do not mention the price."). Read as claims, such sentences fail as sharing nothing with the context. Regular
 expressions written from how models phrase them tell them apart (case-insensitive; whitespace runs read as one space, curly
-apostrophes as straight ones; no nested quantifiers, so any model output is read in linear time): :func:`framing` (a
-lead-in that frames a claim, and the claim left to check), :func:`non_claim` (why a sentence claims nothing),
-:func:`refusal` (the sources lack the answer: neither a hallucination nor a confirmed fact) and :func:`markdown_sentences`.
+apostrophes as straight ones; no nested quantifiers, so any model output is read in linear time): `framing()` (a
+lead-in that frames a claim, and the claim left to check), `non_claim()` (why a sentence claims nothing),
+`refusal()` (the sources lack the answer: neither a hallucination nor a confirmed fact) and `markdown_sentences()`.
 
 >>> framing("Based on the provided passages, the tower is 330 m tall.")
 ('Based on the provided passages', 'the tower is 330 m tall.')
@@ -25,7 +25,7 @@ from .names import FUNCTION_WORDS
 
 __all__ = ["framing", "non_claim", "refusal", "markdown_sentences", "REASONS"]
 
-#: What :func:`non_claim` answers, besides ``None``.
+#: What `non_claim()` answers, besides ``None``.
 REASONS = ("refusal", "prompt echo", "heading", "about the sources", "closing", "opener", "self-assessment", "hedge")
 
 _I = re.IGNORECASE
@@ -393,9 +393,9 @@ def _reason(text: str, question: str | None) -> str | None:
 
 
 def non_claim(sentence: str, question: str | None = None) -> str | None:
-    """Why the sentence claims nothing about the source (one of :data:`REASONS`), or ``None``.
+    """Why the sentence claims nothing about the source (one of `REASONS`), or ``None``.
 
-    ``refusal`` (:func:`refusal`), ``prompt echo`` ("Here is a summary in 94 words:", "The question asks about ...", the
+    ``refusal`` (`refusal()`), ``prompt echo`` ("Here is a summary in 94 words:", "The question asks about ...", the
     answer's length or format, the ``question`` itself or only its words), ``heading`` ("## Summary", "Key points:"),
     ``about the sources`` ("The passages are not relevant to the question.", "Let me analyze the passages."), and, with
     no number in it, ``opener`` ("Great question!"), ``closing`` ("I hope this helps!"), ``self-assessment`` ("I can
@@ -460,11 +460,11 @@ def _flush(prose: list[str], out: list[str]) -> list[str]:
 
 
 def markdown_sentences(text: str) -> list[str]:
-    r"""The sentences of an answer written in Markdown; plain prose is :func:`~pytest_llmeval.text.basics.split_sentences`'s.
+    r"""The sentences of an answer written in Markdown; plain prose is `split_sentences()`'s.
 
     List items (``-``, ``*``, ``+``, ``1.``, ``1)``, ``Step 1:``) lose their markers, and emphasis, inline code and links
     theirs (``**Hours:** 10 am`` reads ``Hours: 10 am``); each item, ``Key: value`` line and paragraph is split. A heading
-    of few words ends with ``:`` (a ``heading`` to :func:`non_claim`); a table row reads ``Header: cell; Header: cell``.
+    of few words ends with ``:`` (a ``heading`` to `non_claim()`); a table row reads ``Header: cell; Header: cell``.
 
     >>> markdown_sentences("| Day | Hours |\n|---|---|\n| Monday | 9-5 |")
     ['Day: Monday; Hours: 9-5']

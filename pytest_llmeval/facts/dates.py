@@ -1,7 +1,7 @@
-"""Dates, times of day and weekdays as :mod:`pytest_llmeval.facts.extract` reads them.
+"""Dates, times of day and weekdays as `pytest_llmeval.facts.extract` reads them.
 
 ``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06``; ``6 p.m.`` = ``18:00`` = ``18:0``; the ends of a range of
-times (``10 am to 8 pm``, ``10:0-20:0``) are times of their own. Each is a :class:`~pytest_llmeval.facts.fact.Fact`.
+times (``10 am to 8 pm``, ``10:0-20:0``) are times of their own. Each is a `Fact`.
 
 >>> [f.value for f in clock_time_facts("Open 10 am to 8 pm")] == [f.value for f in clock_time_facts("Open 10:0-20:0")]
 True
@@ -19,7 +19,7 @@ _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 
 
 #: Dates in digits with slashes or dots: year first ("2021/05/06"), or day and month in either order with the
-#: year last ("25/06/2021", "06/25/2021", "25.06.2021"); see :func:`_numeric_date` for which are read.
+#: year last ("25/06/2021", "06/25/2021", "25.06.2021"); see `_numeric_date()` for which are read.
 _NUMERIC_DATE = re.compile(
     r"(?<![\d/.])(?:(?P<y>\d{4})/(?P<ym>\d{1,2})/(?P<yd>\d{1,2})"
     r"|(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}))(?![\d/]|\.\d)"
@@ -161,7 +161,7 @@ def _before(value: float, other: float) -> float:
 @keeps_text
 def date_facts(text: str) -> tuple[Fact, ...]:
     """Dates: ``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06`` = ``06/05/1825`` only where the order is clear
-    (see :func:`_numeric_date`); a month alone (``May 1825``) is a date without a day.
+    (see `_numeric_date()`); a month alone (``May 1825``) is a date without a day.
 
     >>> [f.value for f in date_facts("on 25/12/2020, 12/25/2020, 2020/12/25 or 25 December 2020, not 05/06/2021")]
     [(2020, 12, 25), (2020, 12, 25), (2020, 12, 25), (2020, 12, 25)]

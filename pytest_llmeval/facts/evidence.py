@@ -2,14 +2,14 @@
 
 A check with an offline evidence model fails an answer only on evidence it can
 name; a low closeness score alone leaves the answer *unverified* (see
-:class:`~pytest_llmeval.core.evaluator.MetricSpec`'s ``weak``). The evidence:
+`MetricSpec`'s ``weak``). The evidence:
 
 - a **fact** the context does not state: a number, date, quantity or unit (``50
   gallons`` where the context says ``50 litres``), or a name or place it never
-  mentions (:mod:`pytest_llmeval.facts.extract`);
+  mentions (`pytest_llmeval.facts.extract`);
 - a **negation flip**: the answer denies what the context asserts, or the reverse;
 - a **role swap** or a **conflict**: the context's own names in exchanged roles, or
-  the same relation with another name or number (:mod:`pytest_llmeval.facts.relations`);
+  the same relation with another name or number (`pytest_llmeval.facts.relations`);
 - a **claim that shares nothing with the context**: none of the sentence's own
   words (those the question does not already give) is found in the context, and
   it states no fact the context supports.
@@ -48,7 +48,7 @@ class Evidence:
     """One piece of named evidence against an answer.
 
     Args:
-        kind: The evidence kind's stable id (:data:`pytest_llmeval.facts.kinds.KIND_IDS`: ``number``,
+        kind: The evidence kind's stable id (`pytest_llmeval.facts.kinds.KIND_IDS`: ``number``,
             ``changed_number``, ``name``, ``negation``, ``role_swap``, ``unshared`` ...).
         sentence: The answer sentence it is in (1-based).
         text: What is quoted from the answer.
@@ -66,7 +66,7 @@ class Evidence:
 def messages(evidence: Sequence[Evidence]) -> list[str]:
     """The evidence's messages, the same finding in repeated sentences said once: the first sentence's message, then
     ``(the same in sentences 2 and 3)`` (a message names its sentence as
-    :func:`~pytest_llmeval.facts.layer.sentence_label` writes it)."""
+    `sentence_label()` writes it)."""
     groups: dict[str, list[Evidence]] = {}
     for piece in evidence:
         key = re.sub(rf"\bsentence {piece.sentence}\b", "sentence #", piece.message)
@@ -102,13 +102,13 @@ ASKS_NUMBER = re.compile(r"\bhow\s+(?:many|much|long|old|often|far|tall|high)\b|
                          r"|\bnumber\s+of\b", re.IGNORECASE)
 
 
-#: Bare counts below this are small counts (see :func:`small_count`).
+#: Bare counts below this are small counts (see `small_count()`).
 SMALL_COUNT = 13
 
 
 def small_count(fact: Fact, question: str | None) -> bool:
     """A bare count of a few things ("the other two", "five times", "parts 1 and 2", "Cars 3"): no unit, below
-    :data:`SMALL_COUNT`. Unless the question asks how many, its absence from the context is too weak to fail on:
+    `SMALL_COUNT`. Unless the question asks how many, its absence from the context is too weak to fail on:
     such counts are computed or paraphrased ("both", "a pair") and name parts of titles."""
     return (fact.kind == "number" and fact.unit is None and abs(fact.value) < SMALL_COUNT
             and not (question and ASKS_NUMBER.search(question)))

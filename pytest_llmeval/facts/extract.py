@@ -28,8 +28,8 @@ equal, and looks each one up in the context:
 >>> [f.text for f in unsupported_facts("The tower is 500 metres tall.", context)]
 ['500 metres']
 
-Numbers, units, dates and times are read by :mod:`pytest_llmeval.facts.parsing`,
-words and names by :mod:`pytest_llmeval.facts.names`; what they define can be
+Numbers, units, dates and times are read by `pytest_llmeval.facts.parsing`,
+words and names by `pytest_llmeval.facts.names`; what they define can be
 imported from here too.
 """
 
@@ -106,7 +106,7 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
     """The checkable facts of ``text``, in order of appearance (negation is checked separately).
 
     Names come from the named entities of ``parsed`` (the text's parse, see
-    :mod:`pytest_llmeval.facts.syntax`), else from a loaded spaCy pipeline ``nlp``, else
+    `pytest_llmeval.facts.syntax`), else from a loaded spaCy pipeline ``nlp``, else
     from capitalisation.
     """
     text = detokenize_numbers(text)
@@ -148,7 +148,7 @@ def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -
 
 
 def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
-    """Names from a parse's named entities (as :func:`~pytest_llmeval.facts.names.spacy_names` reads a spaCy doc);
+    """Names from a parse's named entities (as `spacy_names()` reads a spaCy doc);
     an entity none of whose words is a proper noun is a capitalised common word ("Fiction", "Stared"), not a name,
     unless it is a nationality or group ("Chilean")."""
     proper = {token[0] for token in parsed.tokens if token[3] == "PROPN"}
@@ -249,7 +249,7 @@ class FactIndex:
         ``Canadians`` is found by ``Canadian``; ``American`` by ``America`` and
         ``Italian`` by ``Italy`` (a demonym ending on the place name, whose final
         vowel may drop), ``British`` by ``Britain`` and ``Nazis`` by ``Nazi``
-        (:func:`~pytest_llmeval.facts.aliases.demonym_forms`); ``Walker`` is not
+        (`demonym_forms()`); ``Walker`` is not
         found by ``walk``, nor ``Paula`` by ``Paul``. Each word is looked up once.
         """
         found = self._found.get(word)

@@ -1,5 +1,5 @@
-"""A checkable fact of a text, and what the readers of :mod:`pytest_llmeval.facts.parsing` and
-:mod:`pytest_llmeval.facts.dates` share: their cache, and hedges ("about 1,300", "500+")."""
+"""A checkable fact of a text, and what the readers of `pytest_llmeval.facts.parsing` and
+`pytest_llmeval.facts.dates` share: their cache, and hedges ("about 1,300", "500+")."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ class Fact:
 
     Args:
         kind: ``number``, ``percent``, ``money``, ``year``, ``date``, ``time`` or ``name``
-            (``weekday`` from :func:`~pytest_llmeval.facts.dates._weekdays`, which :func:`~pytest_llmeval.facts.extract.extract_facts`
-            does not call; negation is checked per sentence: :meth:`FactIndex.polarity_conflict`).
+            (``weekday`` from `_weekdays()`, which `extract_facts()`
+            does not call; negation is checked per sentence: `FactIndex.polarity_conflict()`).
         text: The words as written (for messages).
         value: The normalised value: a float for numbers (seconds of the day for
             times, 0 for Monday to 6 for Sunday for weekdays), ``(year, month, day)`` for dates
@@ -56,7 +56,7 @@ CACHED_CHARS = 2000
 
 
 def keeps_text(function: Callable[[str], _Text]) -> Callable[[str], _Text]:
-    """``function`` of a text, kept for texts of at most :data:`CACHED_CHARS` characters (its results are immutable)."""
+    """``function`` of a text, kept for texts of at most `CACHED_CHARS` characters (its results are immutable)."""
     cached = lru_cache(maxsize=8192)(function)
 
     @wraps(function)

@@ -1,12 +1,12 @@
 """Offline evidence that an answer is not grounded in its context, gathered claim by claim for the groundedness check
-(:mod:`pytest_llmeval.checks.embedding.groundedness`).
+(`pytest_llmeval.checks.embedding.groundedness`).
 
-What a context gives once (:class:`Source`: its fact index, words, relations, numbers and records) and
-:func:`find_evidence`: per claim, facts the context does not state (by kind: ``number``, ``changed_number``, ``unit``,
+What a context gives once (`Source`: its fact index, words, relations, numbers and records) and
+`find_evidence()`: per claim, facts the context does not state (by kind: ``number``, ``changed_number``, ``unit``,
 ``date``, ``time``, ``name``), a field the record leaves empty (``null_field``), a negation flip, role swaps and
-conflicting relations, claims sharing nothing with the context; :func:`unlinked` adds the word pairs an answer to a
+conflicting relations, claims sharing nothing with the context; `unlinked()` adds the word pairs an answer to a
 question puts together that the context never does. Each piece is marked as failing the answer or as a concern by
-``fail_on`` (:mod:`pytest_llmeval.facts.kinds`). :func:`read_answer` and :func:`read_chunk` read an answer (Markdown,
+``fail_on`` (`pytest_llmeval.facts.kinds`). `read_answer()` and `read_chunk()` read an answer (Markdown,
 lead-ins about the sources, sentences that claim nothing, refusals) and a context chunk (records) first.
 """
 
@@ -192,7 +192,7 @@ def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | 
 def unlinked(checked: list[str], claimed: list[int], support: list[float], together: Any, near: Any,
               found: list[Evidence], *, numbered: bool, fails: bool) -> list[Evidence]:
     """Claims of an answer to a question built from the context's and the question's words that no context sentence
-    supports: the word pairs no context sentence holds are the evidence (see :data:`LINK_COVERAGE`)."""
+    supports: the word pairs no context sentence holds are the evidence (see `LINK_COVERAGE`)."""
     from .layer import sentence_label, unlinked_pairs
 
     out = []

@@ -4,10 +4,10 @@ Every piece of evidence has a stable kind id (below). A kind earns the right to 
 an answer by measurement: ``benchmarks/bench_verdicts.py`` counts, per labeled set, the
 good and the bad answers it fires on, and a kind fails answers by default only when its
 precision (bad among the answers it fires on, the two classes weighted 1:1) is at least
-:data:`MIN_PRECISION` on every set whose labels measure support where it fires at least
-:data:`MIN_FIRINGS` times, and over those sets together (:func:`measured_failing`). The
+`MIN_PRECISION` on every set whose labels measure support where it fires at least
+`MIN_FIRINGS` times, and over those sets together (`measured_failing()`). The
 other kinds are *concerns*: named with the answer, the
-verdict unverified. :data:`FAILING` is generated from the committed measurement
+verdict unverified. `FAILING` is generated from the committed measurement
 (``benchmarks/results/evidence_kinds.json``) by ``python tools/docs_pages.py --write``;
 a test fails when it is stale. ``fail_on=`` (per call, ``--llmeval-fail-on``, ini
 ``llmeval_fail_on``) lets a team that knows its data choose.
@@ -73,8 +73,8 @@ FAILING: frozenset[str] = frozenset({"changed_number", "number"})
 
 
 def resolve_fail_on(value: Any, *, owner: str = "groundedness") -> frozenset[str]:
-    """The kinds that fail an answer: ``None`` or ``"measured"`` for :data:`FAILING`, ``"all"``, ``"none"``, or kind ids
-    (a comma-separated string or a sequence; ``"measured"`` among them adds :data:`FAILING`: ``"measured,name"``); an
+    """The kinds that fail an answer: ``None`` or ``"measured"`` for `FAILING`, ``"all"``, ``"none"``, or kind ids
+    (a comma-separated string or a sequence; ``"measured"`` among them adds `FAILING`: ``"measured,name"``); an
     unknown id raises ``ValueError`` naming the known ones."""
     if value is None:
         return FAILING
@@ -117,9 +117,9 @@ def measured_failing(measurements: Sequence[Mapping[str, Any]]) -> frozenset[str
     """The kinds that earn the right to fail from per-set measurements (``kind``, ``gates``: whether the set's labels
     measure support, ``good_fired``, ``bad_fired``, ``good``, ``bad``).
 
-    Over the gating sets, a kind must fire at least :data:`MIN_FIRINGS` times in all, with a precision of at least
-    :data:`MIN_PRECISION` pooled over them (each set's good and bad answers weighted 1:1), and at least that precision
-    on every one of them where it fires :data:`MIN_FIRINGS` times or more: a rare kind is measured on the sets together,
+    Over the gating sets, a kind must fire at least `MIN_FIRINGS` times in all, with a precision of at least
+    `MIN_PRECISION` pooled over them (each set's good and bad answers weighted 1:1), and at least that precision
+    on every one of them where it fires `MIN_FIRINGS` times or more: a rare kind is measured on the sets together,
     a common one on each.
     """
     pooled: dict[str, list[int]] = {}

@@ -1,6 +1,6 @@
 """The fact layer shared by the checks that compare an answer with a source text.
 
-:mod:`pytest_llmeval.facts.extract` extracts and looks up the facts; this module binds it
+`pytest_llmeval.facts.extract` extracts and looks up the facts; this module binds it
 to an evaluator: which name extractor runs (``entities`` parameter: ``auto`` uses
 spaCy's small English model when one is installed, ``rules`` the capitalisation
 rules, ``spacy`` insists on spaCy), loading spaCy once per session through the
@@ -107,7 +107,7 @@ def word_pair_support(sentence: str, index: PairIndex) -> float:
 
 class Cooccurrence:
     """Which content words the source says together: in one sentence (``stems``: each sentence's, as
-    :attr:`PairIndex.stems` holds them)."""
+    `PairIndex.stems` holds them)."""
 
     def __init__(self, stems: Sequence[Sequence[str]]) -> None:
         self.where: dict[str, set[int]] = {}
@@ -122,7 +122,7 @@ class Cooccurrence:
 def unlinked_pairs(sentence: str, source: Cooccurrence | PairIndex) -> tuple[float, list[tuple[str, str]]]:
     """The sentence's word coverage in the source, and its nearby word pairs (as the sentence writes the words;
     numbers as canonical tokens) whose words the source has but never says together: in one sentence (a
-    :class:`Cooccurrence`), or near each other in one sentence (a :class:`PairIndex`)."""
+    `Cooccurrence`), or near each other in one sentence (a `PairIndex`)."""
     from .names import CONVERSATIONAL
 
     text = canonical_numbers(sentence)
@@ -174,7 +174,7 @@ def describe_fact(fact: Fact, where: str, source: str = "context", instead: Fact
 
 class FactLayer:
     """Binds the fact extractor to a model-backed evaluator: texts are parsed through the session's cached
-    :class:`~pytest_llmeval.facts.syntax.Parser` (spaCy loads once per session, and only for texts not parsed before)."""
+    `Parser` (spaCy loads once per session, and only for texts not parsed before)."""
 
     #: Source texts whose fact index is kept.
     KEEP = 64
@@ -255,7 +255,7 @@ class FactLayer:
         self, sentences: Sequence[str], source: FactIndex, source_name: str, *, given: FactIndex | None = None,
         negation: bool = True, numbered: bool = True,
     ) -> tuple[float, int, list[str], list[dict[str, Any]]]:
-        """Check each sentence's facts against ``source`` and summarise (see :func:`summarize_checks`)."""
+        """Check each sentence's facts against ``source`` and summarise (see `summarize_checks()`)."""
         checks = self.check(sentences, source, given=given, negation=negation)
         return summarize_checks(checks, source_name, numbered=numbered, index=source)
 

@@ -1,4 +1,4 @@
-"""Words and names as :mod:`pytest_llmeval.facts.extract` reads them.
+"""Words and names as `pytest_llmeval.facts.extract` reads them.
 
 Names are runs of capitalised words (``Bankers Life Fieldhouse``), or spaCy's named
 entities when a spaCy English model is installed; their words are folded (case,

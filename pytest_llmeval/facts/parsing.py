@@ -1,4 +1,4 @@
-"""Numbers, units, dates and times as :mod:`pytest_llmeval.facts.extract` reads them.
+"""Numbers, units, dates and times as `pytest_llmeval.facts.extract` reads them.
 
 A number is read with its magnitude and unit (``1,280 metres`` = ``1280 m``,
 ``15.9 million`` = ``15,900,000``, ``one hundred and twenty`` = ``120``,
@@ -7,8 +7,8 @@ money, years, dates (``6 May 1825`` = ``May 6, 1825`` = ``1825-05-06``) and time
 of day (``6 p.m.`` = ``18:00`` = ``18:0``) are told apart. The ends of a range
 (``5-10%``, ``9am-5pm``) are facts of their own, a hedged number (``about 1,300``)
 is marked approximate, and digits that are part of a name (``COVID-19``,
-``F-35``, ``4G``) are no number. Each is a :class:`Fact`. Dates, times and weekdays
-are read by :mod:`pytest_llmeval.facts.dates`, and can be imported from here too.
+``F-35``, ``4G``) are no number. Each is a `Fact`. Dates, times and weekdays
+are read by `pytest_llmeval.facts.dates`, and can be imported from here too.
 
 >>> [(f.kind, f.value, f.unit) for f in number_facts("It is 1,280 metres tall")]
 [('number', 1280.0, 'm')]

@@ -2,7 +2,7 @@
 
 A context chunk that is a JSON object or array, or a Python-literal dict or list (the
 way an f-string renders a dict: single quotes, ``True``/``False``/``None``), is read
-as a :class:`Record`: its leaves by key path, the paths it leaves empty, and one plain
+as a `Record`: its leaves by key path, the paths it leaves empty, and one plain
 sentence per stated leaf, which the fact layer reads like prose. A dict value written
 as a Python-literal string inside a JSON record is read as a nested record.
 
@@ -101,7 +101,7 @@ class Record:
         return None
 
     def asserted_nulls(self, sentence: str) -> list[str]:
-        """The key paths ``sentence`` speaks of that this record leaves empty (see :func:`asserted_nulls`)."""
+        """The key paths ``sentence`` speaks of that this record leaves empty (see `asserted_nulls()`)."""
         return asserted_nulls(self, sentence)
 
 
@@ -109,9 +109,9 @@ def read_record(text: object) -> Record | None:
     """``text`` read as a record, or ``None`` when it is not one (prose, a list of plain values, garbage).
 
     ``text`` is a JSON object or array, or a Python-literal dict or list (read with
-    :func:`json.loads`, then :func:`ast.literal_eval`, never evaluated), optionally in a
+    `json.loads()`, then `ast.literal_eval()`, never evaluated), optionally in a
     Markdown code fence; a dict or list is taken as already read. A text over
-    :data:`MAX_RECORD_CHARS` characters is not read. Never raises.
+    `MAX_RECORD_CHARS` characters is not read. Never raises.
 
     >>> read_record('{"name": "Blue Door Cafe", "open": "True", "stars": 4.5}').sentences
     ('name: Blue Door Cafe.', 'open: yes.', 'stars: 4.5.')

@@ -18,7 +18,7 @@ Against the relations of the context, an answer's relation shows
   in Buskerud" where the context says "Kjelsberg was born in Svelvik"; "won the
   Heisman Trophy in 1953" where it says "in 1952").
 
-Without a parse (no spaCy model installed), :func:`surface_swaps` finds role swaps
+Without a parse (no spaCy model installed), `surface_swaps()` finds role swaps
 from word order alone: two names joined by the same words, in the other order, or
 by the passive of those words ("A acquired B" / "B was acquired by A").
 """
@@ -421,7 +421,7 @@ def _stem(word: str) -> str:
     return stem[:-1] if stem.endswith("e") and len(stem) > 4 else stem
 
 
-#: :data:`SYMMETRIC` as word order reads verbs.
+#: `SYMMETRIC` as word order reads verbs.
 _SYMMETRIC_STEMS = frozenset(_stem(word) for word in SYMMETRIC)
 
 

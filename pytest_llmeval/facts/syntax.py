@@ -5,10 +5,10 @@ whom) from its dependency parse. Both come from spaCy's English pipeline when on
 is installed (the ``embeddings`` extra ships ``en_core_web_sm``); each distinct text
 is parsed once per process, texts are parsed in batches (``nlp.pipe``), and the parses
 are kept on disk beside the embeddings (``<cache dir>/parses/``), keyed by the
-text and the parser's signature (spaCy model and version, and :data:`PARSER_VERSION`),
+text and the parser's signature (spaCy model and version, and `PARSER_VERSION`),
 so a rerun of unchanged texts neither parses anything nor imports spaCy.
 
-A :class:`Parsed` text is plain data (it travels through JSON):
+A `Parsed` text is plain data (it travels through JSON):
 
 >>> parsed = Parsed.from_json("Bacon designed it.", {"t": [[0, 5, "Bacon", "PROPN", "nsubj", 1],
 ...     [6, 14, "design", "VERB", "ROOT", 1], [15, 17, "it", "PRON", "dobj", 1], [17, 18, ".", "PUNCT", "punct", 1]],
@@ -59,7 +59,7 @@ class Parsed:
     """One parsed text.
 
     Attributes:
-        text: The text as parsed (:func:`prepare`'s output).
+        text: The text as parsed (`prepare()`'s output).
         tokens: Per token ``(start, end, lemma, pos, dep, head)``: character offsets in
             ``text``, the lemma, the universal part of speech, the dependency label and
             the index of its head token (the root is its own head).
@@ -110,7 +110,7 @@ class Parsed:
 
 
 class ModelSource(Protocol):
-    """What a parser needs of the model cache (:class:`~pytest_llmeval.models.cache.ModelCache`): where parses are
+    """What a parser needs of the model cache (`ModelCache`): where parses are
     kept, and a model loaded once per process."""
 
     cache_dir: str | None
@@ -119,9 +119,9 @@ class ModelSource(Protocol):
 
 
 class Parser:
-    """spaCy's English pipeline behind a cache: :meth:`parse_many` parses what is not cached, in batches.
+    """spaCy's English pipeline behind a cache: `parse_many()` parses what is not cached, in batches.
 
-    One per spaCy model and :class:`~pytest_llmeval.models.cache.ModelCache` (so per process);
+    One per spaCy model and `ModelCache` (so per process);
     the pipeline loads through the model cache on the first text that needs parsing.
     """
 

@@ -1,3 +1,3 @@
-"""The pytest integration behind :mod:`pytest_llmeval.plugin`: the options, the per-run session, the markers and
+"""The pytest integration behind `pytest_llmeval.plugin`: the options, the per-run session, the markers and
 the hook specifications.
 """

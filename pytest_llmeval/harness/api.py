@@ -2,7 +2,7 @@
 
 The name resolves through the registry (built-in checks, entry points, the ``pytest_llmeval_register_evaluators``
 hook): inside a test the session's, outside one a registry of the process. Then the check class runs as any
-helper runs it (:func:`pytest_llmeval.run.check.check`).
+helper runs it (`pytest_llmeval.run.check.check()`).
 """
 
 from __future__ import annotations

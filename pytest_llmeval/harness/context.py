@@ -1,6 +1,6 @@
 """What the ``llmeval`` fixture returns: the running test's context, with ``check`` and ``evaluate``.
 
-A subclass of :class:`pytest_llmeval.run.recording.TestContext` made here, above the assertion layer, so the
+A subclass of `pytest_llmeval.run.recording.TestContext` made here, above the assertion layer, so the
 record layer never imports the helpers that record into it.
 """
 
@@ -37,14 +37,14 @@ class CheckingContext(TestContext):
         return self._registry.resolve(name)
 
     def check(self, name: str, **kwargs: Any) -> Result:
-        """Same as :func:`pytest_llmeval.assert_check`."""
+        """Same as `pytest_llmeval.assert_check()`."""
         __tracebackhide__ = True
         from .api import assert_check
 
         return assert_check(name, **kwargs)
 
     def evaluate(self, name: str, **kwargs: Any) -> Result:
-        """Same as :func:`pytest_llmeval.evaluate`."""
+        """Same as `pytest_llmeval.evaluate()`."""
         from .api import evaluate
 
         return evaluate(name, **kwargs)

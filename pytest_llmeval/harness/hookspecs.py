@@ -29,6 +29,19 @@ def pytest_llmeval_register_evaluators(registry: Registry) -> None:
     """
 
 
+@hookspec(firstresult=True)
+def pytest_llmeval_generate_report(config: pytest.Config, results: list[dict[str, Any]], run: dict[str, Any], summary: dict[str, Any],
+                                   baseline: dict[str, Any] | None, tests: dict[str, str], models: dict[str, Any],
+                                   judge: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON report, from the run's records (``results``) and what is known about the run (controller only).
+
+    The first non-``None`` result wins; the plugin's own implementation is
+    ``pytest_llmeval.report.jsonfile.assemble``. Every other report (Markdown, HTML, JUnit properties, the
+    pull-request comment) is written from this one, so a plugin that returns its own report must keep its shape
+    (``report.schema.json``). To add a field, ``pytest_llmeval_update_report`` is simpler.
+    """
+
+
 @hookspec
 def pytest_llmeval_update_report(config: pytest.Config, report: dict[str, Any]) -> None:
     """Change the JSON report in place before any report file is written (controller only).

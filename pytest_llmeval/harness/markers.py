@@ -1,6 +1,6 @@
 """What a test says about its checks: the ``llmeval`` marker, the model under test, the case, perturbation siblings.
 
-:func:`identity` reads them from a collected item; the model and perturbation come
+`identity()` reads them from a collected item; the model and perturbation come
 from the plugin's own parametrization (``llmeval_model``, ``llmeval_perturbation``),
 the marker wins over both.
 """

@@ -1,11 +1,11 @@
 """Every setting of the plugin, declared once: command-line option, ini key, environment variable.
 
-Each :class:`Option` has the three names, a parser (text -> value, raising ``ValueError``
-that says what was expected), a default and its help. :func:`add_options` registers them
-with pytest; :func:`load_settings` reads them into one frozen :class:`Settings`: the
+Each `Option` has the three names, a parser (text -> value, raising ``ValueError``
+that says what was expected), a default and its help. `add_options()` registers them
+with pytest; `load_settings()` reads them into one frozen `Settings`: the
 command line wins over the environment, which wins over the ini file, then the default.
 An unusable value stops the run with a usage error naming where it came from.
-:func:`options_table` is the options table of docs/options.md, so the documentation cannot drift.
+`options_table()` is the options table of docs/options.md, so the documentation cannot drift.
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ OPTIONS: tuple[Option, ...] = (
 
 @dataclass(frozen=True)
 class Settings:
-    """The settings in force for this run (see :data:`OPTIONS`)."""
+    """The settings in force for this run (see `OPTIONS`)."""
 
     report: tuple[str, ...] = ()
     thresholds: tuple[tuple[str, str, float], ...] = ()
@@ -410,7 +410,7 @@ def _parsed(option: Option, text: str, where: str) -> Any:
 
 
 def options_table() -> list[str]:
-    """The options table of docs/options.md (Markdown lines), from :data:`OPTIONS`."""
+    """The options table of docs/options.md (Markdown lines), from `OPTIONS`."""
     lines = ["| option | ini key | environment | default | meaning |", "|---|---|---|---|---|"]
     for option in OPTIONS:
         shown = option.option if option.flag else f"{option.option}={option.metavar}"

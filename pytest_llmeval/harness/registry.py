@@ -1,7 +1,7 @@
 """Evaluator names mapped to dotted paths, imported on first use.
 
-Built-in evaluators are the modules under :mod:`pytest_llmeval.checks`, one per check, listed in
-:data:`BUILTIN_EVALUATORS` by a table generated from them. Third parties add
+Built-in evaluators are the modules under `pytest_llmeval.checks`, one per check, listed in
+`BUILTIN_EVALUATORS` by a table generated from them. Third parties add
 their own in one of two ways:
 
 - an entry point in the ``pytest_llmeval.evaluators`` group, in their ``pyproject.toml``::
@@ -37,7 +37,7 @@ ENTRY_POINT_GROUP = "pytest_llmeval.evaluators"
 
 
 #: Name -> "module:Class" of every check this package ships, generated from the check modules
-#: (:data:`pytest_llmeval.checks.BUILTIN_CHECKS`).
+#: (`pytest_llmeval.checks.BUILTIN_CHECKS`).
 BUILTIN_EVALUATORS: Mapping[str, str] = BUILTIN_CHECKS
 
 

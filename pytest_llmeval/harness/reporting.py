@@ -23,13 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT", "VERSION", "build_report", "interruption", "interruption_key", "judge_stats", "model_stats", "session_lines"]
 
 
-FORMAT = "pytest-llmeval-report"
+from ..report.jsonfile import FORMAT, VERSION
 
 
-VERSION = 1
-
-
-#: How the run ended (:func:`interruption`), set by the plugin when the session finishes.
+#: How the run ended (`interruption()`), set by the plugin when the session finishes.
 interruption_key = pytest.StashKey[dict[str, Any]]()
 
 
@@ -57,7 +54,9 @@ def interruption(session: pytest.Session, eval_session: EvalSession) -> dict[str
 
 
 def build_report(session: EvalSession) -> dict[str, Any]:
-    """The JSON report of the run so far; ``pytest_llmeval_update_report`` may change it."""
+    """The JSON report of the run so far: the run's records and what the session knows about the run, handed to
+    ``pytest_llmeval_generate_report`` (the plugin's own implementation is `pytest_llmeval.report.jsonfile.assemble`);
+    then ``pytest_llmeval_update_report`` may change it."""
     from .._version import __version__
 
     summary = session.summary()
@@ -67,30 +66,24 @@ def build_report(session: EvalSession) -> dict[str, Any]:
     finished = time.time()
     comparison = session.comparison()
     ending: dict[str, Any] = session.config.stash.get(interruption_key, {})  # exit status; interrupted or not
-    report: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "run": {
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.started)),
-            "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(finished)),
-            "duration_s": round(finished - session.started, 3),
-            "plugin": __version__,
-            "pytest": pytest.__version__,
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "args": [str(a) for a in session.config.invocation_params.args],
-            "workers": getattr(session.config.option, "numprocesses", None),
-            "ci": bool(os.environ.get("CI")),
-            **({"merged": [os.path.basename(path) for path in session.merged]} if session.merged else {}),
-            **ending,
-        },
-        "models": model_stats(session),
-        "judge": judge_stats(session),
-        "summary": summary.to_dict(),
-        "baseline": None if comparison is None else comparison.to_dict(),
-        "tests": dict(sorted(session.outcomes.items())),
-        "results": records,
+    run = {
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.started)),
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(finished)),
+        "duration_s": round(finished - session.started, 3),
+        "plugin": __version__,
+        "pytest": pytest.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "args": [str(a) for a in session.config.invocation_params.args],
+        "workers": getattr(session.config.option, "numprocesses", None),
+        "ci": bool(os.environ.get("CI")),
+        **({"merged": [os.path.basename(path) for path in session.merged]} if session.merged else {}),
+        **ending,
     }
+    report: dict[str, Any] = session.config.hook.pytest_llmeval_generate_report(
+        config=session.config, results=records, run=run, summary=summary.to_dict(),
+        baseline=None if comparison is None else comparison.to_dict(), tests=dict(sorted(session.outcomes.items())),
+        models=model_stats(session), judge=judge_stats(session))
     session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
     return report
 

@@ -1,9 +1,9 @@
-"""The per-run state: one :class:`EvalSession` in ``config.stash``, one per process (controller and each xdist worker).
+"""The per-run state: one `EvalSession` in ``config.stash``, one per process (controller and each xdist worker).
 
-It holds the :class:`~pytest_llmeval.harness.options.Settings`, the evaluator registry and
+It holds the `Settings`, the evaluator registry and
 instance cache, the scoring-model cache, the judge runner and (on the controller) the
-records read back from every test report. Hooks live in :mod:`.plugin`; the report,
-its totals and the terminal lines in :mod:`.harness.reporting`.
+records read back from every test report. Hooks live in `.plugin`; the report,
+its totals and the terminal lines in `.harness.reporting`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["EvalSession", "session_key", "LLMEvalWarning"]
 
 
-#: The skip reason of a judge check without a judge (see :mod:`.judges.runner`).
+#: The skip reason of a judge check without a judge (see `.judges.runner`).
 JUDGE_SKIP = "llmeval judge unavailable"
 
 
@@ -140,7 +140,7 @@ class EvalSession:
         return [{**runner.stats(), **(empty if index else {})} for index, runner in enumerate(self.runners())]
 
     def announce(self, line: str) -> None:
-        """Show progress (model loads) on the terminal, even while output is captured (:func:`.progress.announce`)."""
+        """Show progress (model loads) on the terminal, even while output is captured (`.progress.announce()`)."""
         from .progress import announce
 
         announce(self.config, line)

@@ -1,10 +1,10 @@
 """The judge protocol: messages in, text (and parsed JSON) out.
 
-A :class:`Judge` answers one chat request. :func:`extract_json` reads JSON out of
+A `Judge` answers one chat request. `extract_json()` reads JSON out of
 a reply tolerantly (a bare object, a fenced block, or the first balanced object in
 prose), so small open-weight judges that wrap their JSON in words still parse.
 A reply cut off by the token limit (``finish_reason == "length"``) is a parse
-failure, never a verdict. A judge that got no reply in time raises :class:`JudgeTimeout`,
+failure, never a verdict. A judge that got no reply in time raises `JudgeTimeout`,
 which the session's runner counts to stop asking a judge that hangs.
 """
 
@@ -64,7 +64,7 @@ class JudgeReply:
         return cls(**record)
 
     def json(self) -> Any:
-        """The reply's JSON; :class:`JudgeParseError` if there is none or the reply was truncated."""
+        """The reply's JSON; `JudgeParseError` if there is none or the reply was truncated."""
         if self.finish_reason == "length":
             raise JudgeParseError("the judge's reply was cut off at the token limit (finish_reason=length); raise max_tokens")
         return extract_json(self.text)

@@ -87,7 +87,7 @@ class VerdictCache:
         return os.path.join(self.directory, key[:2], f"{key}.json")
 
     def get(self, request: Mapping[str, Any], *, what: str) -> Mapping[str, Any] | None:
-        """The recorded reply for ``request``; ``None`` to ask the judge; :class:`ReplayMiss` in replay mode."""
+        """The recorded reply for ``request``; ``None`` to ask the judge; `ReplayMiss` in replay mode."""
         if self.mode == "off":
             return None
         key = verdict_key(request)

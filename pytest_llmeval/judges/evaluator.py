@@ -24,7 +24,7 @@ class JudgeEvaluator(Evaluator):
     """Base of judge checks: the session's judge runner, prompts by template, parse failures as a metric.
 
     A judge check's prompts are public: its module's ``PROMPTS`` table (name -> template, DeepEval's
-    ``template.py``), merged along the class's bases (:meth:`default_prompts`). Every judge check takes a
+    ``template.py``), merged along the class's bases (`default_prompts()`). Every judge check takes a
     ``prompts`` parameter, ``{name: template}``, that replaces some of them for a call
     (``evaluate("faithfulness", params={"prompts": {"claims": ...}})``, ``assert_faithful(..., prompts=...)``);
     the ``pytest_llmeval_judge_prompts`` hook replaces them for a run. A replacement must use only the fields
@@ -103,11 +103,11 @@ class JudgeEvaluator(Evaluator):
     def ask_reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
                   options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None,
                   **fields: str) -> tuple[Any, Any]:
-        """:meth:`ask`'s value and the raw reply it came from (for log-probabilities)."""
+        """`ask()`'s value and the raw reply it came from (for log-probabilities)."""
         return self.ask_fields(template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise)
 
     def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
-        """A check's independent judge requests, together (see :func:`pytest_llmeval.judges.runner.fan_out`)."""
+        """A check's independent judge requests, together (see `pytest_llmeval.judges.runner.fan_out()`)."""
         if self.runner is None:
             return [job() for job in jobs]
         return self.runner.fan_out(jobs)  # type: ignore[no-any-return]
@@ -115,7 +115,7 @@ class JudgeEvaluator(Evaluator):
     def ask_fields(self, template: str, fields: Mapping[str, str], *, what: str, schema: Mapping[str, Any] | None = None,
                    repeat: int = 0, options: Mapping[str, Any] | None = None,
                    normalise: Callable[[Any], Any] | None = None) -> tuple[Any, Any]:
-        """:meth:`ask_reply` with the template's ``fields`` given as one mapping."""
+        """`ask_reply()` with the template's ``fields`` given as one mapping."""
         from .runner import JudgeUnavailable
 
         if self.runner is None:
@@ -254,7 +254,7 @@ Text: {text}
 """
 
 
-#: The prompts every judge check may use (:meth:`JudgeEvaluator.default_prompts`).
+#: The prompts every judge check may use (`JudgeEvaluator.default_prompts()`).
 PROMPTS: Mapping[str, str] = {"statements": STATEMENTS_PROMPT}
 
 

@@ -6,7 +6,7 @@ the command line and is never written to a report or the verdict cache (a reply
 that echoes it is redacted, as error bodies are). A request that times out, loses its
 connection, gets 408, 409, 429 or 5xx, or an unreadable reply, is asked again up to
 ``max_retries`` times with backoff (or the server's ``retry-after``), while the call's
-``budget`` of seconds lasts; no reply in time is a :class:`~.base.JudgeTimeout`. A
+``budget`` of seconds lasts; no reply in time is a `JudgeTimeout`. A
 semaphore bounds concurrent requests; tokens and cost (from a configurable price
 table, per million tokens) are counted.
 
@@ -151,7 +151,7 @@ class OpenAIJudge:
         return self._modes[0]
 
     def _connect(self) -> Any:
-        """The client; it never retries by itself (:meth:`_create` does, within the budget)."""
+        """The client; it never retries by itself (`_create()` does, within the budget)."""
         if self._client is None:
             openai = _openai()
             key = os.environ.get(self.api_key_env) or "no-key"  # local servers need none

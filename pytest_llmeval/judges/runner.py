@@ -1,15 +1,15 @@
 """The session's judge: configuration, the verdict cache, metering, and what to do when no judge can answer.
 
 With no judge configured, a judge check is skipped with a reason
-(:class:`JudgeUnavailable`), never an error. With ``--llmeval-offline``, recorded
+(`JudgeUnavailable`), never an error. With ``--llmeval-offline``, recorded
 verdicts are replayed and a check that would need a new one is skipped. In replay-only mode a missing
-verdict fails the check (:class:`~pytest_llmeval.judges.cache.ReplayMiss`). A judge that timed out
-``trip_after`` calls in a row (:class:`~pytest_llmeval.judges.base.JudgeTimeout`) is not asked again
+verdict fails the check (`ReplayMiss`). A judge that timed out
+``trip_after`` calls in a row (`JudgeTimeout`) is not asked again
 this run: every later check that needs a new verdict fails at once with one error that says why
 (recorded verdicts are still replayed).
 
-Every request is metered: :meth:`JudgeRunner.metered` collects the calls, replays,
-tokens and cost of the requests made inside it (a :class:`contextvars.ContextVar`,
+Every request is metered: `JudgeRunner.metered()` collects the calls, replays,
+tokens and cost of the requests made inside it (a `contextvars.ContextVar`,
 so concurrent checks keep their own counts); judge checks put that in each result's
 details as ``judge``.
 """
@@ -87,10 +87,10 @@ _METER: ContextVar[Usage | None] = ContextVar("pytest_llmeval_judge_meter", defa
 
 
 def validate_reply(value: Any, schema: Mapping[str, Any] | None, validators: dict[str, Any] | None = None) -> None:
-    """Raise :class:`JudgeParseError` if ``value`` does not follow ``schema`` (JSON Schema).
+    """Raise `JudgeParseError` if ``value`` does not follow ``schema`` (JSON Schema).
 
     ``validators`` keeps each schema's checked, compiled validator between calls (the
-    session's :class:`JudgeRunner` holds one): checking the schema itself against the
+    session's `JudgeRunner` holds one): checking the schema itself against the
     meta-schema costs more than the reply, so it is done once per schema.
     """
     if not schema:
@@ -168,7 +168,7 @@ class JudgeRunner:
 
         ``options`` (``temperature``, ``logprobs``) override the judge's settings for
         this request and are part of the verdict's key. A new reply that ``parse``
-        rejects (:class:`JudgeParseError`) is returned but not recorded, so the next
+        rejects (`JudgeParseError`) is returned but not recorded, so the next
         run asks again instead of replaying an unusable reply.
         """
         if self.judge is None:
@@ -259,7 +259,7 @@ class JudgeRunner:
         return reply
 
     def ask(self, *, evaluator: str, schema: Mapping[str, Any] | None = None, **request: Any) -> Any:
-        """The parsed JSON verdict, checked against ``schema``; :class:`JudgeParseError` (counted) if unusable."""
+        """The parsed JSON verdict, checked against ``schema``; `JudgeParseError` (counted) if unusable."""
         def parse(reply: JudgeReply) -> Any:
             value = reply.json()
             self.validate(value, schema)
@@ -273,7 +273,7 @@ class JudgeRunner:
             raise
 
     def validate(self, value: Any, schema: Mapping[str, Any] | None) -> None:
-        """:func:`validate_reply` with this session's compiled validators."""
+        """`validate_reply()` with this session's compiled validators."""
         validate_reply(value, schema, self._validators)
 
     def count_parse_failure(self, evaluator: str) -> None:
@@ -282,10 +282,10 @@ class JudgeRunner:
             self.parse_failures_by[evaluator] = self.parse_failures_by.get(evaluator, 0) + 1
 
     def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
-        """:func:`fan_out` on this session's pool (:attr:`concurrency` - 1 threads and the caller), started once and kept.
+        """`fan_out()` on this session's pool (`concurrency` - 1 threads and the caller), started once and kept.
 
         The pool bounds one check's jobs; the judge's own limit (``max_concurrency``) bounds
-        the requests in flight across the worker, prefetches included. After :meth:`close`,
+        the requests in flight across the worker, prefetches included. After `close()`,
         jobs run one after another.
         """
         with self._pool_lock:
@@ -327,7 +327,7 @@ def fan_out(jobs: Sequence[Callable[[], T]], concurrency: int, pool: Executor | 
 
     Each job runs in a copy of the caller's context, so the test's judge meter and the
     repeat index follow it. ``pool`` is a long-lived executor to run them on (the
-    session's, :meth:`JudgeRunner.fan_out`: no threads started per check); without one, a
+    session's, `JudgeRunner.fan_out()`: no threads started per check); without one, a
     pool of ``concurrency`` - 1 threads lives for this call. The caller runs the first job
     itself, and any job the pool has not started by the time the caller reaches it (the
     pool is busy, perhaps with the caller's own outer jobs): so nested fan-outs on one

@@ -3,7 +3,7 @@
 pytest-xdist hands a worker its tests a few at a time, so a worker alone never sees
 far enough ahead to encode in large batches, and two workers each encode the
 sentences their cases share. For a test function parametrized from ``cases(...)``,
-the cases are cut into blocks by their place in the collection (:func:`block_bounds`:
+the cases are cut into blocks by their place in the collection (`block_bounds()`:
 32, 64, 128, then 256 cases). A worker about to check a case whose block it lacks:
 
 - loads the block if another worker has written it;
@@ -12,7 +12,7 @@ the cases are cut into blocks by their place in the collection (:func:`block_bou
   block instead of waiting idle, and waits only when none is left.
 
 A block is written as a checked embedding shard
-(:class:`~pytest_llmeval.models.stores.EmbeddingStore`: signature, dimension, unit vectors,
+(`EmbeddingStore`: signature, dimension, unit vectors,
 checksum) in a folder the controller makes for the run and removes at its end. A
 block whose claimer died, that could not be planned or encoded, or whose shard does
 not check out, is given up: its tests encode their own sentences, as without sharing.

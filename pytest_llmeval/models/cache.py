@@ -1,6 +1,6 @@
 """Session-wide model cache: devices, embedders loaded once, embeddings computed once.
 
-One :class:`ModelCache` lives in each process's ``EvalSession`` (the controller
+One `ModelCache` lives in each process's ``EvalSession`` (the controller
 and each xdist worker). It loads a model the first time a check needs it and
 keeps it for the session, on the device chosen by ``--llmeval-device``:
 ``auto`` picks CUDA, then Apple MPS, then the CPU; under xdist, workers spread
@@ -48,7 +48,7 @@ _Model = TypeVar("_Model")  # what a model builder returns (a model; a tokenizer
 
 
 class Kept(Protocol):
-    """What a cache kept beside the models (:meth:`ModelCache.kept`) offers the session."""
+    """What a cache kept beside the models (`ModelCache.kept()`) offers the session."""
 
     def flush(self) -> None: ...
 
@@ -264,7 +264,7 @@ class Embedder:
         return np.stack([self._memory[k] for k in keys])
 
     def adopt(self, vectors: dict[str, np.ndarray]) -> None:
-        """Vectors another process encoded (keyed by :func:`text_key`): used, not written to this process's shard."""
+        """Vectors another process encoded (keyed by `text_key()`): used, not written to this process's shard."""
         self._memory.update(vectors)
 
     def dimension(self) -> int:
@@ -343,7 +343,7 @@ class ModelCache:
         """A sentence-transformers CrossEncoder (``role``: "cross-encoder", "NLI model"), loaded once.
 
         Every failure (sentence-transformers missing, a hub name offline, a bad
-        folder) is one :class:`ModelLoadError` naming the model and ``parameter``.
+        folder) is one `ModelLoadError` naming the model and ``parameter``.
         """
 
         def build() -> Any:

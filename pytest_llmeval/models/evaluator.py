@@ -13,9 +13,9 @@ __all__ = ["ModelEvaluator", "load_classifier", "max_positions"]
 
 
 class ModelEvaluator(Evaluator):
-    """An evaluator that runs a local model through the session's :class:`~pytest_llmeval.models.cache.ModelCache`.
+    """An evaluator that runs a local model through the session's `ModelCache`.
 
-    The plugin calls :meth:`bind` with the session's cache, so each model loads once
+    The plugin calls `bind()` with the session's cache, so each model loads once
     per process; used on its own, the evaluator makes a private cache on first use.
     """
 

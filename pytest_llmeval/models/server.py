@@ -3,7 +3,7 @@
 With ``llmeval_embedding_url`` set (vLLM, text-embeddings-inference, Ollama, llama.cpp's
 server, OpenAI), every xdist worker and CI shard asks one server for its vectors instead of
 loading its own copy of the model: no torch in the test processes. The session's
-:class:`~pytest_llmeval.models.cache.Embedder` keeps its cache, batching and disk store; only the
+`Embedder` keeps its cache, batching and disk store; only the
 encoder changes, and so does the signature: ``<model>@server|remote|normalized``, where
 ``<model>`` is the name sent to the server (``llmeval_embedding_model``), so vectors of a
 server and of an in-process model are never mixed. The URL is not part of it: shards that
@@ -14,7 +14,7 @@ The URL is the API's base, as for the judge: ``http://host:8080/v1`` posts to
 ``/v1``; a URL that ends in ``/embeddings`` is used as it is.
 
 Only the standard library is used. Connection faults, timeouts, 429 and 5xx are retried
-with backoff, then fail with :class:`EmbeddingServerError` (a ``ModelLoadError``) naming the
+with backoff, then fail with `EmbeddingServerError` (a ``ModelLoadError``) naming the
 setting and the URL; once the server has failed so, later batches try once each. A reply
 that is not one finite, non-zero vector per text, all of one length, is an error, never a
 wrong vector. A server that returns one vector per token (llama-cpp-python's server with a
@@ -65,7 +65,7 @@ class EmbeddingServer:
     """Where the shared embedding model is served, and how to ask it.
 
     Args:
-        url: the API's base URL (see :func:`endpoint`).
+        url: the API's base URL (see `endpoint()`).
         api_key_env: the environment variable holding the API key, sent as a bearer token when set.
         timeout: seconds before one request gives up (and is retried).
         retries: further attempts after a transient fault (connection, timeout, 429, 5xx).
@@ -103,7 +103,7 @@ def server_for(url: str | None, api_key_env: str) -> EmbeddingServer | None:
 
 
 class EmbeddingClient:
-    """One model on an :class:`EmbeddingServer`, encoding like a SentenceTransformer.
+    """One model on an `EmbeddingServer`, encoding like a SentenceTransformer.
 
     Counts what it did: ``requests`` (HTTP requests, retries included), ``texts`` sent,
     ``retried`` faults and ``pooled`` texts whose per-token vectors were averaged;

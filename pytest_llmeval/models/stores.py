@@ -6,8 +6,8 @@ that belongs to another signature, or whose checksum does not match its contents
 is deleted and its values are computed again: a store is a cache, never trusted
 over the model that fills it.
 
-- :class:`EmbeddingStore`: sentence vectors (``.npz``), under ``embeddings/``;
-- :class:`ParseStore`: parsed texts (tokens, sentences, entities; ``.json``), under ``parses/``.
+- `EmbeddingStore`: sentence vectors (``.npz``), under ``embeddings/``;
+- `ParseStore`: parsed texts (tokens, sentences, entities; ``.json``), under ``parses/``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ _short_key = lru_cache(maxsize=1 << 14)(_key)
 class ShardStore:
     """Values on disk for one signature, as shard files in one folder (see the module docstring).
 
-    Subclasses set :attr:`FOLDER` and :attr:`SUFFIX` and implement :meth:`_write` and :meth:`_read`.
+    Subclasses set `FOLDER` and `SUFFIX` and implement `_write()` and `_read()`.
     """
 
     FOLDER: ClassVar[str] = ""
@@ -166,7 +166,7 @@ def _shard_digest(keys: Any, matrix: Any) -> str:
 
 
 class ParseStore(ShardStore):
-    """Parsed texts of one parser (see :mod:`pytest_llmeval.facts.syntax`): one JSON object per ``.json`` shard with the
+    """Parsed texts of one parser (see `pytest_llmeval.facts.syntax`): one JSON object per ``.json`` shard with the
     format, the signature, the entries (text hash to parse) and a SHA-256 of the entries as written."""
 
     FOLDER = "parses"

@@ -75,10 +75,10 @@ def current_umask() -> int:
 
 
 def atomic_write(path: str, text: str | Iterable[str]) -> None:
-    """Write ``text`` (a string, or its pieces in order) to ``path`` via a temporary file and :func:`os.replace`.
+    """Write ``text`` (a string, or its pieces in order) to ``path`` via a temporary file and `os.replace()`.
 
     Any ``str`` is written: a lone surrogate that no writer escaped becomes U+FFFD. The file gets
-    mode ``0o666`` less the umask, as :func:`open` would give a new file.
+    mode ``0o666`` less the umask, as `open()` would give a new file.
     """
     from ..text.basics import replace_surrogates
 
@@ -105,7 +105,7 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
 def write_reports(report: dict[str, Any], path: str) -> list[str]:
     """Write ``report`` to ``path``: one file by extension, or all formats into a directory; the files written.
 
-    Every file that can be written is: :class:`ReportsNotWritten` then names each one that could not.
+    Every file that can be written is: `ReportsNotWritten` then names each one that could not.
     """
     extension = os.path.splitext(path)[1].lower()
     if extension in FORMATS:

@@ -91,7 +91,7 @@ class LeaderboardRow:
     unverified: int = 0  # results whose verdict is unverified (not counted in passed)
     expected: int = 0  # failed results of tests marked xfail that failed as expected (shown apart, not as a surprise)
     #: The interval of the mean (None: no mean, or fewer than two cases of scores other than 0 and 1) and of the pass
-    #: rate, at 1 - alpha, repeats of a case clustered (see :mod:`.stats`).
+    #: rate, at 1 - alpha, repeats of a case clustered (see `.stats`).
     ci_low: float | None = None
     ci_high: float | None = None
     pass_ci_low: float | None = None
@@ -253,7 +253,7 @@ def signature_key(record: Record) -> str:
 
 
 def signature_keys(records: list[Record]) -> list[str]:
-    """:func:`signature_key` of each record, computed once per signature object (records share one per signature)."""
+    """`signature_key()` of each record, computed once per signature object (records share one per signature)."""
     known: dict[int, str] = {}  # by id: the records keep every signature alive meanwhile
     keys = []
     for record in records:
@@ -300,7 +300,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
 
     The leaderboard, best model and most difficult case are computed on original
     inputs; results on perturbed inputs (``tags["perturbation"]``) are compared with
-    their original sibling for :class:`Flip` s. ``flip_delta``: a score move larger
+    their original sibling for `Flip` s. ``flip_delta``: a score move larger
     than this is a flip too.
     """
     records = list(records)

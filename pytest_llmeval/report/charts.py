@@ -31,7 +31,7 @@ BINS = 20
 
 
 def shown(model: str | None) -> str:
-    """The model's name, or :data:`NO_MODEL_LABEL` where the leaderboard shows "-" (a test without a model)."""
+    """The model's name, or `NO_MODEL_LABEL` where the leaderboard shows "-" (a test without a model)."""
     label = shown_model(model or None)
     return NO_MODEL_LABEL if label == "-" else label
 

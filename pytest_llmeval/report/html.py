@@ -5,7 +5,7 @@ distributions against the threshold, the baseline's before / after, the leaderbo
 checks), the cases-by-models grid of each check, and every result, failures first. Filters by model,
 check, verdict and text run in an inline script; charts are inline SVG; a Content-Security-Policy lets
 the page fetch nothing. The page is a Jinja2 template with autoescape: every text from the run, model
-output above all, is escaped. What is shown comes from :func:`.view.view` and :mod:`.charts`.
+output above all, is escaped. What is shown comes from `.view.view()` and `.charts`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The JSON report: every result, the aggregates and the run's metadata; read back with :func:`load`."""
+"""The JSON report: every result, the aggregates and the run's metadata; read back with `load()`."""
 
 from __future__ import annotations
 
@@ -17,13 +17,28 @@ __all__ = ["chunks", "dumps", "load", "results", "schema", "validate"]
 FORMAT = "pytest-llmeval-report"
 
 
+#: The report's format version.
+VERSION = 1
+
+
+def assemble(results: list[Any], *, run: dict[str, Any], summary: dict[str, Any], tests: dict[str, str],
+             baseline: dict[str, Any] | None = None, models: dict[str, Any] | None = None,
+             judge: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON report: a function of the run's records (``results``, each with its test's ``outcome``) and what is
+    known about the run (``run``: times, versions, exit status; ``summary``: the aggregate of the records;
+    ``tests``: every test's outcome; ``baseline``: the comparison; ``models`` / ``judge``: their use). Every other
+    report is written from this one."""
+    return {"format": FORMAT, "version": VERSION, "run": run, "models": models or {}, "judge": judge or {}, "summary": summary,
+            "baseline": baseline, "tests": tests, "results": results}
+
+
 def dumps(report: dict[str, Any]) -> str:
     """The report as JSON text; lone surrogates in answers are escaped, so any ``str`` round-trips."""
     return "".join(chunks(report))
 
 
 def chunks(report: dict[str, Any]) -> Iterator[str]:
-    """The report's JSON text in pieces, as :func:`dumps` writes it, for streaming to a file."""
+    """The report's JSON text in pieces, as `dumps()` writes it, for streaming to a file."""
     from ..text.basics import escape_surrogates
 
     buffer: list[str] = []
@@ -45,7 +60,7 @@ def _pieces(report: dict[str, Any]) -> Iterator[str]:
     """``json.dumps(report, **OPTIONS)`` in pieces, the results record by record.
 
     Tens of thousands of records share most of their values (one signature object per
-    check, see :class:`~pytest_llmeval.run.recording.RecordStore`): a shared value's text is
+    check, see `RecordStore`): a shared value's text is
     made once. A value's text at nesting level N is its text at level 0 with 2N more
     spaces after each line break (strings hold no raw line break: JSON escapes it).
     """
@@ -136,5 +151,5 @@ def validate(report: Any) -> str | None:
 
 
 def results(report: dict[str, Any]) -> list[Result]:
-    """The :class:`Result` objects stored in a report, in run order."""
+    """The `Result` objects stored in a report, in run order."""
     return [Result.from_dict(record) for record in report.get("results", [])]

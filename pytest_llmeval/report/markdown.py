@@ -1,7 +1,7 @@
 """The Markdown report: leaderboard tables fit for ``$GITHUB_STEP_SUMMARY``.
 
-What is shown comes from :func:`.view.view`; this module only writes it as Markdown,
-every piece of text from the run escaped by :func:`cell`.
+What is shown comes from `.view.view()`; this module only writes it as Markdown,
+every piece of text from the run escaped by `cell()`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A row's results are grouped by case (a case run N times with ``--llmeval-repeat`` is one
 cluster of N draws), so the intervals count a case's draws as the correlated results
-they are (:mod:`.stats`). Repeated cases also give pass@k (at least one of k draws passes)
+they are (`.stats`). Repeated cases also give pass@k (at least one of k draws passes)
 and pass^k (all k pass), and the cases that both passed and failed: the flaky ones.
 """
 
@@ -48,7 +48,7 @@ class CaseDraws:
 
 @dataclass(frozen=True)
 class RowStats:
-    """The figures :class:`~pytest_llmeval.report.aggregate.LeaderboardRow` carries besides its counts and mean."""
+    """The figures `LeaderboardRow` carries besides its counts and mean."""
 
     #: The mean's interval (None: no scores, or fewer than two cases of scores other than 0 and 1) and the pass rate's.
     ci_low: float | None

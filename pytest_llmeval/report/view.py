@@ -1,4 +1,4 @@
-"""What the Markdown and HTML reports show: :func:`view` reads a JSON report dict once.
+"""What the Markdown and HTML reports show: `view()` reads a JSON report dict once.
 
 The report fits ``report.schema.json`` (this run's, or one read back from disk). The view decides
 which sections appear, what is capped, the wording of computed phrases and how numbers and model

@@ -1,11 +1,11 @@
-"""The check runner: a helper hands its check class and the case to :func:`check`, which scores, records on the
+"""The check runner: a helper hands its check class and the case to `check()`, which scores, records on the
 current test and fails it with an actionable message.
 
 ``assert_grounded(answer, context)`` is ``check(Groundedness, actual=answer, context=context, params={...})``:
 following the call reaches ``Groundedness`` and its scoring method without a name lookup (names users type,
-``evaluate("groundedness")``, resolve through the registry in :mod:`pytest_llmeval.harness.api`). On success the
-runner returns the :class:`~pytest_llmeval.core.result.Result`; on failure it raises
-:class:`LLMEvalAssertionError` (an ``AssertionError``) whose message shows the verdict, who decided it, each
+``evaluate("groundedness")``, resolve through the registry in `pytest_llmeval.harness.api`). On success the
+runner returns the `Result`; on failure it raises
+`LLMEvalAssertionError` (an ``AssertionError``) whose message shows the verdict, who decided it, each
 metric against its threshold, the evidence, the model and case, and the signature. Every helper takes these
 keyword arguments besides its own:
 
@@ -22,7 +22,7 @@ keyword arguments besides its own:
 Threshold precedence: this call, then ``--llmeval-threshold``, then the
 ``llmeval_thresholds`` ini option, then the catalog default.
 
-What checks raise (:mod:`pytest_llmeval.core.errors`) becomes the test's outcome here: a check that cannot run
+What checks raise (`pytest_llmeval.core.errors`) becomes the test's outcome here: a check that cannot run
 skips the test, a missing replayed verdict or a missing model fails it in one line, a scorer that failed for
 good leaves an unscored, failed record.
 """
@@ -164,7 +164,7 @@ def run_check(
     ``conditions``, ``history``, ``model``, ``metadata``); ``params`` go to the
     check. Inside a test the result is recorded unless ``record=False``. A check may
     read several cases from the fields and score them as one (``classification``'s
-    label lists, :meth:`~pytest_llmeval.core.evaluator.Evaluator.cases_from`): one result is recorded.
+    label lists, `cases_from()`): one result is recorded.
     ``prompts``: a judge check's prompts to replace for this call (``{name: template}``).
     """
     if prompts is not None:
@@ -241,7 +241,7 @@ def run_cases(
 ) -> list[Result]:
     """Score ``cases`` as one batch with the session's instance of ``cls``; record the results on the test.
 
-    Inside a test, what the check raises becomes the test's outcome (:mod:`pytest_llmeval.core.errors`);
+    Inside a test, what the check raises becomes the test's outcome (`pytest_llmeval.core.errors`);
     outside one, it propagates.
     """
     name = cls.name
@@ -345,5 +345,5 @@ class Standalone:
 
 @functools.lru_cache(maxsize=1)
 def standalone() -> Standalone:
-    """The process's :class:`Standalone` (built on the first check run outside pytest)."""
+    """The process's `Standalone` (built on the first check run outside pytest)."""
     return Standalone()

@@ -5,12 +5,12 @@ these is called. Installing deepeval registers its own pytest plugin, which slow
 every pytest start by seconds; switch it off with ``-p no:deepeval`` (our suite's
 ``addopts`` does).
 
-- :func:`assert_metric` measures a deepeval metric on one case (built from our case
+- `assert_metric()` measures a deepeval metric on one case (built from our case
   fields, or your own ``LLMTestCase``) and records its score like any llmeval check:
   JUnit properties, leaderboards, reports. Pass/fail is the metric's own
   ``is_successful()``; its direction (bias and toxicity metrics pass *below* their
   threshold) is read from that verdict.
-- :func:`judge_for_deepeval` is a ``DeepEvalBaseLLM`` that asks the session's judge,
+- `judge_for_deepeval()` is a ``DeepEvalBaseLLM`` that asks the session's judge,
   so deepeval metrics get our verdict cache (record, replay at zero cost, offline),
   retries, structured output and cost accounting.
 """
@@ -48,7 +48,7 @@ def judge_for_deepeval(runner: Any = None) -> Any:
     """A deepeval model (``DeepEvalBaseLLM``) answering through the llmeval judge and its verdict cache.
 
     Inside a test it uses the session's judge (``--llmeval-judge-model``); elsewhere pass
-    a :class:`~pytest_llmeval.judges.runner.JudgeRunner`.
+    a `JudgeRunner`.
     """
     deepeval = _deepeval()
     from deepeval.models import DeepEvalBaseLLM
@@ -128,7 +128,7 @@ def _test_case(test_case: Any, fields: Mapping[str, Any]) -> Any:
 
 def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = None, case: str | None = None,
                    record: bool = True, **fields: Any) -> Result:
-    """Measure a deepeval ``metric`` and return (and, in a test, record) its :class:`Result`, without asserting."""
+    """Measure a deepeval ``metric`` and return (and, in a test, record) its `Result`, without asserting."""
     deepeval = _deepeval()
     if not callable(getattr(metric, "measure", None)):
         raise TypeError(f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}")

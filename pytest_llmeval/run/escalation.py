@@ -3,7 +3,7 @@
 An offline check that cannot confirm an answer, and finds no evidence against it, says *unverified*. Its class
 names the judge check that may decide such answers (``escalates_to``: groundedness to faithfulness, answer
 accuracy to answer correctness); when the run has a judge, the session wires the two together and the runner
-calls :func:`escalate` on the check's results. Only the unverified ones cost a judge call.
+calls `escalate()` on the check's results. Only the unverified ones cost a judge call.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Perturbations on the running test: the session's judge writes paraphrases, and a perturbation that cannot run
-here (no judge) skips the test. The perturbations themselves are :mod:`pytest_llmeval.text.perturbators`."""
+here (no judge) skips the test. The perturbations themselves are `pytest_llmeval.text.perturbators`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _session_judge(judge: Any) -> Any:
 def perturb(text: str, name: str, *, seed: int = 0, judge: Any = None, **params: Any) -> str:
     """``text`` perturbed by ``name`` with ``params``; the same seed gives the same text everywhere.
 
-    ``paraphrase`` asks ``judge``, inside a test the session's (:func:`pytest_llmeval.text.perturbators.paraphrase`).
+    ``paraphrase`` asks ``judge``, inside a test the session's (`pytest_llmeval.text.perturbators.paraphrase()`).
     """
     return perturbators.perturb(text, name, seed=seed, judge=_session_judge(judge) if name == "paraphrase" else judge, **params)
 

@@ -2,11 +2,11 @@
 
 A regression suite is mostly one test function parametrized over ``cases(...)``: the
 inputs of the tests to come are known at collection. When an embedding check runs in
-such a test, :class:`Prefetcher` looks at the check's case: the fields it reads that
+such a test, `Prefetcher` looks at the check's case: the fields it reads that
 equal the test's ``Case`` parameter (the recorded answer, the context, ...) are known
 in advance for the next tests of the same function too. It builds their cases from
 those fields, asks the evaluator which texts it would encode (its own sentence
-splitting: :meth:`~pytest_llmeval.core.evaluator.Evaluator.planned_texts`, which encodes
+splitting: `planned_texts()`, which encodes
 and scores nothing) and encodes them in one batched call; the checks that follow find
 their vectors in the cache.
 
@@ -15,7 +15,7 @@ The window of tests looked at starts at 32 and doubles with each batch (up to
 plans only the tests it has been sent (pytest-xdist's queue on the worker, read and
 never changed), so no worker encodes another's; where that queue cannot be read, the
 rest of the collection in order stands in. When the controller has given the workers
-a shared folder (:mod:`~pytest_llmeval.models.blocks`), they instead split the cases into
+a shared folder (`blocks`), they instead split the cases into
 blocks, each encoded once by whichever worker claims it and loaded by the others.
 
 With ``llmeval_judge_prefetch`` on, a judge check whose every field is known in

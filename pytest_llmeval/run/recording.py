@@ -1,7 +1,7 @@
 """Recording results on the running test.
 
-While a test runs, the plugin makes a :class:`TestContext` current (a
-:class:`contextvars.ContextVar`, so it follows the test into asyncio tasks).
+While a test runs, the plugin makes a `TestContext` current (a
+`contextvars.ContextVar`, so it follows the test into asyncio tasks).
 Assertion helpers find it, take the model and case defaults from it, and
 record each result in ``item.user_properties``:
 
@@ -15,7 +15,7 @@ record each result in ``item.user_properties``:
   the new judge calls this check made (replayed verdicts cost nothing).
 
 The ``llmeval`` fixture returns the same object, with ``check`` and ``evaluate``
-(:class:`pytest_llmeval.harness.context.CheckingContext`).
+(`pytest_llmeval.harness.context.CheckingContext`).
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ class RecordStore:
     """Makes the controller's records compact: what records repeat is held once and shared among them.
 
     Every record of one check carries the same signature, thresholds and directions (and
-    often the same metrics, details, tags and reason): :meth:`add` keeps one object per
-    distinct value (by :func:`exact_key`) and lets each record refer to it; field names
+    often the same metrics, details, tags and reason): `add()` keeps one object per
+    distinct value (by `exact_key()`) and lets each record refer to it; field names
     are shared too. The shared values are plain ``dict`` / ``list`` (records are written
     as JSON): read them, never change them.
     """
@@ -209,7 +209,7 @@ class TestContext:
         self._escalation = escalation
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
-        """Let the session batch work for the tests to come (:mod:`pytest_llmeval.run.prefetch`)."""
+        """Let the session batch work for the tests to come (`pytest_llmeval.run.prefetch`)."""
         if self._prefetch is not None:
             self._prefetch(evaluator, cases)
 

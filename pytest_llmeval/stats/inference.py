@@ -163,7 +163,7 @@ def _binary(values: Sequence[float]) -> bool:
 def mean_interval(clusters: Sequence[Sequence[float]], alpha: float = 0.05) -> tuple[float, float] | None:
     """The interval of a mean over values grouped by case; ``None`` below two cases (nothing to say how it varies).
 
-    Values that are all 0 or 1 are a proportion (:func:`proportion_interval`); others get
+    Values that are all 0 or 1 are a proportion (`proportion_interval()`); others get
     Student's t with ``cases - 1`` degrees of freedom over the cluster-robust standard error,
     kept within [0, 1] when every value is.
     """

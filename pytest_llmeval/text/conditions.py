@@ -1,7 +1,7 @@
 """The boolean condition language of the text-matching evaluator.
 
 A condition combines quoted strings (substring search) and ``regexp("...")``
-patterns (:func:`re.search`) with ``AND``, ``OR``, ``NOT`` and parentheses::
+patterns (`re.search()`) with ``AND``, ``OR``, ``NOT`` and parentheses::
 
     ("Rio" OR "rio") AND regexp("15,?969 [Mm]il") AND NOT "Real"
 
@@ -11,7 +11,7 @@ case-insensitive. Strings take double or single quotes; inside them ``\\"`` (or
 so ``regexp("\\d{3}")`` is the regular expression ``\\d{3}``.
 
 It is a real recursive-descent parser (never ``eval``); a syntax error or an
-invalid regular expression raises :class:`ConditionSyntaxError` pointing at the
+invalid regular expression raises `ConditionSyntaxError` pointing at the
 position.
 
 >>> cond = parse_condition('"15,969" AND NOT "Real"')
@@ -51,7 +51,7 @@ REGEX_TIMEOUT = 2.0
 
 
 class RegexTimeoutError(ValueError):
-    """A user's regular expression ran past :data:`REGEX_TIMEOUT` on one text."""
+    """A user's regular expression ran past `REGEX_TIMEOUT` on one text."""
 
 
 def compile_user_regex(pattern: str) -> Any:
@@ -73,7 +73,7 @@ def compile_user_regex(pattern: str) -> Any:
 
 
 def search_user_regex(compiled: Any, text: str, display: str) -> Any:
-    """``compiled.search(text)``, stopped after :data:`REGEX_TIMEOUT` seconds with a clear error."""
+    """``compiled.search(text)``, stopped after `REGEX_TIMEOUT` seconds with a clear error."""
     if isinstance(compiled, re.Pattern):
         return compiled.search(text)
     try:
@@ -170,7 +170,7 @@ def _explain(node: _Node, text: str, want: bool) -> list[str]:
 
 
 class Condition:
-    """A parsed condition; evaluate it with :meth:`matches`, see why with :meth:`explain`."""
+    """A parsed condition; evaluate it with `matches()`, see why with `explain()`."""
 
     def __init__(self, source: str, root: _Node) -> None:
         self.source = source
@@ -324,7 +324,7 @@ class _Parser:
 
 
 def parse_condition(source: str) -> Condition:
-    """Parse ``source`` into a :class:`Condition`.
+    """Parse ``source`` into a `Condition`.
 
     Raises:
         TypeError: ``source`` is not a str.

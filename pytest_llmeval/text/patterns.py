@@ -2,7 +2,7 @@
 
 Each detector has a ``kind`` name, a pattern and, where formats allow, a
 validator that removes look-alikes (the Luhn check for card numbers, mod-97 for
-IBANs, octet ranges for IP addresses). :func:`scan` returns :class:`Finding`
+IBANs, octet ranges for IP addresses). `scan()` returns `Finding`
 objects whose ``masked`` text is safe to print in a test report.
 
 >>> [f.kind for f in scan("Mail jane.doe@example.com or call 415-555-0134", PII_DETECTORS)]

@@ -20,7 +20,7 @@ adds punctuation, ``rate``), ``word_swap`` (swaps ``n`` adjacent word pairs),
 ``ocr`` (OCR confusions such as rn/m, 0/O, 1/l, ``rate``), ``synonym`` and ``antonym``
 (from a built-in list, ``n`` words), ``base16``, ``base64``, ``rot13`` (for the
 encoding guardrail), ``copy`` (the text unchanged: duplicates for
-self-consistency) and ``paraphrase`` (asks the judge; see :func:`paraphrase`).
+self-consistency) and ``paraphrase`` (asks the judge; see `paraphrase()`).
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ def perturbation(name: str, *, label: str | None = None, **params: Any) -> Pertu
 
 
 def parse_perturbations(items: Sequence[Any], *, where: str = "llmeval_perturb") -> list[Perturbation]:
-    """Strings and :class:`Perturbation` objects as perturbations; a clear error names a bad one."""
+    """Strings and `Perturbation` objects as perturbations; a clear error names a bad one."""
     out: list[Perturbation] = []
     for item in items:
         if isinstance(item, Perturbation) and item.name == "copy" and "n" in item.params:
@@ -336,9 +336,9 @@ Text: {text}
 def paraphrase(text: str, *, judge: Any = None, seed: int = 0, **params: Any) -> str:
     """A paraphrase written by the session's judge (recorded and replayed like any verdict).
 
-    ``judge`` is a :class:`~pytest_llmeval.judges.runner.JudgeRunner` (inside a test,
+    ``judge`` is a `JudgeRunner` (inside a test,
     ``pytest_llmeval.perturb`` and the ``llmeval_perturb`` fixture pass the session's). Without a judge this raises
-    :class:`~pytest_llmeval.core.errors.CheckUnavailable`, which the fixture turns into a skip.
+    `CheckUnavailable`, which the fixture turns into a skip.
     """
     if params:
         raise ValueError(f"perturb 'paraphrase' takes no parameters; got {', '.join(sorted(params))}")

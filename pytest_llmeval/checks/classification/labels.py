@@ -8,7 +8,7 @@
 - ``label_prediction``: one prediction recorded by one test (``record_label``); the
   controller gathers them per model into the classification leaderboard of every report.
 
-Values are :mod:`pytest_llmeval.stats.classmetrics`'s, equal to scikit-learn's.
+Values are `pytest_llmeval.stats.classmetrics`'s, equal to scikit-learn's.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def label_cases(
     owner: str, expected: Any, predicted: Any, *, scores: Any = None, ids: Any = None,
     names: tuple[str, str] = ("expected", "predicted"), **fields: Any,
 ) -> list[Case]:
-    """The set :class:`Classification` scores: one case per prediction (``expected`` the true label, ``actual``
+    """The set `Classification` scores: one case per prediction (``expected`` the true label, ``actual``
     the predicted one, ``metadata`` its id and scores), checked; ``names`` are the caller's names of the two lists."""
     truth = _labels(owner, names[0], expected)
     guesses = _labels(owner, names[1], predicted)
@@ -73,7 +73,7 @@ def label_cases(
 
 def label_set(owner: str, fields: Mapping[str, Any], case_id: str | None) -> list[Case]:
     """``evaluate(owner, actual=[...], expected=[...], metadata={"scores": [...], "ids": [...]})``'s cases:
-    the lists :func:`~pytest_llmeval.assert_classification` takes, ``scores`` and ``ids`` in ``metadata``."""
+    the lists `assert_classification()` takes, ``scores`` and ``ids`` in ``metadata``."""
     rest = dict(fields)
     metadata = rest.pop("metadata", None) or {}
     if not isinstance(metadata, Mapping) or not set(metadata) <= {"scores", "ids"}:

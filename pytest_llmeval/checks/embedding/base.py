@@ -3,7 +3,7 @@
 Similarity ``S(x, y)`` is the cosine similarity of L2-normalised sentence
 embeddings (``1 - cosine distance``), clipped to ``[0, 1]``. Each evaluator
 gathers every sentence its batch of cases needs and encodes them in one call
-through the session's :class:`~pytest_llmeval.models.cache.Embedder`, which skips
+through the session's `Embedder`, which skips
 texts already cached in memory or on disk.
 """
 
@@ -44,7 +44,7 @@ class EmbeddingEvaluator(ModelEvaluator):
     """
 
     defaults: ClassVar[Mapping[str, Any]] = {"model": None}
-    #: Whether scoring encodes through :meth:`encode_all` first, so :func:`planned_texts` can find the texts
+    #: Whether scoring encodes through `encode_all()` first, so `planned_texts()` can find the texts
     #: of cases to come without scoring them (BERTScore reads token vectors of its own model: it does not).
     plans_texts: ClassVar[bool] = True
 
@@ -53,7 +53,7 @@ class EmbeddingEvaluator(ModelEvaluator):
         return self.model_cache().embedder(self.params["model"])
 
     def planned_texts(self, cases: Sequence[Case]) -> list[str]:
-        """The texts scoring ``cases`` encodes first (:func:`planned_texts`); ``[]`` when the check does not plan."""
+        """The texts scoring ``cases`` encodes first (`planned_texts()`); ``[]`` when the check does not plan."""
         return planned_texts(self, cases) if self.plans_texts else []
 
     def configure(self) -> None:
@@ -100,7 +100,7 @@ class EmbeddingEvaluator(ModelEvaluator):
     def encode_all(self, groups: Sequence[Sequence[str]]) -> list[np.ndarray]:
         """Encode every group of texts with one call; one matrix per group.
 
-        While :func:`planned_texts` runs, the texts are collected instead and scoring stops.
+        While `planned_texts()` runs, the texts are collected instead and scoring stops.
         """
         flat = [text for group in groups for text in group]
         planning = _PLANNING.get()
@@ -123,16 +123,16 @@ def model_family(identity: str) -> str:
 #: Calibrated defaults: the catalog values for the catalog's bge-small-en, and the
 #: values measured for the embedded all-MiniLM-L6-v2 by benchmarks/bench_verdicts.py.
 class _Planned(Exception):
-    """Raised by :meth:`EmbeddingEvaluator.encode_all` under :func:`planned_texts`: the texts are known."""
+    """Raised by `EmbeddingEvaluator.encode_all()` under `planned_texts()`: the texts are known."""
 
 
-#: The list :func:`planned_texts` collects into, while it runs.
+#: The list `planned_texts()` collects into, while it runs.
 _PLANNING: ContextVar[list[str] | None] = ContextVar("pytest_llmeval_planning", default=None)
 
 
 def planned_texts(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> list[str]:
     """The texts ``evaluator`` would encode to score ``cases``, found by running its scoring up to
-    its first :meth:`~EmbeddingEvaluator.encode_all` (nothing is encoded or scored); ``[]`` when it
+    its first `encode_all()` (nothing is encoded or scored); ``[]`` when it
     encodes nothing that way. Errors of the scoring code propagate."""
     collected: list[str] = []
     token = _PLANNING.set(collected)

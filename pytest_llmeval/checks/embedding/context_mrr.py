@@ -32,7 +32,7 @@ def assert_context_ranked(
 class ContextMRR(EmbeddingEvaluator):
     """Reciprocal rank of the first relevant chunk (its leaderboard mean is the MRR).
 
-    A chunk is relevant when its relevancy (as in :class:`ContextRelevancy`) is at
+    A chunk is relevant when its relevancy (as in `ContextRelevancy`) is at
     least ``relevance_threshold`` (default: the relevancy threshold calibrated for
     the embedding model, 0.31 for the embedded MiniLM, else the catalog's 0.7); a
     first relevant chunk at a rank above ``out_of_range_rank`` counts as none

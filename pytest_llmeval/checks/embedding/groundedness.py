@@ -3,8 +3,8 @@ retrieved context? Three verdicts: *fail* on named evidence, *pass* when every c
 *unverified* when nothing speaks against the answer but it is too far from the context's wording to confirm
 offline (a judge or an NLI model decides those).
 
-Similarity ``S(x, y)`` is as in :mod:`pytest_llmeval.checks.embedding.base`; the
-evidence is :mod:`pytest_llmeval.facts.evidence`'s.
+Similarity ``S(x, y)`` is as in `pytest_llmeval.checks.embedding.base`; the
+evidence is `pytest_llmeval.facts.evidence`'s.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def assert_grounded(
     ``nli_model``, which decides. ``scorer``: the embedding model
     (``embedding_model=`` is its deprecated name). ``fail_on``: the evidence kinds
     that fail the answer (default: the kinds measured to be right at least nine
-    times in ten, :data:`pytest_llmeval.facts.kinds.FAILING`; ``"all"``, ``"none"``
+    times in ten, `pytest_llmeval.facts.kinds.FAILING`; ``"all"``, ``"none"``
     or kind ids); evidence of the other kinds is a *concern*: named, the answer
     unverified.
     """
@@ -81,11 +81,11 @@ class Groundedness(EmbeddingEvaluator):
 
     ``method="facts"`` (default): each answer sentence that makes a claim (a
     question back or "Thanks, enjoy!" makes none) is checked for **evidence**
-    against it (:mod:`pytest_llmeval.facts.evidence`): a number, date, unit or name the
+    against it (`pytest_llmeval.facts.evidence`): a number, date, unit or name the
     context does not state, a negation flip, a role swap or conflicting relation,
     or a claim that shares no word with the context, a field a record context leaves
     empty. Evidence of a kind in ``fail_on`` (by default the kinds measured to be right
-    at least nine times in ten, :data:`pytest_llmeval.facts.kinds.FAILING`) fails the
+    at least nine times in ten, `pytest_llmeval.facts.kinds.FAILING`) fails the
     check and is quoted; evidence of another kind is a concern: quoted, the answer
     unverified. Sentences about the sources or the answer, prompt echoes, headings and
     closings are not checked; a refusal is recorded (``details["refusal"]``) and left
@@ -93,7 +93,7 @@ class Groundedness(EmbeddingEvaluator):
     fields. Without evidence, the answer passes when every claim is close to
     the context (``support``: per claim, the mean of its best cosine similarity to
     a context sentence and its word support, see
-    :func:`~pytest_llmeval.facts.layer.word_pair_support`; minimised over
+    `word_pair_support()`; minimised over
     claims), and is **unverified** otherwise: reworded answers often are, and only
     a judge or an NLI model can decide them. A short answer (at most
     ``short_answer_words`` words) given with its ``question`` is judged as the claim
@@ -182,7 +182,7 @@ class Groundedness(EmbeddingEvaluator):
           embeddings alone fall short (``method="embeddings"``);
         - *unverified*, when there is no failing evidence but a claim is too far from the context's wording to
           confirm (``support`` is weak), or evidence of a kind not in ``fail_on`` is named (a *concern*), or the
-          answer refuses; a judge check may decide it then (``escalates_to``, :mod:`pytest_llmeval.run.escalation`);
+          answer refuses; a judge check may decide it then (``escalates_to``, `pytest_llmeval.run.escalation`);
         - *pass*, by the **detector** (the embedding model), when every claim's support reaches the threshold.
         """
         listed = score.details.get("evidence", []) if score.details else []

@@ -115,7 +115,7 @@ def _opens(line: str, start: int, first: int) -> bool:
 
 def _numbered_markers(line: str) -> list[re.Match[str]]:
     """The markers of the longest numbered list in ``line``: numbers counting up by one, each
-    opening an item (see :func:`_opens`; a ``3)`` marker may also follow a word). A list of three
+    opening an item (see `_opens()`; a ``3)`` marker may also follow a word). A list of three
     or more may have items after the first that follow a word ("Do: 1. Open it 2. Tap Reset 3. Confirm")."""
     found = []
     first = len(line) - len(line.lstrip())

@@ -12,7 +12,7 @@
   the second check of an answer costs no calls.
 
 Sentences are split as everywhere else in the package
-(:func:`pytest_llmeval.text.basics.split_sentences`); at most ``max_sentences`` are judged
+(`pytest_llmeval.text.basics.split_sentences()`); at most ``max_sentences`` are judged
 per case, and a result that judged fewer than there were says so.
 """
 

@@ -15,7 +15,7 @@ is better. Templates follow the catalog:
 
 The scoring model is any causal LM (reference: gpt2-medium, the OPT family) or
 sequence-to-sequence LM (flan-t5) by name or folder; the default is the embedded
-SmolLM2 (see :mod:`.language_model`). The catalog's default threshold is
+SmolLM2 (see `.language_model`). The catalog's default threshold is
 infinite: by default these checks record scores and gate nothing; pass a
 threshold to gate.
 """

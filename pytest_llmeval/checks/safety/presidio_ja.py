@@ -1,6 +1,6 @@
 """Japanese set-up of the Presidio PII check (seed 003, "Japanese PII Occurrence Count").
 
-:class:`~.presidio.PresidioPii` with ``language="ja"`` analyses Japanese text with GiNZA's spaCy pipeline
+`PresidioPii` with ``language="ja"`` analyses Japanese text with GiNZA's spaCy pipeline
 ``ja_ginza`` (``pip install 'pytest-llm-verdict[presidio-ja]'``) and these additions:
 
 * GiNZA's named-entity labels (an extended set of about 190: ``Person``, ``Province``, ``City``, ...)
@@ -77,7 +77,7 @@ def ja_nlp_configuration(model: str) -> dict[str, Any]:
 
 
 def ignore_unmapped_labels(nlp_engine: Any) -> None:
-    """Ignore every label of the loaded pipeline that :data:`GINZA_ENTITY_MAPPING` does not map (Presidio would
+    """Ignore every label of the loaded pipeline that `GINZA_ENTITY_MAPPING` does not map (Presidio would
     otherwise keep them under GiNZA's name, with a warning each time)."""
     config = nlp_engine.ner_model_configuration
     labels: set[str] = set()

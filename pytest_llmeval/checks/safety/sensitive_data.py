@@ -25,8 +25,8 @@ def assert_no_sensitive_data(
 class SensitiveDataLeakage(PatternLeakage):
     """Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys, passwords.
 
-    Parameters: as :class:`PiiLeakage`; the kinds are those of
-    :data:`pytest_llmeval.text.patterns.SECRET_DETECTORS`.
+    Parameters: as `PiiLeakage`; the kinds are those of
+    `pytest_llmeval.text.patterns.SECRET_DETECTORS`.
     """
 
     name = "sensitive_data"

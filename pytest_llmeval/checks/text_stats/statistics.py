@@ -92,7 +92,7 @@ def cmudict_syllables() -> Mapping[str, int]:
 
 
 def syllables(word: str, table: Mapping[str, int] | None = None) -> int:
-    """Syllables of one word: cmudict, else its parts, else :func:`guess_syllables`.
+    """Syllables of one word: cmudict, else its parts, else `guess_syllables()`.
 
     >>> [syllables(w) for w in ("readability", "don't", "well-known", "2023")]
     [5, 1, 2, 1]

@@ -219,3 +219,68 @@ def test_any_text_parses_and_comes_back_from_the_cache(tmp_path):
     again = parser_for(ModelCache(cache_dir=str(tmp_path), announce=lambda line: None), spacy_model())
     assert again.parse_many(texts) == parsed and again.parsed == 0 and again.hits == 3
     assert [p.text for p in parsed] == ["Paris is in France.", "odd \ufffd text\x00 with NUL", ""]
+
+
+# -- the verdict on plain contexts: the evidence named, the short answer with its question, the calibrated cut-off --
+
+CONTEXT = [
+    "Brazil revenue was 15,969 million in 2023. Growth was 4 percent year on year.",
+    "The chief executive officer is Jane Smith. She joined in 2019.",
+    "Refunds are granted within 30 days of purchase with a receipt.",
+]
+
+
+def test_groundedness_names_the_ungrounded_sentence(make):
+    answer = "Brazil revenue was 15,969 million in 2023. The moon is made of green cheese."
+    catalog = one(make("groundedness", method="embeddings"), actual=answer, context=CONTEXT)
+    assert not catalog.passed and catalog.primary == "groundedness"
+    assert catalog.details["least_grounded"] == 1
+    assert "least grounded sentence 'The moon is made of green cheese.'" in catalog.reason
+    result = one(make("groundedness", fail_on="all"), actual=answer, context=CONTEXT)
+    assert not result.passed and result.primary == "support" and result.metrics["fact_support"] == 1.0
+    assert "least supported sentence 2 'The moon is made of green cheese.'" in result.reason
+    # the catalog value is the same number whichever method gives the verdict
+    assert result.metrics["groundedness"] == catalog.metrics["groundedness"]
+    grounded = one(make("groundedness"), actual="Jane Smith is the chief executive officer.", context=CONTEXT)
+    assert grounded.passed and grounded.metrics["groundedness"] > 0.75
+    assert grounded.details["sentences"][0]["best_match"] == "The chief executive officer is Jane Smith."
+
+
+def test_groundedness_catches_wrong_facts_and_names_them(make):
+    context = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair in Paris."]
+    wrong = one(make("groundedness", fail_on="all"), actual="The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", context=context)
+    assert not wrong.passed and wrong.metrics["fact_support"] < 1.0
+    assert "'500 metres' (sentence 1) is not stated in the context" in wrong.reason
+    assert "'Romans' (sentence 1) appears nowhere in the context" in wrong.reason
+    assert {f["fact"] for f in wrong.details["unsupported_facts"]} >= {"500 metres", "Romans"}
+    # embedding similarity alone passes it: the catalog value is kept, and is high
+    assert wrong.metrics["groundedness"] > 0.75
+    restated = one(make("groundedness"), actual="The Eiffel Tower is 330 m tall. It was completed in 1889.", context=context)
+    assert restated.passed, restated.reason
+
+
+def test_short_answer_is_judged_with_its_question(make):
+    context = ["Early Work is a poetry collection by Patti Smith, published in 1994. Patricia Lee Smith is an American "
+               "singer-songwriter, poet and visual artist who became part of the New York City punk rock movement."]
+    question = "What is the nationality of the singer-songwriter who wrote the poetry collection Early Work?"
+    right = one(make("groundedness"), actual="American", context=context, question=question)
+    assert right.passed and right.details["short_answer"] and right.details["claims"][0]["claim"].startswith("What is")
+    # the bare word is far from the paragraph: the catalog value alone would fail it
+    assert right.metrics["groundedness"] < 0.5
+    wrong = one(make("groundedness", fail_on="all"), actual="Irish", context=context, question=question)
+    assert not wrong.passed and "'Irish' (the answer) appears nowhere in the context" in wrong.reason
+    long_form = one(make("groundedness", short_answer_words=0), actual="American", context=context, question=question)
+    assert not long_form.details["short_answer"]
+
+
+def test_groundedness_threshold_is_calibrated_per_model_and_signed(make, models):
+    evaluator = make("groundedness")
+    assert evaluator.model_family() == "all-minilm-l6-v2"
+    [result] = evaluator.evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
+    assert dict(result.thresholds) == {"support": 0.7, "evidence": 0.0, "concerns": 0.0}
+    assert dict(result.signature.thresholds) == dict(result.thresholds)
+    assert "thresholds=concerns:0,evidence:0,support:0.7" in result.signature.key
+    [embeddings] = make("groundedness", method="embeddings").evaluate([Case(actual="Jane Smith is the CEO.", context=CONTEXT)])
+    calibrated = type(evaluator).metric_specs()["groundedness"].calibrated
+    assert embeddings.thresholds["groundedness"] == calibrated["all-minilm-l6-v2"]
+    assert embeddings.signature.key != result.signature.key
