@@ -136,9 +136,9 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'pytest_llmeval' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+    # Not cached here: the module in sys.modules is the one to ask, so a helper and the errors its check raises always
+    # come from the same import of the package (pytester's in-process runs drop and re-import modules).
+    return getattr(import_module(f"{__name__}.{module}"), name)
 
 
 def __dir__() -> list[str]:

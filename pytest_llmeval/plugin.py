@@ -91,11 +91,11 @@ def pytest_llmeval_make_judge(config: pytest.Config, settings: Any) -> Any:
 @pytest.hookimpl(trylast=True)
 def pytest_llmeval_generate_report(config: pytest.Config, results: list[dict[str, Any]], run: dict[str, Any], summary: dict[str, Any],
                                    baseline: dict[str, Any] | None, tests: dict[str, str], models: dict[str, Any],
-                                   judge: dict[str, Any]) -> dict[str, Any]:
+                                   judge: dict[str, Any], gate: dict[str, Any]) -> dict[str, Any]:
     """The JSON report as the plugin makes it: a function of the records and the run's information."""
     from .report.jsonfile import assemble
 
-    return assemble(results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, judge=judge)
+    return assemble(results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, judge=judge, gate=gate)
 
 
 class _RunHooks:
@@ -181,11 +181,19 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
     if comparison is not None and comparison.regressions and eval_session.settings.fail_on_regression:
         if session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    gate = None
+    if records:
+        from .harness.reporting import run_gate
+
+        gate = run_gate(eval_session)
+        fails = gate.failed_floors or (gate.verdict == "indeterminate" and eval_session.settings.indeterminate == "fail")
+        if fails and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a judge outage or a row below its floor is not a green run
     if records:
         from .report.junit import add_suite_properties
 
         try:
-            add_suite_properties(session.config, eval_session.summary(), comparison)
+            add_suite_properties(session.config, eval_session.summary(), comparison, gate)
         except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
             warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
     if not (records or eval_session.settings.report or eval_session.judge_skips or comparison is not None):

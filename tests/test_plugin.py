@@ -104,7 +104,8 @@ def test_summary_leaderboard_best_model_and_hardest_case(pytester):
             "*small*0.000*0%*1",
             "pii_leakage pass*big*1.000*100%*1",
             "*small*0.000*0%*1",
-            "best model: big (4/4 checks passed)",
+            # 4 of 4 against 0 of 3 on 3 shared cases: too few to call a best model
+            "no clear best: big and small are within noise (1.00 vs 0.00 on 3 cases, p *)",
             "most difficult case: q1 (failed by 1/2 model(s))",
             "  failed by: small",
         ]
@@ -143,7 +144,7 @@ def test_junit_properties(pytester, junit_properties):
     assert small["llmeval.text_matching.pass"] == "0.0"
     assert small["llmeval.text_matching.generation_failure"] == "1.0"
     assert suite["llmeval.checks"] == "7"
-    assert suite["llmeval.best_model"] == "big"
+    assert "llmeval.best_model" not in suite  # no model is significantly best on 3 shared cases
     assert suite["llmeval.small.text_matching.pass.pass_rate"] == "0.0"
     assert suite["llmeval.big.rouge.rougeL.mean"] == "1.0"
 
@@ -198,7 +199,7 @@ def test_report_directory_writes_all_formats(pytester):
         result.stdout.fnmatch_lines([f"llmeval report: rep/{name}"])
     markdown = (pytester.path / "rep" / "report.md").read_text()
     assert "| rank | model | mean | 95% CI | sd | pass rate | 95% CI | passed | n |" in markdown
-    assert "Best model: **big**" in markdown
+    assert "No clear best: big and small are within noise" in markdown
     assert "## Failed checks" in markdown
 
 
@@ -402,7 +403,7 @@ def test_xdist_gives_the_same_leaderboard(pytester):
     single = pytester.runpytest("--llmeval-report=single.json")
     parallel = pytester.runpytest("-n", "2", "--llmeval-report=parallel.json")
     parallel.assert_outcomes(passed=3, failed=3)
-    parallel.stdout.fnmatch_lines(["*= llmeval summary =*", "7 checks on 2 model(s): 4 passed (57%)", "best model: big*"])
+    parallel.stdout.fnmatch_lines(["*= llmeval summary =*", "7 checks on 2 model(s): 4 passed (57%)", "no clear best: big and small*"])
     one = json.loads((pytester.path / "single.json").read_text())
     two = json.loads((pytester.path / "parallel.json").read_text())
     assert one["summary"] == two["summary"]

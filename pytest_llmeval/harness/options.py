@@ -14,13 +14,16 @@ import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..models.config import DEFAULT_EMBEDDING_MODEL, endpoint, parse_device, parse_precision
 
 __all__ = ["Option", "OPTIONS", "Settings", "add_options", "load_settings", "options_table", "parse_threshold"]
+
+if TYPE_CHECKING:
+    from ..report.gate import Floor
 
 
 def parse_threshold(text: str) -> tuple[str, str, float]:
@@ -105,6 +108,14 @@ def _judge_for(text: str) -> tuple[str, str]:
     if not sep or not name.strip().isidentifier() or not model.strip():
         raise ValueError(f"invalid judge assignment {text!r}: expected EVALUATOR=MODEL, e.g. faithfulness=gpt-4o")
     return name.strip(), model.strip()
+
+
+def _floor(measure: str, option: str) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        from ..report.gate import parse_floor
+
+        return parse_floor(text, measure, option)
+    return parse
 
 
 def _boolean(text: str) -> bool:
@@ -220,6 +231,22 @@ OPTIONS: tuple[Option, ...] = (
     Option("alpha", _number("a number between 0 and 1, e.g. 0.05", low=1e-9, high=0.5), "0.05",
            "Significance level of the baseline comparison (over all rows) and level of every interval (0.05: 95 percent intervals)",
            "ALPHA"),
+    Option("max_unverified", _number("a share from 0 to 1, e.g. 0.5", low=0.0, high=1.0), "1",
+           "The share of a leaderboard row's results that may be unverified before the run's gate is indeterminate "
+           "(measured too little to gate on); 1 switches it off", "SHARE"),
+    Option("max_errors", _number("a share from 0 to 1, e.g. 0.05", low=0.0, high=1.0), "0",
+           "The share of a row's results that may have measured nothing (the check or its judge failed, an unusable judge "
+           "reply, a judge that could not decide an escalated answer) before the run's gate is indeterminate", "SHARE"),
+    Option("indeterminate", _choice("fail", "pass"), "fail",
+           "What an indeterminate gate does to the run: fail (exit 1; a judge outage is never a green run) or pass "
+           "(reported only)", "ACTION"),
+    Option("min_pass_rate", _floor("pass rate", "--llmeval-min-pass-rate"), "",
+           "A floor on a row's pass rate, as CHECK[:MODEL]=RATE (repeatable): the run fails when the row's whole interval "
+           "is below it; inconclusive rows are reported with the cases that would decide them", "CHECK[:MODEL]=RATE",
+           many=True),
+    Option("min_mean", _floor("mean", "--llmeval-min-mean"), "",
+           "A floor on a row's primary mean, as CHECK[:MODEL]=VALUE (repeatable), judged like --llmeval-min-pass-rate",
+           "CHECK[:MODEL]=VALUE", many=True),
     Option("gate", _choice("per-test", "aggregate"), "per-test",
            "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the run "
            "fails only on a significant regression against the baseline (tests that raise still fail)", "MODE"),
@@ -289,6 +316,11 @@ class Settings:
     baseline_tolerance: float = 0.05
     fail_on_regression: bool = False
     alpha: float = 0.05
+    max_unverified: float = 1.0
+    max_errors: float = 0.0
+    indeterminate: str = "fail"
+    min_pass_rate: tuple[Floor, ...] = ()
+    min_mean: tuple[Floor, ...] = ()
     gate: str = "per-test"
     repeat: int = 1
     judge_model: str = ""

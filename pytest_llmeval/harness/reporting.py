@@ -18,9 +18,10 @@ import pytest
 from ..core.result import verdict_of
 
 if TYPE_CHECKING:
+    from ..report.gate import Gate
     from .session import EvalSession
 
-__all__ = ["FORMAT", "VERSION", "build_report", "interruption", "interruption_key", "judge_stats", "model_stats", "session_lines"]
+__all__ = ["FORMAT", "VERSION", "build_report", "run_gate", "interruption", "interruption_key", "judge_stats", "model_stats", "session_lines"]
 
 
 from ..report.jsonfile import FORMAT, VERSION
@@ -53,6 +54,24 @@ def interruption(session: pytest.Session, eval_session: EvalSession) -> dict[str
     return {"exit_status": status, "interrupted": True, "tests_run": ran, "tests_collected": collected, "interruption": line}
 
 
+def run_gate(session: EvalSession) -> Gate:
+    """The run's gate (`pytest_llmeval.report.gate`): budgets and floors from the settings, rows from the summary, and
+    the rows whose unverified share rose against the baseline beyond noise."""
+    from ..report.gate import Gate, gate
+
+    settings = session.settings
+    found = gate(session.records, max_unverified=settings.max_unverified, max_errors=settings.max_errors,
+                 floors=(*settings.min_pass_rate, *settings.min_mean), rows=session.summary().rows if session.records else (),
+                 alpha=settings.alpha)
+    comparison = session.comparison()
+    rose = [row for row in comparison.rows if row.verdict == "indeterminate"] if comparison is not None else []
+    if not rose:
+        return found
+    reasons = tuple(f"{row.label} {row.before:.0%} -> {row.after:.0%} against the baseline (p {row.p_adjusted:.3g}, Holm)"
+                    for row in rose)
+    return Gate(found.indeterminate + reasons, found.floors, found.health, found.max_unverified, found.max_errors)
+
+
 def build_report(session: EvalSession) -> dict[str, Any]:
     """The JSON report of the run so far: the run's records and what the session knows about the run, handed to
     ``pytest_llmeval_generate_report`` (the plugin's own implementation is `pytest_llmeval.report.jsonfile.assemble`);
@@ -83,7 +102,7 @@ def build_report(session: EvalSession) -> dict[str, Any]:
     report: dict[str, Any] = session.config.hook.pytest_llmeval_generate_report(
         config=session.config, results=records, run=run, summary=summary.to_dict(),
         baseline=None if comparison is None else comparison.to_dict(), tests=dict(sorted(session.outcomes.items())),
-        models=model_stats(session), judge=judge_stats(session))
+        models=model_stats(session), judge=judge_stats(session), gate=run_gate(session).to_dict())
     session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
     return report
 
@@ -134,6 +153,11 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
 
     stopped = session.config.stash.get(interruption_key, {}).get("interruption")
     lines = [f"llmeval: {stopped}"] if stopped else []
+    gate = run_gate(session)
+    if gate.line():
+        lines.append(f"llmeval gate: {gate.line()}")
+        lines += [f"  {reason}" for reason in gate.indeterminate[1:10]]
+        lines += [f"  floor: {floor.describe()}" for floor in gate.floors]
     lines += render_summary(session.summary(), width=min(width, 100)) if session.records else []
     if session.records:
         lines += verdict_lines(session.summary().to_dict())

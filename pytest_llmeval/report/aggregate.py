@@ -12,8 +12,8 @@ the terminal summary, JUnit suite properties and every report alike.
 ...      "signature": {"evaluator": "exact_match", "version": "1"}},
 ... ]
 >>> summary = summarize(recs)
->>> summary.best_model, summary.hardest_case.case_id
-('a', 'q1')
+>>> summary.best_model, summary.hardest_case.case_id  # one case cannot tell the models apart
+(None, 'q1')
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 from ..core.result import NO_MODEL, Record, verdict_of
 from .generations import OperationsRow, operations, operations_insights
 from .rowstats import CaseDraws, row_stats
+from .ranking import ModelPair, rank_models
 
 __all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "check_labels", "Flip", "Insight", "Summary", "summarize", "ORIGINAL", "perturbation_of", "ClassificationRow"]
 
@@ -171,7 +172,9 @@ class Summary:
     models: tuple[str, ...]
     rows: tuple[LeaderboardRow, ...]
     model_totals: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # model -> (passed, count)
-    best_model: str | None = None
+    best_model: str | None = None  # the model with the highest pass rate, only when significantly above the runner-up
+    model_pairs: tuple[ModelPair, ...] = ()  # every pair of models on their shared cases (report.ranking)
+    no_clear_best: str = ""  # why there is no best model, when two or more models ran
     hardest_case: HardCase | None = None
     flips: tuple[Flip, ...] = ()
     perturbed_checks: int = 0
@@ -228,6 +231,8 @@ class Summary:
             "models": [m for m in self.models if m != NO_MODEL],
             "model_totals": {m: {"passed": p, "count": c} for m, (p, c) in self.model_totals.items() if m != NO_MODEL},
             "best_model": self.best_model,
+            "no_clear_best": self.no_clear_best,
+            "model_pairs": [asdict(pair) for pair in self.model_pairs],
             "hardest_case": None if hard is None else {
                 **asdict(hard), "failed_models": failed_models, "models": hard.models - (NO_MODEL in hard.failed_models)
                 if failed_models else 0,
@@ -362,10 +367,7 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         entry[0] += verdict_of(record) == "pass"
         entry[1] += 1
     models = tuple(sorted(totals))
-    named = [m for m in models if m != NO_MODEL]
-    best = None
-    if len(named) > 1:
-        best = max(named, key=lambda m: (totals[m][0] / totals[m][1], totals[m][1], [-ord(c) for c in m]))
+    ranking = rank_models([r for r, _ in ranked], alpha=alpha)  # best only when significantly better than the runner-up
 
     return Summary(
         checks=len(records),
@@ -373,7 +375,9 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         models=models,
         rows=tuple(ranked_rows),
         model_totals={m: (p, c) for m, (p, c) in totals.items()},
-        best_model=best,
+        best_model=ranking.best,
+        model_pairs=ranking.pairs,
+        no_clear_best=ranking.no_clear_best,
         hardest_case=_hardest_case([r for r, _ in ranked if r.get("nodeid") not in expected]),
         flips=_flips(records, all_labels, flip_delta),
         perturbed_checks=len(records) - len(originals),

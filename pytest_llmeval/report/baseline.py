@@ -20,7 +20,10 @@ Each row's verdict: **regressed** or **improved** (significant after Holm, and l
 ``tolerance``), **unchanged** (the difference's interval lies within +-``tolerance``), or
 **inconclusive**, with the smallest difference the suite could detect and the cases or
 repeats it would need. The results that moved to or from a failure are listed as evidence.
-``--llmeval-fail-on-regression`` fails a run with a regressed row.
+``--llmeval-fail-on-regression`` fails a run with a regressed row. A row's **unverified rate** is
+compared too: a significant rise is lost measurement (a judge down, an offline check that can no
+longer confirm), never a regression nor a pass: the row is **indeterminate**, and so is the run's
+gate (`pytest_llmeval.report.gate`; ``--llmeval-indeterminate`` says what that does to the run).
 
 >>> rec = lambda case, passed: {"nodeid": f"t::{case}", "case_id": case, "evaluator": "e", "primary": "m",
 ...     "metrics": {"m": float(passed)}, "passed": passed, "higher_is_better": {"m": True}, "model": "x",
@@ -96,7 +99,7 @@ class RowComparison:
     p_value: float
     p_adjusted: float  # Holm over every row of the comparison
     test: str
-    verdict: str  # "regressed", "improved", "unchanged" or "inconclusive"
+    verdict: str  # "regressed", "improved", "unchanged", "inconclusive"; "indeterminate": the unverified rate rose
     detectable: float | None  # the smallest difference this suite detects (80% power)
     cases_for: int | None  # cases needed to detect ``target``
     repeats_for: int | None  # draws per case needed to detect ``target`` with these cases (None: repeats cannot)
@@ -107,7 +110,7 @@ class RowComparison:
     @property
     def label(self) -> str:
         model = "" if self.model == NO_MODEL else f" on {self.model}"
-        return f"{self.check} {self.metric if self.measure == 'mean' else 'fail rate'}{model}"
+        return f"{self.check} {self.metric if self.measure == 'mean' else self.measure}{model}"
 
     def interval(self) -> str:
         if self.ci_low is None or self.ci_high is None:
@@ -139,7 +142,7 @@ def sizing_text(detectable: float | None, cases_for: int | None, repeats_for: in
 
 
 #: A run's verdict against the baseline, worst first.
-RUN_VERDICTS = ("regressed", "inconclusive", "improved", "unchanged")
+RUN_VERDICTS = ("regressed", "indeterminate", "inconclusive", "improved", "unchanged")
 
 
 @dataclass(frozen=True)
@@ -166,12 +169,13 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """``regressed`` if any row regressed, else ``improved``, else ``inconclusive``, else ``unchanged``;
+        """``regressed`` if any row regressed, else ``indeterminate`` if a row's unverified share rose beyond noise (the
+        run measured less than the baseline did), else ``improved``, else ``inconclusive``, else ``unchanged``;
         ``not compared`` when no row could be."""
         found = {r.verdict for r in self.rows}
         if not found:
             return "not compared"
-        for verdict in ("regressed", "improved", "inconclusive"):
+        for verdict in ("regressed", "indeterminate", "improved", "inconclusive"):
             if verdict in found:
                 return verdict
         return "unchanged"
@@ -186,6 +190,10 @@ class Comparison:
         if self.verdict == "regressed":
             worst = min(self.regressions, key=lambda r: r.p_adjusted)
             return f"regressed: {worst.label} {_num(worst.before)} -> {_num(worst.after)}" + tail
+        if self.verdict == "indeterminate":
+            rose = max((r for r in self.rows if r.verdict == "indeterminate"), key=lambda r: r.difference)
+            return (f"indeterminate: {rose.label} {_num(rose.before)} -> {_num(rose.after)}: the run measured less than the "
+                    "baseline" + tail)
         if self.verdict == "improved":
             return "improved" + tail
         if self.verdict == "inconclusive":
@@ -282,6 +290,13 @@ def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, t
         worse, better = evidence.get((str(sample["evaluator"]), model), [0, 0])
         pending.append(({**common, "measure": "fail rate", "higher_is_better": False, "worse": worse, "better": better},
                         stats.paired(failed_before, failed_after, proportion=True, alpha=alpha, target=max(tolerance, 0.05))))
+        unverified_before = [[float(verdict_of(r) == "unverified") for r in prior[key][c]] for c in cases]
+        unverified_after = [[float(verdict_of(r) == "unverified") for r in current[key][c]] for c in cases]
+        if any(v for draws in (*unverified_before, *unverified_after) for v in draws):
+            # A rise in what could not be verified is lost measurement, not a regression: it makes the run indeterminate.
+            pending.append(({**common, "measure": "unverified rate", "higher_is_better": False, "worse": 0, "better": 0},
+                            stats.paired(unverified_before, unverified_after, proportion=True, alpha=alpha,
+                                         target=max(tolerance, 0.05))))
 
         def scores(records: list[Record]) -> list[float]:
             return [float(v) for r in records if isinstance(v := r.get("metrics", {}).get(primary), (int, float))]
@@ -298,6 +313,8 @@ def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, t
         gain = result.difference if fields["higher_is_better"] else -result.difference
         if p_adjusted <= alpha and abs(gain) > tolerance:
             verdict = "improved" if gain > 0 else "regressed"
+            if fields["measure"] == "unverified rate":
+                verdict = "unchanged" if gain > 0 else "indeterminate"  # fewer unverified: no verdict on the model
         elif result.low is not None and result.high is not None and -tolerance <= result.low and result.high <= tolerance:
             verdict = "unchanged"
         else:

@@ -23,13 +23,13 @@ VERSION = 1
 
 def assemble(results: list[Any], *, run: dict[str, Any], summary: dict[str, Any], tests: dict[str, str],
              baseline: dict[str, Any] | None = None, models: dict[str, Any] | None = None,
-             judge: dict[str, Any] | None = None) -> dict[str, Any]:
+             judge: dict[str, Any] | None = None, gate: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON report: a function of the run's records (``results``, each with its test's ``outcome``) and what is
     known about the run (``run``: times, versions, exit status; ``summary``: the aggregate of the records;
-    ``tests``: every test's outcome; ``baseline``: the comparison; ``models`` / ``judge``: their use). Every other
-    report is written from this one."""
+    ``tests``: every test's outcome; ``baseline``: the comparison; ``models`` / ``judge``: their use; ``gate``: the
+    run's gate, `pytest_llmeval.report.gate`). Every other report is written from this one."""
     return {"format": FORMAT, "version": VERSION, "run": run, "models": models or {}, "judge": judge or {}, "summary": summary,
-            "baseline": baseline, "tests": tests, "results": results}
+            "baseline": baseline, "tests": tests, "gate": gate or {}, "results": results}
 
 
 def dumps(report: dict[str, Any]) -> str:

@@ -28,7 +28,7 @@ def junit_writer(config: pytest.Config) -> Any:
     return None
 
 
-def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = None) -> None:
+def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = None, gate: Any = None) -> None:
     """``llmeval.checks``, ``llmeval.passed``, ``llmeval.unverified``, ``llmeval.<model>.<check>.<metric>.mean`` ...,
     ``llmeval.flip.N`` and, against a baseline, ``llmeval.verdict`` and ``llmeval.verdict_line``."""
     from ..core.result import NO_MODEL
@@ -41,6 +41,9 @@ def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = 
         # pytest writes the file as UTF-8: a model name with a lone surrogate would abort it.
         xml.add_global_property(replace_surrogates(name), replace_surrogates(value) if isinstance(value, str) else value)
 
+    if gate is not None and gate.verdict != "none":
+        add("llmeval.gate", gate.verdict)
+        add("llmeval.gate_line", gate.line())
     add("llmeval.checks", summary.checks)
     add("llmeval.passed", summary.passed)
     if summary.unverified_count:

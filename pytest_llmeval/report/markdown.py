@@ -45,6 +45,8 @@ def opening(v: ReportView) -> list[str]:
     the run's verdict against the baseline, then the headline."""
     head = v.headline
     lines = [f"**{cell(v.interruption, 400)}.**", ""] if v.interruption else []
+    if v.gate:
+        lines += [f"**Gate: {cell(v.gate, 600)}**", "", *(f"- {cell(d, 300)}" for d in v.gate_details), *([""] if v.gate_details else [])]
     if v.baseline and v.baseline.verdict_line:
         lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
     extra = f", {head.unverified} unverified" if head.unverified else ""
@@ -61,6 +63,8 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"Tests (pytest's outcomes, with or without checks): {v.outcomes_line}.")
     if v.best_model:
         lines.append(f"Best model: **{cell(v.best_model.name)}** ({v.best_model.passed}/{v.best_model.count} checks passed).")
+    elif v.no_clear_best:
+        lines.append(f"{cell(v.no_clear_best[0].upper() + v.no_clear_best[1:], 400)}.")
     hard = v.hardest_case
     if hard and hard.failed_by:
         lines.append(f"Most difficult case: `{cell(hard.case_id)}`, failed by {hard.failed_by} ({cell(hard.failed_models)}).")

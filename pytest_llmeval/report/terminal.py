@@ -51,6 +51,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     if summary.best_model:
         passed, count = summary.model_totals[summary.best_model]
         lines.append(f"best model: {summary.best_model} ({passed}/{count} checks passed)")
+    elif summary.no_clear_best:
+        lines.append(summary.no_clear_best)
     if summary.hardest_case:
         hard = summary.hardest_case
         failed = [m for m in hard.failed_models if m != NO_MODEL]

@@ -12,13 +12,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ..core.result import verdict_of
+from ..core.result import NO_MODEL, verdict_of
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 
 __all__ = ["view", "result_row", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
 
 
 T = TypeVar("T")
+
+
+def _floor_line(floor: Mapping[str, Any]) -> str:
+    """A floor's result as the reports list it (the terminal's floor line, from the JSON report's gate)."""
+    from .gate import FloorResult
+
+    fields: dict[str, Any] = {k: floor.get(k) for k in FloorResult.__dataclass_fields__}
+    fields["model"] = fields["model"] or NO_MODEL
+    return "floor: " + FloorResult(**fields).describe()
 
 
 def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
@@ -298,6 +307,9 @@ class ReportView:
     flaky: Capped[FlakyRow] = Capped((), 0)  # repeated cases that both passed and failed, lowest pass rate first
     interval_level: str = "95%"
     interruption: str = ""  # "Interrupted after 79 of 200 tests (...)": the run ended early; empty for a whole run
+    no_clear_best: str = ""  # "no clear best: a and b are within noise (...)": two or more models, none significantly best
+    gate: str = ""  # the run's gate in one line ("INDETERMINATE: ..."): first after an interruption; empty: nothing to say
+    gate_details: tuple[str, ...] = ()  # the other rows that made it indeterminate, and every floor
 
 
 def problem_line(row: Mapping[str, Any]) -> str:
@@ -321,6 +333,8 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
     summary: Mapping[str, Any] = report.get("summary") or summarize(records).to_dict()
     rows: list[dict[str, Any]] = summary.get("leaderboard", [])
     run = report.get("run")
+    found = report.get("gate")
+    gate: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     best, hard = summary.get("best_model"), summary.get("hardest_case")
     totals, failed = summary.get("model_totals", {}).get(best, {}), hard["failed_models"] if hard else []
     failures = [r for r in records if not r.get("passed") and r.get("outcome") != "xfailed"]
@@ -334,6 +348,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
                           f"{summary.get('pass_rate', 0.0):.0%}", summary.get("unverified", 0), summary.get("expected_failures", 0)),
         outcomes_line=outcome_counts_line(report["tests"]) if report.get("tests") else None,
         best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
+        no_clear_best=str(summary.get("no_clear_best") or ""),
         hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{hard['models']} model(s)" if failed else None, ", ".join(failed))
         if hard else None,
         leaderboard=_boards(rows),
@@ -358,6 +373,9 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
             c["case_id"], shown_model(c.get("model")), c["check"], int(c["passed"]), int(c["draws"]), f"{c['pass_rate']:.0%}")),
         interval_level=f"{summary.get('interval_level', 0.95):.0%}",
         interruption=str(run.get("interruption") or "") if isinstance(run, Mapping) else "",
+        gate=str(gate.get("line") or ""),
+        gate_details=(*(str(r) for r in (gate.get("indeterminate") or [])[1:10]),
+                      *(_floor_line(f) for f in gate.get("floors") or [] if isinstance(f, Mapping))),
     )
 
 

@@ -88,7 +88,8 @@ def test_two_models_two_perturbations(suite, workers, junit_properties):
     # The leaderboard ranks the models on the original questions: steady 3/3, brittle 2/3 (Kyoto).
     rows = [(r["rank"], r["model"], r["passed"], r["count"]) for r in summary["leaderboard"]]
     assert rows == [(1, "steady", 3, 3), (2, "brittle", 2, 3)]
-    assert summary["best_model"] == "steady"
+    assert summary["best_model"] is None  # 3 of 3 against 2 of 3: within noise on 3 cases
+    assert summary["no_clear_best"].startswith("no clear best: steady and brittle are within noise")
     assert summary["hardest_case"]["case_id"] == "japan" and summary["hardest_case"]["failed_models"] == ["brittle"]
     assert summary["perturbed_checks"] == 12
     found = {(f["case_id"], f["model"], f["perturbation"], f["kind"]) for f in summary["flips"]}
@@ -231,7 +232,8 @@ def test_the_example_shows_model_comparison_and_flips(pytester):
     result.assert_outcomes(passed=32, xfailed=4)  # no xpassed: every expected failure is one
     summary = report["summary"]
     # Its known failures are expected: counted apart, not the most difficult case.
-    assert summary["best_model"] == "acme-large" and summary["hardest_case"] is None and summary["expected_failures"] == 4
+    assert summary["best_model"] is None and summary["no_clear_best"].startswith("no clear best: acme-large and ")
+    assert summary["hardest_case"] is None and summary["expected_failures"] == 4
     assert [(f["case_id"], f["perturbation"], f["kind"]) for f in summary["flips"]] == [
         ("capital-au", "typos", "broke"), ("capital-au", "uppercase", "broke"), ("refund-window", "uppercase", "fixed")]
     result.stdout.fnmatch_lines(["perturbation flips: 3 (2 broke, 1 fixed) in 24 perturbed checks"])

@@ -1,0 +1,118 @@
+"""The run's gate: indeterminate when measurement collapses (a judge outage is never green), and floors on a row's
+pass rate or mean, with and without a baseline."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_llmeval.report.baseline import compare
+from pytest_llmeval.report.gate import Floor, gate, is_error, parse_floor
+from tests.run.test_unverified_runs import SUITE
+
+
+def rec(i, verdict, evaluator="g", model="x", **details):
+    return {"evaluator": evaluator, "primary": "m", "metrics": {"m": 1.0 if verdict == "pass" else 0.0},
+            "passed": verdict != "fail", "verdict": verdict, "model": model, "case_id": f"q{i}", "nodeid": f"t::q{i}",
+            "higher_is_better": {"m": True}, "signature": {"evaluator": evaluator, "version": "1"}, "details": details}
+
+
+def test_what_measured_nothing_is_an_error():
+    assert is_error(rec(0, "fail", error="judge error: down"))
+    assert is_error(rec(0, "unverified", escalated={"check": "faithfulness", "error": "the judge could not decide"}))
+    assert is_error({**rec(0, "fail"), "metrics": {"m": None, "parse_failure": 1.0}})
+    assert not is_error(rec(0, "unverified")) and not is_error(rec(0, "pass", escalated={"check": "f", "verdict": "pass"}))
+
+
+def test_budgets_make_the_run_indeterminate_and_name_the_row():
+    escalation_failed = [rec(i, "unverified", escalated={"error": "down"}) for i in range(3)] + [rec(i, "pass") for i in range(3, 10)]
+    found = gate(escalation_failed)  # the default: no error allowed
+    assert found.verdict == "indeterminate"
+    assert found.indeterminate == ("g (model x): 3 of 10 results could not be measured (30%, budget 0%)",)
+    assert found.line().startswith("INDETERMINATE: the run measured too little to gate on: g (model x)")
+    assert gate(escalation_failed, max_errors=0.5).verdict == "none"
+    mostly_unverified = [rec(i, "unverified") for i in range(6)] + [rec(i, "pass") for i in range(6, 10)]
+    assert gate(mostly_unverified).verdict == "none"  # the unverified budget is off by default
+    assert gate(mostly_unverified, max_unverified=0.5).indeterminate == ("g (model x): 6 of 10 results unverified (60%, budget 50%)",)
+    perturbed = [{**rec(i, "fail", error="down"), "tags": {"perturbation": "typos"}} for i in range(5)]
+    assert gate(perturbed + [rec(9, "pass")]).verdict == "none"  # perturbed inputs are not the rows' measurement
+
+
+def _rows(records):
+    from pytest_llmeval.report.aggregate import summarize
+
+    return summarize(records).rows
+
+
+@pytest.mark.parametrize(("passed", "floor", "verdict"), [(20, 0.8, "passed"), (8, 0.9, "failed"), (17, 0.9, "inconclusive")])
+def test_a_floor_fails_passes_or_says_how_many_cases_would_decide(passed, floor, verdict):
+    records = [rec(i, "pass" if i < passed else "fail") for i in range(20)]
+    found = gate(records, floors=[Floor("g", None, "pass rate", floor)], rows=_rows(records))
+    [result] = found.floors
+    assert result.verdict == verdict and found.verdict == verdict
+    if verdict == "inconclusive":
+        assert result.cases_needed and result.cases_needed > 20
+        assert f"about {result.cases_needed} cases would decide it" in result.describe()
+    if verdict == "failed":
+        assert found.line().startswith("FAILED: 1 row(s) below their floor: g (model x) pass rate 0.400")
+
+
+def test_a_floor_names_its_model_and_the_mean():
+    records = [rec(i, "pass", model="a") for i in range(10)] + [rec(i, "fail", model="b") for i in range(10)]
+    found = gate(records, floors=[parse_floor("g:b=0.5", "pass rate", "--llmeval-min-pass-rate")], rows=_rows(records))
+    assert [(f.model, f.verdict) for f in found.floors] == [("b", "failed")]
+    mean = gate(records, floors=[parse_floor("g=0.2", "mean", "--llmeval-min-mean")], rows=_rows(records))
+    assert {f.model: f.measure for f in mean.floors} == {"a": "mean", "b": "mean"}
+
+
+@pytest.mark.parametrize("text", ["g", "g=", "=0.5", "g=1.5", "g=high"])
+def test_a_bad_floor_names_the_option_and_the_form(text):
+    with pytest.raises(ValueError, match=r"--llmeval-min-pass-rate: expected CHECK\[:MODEL\]=VALUE"):
+        parse_floor(text, "pass rate", "--llmeval-min-pass-rate")
+
+
+def test_more_unverified_than_the_baseline_is_indeterminate_not_a_regression():
+    before = {"results": [rec(i, "pass") for i in range(30)]}
+    now = [rec(i, "unverified" if i < 20 else "pass") for i in range(30)]
+    comparison = compare(now, before)
+    assert comparison.verdict == "indeterminate" and not comparison.regressions
+    assert [r.verdict for r in comparison.rows if r.measure == "unverified rate"] == ["indeterminate"]
+    assert comparison.verdict_line().startswith("indeterminate: g unverified rate on x 0.000 -> 0.667: the run measured less")
+
+
+def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read_json, junit_properties):
+    """The judge is down: the reworded answer stays unverified and its test passes, but the gate is indeterminate,
+    the run exits 1 under the aggregate gate, and every report says so first."""
+    pytest.importorskip("openai")
+    server.default = {"status": 500, "message": "the judge is down"}
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\n")
+    pytester.makepyfile(SUITE)
+    args = ["-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-gate=aggregate",
+            "--llmeval-report=r.json", "--llmeval-report=r.md", "--llmeval-report=r.html", "--junitxml=j.xml"]
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(passed=3)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["llmeval gate: INDETERMINATE: the run measured too little to gate on: groundedness (no model): "
+                                 "1 of 3 results could not be measured*"])
+    report = read_json(pytester.path / "r.json")
+    assert report["gate"]["verdict"] == "indeterminate"
+    assert "**Gate: INDETERMINATE" in (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "<b>Gate:</b> INDETERMINATE" in (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert junit_properties(pytester.path / "j.xml")[1]["llmeval.gate"] == "indeterminate"
+    allowed = pytester.runpytest(*args, "--llmeval-indeterminate=pass")
+    assert allowed.ret == 0
+
+
+def test_floors_gate_a_run_without_a_baseline(pytester):
+    pytester.makepyfile(
+        "import pytest\nfrom pytest_llmeval import assert_exact_match\n\n"
+        "@pytest.mark.parametrize('i', range(10))\n"
+        "def test_x(i):\n    assert_exact_match('a' if i < 8 else 'b', 'a')\n")
+    failed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "--llmeval-min-pass-rate=exact_match=0.95")
+    failed.assert_outcomes(passed=10)
+    assert failed.ret == 1
+    failed.stdout.fnmatch_lines(["llmeval gate: FAILED: 1 row(s) below their floor: exact_match (no model) pass rate 0.800*"])
+    pytester.makeini("[pytest]\nllmeval_min_pass_rate = exact_match=0.3\n")
+    passed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate")
+    assert passed.ret == 0
+    passed.stdout.fnmatch_lines(["llmeval gate: PASSED: every row meets its floor (1 floor(s))"])
