@@ -23,6 +23,11 @@ Scenarios:
 - B: nothing changed, ``--llmeval-repeat=3`` on both runs (same target).
 - C: every case 15 points worse (SHIFT=0.15), ``--llmeval-repeat=3``: a gate failure is a catch (target: at least 80%, 16 of 20).
 - D: 15 points worse with one draw per case (informational: how often it is caught, how often inconclusive).
+- E: two models under test 20 points apart on the same 60 cases, one run each: how often the summary names the
+  better one the best model (target: at least 18 of 20).
+- F: two equal models: how often the summary says "no clear best" (target: at least 19 of 20).
+
+The regression gate tests "worse" one-sided over every row (Holm), the tolerance deciding only *unchanged*.
 
 Per scenario it prints the runs, the gate failures (count and share), the tally of
 the baseline verdicts, and the median "detectable" difference of the compared rows.
@@ -50,6 +55,7 @@ import pytest
 from pytest_llmeval import assert_exact_match
 
 SHIFT = float(os.environ.get("SHIFT", "0"))
+MODEL_SHIFT = float(os.environ.get("MODEL_SHIFT", "0"))
 
 
 @pytest.mark.parametrize("i", range(60))
@@ -57,7 +63,21 @@ def test_answer(i, request):
     rng = random.Random(f"{os.environ['RUN_SEED']}/{request.node.nodeid}")  # the node id names the draw (-drawK)
     right = rng.random() < 0.55 + 0.4 * i / 59 - SHIFT
     assert_exact_match("Paris" if right else "Lyon", "Paris")
+
+
+@pytest.mark.parametrize("i", range(60))
+def test_model(i, request, llmeval_model):
+    rng = random.Random(f"{os.environ['RUN_SEED']}/{request.node.nodeid}")
+    worse = MODEL_SHIFT if llmeval_model == "worse" else 0.0
+    right = rng.random() < 0.55 + 0.4 * i / 59 - worse
+    assert_exact_match("Paris" if right else "Lyon", "Paris")
 '''
+
+# name, label, the second model's shift, what counts as met
+MODEL_SCENARIOS = (
+    ("E", "two models 20 points apart", 0.20, ("best model named", 0.90)),
+    ("F", "two equal models", 0.0, ("no clear best", 0.95)),
+)
 
 VERDICTS = ("regressed", "inconclusive", "unchanged", "improved")
 
@@ -79,7 +99,7 @@ def pytest_run(folder: str, seed: str, shift: float, repeat: int, *options: str)
     # The subprocesses may write bytecode (PYTHONDONTWRITEBYTECODE would make every run compile the plugin again).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(RUN_SEED=seed, SHIFT=str(shift))
-    command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py"), "-q", "--tb=no",
+    command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py") + "::test_answer", "-q", "--tb=no",
                "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={folder}",
                "--llmeval-gate=aggregate", f"--llmeval-repeat={repeat}", *options]
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
@@ -101,6 +121,22 @@ def run_pair(folder: str, name: str, index: int, shift: float, repeat: int, seed
     if not comparison:
         raise BenchError(f"scenario {name} pair {index}: the report has no baseline comparison")
     return {"exit": code, "verdict": comparison["verdict"], "rows": comparison["rows"]}
+
+
+def model_run(folder: str, name: str, index: int, shift: float, seed: str) -> dict[str, Any]:
+    """One run of two models (``better`` and ``worse``, the second ``shift`` lower): the summary's best model."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RUN_SEED=f"{seed}/{name}{index}", MODEL_SHIFT=str(shift))
+    report = os.path.join(folder, f"{name}{index}.json")
+    command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py") + "::test_model", "-q", "--tb=no",
+               "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={folder}", "--llmeval-gate=aggregate",
+               "--llmeval-models=better,worse", f"--llmeval-report={report}"]
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    if done.returncode != 0 or not os.path.exists(report):
+        raise BenchError(f"scenario {name} run {index} exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    with open(report, encoding="utf-8") as handle:
+        summary = json.load(handle)["summary"]
+    return {"best": summary.get("best_model"), "no_clear_best": bool(summary.get("no_clear_best"))}
 
 
 def tally(outcomes: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -163,7 +199,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             table.append({"scenario": name, "label": label, "shift": shift, "repeat": repeat, **figures,
                           "target": target, "met": target_met(figures, target)})
             print(f"{name}: {count} pair(s) done", file=sys.stderr)
+        models = []
+        for name, label, shift, (what, share) in MODEL_SCENARIOS:
+            try:
+                runs = list(pool.map(partial(model_run, folder, name, shift=shift, seed=args.seed), range(args.runs_worse)))
+            except BenchError as error:
+                print(f"benchmark error: {error}", file=sys.stderr)
+                return 2
+            named = sum(r["best"] == "better" for r in runs)
+            wrong = sum(r["best"] == "worse" for r in runs)
+            unclear = sum(r["no_clear_best"] for r in runs)
+            hits = named if what == "best model named" else unclear
+            models.append({"scenario": name, "label": label, "runs": len(runs), "best_named": named, "wrong_best": wrong,
+                           "no_clear_best": unclear, "target": f"{what} in at least {share:.0%}",
+                           "met": hits >= share * len(runs)})
+            print(f"{name}: {len(runs)} run(s) done", file=sys.stderr)
     print(render(table))
+    print("\n| scenario | runs | best model named (the better one) | wrong best | no clear best | target | met |")
+    print("|---|---:|---:|---:|---:|---|---|")
+    for row in models:
+        print(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['best_named']} | {row['wrong_best']} | "
+              f"{row['no_clear_best']} | {row['target']} | {'met' if row['met'] else 'NOT met'} |")
+    table += models
     print(f"\n60 cases; pairs through pytest in subprocesses ({args.workers} at once); seed {args.seed!r}; "
           "gate failed = the candidate run exited 1 (--llmeval-gate=aggregate --llmeval-fail-on-regression)")
     if args.json:

@@ -104,6 +104,7 @@ class _RunHooks:
     def __init__(self, session: EvalSession) -> None:
         self.session = session
         self.share_dir: str | None = None
+        self.draws: Any = None  # K of N: each repeated case's draws as their reports come in (harness.draws), made on need
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -112,8 +113,16 @@ class _RunHooks:
             self.share_dir = tempfile.mkdtemp(prefix="pytest-llmeval-shared-")
         node.workerinput["llmeval_share"] = self.share_dir
 
+    @pytest.hookimpl(tryfirst=True)  # a case's K-of-N verdict changes its last draw's report before pytest counts it
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.session.is_worker:  # a worker's reports, records included, go to the controller, which reads them
+            if report.when == "call" and (self.draws is not None or self.session.settings.min_pass is not None
+                                          or any(name == "llmeval" and "min_pass" in str(value) for name, value in report.user_properties)):
+                if self.draws is None:
+                    from .harness.draws import CaseDraws
+
+                    self.draws = CaseDraws()
+                self.draws.decide(report)
             self.session.collect(report)
 
     @pytest.hookimpl(optionalhook=True)

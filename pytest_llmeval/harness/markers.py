@@ -29,8 +29,9 @@ def repeat_of(markers: list[Any], default: int, where: str) -> int:
 
 
 MARKER_HELP = (
-    "llmeval(model=None, case=None, repeat=None, **tags): tag the test's llmeval checks with the model under "
-    "test, the case id and free tags such as perturbation='typos'; repeat=N runs the test N times as N draws of one case"
+    "llmeval(model=None, case=None, repeat=None, min_pass=None, **tags): tag the test's llmeval checks with the model "
+    "under test, the case id and free tags such as perturbation='typos'; repeat=N runs the test N times as N draws of "
+    "one case, and min_pass=K passes the case when at least K of its draws pass (one red test when it fails)"
 )
 
 
@@ -50,8 +51,12 @@ class Identity:
     tags: dict[str, Any] = field(default_factory=dict)
 
 
-def identity(item: pytest.Item, *, use_markers: bool = True) -> Identity:
-    """The test's model, case and tags; a malformed marker is a ``pytest.UsageError`` naming the test."""
+def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int = 1, min_pass: int | None = None) -> Identity:
+    """The test's model, case and tags; a malformed marker is a ``pytest.UsageError`` naming the test.
+
+    A draw of a repeated test whose case passes on ``min_pass`` of its draws (the marker's, else ``min_pass``) is
+    tagged with ``draws`` and ``min_pass``: the controller decides the case once its draws are in.
+    """
     model = case = None
     tags: dict[str, Any] = {}
     callspec = getattr(item, "callspec", None)
@@ -78,7 +83,14 @@ def identity(item: pytest.Item, *, use_markers: bool = True) -> Identity:
         model = kwargs.pop("model", model)
         case = kwargs.pop("case", case)
         kwargs.pop("repeat", None)  # how many draws (pytest_generate_tests), not a tag
+        min_pass = kwargs.pop("min_pass", min_pass)  # how many draws must pass (the controller's), not a tag
         tags.update(kwargs)
+    if min_pass is not None and "draw" in tags:
+        draws = repeat_of(markers, repeat, item.nodeid)
+        if isinstance(min_pass, bool) or not isinstance(min_pass, int) or not 1 <= min_pass <= draws:
+            raise pytest.UsageError(f"{item.nodeid}: min_pass (the draws that must pass) takes an integer from 1 to the "
+                                    f"test's {draws} draws; got {min_pass!r}")
+        tags["draws"], tags["min_pass"] = draws, min_pass
     for name, value in (("model", model), ("case", case)):
         if value is not None and not isinstance(value, str):
             raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {name!r} must be a str, got {value!r}")

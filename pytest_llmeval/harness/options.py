@@ -224,8 +224,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("baseline", _text, "", "Compare this run with a JSON report of an earlier run: a paired test per leaderboard row "
            "(regressed, improved, unchanged or inconclusive) in the summary and reports", "REPORT.json"),
     Option("baseline_tolerance", _number("a number from 0 to 1", low=0.0, high=1.0), "0.05",
-           "The difference from the baseline you do not care about, on the pass rate's or mean's scale: a leaderboard row "
-           "whose difference's interval lies within +-DELTA is unchanged, and a significant regression must be larger", "DELTA"),
+           "The equivalence margin, on the pass rate's or mean's scale: a leaderboard row whose difference's interval lies "
+           "within +-DELTA is unchanged (a significant one-sided change is regressed or improved whatever its size)", "DELTA"),
     Option("fail_on_regression", _boolean, "false", "Fail the run when a leaderboard row regressed significantly against the "
            "baseline (paired test per row, Holm-corrected at --llmeval-alpha)", flag="--llmeval-fail-on-regression"),
     Option("alpha", _number("a number between 0 and 1, e.g. 0.05", low=1e-9, high=0.5), "0.05",
@@ -253,6 +253,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("repeat", _number("an integer from 1 to 1000", 1, 1000, int), "1",
            "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group the "
            "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases", "N"),
+    Option("min_pass", _number("an integer from 1 to 1000", 1, 1000, int, none=""), "",
+           "With repeats: a case passes when at least K of its draws pass (a test's @pytest.mark.llmeval(min_pass=K) wins); "
+           "its draws record their checks without failing, and one draw's test reports the case's failure", "K"),
     Option("judge_model", _text, "", "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)", "MODEL"),
     Option("judge_for", _judge_for, "", "Judge one check with another model, as EVALUATOR=MODEL (repeatable; same endpoint, "
            "cache and settings; the model is in that check's signature)", "EVALUATOR=MODEL", many=True),
@@ -323,6 +326,7 @@ class Settings:
     min_mean: tuple[Floor, ...] = ()
     gate: str = "per-test"
     repeat: int = 1
+    min_pass: int | None = None
     judge_model: str = ""
     judge_for: tuple[tuple[str, str], ...] = ()
     judge_base_url: str = ""

@@ -210,12 +210,12 @@ class EvalSession:
         return self._overrides.get(evaluator, {})
 
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> CheckingContext:
-        found = identity(item, use_markers=use_markers)
+        found = identity(item, use_markers=use_markers, repeat=self.settings.repeat, min_pass=self.settings.min_pass)
         return CheckingContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
                            registry=self.registry, escalation=self.escalation,
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
                            model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
-                           gate=self.settings.gate,
+                           gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides
                            prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases))
 
     # -- collection (controller and single process) -------------------------------

@@ -14,10 +14,13 @@ For each leaderboard row (check and model, original inputs) over the cases both 
   cluster), with the Bonett-Price interval of the difference;
 - its **mean** primary score, when the scores are not just 0 and 1, with a sign-flip
   permutation test and a t interval over the cases' differences;
-- Holm's adjustment over every row keeps the chance of any false regression at ``alpha``.
+- each is tested one-sided, as the question is: "did it get worse?" over every row, with
+  Holm's adjustment keeping the chance of any false regression at ``alpha``, and "did it get
+  better?" apart, adjusted the same way.
 
-Each row's verdict: **regressed** or **improved** (significant after Holm, and larger than
-``tolerance``), **unchanged** (the difference's interval lies within +-``tolerance``), or
+Each row's verdict: **regressed** or **improved** (significant after Holm; the row's p-value is
+the one-sided one of the direction it moved), **unchanged** (the difference's interval lies
+within +-``tolerance``), or
 **inconclusive**, with the smallest difference the suite could detect and the cases or
 repeats it would need. The results that moved to or from a failure are listed as evidence.
 ``--llmeval-fail-on-regression`` fails a run with a regressed row. A row's **unverified rate** is
@@ -70,6 +73,11 @@ class Change:
                 f"({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)}): {self.nodeid}")
 
 
+def _worsening(row: RowComparison) -> float:
+    """How far a row moved the wrong way (0 when it did not, or got better)."""
+    return max(0.0, -row.difference if row.higher_is_better else row.difference)
+
+
 def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
@@ -96,8 +104,8 @@ class RowComparison:
     difference: float  # after - before
     ci_low: float | None  # the difference's interval at 1 - alpha
     ci_high: float | None
-    p_value: float
-    p_adjusted: float  # Holm over every row of the comparison
+    p_value: float  # one-sided, in the direction the row moved (worse when it did not move)
+    p_adjusted: float  # Holm over every row of the comparison, within that direction
     test: str
     verdict: str  # "regressed", "improved", "unchanged", "inconclusive"; "indeterminate": the unverified rate rose
     detectable: float | None  # the smallest difference this suite detects (80% power)
@@ -188,7 +196,7 @@ class Comparison:
         if self.verdict == "not compared":
             return "not compared: no leaderboard row has cases in both runs"
         if self.verdict == "regressed":
-            worst = min(self.regressions, key=lambda r: r.p_adjusted)
+            worst = max(self.regressions, key=lambda r: (_worsening(r), -r.p_adjusted))  # the row that moved most
             return f"regressed: {worst.label} {_num(worst.before)} -> {_num(worst.after)}" + tail
         if self.verdict == "indeterminate":
             rose = max((r for r in self.rows if r.verdict == "indeterminate"), key=lambda r: r.difference)
@@ -197,8 +205,9 @@ class Comparison:
         if self.verdict == "improved":
             return "improved" + tail
         if self.verdict == "inconclusive":
-            widest = max((r for r in self.rows if r.verdict == "inconclusive"), key=lambda r: r.detectable or 0.0)
-            return f"inconclusive: no significant regression, but for {widest.label} {widest.sizing()}" + tail
+            # the row that moved most the wrong way (a row that did not move names the suite's weakest sizing)
+            moved = max((r for r in self.rows if r.verdict == "inconclusive"), key=lambda r: (_worsening(r), r.detectable or 0.0))
+            return f"inconclusive: no significant regression, but for {moved.label} {moved.sizing()}" + tail
         return f"unchanged within +-{self.tolerance:g}" + tail
 
     def to_dict(self) -> dict[str, Any]:
@@ -307,22 +316,32 @@ def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, t
             pending.append(({**common, "measure": "mean", "higher_is_better": higher, "cases": len(pairs)},
                             stats.paired([b for b, _ in pairs], [a for _, a in pairs], proportion=False, alpha=alpha,
                                          target=max(tolerance, 0.05))))
-    adjusted = stats.holm([result.p_value for _, result in pending])
+    # One-sided where the question is one-sided: "did it get worse?" over every row (Holm), and "did it get better?"
+    # apart. The tolerance decides *unchanged* only; it is no extra hurdle for a significant change.
+    def worse_p(fields: dict[str, Any], result: Any) -> float:
+        return float(result.p_fell if fields["higher_is_better"] else result.p_rose)
+
+    def better_p(fields: dict[str, Any], result: Any) -> float:
+        return float(result.p_rose if fields["higher_is_better"] else result.p_fell)
+
+    worse_adjusted = stats.holm([worse_p(fields, result) for fields, result in pending])
+    better_adjusted = stats.holm([better_p(fields, result) for fields, result in pending])
     rows = []
-    for (fields, result), p_adjusted in zip(pending, adjusted):
+    for (fields, result), p_worse, p_better in zip(pending, worse_adjusted, better_adjusted):
         gain = result.difference if fields["higher_is_better"] else -result.difference
-        if p_adjusted <= alpha and abs(gain) > tolerance:
-            verdict = "improved" if gain > 0 else "regressed"
-            if fields["measure"] == "unverified rate":
-                verdict = "unchanged" if gain > 0 else "indeterminate"  # fewer unverified: no verdict on the model
+        if p_worse <= alpha and gain < 0:
+            verdict = "indeterminate" if fields["measure"] == "unverified rate" else "regressed"
+        elif p_better <= alpha and gain > 0:
+            verdict = "unchanged" if fields["measure"] == "unverified rate" else "improved"  # fewer unverified: no verdict
         elif result.low is not None and result.high is not None and -tolerance <= result.low and result.high <= tolerance:
             verdict = "unchanged"
         else:
             verdict = "inconclusive"
+        raw, p_adjusted = (worse_p(fields, result), p_worse) if gain <= 0 else (better_p(fields, result), p_better)
         rows.append(RowComparison(**fields, before=result.before, after=result.after, difference=result.difference,
-                                  ci_low=result.low, ci_high=result.high, p_value=result.p_value, p_adjusted=p_adjusted,
-                                  test=result.test, verdict=verdict, detectable=result.detectable, cases_for=result.cases_for,
-                                  repeats_for=result.repeats_for, target=result.target))
+                                  ci_low=result.low, ci_high=result.high, p_value=raw, p_adjusted=p_adjusted,
+                                  test=f"{result.test}, one-sided", verdict=verdict, detectable=result.detectable,
+                                  cases_for=result.cases_for, repeats_for=result.repeats_for, target=result.target))
     rows.sort(key=lambda r: (RUN_VERDICTS.index(r.verdict), r.p_adjusted, r.check, r.model, r.measure))
     return tuple(rows)
 

@@ -58,7 +58,8 @@ def _sections(v: Any) -> list[Section]:
             sections.append((["### Regressed against the baseline", "", head, rule], regressed, "regressed rows", len(regressed)))
     if v.failures.total:
         rows = [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | "
-                f"{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason, 160)} |" for r in v.failures.rows]
+                f"{'**new** ' if r.new else ''}{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason, 160)} |"
+                for r in v.failures.rows]
         sections.append((["### Failed checks", "", "| test | model | check | score | threshold | why |",
                           "|---|---|---|---:|---:|---|"], rows, "failed checks", v.failures.total))
     if base is not None and base.rows.total:

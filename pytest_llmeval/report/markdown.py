@@ -34,7 +34,7 @@ def _results_section(title: str, intro: str | None, results: Capped[ResultRow], 
     lines = [f"## {title}", "", *([intro, ""] if intro else []), "| test | model | check | score | threshold | why |",
              "|---|---|---|---:|---:|---|"]
     lines += [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | "
-              f"{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason)} |" for r in results.rows]
+              f"{'**new** ' if r.new else ''}{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason)} |" for r in results.rows]
     if results.more:
         lines.append(f"\n{results.more} more {what} are in the JSON report.")
     return [*lines, ""]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from ..core.result import NO_MODEL, verdict_of
@@ -241,6 +242,7 @@ class ResultRow:
     verdict: str = ""  # "pass", "fail" or "unverified"
     expected: bool = False  # a failure of a test that failed as its xfail marker expected
     decided_by: str = ""  # "rules", "detector" or "judge" ("": not said, or the check could not be computed)
+    new: bool = False  # a failure the baseline did not have (it passed there)
 
 
 @dataclass(frozen=True)
@@ -357,7 +359,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         baseline=_baseline(report.get("baseline"), limits.changes),
         insights=tuple(InsightRow(i["check"], i["metric"], shown_model(i["model"]), i.get("case_id") or "", number(i["score"]),
                                   i["reason"]) for i in summary.get("insights", [])),
-        failures=_capped(failures, limits.failures, _result),
+        failures=_capped(failures, limits.failures, partial(_result, new=_new_failures(report.get("baseline")))),
         expected_failures=_capped(expected, limits.failures, _result),
         results=Capped(tuple(_result(r) for group in by_test.values() for r in group), len(records)),
         footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
@@ -486,12 +488,19 @@ def _sizing(row: Mapping[str, Any]) -> str:
     return sizing_text(row.get("detectable"), row.get("cases_for"), row.get("repeats_for"), float(row.get("target") or 0.05))
 
 
-def _result(record: Mapping[str, Any]) -> ResultRow:
+def _new_failures(baseline: Any) -> frozenset[str]:
+    """The tests whose result moved to a failure against the baseline (the comparison's changes)."""
+    if not isinstance(baseline, Mapping):
+        return frozenset()
+    return frozenset(str(c.get("nodeid")) for c in baseline.get("changes") or [] if isinstance(c, Mapping) and c.get("kind") == "worse")
+
+
+def _result(record: Mapping[str, Any], new: frozenset[str] = frozenset()) -> ResultRow:
     primary = record["primary"]
     return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
                      number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
                      record.get("excerpt") or "", verdict_of(record), not record.get("passed") and record.get("outcome") == "xfailed",
-                     str(record.get("decided_by") or ""))
+                     str(record.get("decided_by") or ""), record.get("nodeid", "") in new)
 
 
 #: One result as a report row (test, model, check, score, threshold, verdict, why, answer).

@@ -182,11 +182,15 @@ def mean_interval(clusters: Sequence[Sequence[float]], alpha: float = 0.05) -> t
     return mean - half, mean + half
 
 
-def mcnemar_exact(worse: int, better: int) -> float:
-    """McNemar's exact two-sided p-value from the discordant pairs (a binomial test at 1/2)."""
+def mcnemar_exact(worse: int, better: int, alternative: str = "two-sided") -> float:
+    """McNemar's exact p-value from the discordant pairs (a binomial test at 1/2): two-sided, or one-sided that the
+    pairs that got worse outnumber the others (``alternative="worse"``) or the reverse (``"better"``)."""
     n = worse + better
     if n == 0:
         return 1.0
+    if alternative != "two-sided":
+        count = worse if alternative == "worse" else better
+        return min(1.0, _binomial_tail(n, n - count))  # P(X >= count) = P(X <= n - count) at 1/2
     k = min(worse, better)
     if n <= 1000:
         tail: float = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
@@ -197,29 +201,49 @@ def mcnemar_exact(worse: int, better: int) -> float:
     return min(1.0, 2.0 * tail)
 
 
+def _binomial_tail(n: int, k: int) -> float:
+    """P(X <= k) for X ~ Binomial(n, 1/2)."""
+    if k < 0:
+        return 0.0
+    if n <= 1000:
+        return sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
+    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0) for i in range(k + 1)]
+    top = max(logs)
+    return float(math.exp(top) * math.fsum(math.exp(v - top) for v in logs))
+
+
 def sign_flip_test(differences: Sequence[float], *, resamples: int = MONTE_CARLO, seed: int = 0,
-                   exact_below: int = EXACT_BELOW, normal_above: int = NORMAL_ABOVE) -> float:
-    """Two-sided p-value of a paired sign-flip permutation test of ``mean(differences) == 0``.
+                   exact_below: int = EXACT_BELOW, normal_above: int = NORMAL_ABOVE, alternative: str = "two-sided") -> float:
+    """p-value of a paired sign-flip permutation test of ``mean(differences) == 0``: two-sided, or one-sided that
+    the mean is above 0 (``alternative="greater"``) or below it (``"less"``).
 
     Exact over every sign pattern when fewer than ``exact_below`` differences are non-zero,
     normal beyond ``normal_above`` of them, else Monte Carlo with ``resamples`` seeded draws
     (``(hits + 1) / (resamples + 1)``, never 0).
     """
     nonzero = [d for d in differences if d != 0.0]
+    if alternative == "less":
+        nonzero = [-d for d in nonzero]
     if not nonzero:
         return 1.0
-    observed = abs(math.fsum(nonzero)) - 1e-9 * max(1.0, abs(math.fsum(nonzero)))
+    one_sided = alternative != "two-sided"
+    total_sum = math.fsum(nonzero)
+    observed = (total_sum if one_sided else abs(total_sum)) - 1e-9 * max(1.0, abs(total_sum))
+
+    def beyond(value: float) -> bool:
+        return value >= observed if one_sided else abs(value) >= observed
+
     if len(nonzero) > normal_above:
         # Thousands of differences: the sign-flip distribution of the sum is normal to well within the Monte Carlo's
         # own error (mean 0, variance the sum of squares), and drawing it would cost memory in proportion.
-        z = abs(math.fsum(nonzero)) / math.sqrt(math.fsum(d * d for d in nonzero))
-        return min(1.0, 2.0 * (1.0 - NormalDist().cdf(z)))
+        z = total_sum / math.sqrt(math.fsum(d * d for d in nonzero))
+        return min(1.0, 1.0 - NormalDist().cdf(z)) if one_sided else min(1.0, 2.0 * (1.0 - NormalDist().cdf(abs(z))))
     if len(nonzero) < exact_below:
         hits = 0
         total = 1 << len(nonzero)
         for pattern in range(total):
             s = math.fsum(d if (pattern >> i) & 1 else -d for i, d in enumerate(nonzero))
-            hits += abs(s) >= observed
+            hits += beyond(s)
         return hits / total
     import numpy as np
 
@@ -230,7 +254,8 @@ def sign_flip_test(differences: Sequence[float], *, resamples: int = MONTE_CARLO
     for start in range(0, resamples, chunk):
         size = min(chunk, resamples - start)
         signs = rng.integers(0, 2, size=(size, len(values)), dtype=np.int8) * 2 - 1
-        hits += int(np.count_nonzero(np.abs(signs @ values) >= observed))
+        sums = signs @ values
+        hits += int(np.count_nonzero((sums if one_sided else np.abs(sums)) >= observed))
     return (hits + 1) / (resamples + 1)
 
 
@@ -277,6 +302,9 @@ class Paired:
     repeats_for: int | None  # draws per case needed to detect ``target`` with these cases (None: repeats cannot)
     target: float
     discordant: tuple[int, int] = (0, 0)  # one result per case in each run: (passed then failed, failed then passed)
+    #: One-sided p-values: that the values rose (after above before) and that they fell.
+    p_rose: float = 1.0
+    p_fell: float = 1.0
 
 
 def _within(clusters: Sequence[Sequence[float]]) -> tuple[float, float] | None:
@@ -313,8 +341,10 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
         if single:
             discordant = (sum(x < 0 for x in d), sum(x > 0 for x in d))
             p_value, test = mcnemar_exact(*discordant), "McNemar exact"
+            p_rose, p_fell = mcnemar_exact(*discordant, alternative="better"), mcnemar_exact(*discordant, alternative="worse")
         else:
             p_value, test = _sign_flip(d)
+            p_rose, p_fell = sign_flip_test(d, alternative="greater"), sign_flip_test(d, alternative="less")
         # Bonett-Price: one pseudo-case that got worse and one that got better.
         augmented = [*d, 1.0, -1.0]
         centre = math.fsum(augmented) / len(augmented)
@@ -327,6 +357,7 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
         unit_se = math.sqrt(spread if spread > 0 else variance)
     else:
         p_value, test = _sign_flip(d)
+        p_rose, p_fell = sign_flip_test(d, alternative="greater"), sign_flip_test(d, alternative="less")
         if n >= 2:
             sd = math.sqrt(math.fsum((x - difference) ** 2 for x in d) / (n - 1))
             se = sd / math.sqrt(n)
@@ -359,7 +390,7 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
         if allowed > between and noise > 0:
             repeats_for = max(1, math.ceil(noise / (allowed - between)))
     return Paired(n, math.fsum(b_means) / n, math.fsum(a_means) / n, difference, low, high, p_value, test, detectable,
-                  cases_for, repeats_for, target, discordant)
+                  cases_for, repeats_for, target, discordant, p_rose, p_fell)
 
 
 def _sign_flip(differences: Sequence[float]) -> tuple[float, str]:

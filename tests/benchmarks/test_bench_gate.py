@@ -49,7 +49,11 @@ def test_a_tiny_run_through_pytest(bench, tmp_path, capsys):
     out = tmp_path / "gate.json"
     assert bench.main(["--pairs-unchanged", "2", "--runs-worse", "2", "--workers", "2", "--json", str(out)]) == 0
     table = json.loads(out.read_text())
-    assert [row["scenario"] for row in table] == ["A", "B", "C", "D"]
+    assert [row["scenario"] for row in table] == ["A", "B", "C", "D", "E", "F"]
+    models = table[4:]  # two models under test, one run each: is the better one named the best?
+    assert [row["runs"] for row in models] == [2, 2]
+    assert all(row["best_named"] + row["wrong_best"] + row["no_clear_best"] == row["runs"] for row in models)
+    table = table[:4]
     assert [row["runs"] for row in table] == [2, 2, 2, 2]
     for row in table:
         assert sum(row["verdicts"].values()) == row["runs"]

@@ -50,7 +50,7 @@ def test_flips_are_evidence_and_unlike_scores_are_not_compared(pytester):
         "llmeval verdict: inconclusive: no significant regression, but for exact_match fail rate this suite could detect*",
         "llmeval baseline base.json: 1 row(s) compared over 2 matched result(s); 1 not comparable (signature changed); "
         "2 new, 1 gone",
-        "  inconclusive: exact_match fail rate: 0.500 -> 0.500 (+0.000, CI *, p=1, 2 cases): this suite could detect*",
+        "  inconclusive: exact_match fail rate: 0.500 -> 0.500 (+0.000, CI *, p=*, 2 cases): this suite could detect*",
         "  evidence: 1 result(s) moved to a failure, 1 from one*",
         "    worse: exact_match exact_match 1.000 -> 0.000 (passed -> failed): test_suite.py::test_a",
         "    better: exact_match exact_match 0.000 -> 1.000 (failed -> passed): test_suite.py::test_b",
@@ -93,14 +93,14 @@ def test_fail_on_regression_gates_only_a_significant_regression(pytester, monkey
                                 "  regressed: exact_match fail rate: 0.000 -> 0.300 (+0.300, CI +*..+*, p=0.000*, 40 cases)",
                                 "llmeval baseline: failing the run (--llmeval-fail-on-regression)"])
     row = json.loads((pytester.path / "now.json").read_text())["baseline"]["rows"][0]
-    assert row["verdict"] == "regressed" and row["test"] == "McNemar exact" and row["ci_low"] <= row["difference"] <= row["ci_high"]
+    assert row["verdict"] == "regressed" and row["test"] == "McNemar exact, one-sided" and row["ci_low"] <= row["difference"] <= row["ci_high"]
     plain = pytester.runpytest("--llmeval-baseline=base.json")  # no gate asked for: reported, not failed
     assert plain.ret == 0
-    # McNemar's exact p of 12 flips one way and none back is 2 / 2**12 = 0.00049
+    # McNemar's exact one-sided p of 12 flips one way and none back is 1 / 2**12 = 0.00024
     assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-alpha=0.001").ret == 1
     assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-alpha=0.0001").ret == 0
     tolerant = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-baseline-tolerance=0.5")
-    assert tolerant.ret == 0  # significant, but smaller than the difference the team said it does not care about
+    assert tolerant.ret == 1  # the tolerance says what counts as unchanged; it is no extra hurdle for a significant regression
     monkeypatch.setenv("FAILING", "0")
     same = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression")
     assert same.ret == 0  # no flip in 40 cases still leaves a 5-point change possible: inconclusive, said so
@@ -137,8 +137,9 @@ def test_a_mean_is_compared_paired_and_unlike_signatures_never():
     assert [(r.measure, r.verdict) for r in result.rows] == [("mean", "regressed"), ("fail rate", "inconclusive")]
     mean = result.rows[0]
     assert mean.difference == pytest.approx(-0.1) and mean.ci_low <= mean.difference <= mean.ci_high
-    assert mean.test == "sign-flip permutation (20000 draws)" and mean.p_adjusted < 0.001
-    assert compare(lower, baseline, tolerance=0.2).rows[0].verdict == "unchanged"  # within the tolerance the team set
+    assert mean.test == "sign-flip permutation (20000 draws), one-sided" and mean.p_adjusted < 0.001
+    # the tolerance says what counts as unchanged; a significant drop is a regression whatever its size
+    assert compare(lower, baseline, tolerance=0.2).rows[0].verdict == "regressed"
     assert result.changes == ()  # no result moved to or from a failure
     bumped = [record("t::0", 0.1, False, version="2")]
     other = compare(bumped, baseline)
@@ -178,3 +179,25 @@ def test_an_unverified_verdict_is_neither_a_regression_nor_an_improvement(action
     assert [(c.nodeid, c.kind, c.was, c.now) for c in changes] == [
         ("t::c", "worse", "unverified", "fail"), ("t::d", "better", "fail", "unverified")]
     assert changes[0].describe().endswith("(unverified -> failed): t::c")
+
+
+def test_the_headline_names_the_row_that_moved_most_and_new_failures_are_marked():
+    from pytest_llmeval.report.markdown import render as markdown
+    from pytest_llmeval.report.view import view
+
+    def rec(check, i, passed):
+        return {"nodeid": f"t::{check}{i}", "case_id": f"{check}{i}", "evaluator": check, "primary": "m",
+                "metrics": {"m": float(passed)}, "passed": passed, "verdict": "pass" if passed else "fail",
+                "higher_is_better": {"m": True}, "model": "x", "signature": {"evaluator": check, "version": "1"}}
+
+    before = [rec("steady", i, i % 2 == 0) for i in range(6)] + [rec("moved", i, True) for i in range(6)]
+    now = [rec("steady", i, i % 2 == 0) for i in range(6)] + [rec("moved", i, i >= 2) for i in range(6)]
+    comparison = compare(now, {"results": before})
+    assert comparison.verdict == "inconclusive"
+    assert comparison.verdict_line().startswith("inconclusive: no significant regression, but for moved fail rate")
+    report = {"format": "pytest-llmeval-report", "version": 1, "run": {}, "summary": {}, "tests": {},
+              "baseline": comparison.to_dict(), "results": [{**r, "outcome": "passed"} for r in now]}
+    failures = view(report).failures.rows
+    assert {r.test: r.new for r in failures} == {"t::steady1": False, "t::steady3": False, "t::steady5": False,
+                                                 "t::moved0": True, "t::moved1": True}
+    assert "| **new** " in markdown(report)
