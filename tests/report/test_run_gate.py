@@ -88,7 +88,8 @@ def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read
                      "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\n")
     pytester.makepyfile(SUITE)
     args = ["-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-gate=aggregate",
-            "--llmeval-report=r.json", "--llmeval-report=r.md", "--llmeval-report=r.html", "--junitxml=j.xml"]
+            "--llmeval-report=r.json", "--llmeval-report=r.md", "--llmeval-report=r.html", "--llmeval-report=out/",
+            "--junitxml=j.xml"]
     result = pytester.runpytest(*args)
     result.assert_outcomes(passed=3)
     assert result.ret == 1
@@ -99,20 +100,24 @@ def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read
     assert "**Gate: INDETERMINATE" in (pytester.path / "r.md").read_text(encoding="utf-8")
     assert "<b>Gate:</b> INDETERMINATE" in (pytester.path / "r.html").read_text(encoding="utf-8")
     assert junit_properties(pytester.path / "j.xml")[1]["llmeval.gate"] == "indeterminate"
+    assert "**Gate: INDETERMINATE" in (pytester.path / "out" / "comment.md").read_text(encoding="utf-8")  # the PR comment
     allowed = pytester.runpytest(*args, "--llmeval-indeterminate=pass")
     assert allowed.ret == 0
 
 
-def test_floors_gate_a_run_without_a_baseline(pytester):
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_floors_gate_a_run_without_a_baseline(pytester, workers):
     pytester.makepyfile(
         "import pytest\nfrom pytest_llmeval import assert_exact_match\n\n"
         "@pytest.mark.parametrize('i', range(10))\n"
         "def test_x(i):\n    assert_exact_match('a' if i < 8 else 'b', 'a')\n")
-    failed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "--llmeval-min-pass-rate=exact_match=0.95")
+    if workers:
+        pytest.importorskip("xdist")
+    failed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "--llmeval-min-pass-rate=exact_match=0.95", *workers)
     failed.assert_outcomes(passed=10)
     assert failed.ret == 1
     failed.stdout.fnmatch_lines(["llmeval gate: FAILED: 1 row(s) below their floor: exact_match (no model) pass rate 0.800*"])
     pytester.makeini("[pytest]\nllmeval_min_pass_rate = exact_match=0.3\n")
-    passed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate")
+    passed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", *workers)
     assert passed.ret == 0
     passed.stdout.fnmatch_lines(["llmeval gate: PASSED: every row meets its floor (1 floor(s))"])
