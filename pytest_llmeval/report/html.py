@@ -68,7 +68,7 @@ def render(report: dict[str, Any]) -> str:
     models = sorted({charts.shown(r.get("model")) for r in records})
     base_rows = (report.get("baseline") or {}).get("rows") or []
     return str(_template().render(
-        v=v, head=v.headline, base=v.baseline, heat=v.heatmap, shown=charts.shown, hue=charts.colour, curve=_chart,
+        v=v, head=v.headline, base=v.baseline, heat=v.heatmap, shown=charts.shown, hue=charts.colour, curve=_chart, zip=zip,
         failed=groups[0], unverified=groups[1], expected=groups[2], failed_total=totals[0], unverified_total=totals[1],
         expected_total=totals[2], failures_more=max(0, sum(totals) - len(not_passed)),
         results=results, results_more=max(0, len(records) - len(shown)),

@@ -89,6 +89,13 @@ def render(report: dict[str, Any]) -> str:
                   f"{row.passed} |" + (f" {row.unverified} |" if unv else "") + (f" {row.expected} |" if xf else "")
                   + f" {row.count} |" for row in board.rows]
         lines.append("")
+    if v.models_compared:
+        matrix = v.models_compared
+        lines += ["## Models compared", "", "Pass rate of the row's model minus the column's, on the cases both answered "
+                  "(paired test, Holm over every pair; * significant).", "",
+                  "| model | " + " | ".join(cell(m) for m in matrix.models) + " |", "|---|" + "---:|" * len(matrix.models)]
+        lines += [f"| {cell(model)} | " + " | ".join(row) + " |" for model, row in zip(matrix.models, matrix.cells)]
+        lines.append("")
     if v.repeats:
         lines += ["## Repeated cases", "", "Each case ran several times (draws); pass@k: at least one of k draws passes, "
                   "pass^k: all k pass.", ""]

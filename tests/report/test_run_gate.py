@@ -121,3 +121,20 @@ def test_floors_gate_a_run_without_a_baseline(pytester, workers):
     passed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", *workers)
     assert passed.ret == 0
     passed.stdout.fnmatch_lines(["llmeval gate: PASSED: every row meets its floor (1 floor(s))"])
+
+
+def test_models_are_compared_in_a_matrix_in_markdown_and_html():
+    from pytest_llmeval.report import html, markdown
+    from pytest_llmeval.report.aggregate import summarize
+    from pytest_llmeval.report.view import view
+
+    records = ([rec(i, "pass", model="a") for i in range(30)] + [rec(i, "pass" if i < 10 else "fail", model="b") for i in range(30)]
+               + [rec(i, "pass" if i % 2 else "fail", model="c") for i in range(30)])
+    report = {"format": "pytest-llmeval-report", "version": 1, "run": {}, "summary": summarize(records).to_dict(), "tests": {},
+              "results": records}
+    matrix = view(report).models_compared
+    assert matrix.models == ("a", "c", "b")  # by pass rate
+    assert matrix.cells[0] == ("", "+0.500*", "+0.667*") and matrix.cells[2][0] == "-0.667*" and matrix.cells[1][2] == "+0.167"
+    assert "## Models compared" in markdown.render(report) and "| a |  | +0.500* | +0.667* |" in markdown.render(report)
+    assert 'id="models-compared"' in html.render(report)
+    assert report["summary"]["best_model"] == "a"
