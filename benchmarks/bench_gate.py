@@ -26,6 +26,9 @@ Scenarios:
 - E: two models under test 20 points apart on the same 60 cases, one run each: how often the summary names the
   better one the best model (target: at least 18 of 20).
 - F: two equal models: how often the summary says "no clear best" (target: at least 19 of 20).
+- G: the judge goes down in the new run: 12 answers the offline groundedness check cannot confirm go to a judge
+  (tests/judge_server.py, answering "yes"), which decides them in the baseline run and is unreachable in the
+  candidate run: how often the gate says *indeterminate* and the run exits 1 (target: every run).
 
 The regression gate tests "worse" one-sided over every row (Holm), the tolerance deciding only *unchanged*.
 
@@ -71,6 +74,24 @@ def test_model(i, request, llmeval_model):
     worse = MODEL_SHIFT if llmeval_model == "worse" else 0.0
     right = rng.random() < 0.55 + 0.4 * i / 59 - worse
     assert_exact_match("Paris" if right else "Lyon", "Paris")
+'''
+
+JUDGED = '''
+import os
+
+import pytest
+from pytest_llmeval import assert_grounded
+
+CONTEXT = ["The Harbour Museum opens at 9 a.m. and closes at 5 p.m. from Monday to Friday. "
+           "Entry is free for children under 12. Guided tours start every hour."]
+REWORDED = ["Kids below twelve get in without paying.", "Youngsters under twelve are admitted at no cost.",
+            "The museum lets in children younger than twelve for free.", "Little ones under 12 pay nothing to enter.",
+            "Tours with a guide begin each hour.", "Every hour a guided tour sets off."]
+
+
+@pytest.mark.parametrize("i", range(12))
+def test_reworded(i):
+    assert_grounded(REWORDED[i % len(REWORDED)] + (" Really." if i >= 6 else ""), CONTEXT)
 '''
 
 # name, label, the second model's shift, what counts as met
@@ -139,6 +160,27 @@ def model_run(folder: str, name: str, index: int, shift: float, seed: str) -> di
     return {"best": summary.get("best_model"), "no_clear_best": bool(summary.get("no_clear_best"))}
 
 
+def judge_down_pair(folder: str, index: int, judge_url: str, seed: str) -> dict[str, Any]:
+    """A baseline run whose judge decides the escalated answers, then a run whose judge is unreachable."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(RUN_SEED=f"{seed}/G{index}", JUDGE_KEY="x")
+    base, now = (os.path.join(folder, f"G{index}-{part}.json") for part in ("base", "now"))
+
+    def run(url: str, *options: str) -> int:
+        command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_judged.py"), "-q", "--tb=no", "-p", "no:randomly",
+                   "-p", "no:cacheprovider", f"--rootdir={folder}", "--llmeval-gate=aggregate", "--llmeval-judge-model=scripted",
+                   f"--llmeval-judge-base-url={url}", "--llmeval-judge-api-key-env=JUDGE_KEY", "--llmeval-judge-cache=off",
+                   "--llmeval-judge-retries=0", "--llmeval-judge-timeout=2", f"--llmeval-cache-dir={folder}/cache", *options]
+        return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True).returncode
+
+    if run(judge_url, f"--llmeval-report={base}") != 0:
+        raise BenchError(f"scenario G pair {index}: the baseline run (judge up) did not pass")
+    code = run("http://127.0.0.1:9/v1", f"--llmeval-report={now}", f"--llmeval-baseline={base}", "--llmeval-fail-on-regression")
+    with open(now, encoding="utf-8") as handle:
+        report = json.load(handle)
+    return {"exit": code, "gate": report.get("gate", {}).get("verdict"), "verdict": (report.get("baseline") or {}).get("verdict")}
+
+
 def tally(outcomes: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Runs, gate failures (exit status 1), verdict counts and the median detectable difference of the rows."""
     outcomes = list(outcomes)
@@ -173,6 +215,34 @@ def render(table: Sequence[dict[str, Any]]) -> str:
         lines.append(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['gate_failed']} ({row['share']:.0%}) | "
                      + " | ".join(str(row["verdicts"].get(v, 0)) for v in VERDICTS) + f" | {detectable} | {target} | {met} |")
     return "\n".join(lines)
+
+
+def table_judge_down(args: argparse.Namespace) -> dict[str, Any] | None:
+    """Scenario G: a judge that decides the escalated answers in the baseline run, unreachable in the next."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests.judge_server import ScriptedJudgeServer
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        prompt = body["messages"][-1]["content"]
+        return {"text": json.dumps({"claims": ["the answer"]} if '"claims"' in prompt else {"verdict": "yes", "reason": "scripted"})}
+
+    server = ScriptedJudgeServer(keep_alive=True)
+    server.responder = reply
+    server.start()
+    try:
+        with tempfile.TemporaryDirectory() as folder, ThreadPoolExecutor(max(1, args.workers)) as pool:
+            with open(os.path.join(folder, "test_judged.py"), "w", encoding="utf-8") as handle:
+                handle.write(JUDGED)
+            runs = list(pool.map(partial(judge_down_pair, folder, judge_url=server.base_url, seed=args.seed), range(args.runs_worse)))
+    except BenchError as error:
+        print(f"benchmark error: {error}", file=sys.stderr)
+        return None
+    finally:
+        server.stop()
+    hits = sum(r["exit"] == 1 and r["gate"] == "indeterminate" for r in runs)
+    print(f"G: {len(runs)} pair(s) done", file=sys.stderr)
+    return {"scenario": "G", "label": "the judge goes down in the new run", "runs": len(runs), "indeterminate_and_failed": hits,
+            "baseline_verdicts": sorted({str(r["verdict"]) for r in runs}), "met": hits == len(runs)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -221,6 +291,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['best_named']} | {row['wrong_best']} | "
               f"{row['no_clear_best']} | {row['target']} | {'met' if row['met'] else 'NOT met'} |")
     table += models
+    judged = table_judge_down(args)
+    if judged is None:
+        return 2
+    print(f"\n| G: the judge goes down in the new run | {judged['runs']} runs | gate indeterminate and exit 1 in "
+          f"{judged['indeterminate_and_failed']} | target: every run | {'met' if judged['met'] else 'NOT met'} |")
+    table.append(judged)
     print(f"\n60 cases; pairs through pytest in subprocesses ({args.workers} at once); seed {args.seed!r}; "
           "gate failed = the candidate run exited 1 (--llmeval-gate=aggregate --llmeval-fail-on-regression)")
     if args.json:

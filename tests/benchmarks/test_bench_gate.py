@@ -49,7 +49,9 @@ def test_a_tiny_run_through_pytest(bench, tmp_path, capsys):
     out = tmp_path / "gate.json"
     assert bench.main(["--pairs-unchanged", "2", "--runs-worse", "2", "--workers", "2", "--json", str(out)]) == 0
     table = json.loads(out.read_text())
-    assert [row["scenario"] for row in table] == ["A", "B", "C", "D", "E", "F"]
+    assert [row["scenario"] for row in table] == ["A", "B", "C", "D", "E", "F", "G"]
+    judged = table.pop()  # the judge goes down in the new run: indeterminate and exit 1, every time
+    assert judged["runs"] == 2 and judged["indeterminate_and_failed"] == 2 and judged["met"] is True
     models = table[4:]  # two models under test, one run each: is the better one named the best?
     assert [row["runs"] for row in models] == [2, 2]
     assert all(row["best_named"] + row["wrong_best"] + row["no_clear_best"] == row["runs"] for row in models)
