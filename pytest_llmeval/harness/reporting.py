@@ -191,8 +191,14 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
     lines = []
     if session.settings.gate == "aggregate":
         failed = sum(1 for r in session.records if verdict_of(r) == "fail")
-        decides = ("a significant regression against the baseline fails the run" if session.settings.fail_on_regression
-                   else "no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression)")
+        settings = session.settings
+        floors = bool(settings.min_pass_rate or settings.min_mean)
+        decides = ("a significant regression against the baseline fails the run" if settings.fail_on_regression
+                   else "a row below its floor fails the run" if floors
+                   else "no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression, or a floor: "
+                        "--llmeval-min-pass-rate=CHECK=RATE)")
+        if settings.fail_on_regression and floors:
+            decides += ", and so does a row below its floor"
         lines.append(f"llmeval gate: aggregate: {failed} failed check(s) recorded without failing their tests; {decides}")
     if comparison is None:
         return lines

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.result import NO_MODEL, Record, verdict_of
 
-__all__ = ["ModelPair", "Ranking", "rank_models"]
+__all__ = ["ModelPair", "Ranking", "rank_models", "ModelMatrix", "matrix"]
 
 
 @dataclass(frozen=True)
@@ -103,3 +103,28 @@ def rank_models(records: Iterable[Record], *, alpha: float = 0.05) -> Ranking:
         why = (f"no clear best: {leader} and {runner} are within noise ({top.first_rate:.2f} vs {top.second_rate:.2f} "
                f"on {top.cases} cases, p {top.p_adjusted:.2g})")
     return Ranking(None, tuple(pairs), why)
+
+
+@dataclass(frozen=True)
+class ModelMatrix:  # every pair of models on their shared cases: cell [i][j] is model i's pass rate minus model j's
+    models: tuple[str, ...]
+    cells: tuple[tuple[str, ...], ...]  # "+0.200*" (* significant after Holm), "" on the diagonal, "n/a" without shared cases
+
+
+def matrix(pairs: Any) -> ModelMatrix | None:
+    """The summary's ``model_pairs`` as a models-by-models matrix (None with fewer than two models)."""
+    if not isinstance(pairs, list) or not pairs:
+        return None
+    found = {(str(p["first"]), str(p["second"])): p for p in pairs if isinstance(p, Mapping)}
+    models = tuple(dict.fromkeys(m for key in found for m in key))
+
+    def cell(row: str, column: str) -> str:
+        if row == column:
+            return ""
+        pair, sign = (found.get((row, column)), 1.0) if (row, column) in found else (found.get((column, row)), -1.0)
+        if pair is None:
+            return "n/a"
+        mark = "*" if pair.get("verdict") != "within noise" else ""
+        return f"{sign * float(pair['difference']):+.3f}{mark}"
+
+    return ModelMatrix(models, tuple(tuple(cell(r, c) for c in models) for r in models))

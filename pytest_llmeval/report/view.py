@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 
 from ..core.result import NO_MODEL, verdict_of
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
+from .ranking import ModelMatrix, matrix
 
 __all__ = ["view", "result_row", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
 
@@ -246,31 +247,6 @@ class ResultRow:
 
 
 @dataclass(frozen=True)
-class ModelMatrix:  # every pair of models on their shared cases: cell [i][j] is model i's pass rate minus model j's
-    models: tuple[str, ...]
-    cells: tuple[tuple[str, ...], ...]  # "+0.200*" (* significant after Holm), "" on the diagonal, "n/a" without shared cases
-
-
-def _matrix(pairs: Any) -> ModelMatrix | None:
-    """The summary's ``model_pairs`` as a models-by-models matrix (None with fewer than two models)."""
-    if not isinstance(pairs, list) or not pairs:
-        return None
-    found = {(str(p["first"]), str(p["second"])): p for p in pairs if isinstance(p, Mapping)}
-    models = tuple(dict.fromkeys(m for key in found for m in key))
-
-    def cell(row: str, column: str) -> str:
-        if row == column:
-            return ""
-        pair, sign = (found.get((row, column)), 1.0) if (row, column) in found else (found.get((column, row)), -1.0)
-        if pair is None:
-            return "n/a"
-        mark = "*" if pair.get("verdict") != "within noise" else ""
-        return f"{sign * float(pair['difference']):+.3f}{mark}"
-
-    return ModelMatrix(models, tuple(tuple(cell(r, c) for c in models) for r in models))
-
-
-@dataclass(frozen=True)
 class Footer:
     plugin: str
     pytest: str
@@ -377,7 +353,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         outcomes_line=outcome_counts_line(report["tests"]) if report.get("tests") else None,
         best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
         no_clear_best=str(summary.get("no_clear_best") or ""),
-        models_compared=_matrix(summary.get("model_pairs")),
+        models_compared=matrix(summary.get("model_pairs")),
         hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{hard['models']} model(s)" if failed else None, ", ".join(failed))
         if hard else None,
         leaderboard=_boards(rows),

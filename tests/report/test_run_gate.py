@@ -116,10 +116,14 @@ def test_floors_gate_a_run_without_a_baseline(pytester, workers):
     failed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "--llmeval-min-pass-rate=exact_match=0.95", *workers)
     failed.assert_outcomes(passed=10)
     assert failed.ret == 1
-    failed.stdout.fnmatch_lines(["llmeval gate: FAILED: 1 row(s) below their floor: exact_match (no model) pass rate 0.800*"])
+    failed.stdout.fnmatch_lines(["llmeval gate: FAILED: 1 row(s) below their floor: exact_match (no model) pass rate 0.800*",
+                                 "llmeval gate: aggregate: 2 failed check(s)*; a row below its floor fails the run"])
     pytester.makeini("[pytest]\nllmeval_min_pass_rate = exact_match=0.3\n")
     passed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", *workers)
     assert passed.ret == 0
+    unguarded = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "-o", "llmeval_min_pass_rate=")
+    unguarded.stdout.fnmatch_lines(["*no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression, "
+                                    "or a floor: --llmeval-min-pass-rate=CHECK=RATE)"])
     passed.stdout.fnmatch_lines(["llmeval gate: PASSED: every row meets its floor (1 floor(s))"])
 
 
