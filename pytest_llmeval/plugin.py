@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .core.ids import draw_id
+from .core.ids import draw_id, sibling_id
 from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, repeat_of
 from .harness.options import add_options
 from .harness.session import EvalSession, LLMEvalWarning, session_key
@@ -105,6 +105,18 @@ class _RunHooks:
         self.session = session
         self.share_dir: str | None = None
         self.draws: Any = None  # K of N: each repeated case's draws as their reports come in (harness.draws), made on need
+        self.local_draws: Any = None  # repeat=auto on a worker: the draws this process ran, to skip a decided case's next
+
+    def tally(self, *, local: bool) -> Any:
+        from .harness.draws import CaseDraws
+
+        if local and self.session.is_worker:
+            if self.local_draws is None:
+                self.local_draws = CaseDraws(mark=False)
+            return self.local_draws
+        if self.draws is None:
+            self.draws = CaseDraws()
+        return self.draws
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -113,16 +125,29 @@ class _RunHooks:
             self.share_dir = tempfile.mkdtemp(prefix="pytest-llmeval-shared-")
         node.workerinput["llmeval_share"] = self.share_dir
 
+    @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """repeat=auto: a case's draws form one xdist group, so under ``--dist loadgroup`` they run in order on one
+        worker, which skips the draws its case no longer needs."""
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            draw = getattr(callspec, "params", {}).get("llmeval_draw") if callspec is not None else None
+            if not isinstance(draw, int) or isinstance(draw, bool):
+                continue
+            try:
+                _, auto = repeat_of(list(item.iter_markers("llmeval")), self.session.settings.repeat, item.nodeid)
+            except pytest.UsageError:
+                continue  # reported when the test runs
+            if auto:
+                item.add_marker(pytest.mark.xdist_group(name=f"llmeval-case:{sibling_id(item.nodeid, draw_id(draw))}"))
+
     @pytest.hookimpl(tryfirst=True)  # a case's K-of-N verdict changes its last draw's report before pytest counts it
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        counted = report.when == "call" and (self.draws is not None or self.local_draws is not None
+                                             or any(name == "llmeval" and "min_pass" in str(value) for name, value in report.user_properties))
+        if counted:
+            self.tally(local=True).decide(report)  # the controller's tally, or a worker's own (repeat=auto skips on it)
         if not self.session.is_worker:  # a worker's reports, records included, go to the controller, which reads them
-            if report.when == "call" and (self.draws is not None or self.session.settings.min_pass is not None
-                                          or any(name == "llmeval" and "min_pass" in str(value) for name, value in report.user_properties)):
-                if self.draws is None:
-                    from .harness.draws import CaseDraws
-
-                    self.draws = CaseDraws()
-                self.draws.decide(report)
             self.session.collect(report)
 
     @pytest.hookimpl(optionalhook=True)
@@ -305,6 +330,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     error = item.stash.get(_marker_error_key, None)
     if error is not None:
         raise error
+    context = item.stash.get(_context_key, None)
+    if context is not None and context.tags.get("auto"):  # repeat=auto: a case whose verdict is certain needs no more draws
+        hooks = item.config.pluginmanager.get_plugin("llmeval-run")
+        tally = hooks.tally(local=True) if hooks is not None else None
+        if tally is not None and tally.decided(str(context.case)):
+            pytest.skip(f"llmeval: case {context.case} is decided; no more draws needed (repeat=auto)")
 
 
 @pytest.hookimpl(trylast=True)
@@ -319,8 +350,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         models = list(eval_session.settings.models)
         if models:
             metafunc.parametrize("llmeval_model", models, ids=models, scope="function")
-    repeat = repeat_of(list(metafunc.definition.iter_markers("llmeval")), eval_session.settings.repeat,
-                       metafunc.definition.nodeid)
+    repeat, _ = repeat_of(list(metafunc.definition.iter_markers("llmeval")), eval_session.settings.repeat, metafunc.definition.nodeid)
     if repeat > 1:
         # N draws of one case: before the perturbation, whose part ends the test id.
         if "llmeval_draw" not in metafunc.fixturenames:

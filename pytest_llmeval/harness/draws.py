@@ -21,10 +21,20 @@ __all__ = ["CaseDraws"]
 
 
 class CaseDraws:
-    """The draws seen so far of each case that passes on K of N."""
+    """The draws seen so far of each case that passes on K of N, and the cases whose verdict is certain.
 
-    def __init__(self) -> None:
+    A case is decided as soon as its verdict cannot change (curtailed sampling): K draws passed, or more than N - K
+    failed. With ``mark`` (the controller, or a run without workers) the draw that makes a failure certain reports
+    it; ``repeat=auto`` skips the draws of a decided case that are still to run in this process.
+    """
+
+    def __init__(self, *, mark: bool = True) -> None:
+        self.mark = mark
         self._seen: dict[str, list[bool]] = {}
+        self._decided: set[str] = set()
+
+    def decided(self, case: str) -> bool:
+        return case in self._decided
 
     def decide(self, report: pytest.TestReport) -> None:
         """Count a draw's call report; the last draw of a case that failed K of N reports the failure."""
@@ -43,9 +53,16 @@ class CaseDraws:
         draws, needed = int(tags["draws"]), int(tags["min_pass"])
         case = str(next((r.get("case_id") for r in records if r.get("case_id")), report.nodeid))
         passed = report.passed and not any(verdict_of(r) == "fail" for r in records)
+        if case in self._decided:
+            return  # a draw that ran after its case was decided (on another worker): it changes nothing
         seen = self._seen.setdefault(case, [])
         seen.append(passed)
-        if len(seen) == draws and sum(seen) < needed:
-            report.outcome = "failed"
-            report.longrepr = (f"llmeval: case {case} failed: {sum(seen)} of its {draws} draws passed, and it needs "
-                               f"{needed} (min_pass); the failed checks of each draw are in the reports")
+        failed = len(seen) - sum(seen)
+        if sum(seen) >= needed:
+            self._decided.add(case)
+        elif failed > draws - needed:
+            self._decided.add(case)
+            if self.mark:
+                report.outcome = "failed"
+                report.longrepr = (f"llmeval: case {case} failed: {failed} of its {draws} draws failed, so fewer than "
+                                   f"the {needed} it needs can pass (min_pass); the failed checks of each draw are in the reports")

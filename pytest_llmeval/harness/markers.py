@@ -14,18 +14,31 @@ import pytest
 
 from ..core.ids import draw_id, sibling_id, without_id_part
 
-__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "repeat_of", "outcome_of"]
+__all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "parse_repeat", "repeat_of", "outcome_of"]
 
 
-def repeat_of(markers: list[Any], default: int, where: str) -> int:
-    """How many draws a test runs: the closest ``llmeval(repeat=N)`` marker's N, else ``default`` (``--llmeval-repeat``)."""
+def parse_repeat(value: Any, where: str) -> tuple[int, bool]:
+    """``(draws, auto)`` of a repeat: an integer N from 1 to 1000, or ``"auto[:MAX]"`` (MAX from 2 to 1000, default 5)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000:
+        return value, False
+    text = value.strip().lower() if isinstance(value, str) else ""
+    if text.isdigit() and 1 <= int(text) <= 1000:
+        return int(text), False
+    head, _, most = text.partition(":")
+    if head == "auto" and (not most or (most.isdigit() and 2 <= int(most) <= 1000)):
+        return int(most or 5), True
+    place = f"{where}: " if where else ""
+    raise pytest.UsageError(f"{place}repeat takes an integer from 1 to 1000, or auto[:MAX] with MAX from 2 to 1000 (e.g. "
+                            f"auto:5); got {value!r}")
+
+
+def repeat_of(markers: list[Any], default: int | str, where: str) -> tuple[int, bool]:
+    """How many draws a test runs, and whether they stop once the case is decided (``auto``): the closest
+    ``llmeval(repeat=...)`` marker's, else ``default`` (``--llmeval-repeat``)."""
     for marker in markers:  # closest first
         if "repeat" in marker.kwargs:
-            value = marker.kwargs["repeat"]
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
-                raise pytest.UsageError(f"{where}: @pytest.mark.llmeval(repeat=N) takes an integer from 1 to 1000; got {value!r}")
-            return value
-    return default
+            return parse_repeat(marker.kwargs["repeat"], f"{where}: @pytest.mark.llmeval(repeat=...)")
+    return parse_repeat(default, "--llmeval-repeat")
 
 
 MARKER_HELP = (
@@ -51,7 +64,7 @@ class Identity:
     tags: dict[str, Any] = field(default_factory=dict)
 
 
-def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int = 1, min_pass: int | None = None) -> Identity:
+def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int | str = 1, min_pass: int | None = None) -> Identity:
     """The test's model, case and tags; a malformed marker is a ``pytest.UsageError`` naming the test.
 
     A draw of a repeated test whose case passes on ``min_pass`` of its draws (the marker's, else ``min_pass``) is
@@ -59,6 +72,7 @@ def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int = 1, mi
     """
     model = case = None
     tags: dict[str, Any] = {}
+    nodeid = _without_group(item)
     callspec = getattr(item, "callspec", None)
     params = getattr(callspec, "params", {}) if callspec is not None else {}
     if isinstance(params.get("llmeval_model"), str):
@@ -67,12 +81,12 @@ def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int = 1, mi
         perturbation = params["llmeval_perturbation"]
         label = "original" if perturbation is None else perturbation.id
         tags["perturbation"] = label
-        case = sibling_id(item.nodeid, label, escape=not _escaping_disabled(item.config))
+        case = sibling_id(nodeid, label, escape=not _escaping_disabled(item.config))
     draw = params.get("llmeval_draw")
     if isinstance(draw, int) and not isinstance(draw, bool):
         # One of a repeated test's draws: the draws are one case, the test id without the draw's part.
         tags["draw"] = draw
-        case = sibling_id(case or item.nodeid, draw_id(draw))
+        case = sibling_id(case or nodeid, draw_id(draw))
     markers = list(item.iter_markers("llmeval")) if use_markers else []
     for marker in reversed(markers):  # farthest first, closest wins (the marker beats the parametrized model and case)
         if marker.args:
@@ -85,20 +99,35 @@ def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int = 1, mi
         kwargs.pop("repeat", None)  # how many draws (pytest_generate_tests), not a tag
         min_pass = kwargs.pop("min_pass", min_pass)  # how many draws must pass (the controller's), not a tag
         tags.update(kwargs)
+    auto = False
+    if "draw" in tags:
+        draws, auto = repeat_of(markers, repeat, item.nodeid)
+        if auto and min_pass is None:
+            min_pass = draws // 2 + 1  # a majority of the draws
     if min_pass is not None and "draw" in tags:
-        draws = repeat_of(markers, repeat, item.nodeid)
         if isinstance(min_pass, bool) or not isinstance(min_pass, int) or not 1 <= min_pass <= draws:
             raise pytest.UsageError(f"{item.nodeid}: min_pass (the draws that must pass) takes an integer from 1 to the "
                                     f"test's {draws} draws; got {min_pass!r}")
         tags["draws"], tags["min_pass"] = draws, min_pass
+        if auto:
+            tags["auto"] = True  # draws stop once the case's verdict is certain
     for name, value in (("model", model), ("case", case)):
         if value is not None and not isinstance(value, str):
             raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {name!r} must be a str, got {value!r}")
     if model is not None and not any("case" in m.kwargs for m in markers):
         # A test parametrized over models: its case is the test id without the model's part, so one
         # case compares the models ("test_capital[q1]", not "test_capital[q1-beta]").
-        case = without_id_part(case or item.nodeid, model)
+        case = without_id_part(case or nodeid, model)
     return Identity(model, case, tags)
+
+
+def _without_group(item: pytest.Item) -> str:
+    """The test's id without the ``@group`` xdist adds under ``--dist loadgroup`` for a ``repeat=auto`` case's group."""
+    for mark in item.iter_markers("xdist_group"):
+        name = str(mark.kwargs.get("name", ""))
+        if name.startswith("llmeval-case:") and item.nodeid.endswith(f"@{name}"):
+            return item.nodeid[: -len(name) - 1]
+    return item.nodeid
 
 
 def _escaping_disabled(config: pytest.Config) -> bool:

@@ -110,6 +110,14 @@ def _judge_for(text: str) -> tuple[str, str]:
     return name.strip(), model.strip()
 
 
+def _repeat(text: str) -> int | str:
+    """``N`` (1 to 1000) draws, or ``auto[:MAX]``: as many as a case's verdict needs, at most MAX (2 to 1000, 5)."""
+    from .markers import parse_repeat
+
+    draws, auto = parse_repeat(str(text).strip(), "")
+    return f"auto:{draws}" if auto else draws
+
+
 def _floor(measure: str, option: str) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         from ..report.gate import parse_floor
@@ -250,9 +258,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("gate", _choice("per-test", "aggregate"), "per-test",
            "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the run "
            "fails only on a significant regression against the baseline (tests that raise still fail)", "MODE"),
-    Option("repeat", _number("an integer from 1 to 1000", 1, 1000, int), "1",
+    Option("repeat", _repeat, "1",
            "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group the "
-           "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases", "N"),
+           "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases. auto[:MAX] (MAX 5): draw a case "
+           "again only while its K-of-MAX verdict is undecided (K: --llmeval-min-pass, else a majority)", "N|auto[:MAX]"),
     Option("min_pass", _number("an integer from 1 to 1000", 1, 1000, int, none=""), "",
            "With repeats: a case passes when at least K of its draws pass (a test's @pytest.mark.llmeval(min_pass=K) wins); "
            "its draws record their checks without failing, and one draw's test reports the case's failure", "K"),
@@ -325,7 +334,7 @@ class Settings:
     min_pass_rate: tuple[Floor, ...] = ()
     min_mean: tuple[Floor, ...] = ()
     gate: str = "per-test"
-    repeat: int = 1
+    repeat: int | str = 1  # draws, or "auto:MAX"
     min_pass: int | None = None
     judge_model: str = ""
     judge_for: tuple[tuple[str, str], ...] = ()

@@ -163,9 +163,26 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
         lines += verdict_lines(session.summary().to_dict())
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
-    lines += _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
+    lines += _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
     lines += [f"llmeval report: {path}" for path in session.written]
     return lines
+
+
+def _auto_lines(session: EvalSession) -> list[str]:
+    """``repeat=auto``: the draws that ran, against the fixed repeats' (one line)."""
+    cases: dict[str, int] = {}
+    ran: set[tuple[str, Any]] = set()
+    for record in session.records:
+        tags = record.get("tags") or {}
+        if tags.get("auto"):
+            case = str(record.get("case_id") or record.get("nodeid"))
+            cases[case] = int(tags.get("draws", 0))
+            ran.add((case, tags.get("draw")))
+    if not cases:
+        return []
+    fixed = sum(cases.values())
+    return [f"llmeval repeat=auto: {len(ran)} draws of {len(cases)} case(s), where fixed repeats would run {fixed} "
+            f"({1 - len(ran) / fixed:.0%} fewer); each case stopped once its verdict was certain"]
 
 
 def _judge_lines(judge: Mapping[str, Any]) -> list[str]:

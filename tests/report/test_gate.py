@@ -68,7 +68,7 @@ def test_bad():
     result.stderr.fnmatch_lines(["*expected one of per-test, aggregate; got 'lenient'*"])
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*@pytest.mark.llmeval(repeat=N) takes an integer from 1 to 1000; got 0*"])
+    result.stdout.fnmatch_lines(["*@pytest.mark.llmeval(repeat=...): repeat takes an integer from 1 to 1000, or auto?:MAX? *; got 0*"])
 
 
 def test_repeats_are_draws_of_one_case(pytester):
