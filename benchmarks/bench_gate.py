@@ -23,6 +23,8 @@ Scenarios:
 - B: nothing changed, ``--llmeval-repeat=3`` on both runs (same target).
 - C: every case 15 points worse (SHIFT=0.15), ``--llmeval-repeat=3``: a gate failure is a catch (target: at least 80%, 16 of 20).
 - D: 15 points worse with one draw per case (informational: how often it is caught, how often inconclusive).
+- H, I, J: fixed 5 draws against ``--llmeval-repeat=auto:5`` (a case drawn again only while its majority-of-5
+  verdict is undecided), 15 points worse and unchanged: catches, false alarms and draws per run.
 - E: two models under test 20 points apart on the same 60 cases, one run each: how often the summary names the
   better one the best model (target: at least 18 of 20).
 - F: two equal models: how often the summary says "no clear best" (target: at least 19 of 20).
@@ -108,6 +110,9 @@ SCENARIOS = (
     ("B", "unchanged, repeat 3", 0.0, 3, ("at most", 0.10)),
     ("C", "15 points worse, repeat 3", 0.15, 3, ("at least", 0.80)),
     ("D", "15 points worse, repeat 1", 0.15, 1, None),
+    ("H", "15 points worse, repeat 5", 0.15, 5, ("at least", 0.80)),
+    ("I", "15 points worse, repeat auto:5", 0.15, "auto:5", ("at least", 0.80)),
+    ("J", "unchanged, repeat auto:5", 0.0, "auto:5", ("at most", 0.10)),
 )
 
 
@@ -138,10 +143,11 @@ def run_pair(folder: str, name: str, index: int, shift: float, repeat: int, seed
     if code not in (0, 1) or not os.path.exists(now):
         raise BenchError(f"scenario {name} pair {index}: the candidate run exited {code}:\n{output}")
     with open(now, encoding="utf-8") as handle:
-        comparison = json.load(handle).get("baseline")
+        report = json.load(handle)
+    comparison = report.get("baseline")
     if not comparison:
         raise BenchError(f"scenario {name} pair {index}: the report has no baseline comparison")
-    return {"exit": code, "verdict": comparison["verdict"], "rows": comparison["rows"]}
+    return {"exit": code, "verdict": comparison["verdict"], "rows": comparison["rows"], "draws": len(report["results"])}
 
 
 def model_run(folder: str, name: str, index: int, shift: float, seed: str) -> dict[str, Any]:
@@ -192,8 +198,10 @@ def tally(outcomes: Iterable[dict[str, Any]]) -> dict[str, Any]:
     for outcome in outcomes:
         verdicts[outcome["verdict"]] = verdicts.get(outcome["verdict"], 0) + 1
     detectable = [row["detectable"] for outcome in outcomes for row in outcome["rows"] if row.get("detectable") is not None]
+    draws = [outcome["draws"] for outcome in outcomes if "draws" in outcome]
     return {"runs": len(outcomes), "gate_failed": failed, "share": failed / len(outcomes) if outcomes else float("nan"),
-            "verdicts": verdicts, "median_detectable": statistics.median(detectable) if detectable else None}
+            "verdicts": verdicts, "median_detectable": statistics.median(detectable) if detectable else None,
+            "mean_draws": statistics.fmean(draws) if draws else None}
 
 
 def target_met(figures: dict[str, Any], target: tuple[str, float] | None) -> bool | None:
@@ -206,14 +214,15 @@ def target_met(figures: dict[str, Any], target: tuple[str, float] | None) -> boo
 
 def render(table: Sequence[dict[str, Any]]) -> str:
     """The table as Markdown."""
-    head = "| scenario | runs | gate failed | " + " | ".join(VERDICTS) + " | median detectable | target | met |"
+    head = "| scenario | runs | gate failed | " + " | ".join(VERDICTS) + " | median detectable | draws per run | target | met |"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in table:
         detectable = "-" if row["median_detectable"] is None else f"{row['median_detectable']:.3f}"
         target = "-" if row["target"] is None else f"{row['target'][0]} {row['target'][1]:.0%}"
         met = {None: "-", True: "met", False: "NOT met"}[row["met"]]
         lines.append(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['gate_failed']} ({row['share']:.0%}) | "
-                     + " | ".join(str(row["verdicts"].get(v, 0)) for v in VERDICTS) + f" | {detectable} | {target} | {met} |")
+                     + " | ".join(str(row["verdicts"].get(v, 0)) for v in VERDICTS)
+                     + f" | {detectable} | {'-' if row.get('mean_draws') is None else round(row['mean_draws'])} | {target} | {met} |")
     return "\n".join(lines)
 
 
@@ -252,13 +261,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=4, help="pairs run at once")
     parser.add_argument("--seed", default="bench", help="seeds every RUN_SEED (another one draws other runs)")
     parser.add_argument("--json", default=None, help="also write the table as JSON here")
+    parser.add_argument("--only", default="", help="comma-separated scenario letters to run (default: all)")
     args = parser.parse_args(argv)
+    only = {name.strip() for name in args.only.split(",") if name.strip()}
 
     table = []
     with tempfile.TemporaryDirectory() as folder, ThreadPoolExecutor(max(1, args.workers)) as pool:
         with open(os.path.join(folder, "test_app.py"), "w", encoding="utf-8") as handle:
             handle.write(SUITE)
         for name, label, shift, repeat, target in SCENARIOS:
+            if only and name not in only:
+                continue
             count = args.pairs_unchanged if shift == 0 else args.runs_worse
             try:
                 outcomes = list(pool.map(partial(run_pair, folder, name, shift=shift, repeat=repeat, seed=args.seed), range(count)))
@@ -271,6 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name}: {count} pair(s) done", file=sys.stderr)
         models = []
         for name, label, shift, (what, share) in MODEL_SCENARIOS:
+            if only and name not in only:
+                continue
             try:
                 runs = list(pool.map(partial(model_run, folder, name, shift=shift, seed=args.seed), range(args.runs_worse)))
             except BenchError as error:
@@ -291,12 +306,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['best_named']} | {row['wrong_best']} | "
               f"{row['no_clear_best']} | {row['target']} | {'met' if row['met'] else 'NOT met'} |")
     table += models
-    judged = table_judge_down(args)
+    judged = table_judge_down(args) if not only or "G" in only else {"scenario": "G", "skipped": True}
     if judged is None:
         return 2
-    print(f"\n| G: the judge goes down in the new run | {judged['runs']} runs | gate indeterminate and exit 1 in "
-          f"{judged['indeterminate_and_failed']} | target: every run | {'met' if judged['met'] else 'NOT met'} |")
-    table.append(judged)
+    if judged.get("skipped"):
+        judged = None
+    if judged is not None:
+        print(f"\n| G: the judge goes down in the new run | {judged['runs']} runs | gate indeterminate and exit 1 in "
+              f"{judged['indeterminate_and_failed']} | target: every run | {'met' if judged['met'] else 'NOT met'} |")
+        table.append(judged)
     print(f"\n60 cases; pairs through pytest in subprocesses ({args.workers} at once); seed {args.seed!r}; "
           "gate failed = the candidate run exited 1 (--llmeval-gate=aggregate --llmeval-fail-on-regression)")
     if args.json:

@@ -115,7 +115,8 @@ class _RunHooks:
                 self.local_draws = CaseDraws(mark=False)
             return self.local_draws
         if self.draws is None:
-            self.draws = CaseDraws()
+            # Under the aggregate gate a failed case is recorded, not a red test: the run's gate decides.
+            self.draws = CaseDraws(mark=self.session.settings.gate == "per-test")
         return self.draws
 
     @pytest.hookimpl(optionalhook=True)

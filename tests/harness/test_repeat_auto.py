@@ -50,3 +50,10 @@ def test_draws_stop_once_the_case_is_decided(pytester, how):
         assert outcomes["passed"] == 3 + 5 + 2 and outcomes["skipped"] == 2 + 0 + 2  # 11 draws of 15
         result.stdout.fnmatch_lines(["llmeval repeat=auto: 11 draws of 3 case(s), where fixed repeats would run 15 (27% fewer)*"])
     assert result.ret == 1
+
+
+def test_under_the_aggregate_gate_a_failed_case_is_recorded_not_red(pytester):
+    pytester.makepyfile(SUITE.format(marker="repeat='auto:5'"))
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate")
+    result.assert_outcomes(passed=11, skipped=4)
+    assert result.ret == 0
