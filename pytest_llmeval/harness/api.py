@@ -11,7 +11,7 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..run.check import check, run_check, unverified_action
+from ..run.check import check, run_check
 from ..run.recording import current_context
 
 if TYPE_CHECKING:
@@ -85,6 +85,4 @@ def assert_check(
     (``pass``, ``fail``, ``skip``) says, else as ``--llmeval-unverified`` does.
     """
     __tracebackhide__ = True
-    cls = resolve(name)
-    return check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case,
-                 unverified=unverified_action(name, unverified), **fields)
+    return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified, **fields)

@@ -54,9 +54,22 @@ def interruption(session: pytest.Session, eval_session: EvalSession) -> dict[str
     return {"exit_status": status, "interrupted": True, "tests_run": ran, "tests_collected": collected, "interruption": line}
 
 
+#: The run's gate and the number of records it was computed from (the exit status, the report and the terminal ask).
+_gate_key = pytest.StashKey[tuple[int, "Gate"]]()
+
+
 def run_gate(session: EvalSession) -> Gate:
     """The run's gate (`pytest_llmeval.report.gate`): budgets and floors from the settings, rows from the summary, and
-    the rows whose unverified share rose against the baseline beyond noise."""
+    the rows whose unverified share rose against the baseline beyond noise; computed once per set of records."""
+    cached = session.config.stash.get(_gate_key, None)
+    if cached is not None and cached[0] == len(session.records):
+        return cached[1]
+    found = _gate(session)
+    session.config.stash[_gate_key] = (len(session.records), found)
+    return found
+
+
+def _gate(session: EvalSession) -> Gate:
     from ..report.gate import Gate, gate
 
     settings = session.settings
