@@ -25,9 +25,12 @@ Scenarios:
 - D: 15 points worse with one draw per case (informational: how often it is caught, how often inconclusive).
 - H, I, J: fixed 5 draws against ``--llmeval-repeat=auto:5`` (a case drawn again only while its majority-of-5
   verdict is undecided), 15 points worse and unchanged: catches, false alarms and draws per run.
-- E: two models under test 20 points apart on the same 60 cases, one run each: how often the summary names the
-  better one the best model (target: at least 18 of 20).
-- F: two equal models: how often the summary says "no clear best" (target: at least 19 of 20).
+- E: two models under test 20 points apart on the same 60 cases, ``--llmeval-repeat=3``, one run each: how often the
+  summary names the better one the best model (target: at least 18 of 20); E1: the same with one draw per case
+  (informational: with one draw a 20-point gap is about 2.3 standard errors, so a valid test separates it in only
+  about two runs in three).
+- F, F3: two equal models, one and three draws per case: how often the summary says "no clear best" (target: at
+  least 19 of 20).
 - G: the judge goes down in the new run: 12 answers the offline groundedness check cannot confirm go to a judge
   (tests/judge_server.py, answering "yes"), which decides them in the baseline run and is unreachable in the
   candidate run: how often the gate says *indeterminate* and the run exits 1 (target: every run).
@@ -96,10 +99,12 @@ def test_reworded(i):
     assert_grounded(REWORDED[i % len(REWORDED)] + (" Really." if i >= 6 else ""), CONTEXT)
 '''
 
-# name, label, the second model's shift, what counts as met
+# name, label, the second model's shift, repeats, what counts as met (None: informational)
 MODEL_SCENARIOS = (
-    ("E", "two models 20 points apart", 0.20, ("best model named", 0.90)),
-    ("F", "two equal models", 0.0, ("no clear best", 0.95)),
+    ("E", "two models 20 points apart, repeat 3", 0.20, 3, ("best model named", 0.90)),
+    ("E1", "two models 20 points apart, repeat 1", 0.20, 1, None),
+    ("F", "two equal models, repeat 1", 0.0, 1, ("no clear best", 0.95)),
+    ("F3", "two equal models, repeat 3", 0.0, 3, ("no clear best", 0.95)),
 )
 
 VERDICTS = ("regressed", "inconclusive", "unchanged", "improved")
@@ -150,14 +155,14 @@ def run_pair(folder: str, name: str, index: int, shift: float, repeat: int, seed
     return {"exit": code, "verdict": comparison["verdict"], "rows": comparison["rows"], "draws": len(report["results"])}
 
 
-def model_run(folder: str, name: str, index: int, shift: float, seed: str) -> dict[str, Any]:
+def model_run(folder: str, name: str, index: int, shift: float, repeat: int, seed: str) -> dict[str, Any]:
     """One run of two models (``better`` and ``worse``, the second ``shift`` lower): the summary's best model."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(RUN_SEED=f"{seed}/{name}{index}", MODEL_SHIFT=str(shift))
     report = os.path.join(folder, f"{name}{index}.json")
     command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py") + "::test_model", "-q", "--tb=no",
                "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={folder}", "--llmeval-gate=aggregate",
-               "--llmeval-models=better,worse", f"--llmeval-report={report}"]
+               "--llmeval-models=better,worse", f"--llmeval-repeat={repeat}", f"--llmeval-report={report}"]
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
     if done.returncode != 0 or not os.path.exists(report):
         raise BenchError(f"scenario {name} run {index} exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -283,28 +288,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "target": target, "met": target_met(figures, target)})
             print(f"{name}: {count} pair(s) done", file=sys.stderr)
         models = []
-        for name, label, shift, (what, share) in MODEL_SCENARIOS:
+        for name, label, shift, repeat, target in MODEL_SCENARIOS:
             if only and name not in only:
                 continue
             try:
-                runs = list(pool.map(partial(model_run, folder, name, shift=shift, seed=args.seed), range(args.runs_worse)))
+                runs = list(pool.map(partial(model_run, folder, name, shift=shift, repeat=repeat, seed=args.seed),
+                                     range(args.runs_worse)))
             except BenchError as error:
                 print(f"benchmark error: {error}", file=sys.stderr)
                 return 2
             named = sum(r["best"] == "better" for r in runs)
             wrong = sum(r["best"] == "worse" for r in runs)
             unclear = sum(r["no_clear_best"] for r in runs)
+            what, share = target or ("", 0.0)
             hits = named if what == "best model named" else unclear
             models.append({"scenario": name, "label": label, "runs": len(runs), "best_named": named, "wrong_best": wrong,
-                           "no_clear_best": unclear, "target": f"{what} in at least {share:.0%}",
-                           "met": hits >= share * len(runs)})
+                           "no_clear_best": unclear, "target": f"{what} in at least {share:.0%}" if target else "-",
+                           "met": None if target is None else hits >= share * len(runs)})
             print(f"{name}: {len(runs)} run(s) done", file=sys.stderr)
     print(render(table))
     print("\n| scenario | runs | best model named (the better one) | wrong best | no clear best | target | met |")
     print("|---|---:|---:|---:|---:|---|---|")
     for row in models:
         print(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['best_named']} | {row['wrong_best']} | "
-              f"{row['no_clear_best']} | {row['target']} | {'met' if row['met'] else 'NOT met'} |")
+              f"{row['no_clear_best']} | {row['target']} | {({None: '-', True: 'met', False: 'NOT met'})[row['met']]} |")
     table += models
     judged = table_judge_down(args) if not only or "G" in only else {"scenario": "G", "skipped": True}
     if judged is None:
