@@ -19,6 +19,7 @@ _EXPORTS = {
     "LLMEvalAssertionError": "run.check",
     "assert_check": "harness.api",
     "evaluate": "harness.api",
+    "calibrate": "harness.api",
     "assert_metric": "run.deepeval",
     "measure_metric": "run.deepeval",
     "judge_for_deepeval": "run.deepeval",
@@ -146,7 +147,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .harness.api import assert_check, evaluate
+    from .harness.api import assert_check, calibrate, evaluate
     from .run.check import LLMEvalAssertionError
     from .core.case import Case, CaseFileError, load_cases, read_cases
     from .core.errors import MissingInputError

@@ -55,6 +55,10 @@ def pytest_configure(config: pytest.Config) -> None:
         session.share_dir = shared
     config.hook.pytest_llmeval_register_evaluators.call_historic(kwargs={"registry": session.registry})
     session.load_baseline()
+    if session.settings.require_calibration or session.settings.calibrate:
+        from .harness.calibrating import setup_calibration
+
+        session.requirement = setup_calibration(config, session.settings)
     if config.getoption("llmeval_merge", None) and not session.is_worker:
         session.merge(list(config.getoption("llmeval_merge")))
 
@@ -164,6 +168,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if (config.getoption("llmeval_evaluators", False) or config.getoption("llmeval_merge", None)) and items:
         config.hook.pytest_deselected(items=list(items))
         items.clear()
+    elif config.stash[session_key].settings.calibrate:  # a calibration run: the labeled rows are its tests
+        from .harness.calibrating import labeled_items
+
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = labeled_items(session, config.stash[session_key].settings)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -215,6 +224,14 @@ def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
     comparison = eval_session.comparison()
     if comparison is not None and comparison.regressions and eval_session.settings.fail_on_regression:
         if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if records and eval_session.settings.calibrate:
+        from .harness.calibrating import calibration_key, finish_calibration
+
+        try:
+            session.config.stash[calibration_key] = finish_calibration(records, eval_session.settings, str(session.config.invocation_params.dir))
+        except (OSError, ValueError) as exc:
+            warnings.warn(LLMEvalWarning(f"could not write the calibration record: {exc}"), stacklevel=1)
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
     gate = None
     if records:

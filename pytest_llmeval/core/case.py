@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "ROW_KEYS", "load_cases", "read_cases", "row_fields"]
+__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "ROW_KEYS", "load_cases", "read_cases", "read_case_rows", "parse_case_rows", "row_fields", "check_fields"]
 
 
 #: What each field of a case means, used in error messages.
@@ -359,8 +359,22 @@ def _json_records(path: str, whole: bool) -> Iterable[tuple[str, Any]]:
                 yield f"{path}:{number}", ValueError(f"not valid JSON: {exc}")
 
 
+def check_fields(case: Case) -> dict[str, Any]:
+    """The case fields a helper or `evaluate()` takes, of those ``case`` has (its id aside)."""
+    fields: dict[str, Any] = {"actual": case.actual, "expected": list(case.expected), "question": case.question,
+                              "context": list(case.context), "conditions": case.conditions, "history": list(case.history),
+                              "model": case.model, "metadata": dict(case.metadata)}
+    return {name: value for name, value in fields.items() if value is not None and value != [] and value != {}}
+
+
 def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
-    """Cases with where each came from (``file:line``), from JSON Lines, JSON, CSV or YAML.
+    """Cases with where each came from (``file:line``), from JSON Lines, JSON, CSV or YAML (see `read_case_rows()`)."""
+    return [(where, case) for where, case, _ in read_case_rows(path)]
+
+
+def read_case_rows(path: str | os.PathLike[str], extra: tuple[str, ...] = ()) -> list[tuple[str, Case, dict[str, Any]]]:
+    """Cases with where each came from (``file:line``), from JSON Lines, JSON, CSV or YAML, and the row's ``extra`` keys
+    (a labeled row's ``label`` and ``check``, say; a CSV's extra columns too).
 
     Rows use the seed-002 layout (see `Case.from_record()`; a key outside `ROW_KEYS`
     is an error, except that CSV keeps other columns as metadata); a row may name the row
@@ -379,14 +393,24 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
         rows = _json_records(path, whole=suffix == ".json")
     else:
         raise CaseFileError(f"{path}: unknown case file type {suffix!r}; expected .jsonl, .json, .csv, .yaml or .yml")
-    out: list[tuple[str, Case]] = []
+    return parse_case_rows(rows, extra)
+
+
+def parse_case_rows(rows: Iterable[tuple[str, Any]], extra: tuple[str, ...] = ()) -> list[tuple[str, Case, dict[str, Any]]]:
+    """``(where, row)`` pairs as `read_case_rows()` reads them from a file: cases, each with where it came from and its
+    ``extra`` keys; a bad row raises `CaseFileError` naming where it came from."""
+    out: list[tuple[str, Case, dict[str, Any]]] = []
     for where, record in rows:
         if isinstance(record, Exception):
             raise CaseFileError(f"{where}: not a valid case: {record}")
         try:
             if not isinstance(record, Mapping):
                 raise TypeError(f"a row must be a mapping of fields, got {type(record).__name__}")
-            record = row_fields(record)
+            found = {key: record[key] for key in extra if key in record}
+            if extra and isinstance(record.get("metadata"), Mapping):  # a CSV keeps its other columns as metadata
+                found.update({key: record["metadata"][key] for key in extra if key in record["metadata"] and key not in found})
+                record = {**record, "metadata": {k: v for k, v in record["metadata"].items() if k not in found}}
+            record = row_fields({k: v for k, v in record.items() if k not in found})
             metadata = dict(record.get("metadata") or {})
             for key in _PERTURBATION_KEYS:
                 if record.get(key) is not None:
@@ -397,7 +421,7 @@ def read_cases(path: str | os.PathLike[str]) -> list[tuple[str, Case]]:
                     raise TypeError(f"{key!r} must be a non-empty str, got {metadata[key]!r}")
             if ("perturbation" in metadata) != ("perturbation_of" in metadata):
                 raise ValueError("a perturbed row needs both 'perturbation_of' (the id of the row it perturbs) and 'perturbation'")
-            out.append((where, Case.from_record({**record, "metadata": metadata})))
+            out.append((where, Case.from_record({**record, "metadata": metadata}), found))
         except (ValueError, TypeError) as exc:
             raise CaseFileError(f"{where}: not a valid case: {exc}") from None
     return out

@@ -26,7 +26,7 @@ from typing import Any, TypedDict
 
 from .verdict import DECIDERS
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for", "NO_MODEL"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for", "diagnostic", "NO_MODEL"]
 
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
@@ -187,6 +187,13 @@ class Signature:
         )
 
 
+def diagnostic(details: Any) -> bool:
+    """Whether a result's (or record's) ``details`` mark it *diagnostic*: made by a check that may not gate
+    (``--llmeval-require-calibration``), so it is passed whatever its verdict and counts in no gate."""
+    found = details.get("calibration") if isinstance(details, Mapping) else None
+    return isinstance(found, Mapping) and found.get("status") == "diagnostic"
+
+
 def passed_for(verdict: str, unverified: str) -> bool:
     """What a verdict makes of its test: passed, unless it failed, or is unverified and the run fails those."""
     return verdict == "pass" or (verdict == "unverified" and unverified != "fail")
@@ -237,7 +244,8 @@ class Result:
         excerpt: The beginning of the evaluated answer, for reports.
         verdict: ``pass``, ``fail``, or ``unverified`` (no evidence against the answer, but
             not enough to confirm it offline); ``passed`` then says what the run made of
-            it (``--llmeval-unverified``). Left out, it follows ``passed``.
+            it (``--llmeval-unverified``). Left out, it follows ``passed``. A *diagnostic* result (`diagnostic()`)
+            is passed whatever its verdict.
         decided_by: Who decided the verdict: ``rules``, ``detector`` (a scoring model) or
             ``judge`` (`Verdict`); ``""`` for a check
             that could not be computed, and in records written before verdicts said so.
@@ -263,7 +271,7 @@ class Result:
             object.__setattr__(self, "verdict", "pass" if self.passed else "fail")
         elif self.verdict not in VERDICTS:
             raise ValueError(f"Result: verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
-        elif (self.verdict == "pass") != bool(self.passed) and self.verdict != "unverified":
+        elif (self.verdict == "pass") != bool(self.passed) and self.verdict != "unverified" and not (self.passed and diagnostic(self.details)):
             raise ValueError(f"Result: a {self.verdict} verdict cannot have passed={self.passed!r}")
         if self.decided_by and self.decided_by not in DECIDERS:
             raise ValueError(f"Result: decided_by must be one of {', '.join(DECIDERS)} or empty; got {self.decided_by!r}")

@@ -8,7 +8,8 @@ helper runs it (`pytest_llmeval.run.check.check()`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import os
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..run.check import check, run_check
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from ..core.result import Result
     from .registry import Registry
 
-__all__ = ["evaluate", "assert_check", "resolve", "process_registry"]
+__all__ = ["evaluate", "assert_check", "resolve", "process_registry", "calibrate"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -86,3 +87,47 @@ def assert_check(
     """
     __tracebackhide__ = True
     return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified, **fields)
+
+
+def calibrate(
+    labels: str | os.PathLike[str] | Iterable[Mapping[str, Any]],
+    *,
+    check: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    target_precision: float = 0.9,
+) -> dict[str, dict[str, Any]]:
+    """Each labeled row's check run on it, summed up against the labels: one calibration entry per check signature
+    (rows, agreement, Cohen's kappa and its interval, good failed, bad caught, failure precision, unverified share,
+    per tier, cost, and a threshold suggestion for a score), as ``pytest --llmeval-calibrate`` writes them.
+
+    ``labels``: a file in the format `cases()` reads, or its rows as dicts, each with ``label`` (``good`` or ``bad``)
+    and the ``check`` it calibrates (else ``check=``). Outside pytest the checks run as `evaluate()` runs them there
+    (the process's models; a judge check needs a running session's judge, so calibrate judges with pytest).
+
+    >>> rows = [{"id": f"q{i}", "actual_output": a, "expected_output": "Paris", "label": l}
+    ...         for i, (a, l) in enumerate([("Paris", "good"), ("Lyon", "bad"), ("Paris", "bad"), ("Paris", "good")])]
+    >>> [entry] = calibrate(rows, check="exact_match").values()
+    >>> entry["rows"], entry["bad_caught"], entry["good_failed"], entry["agreement"]
+    (4, 1, 0, 0.75)
+    """
+    import time
+
+    from ..core.case import check_fields, parse_case_rows, read_case_rows
+    from ..report.calibration import calibrate as summarize
+
+    extra = ("label", "check")
+    if isinstance(labels, (str, os.PathLike)):
+        rows = read_case_rows(labels, extra=extra)
+    else:
+        rows = parse_case_rows(((f"row {i + 1}", row) for i, row in enumerate(labels)), extra=extra)
+    records = []
+    for index, (where, case, found) in enumerate(rows):
+        label, name = str(found.get("label", "")).strip().lower(), str(found.get("check") or check or "").strip()
+        if label not in ("good", "bad") or not name:
+            raise ValueError(f"{where}: a labeled row needs 'label' (good or bad) and a check ('check', or calibrate(check=...)); "
+                             f"got label {found.get('label')!r:.40} and check {name!r:.40}")
+        started = time.perf_counter()
+        result = run_check(resolve(name), params=params, case=case.case_id or f"row{index + 1}", record=False,
+                           **check_fields(case))
+        records.append({**result.to_dict(), "tags": {"label": label, "seconds": round(time.perf_counter() - started, 4)}})
+    return summarize(records, target_precision=target_precision)

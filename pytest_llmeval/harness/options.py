@@ -126,6 +126,23 @@ def _floor(measure: str, option: str) -> Callable[[str], Any]:
     return parse
 
 
+def _floors(text: str) -> tuple[tuple[str, float], ...]:
+    """``min_kappa=0.6,min_rows=50,min_precision=0.8`` (any of them): what a calibration must show to gate."""
+    values: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in str(text).split(","))):
+        name, sep, value = (x.strip() for x in part.partition("="))
+        if not sep or name not in ("min_kappa", "min_rows", "min_precision"):
+            raise ValueError(f"expected NAME=VALUE with NAME one of min_kappa, min_rows, min_precision; got {part!r}")
+        try:
+            number = float(int(value)) if name == "min_rows" else float(value)
+        except ValueError:
+            raise ValueError(f"{name} must be {'an integer' if name == 'min_rows' else 'a number'}; got {value!r}") from None
+        if (name == "min_rows" and number < 1) or (name != "min_rows" and not -1 <= number <= 1):
+            raise ValueError(f"{name} out of range: {value!r}")
+        values[name] = number
+    return tuple(values.items())
+
+
 def _boolean(text: str) -> bool:
     value = str(text).strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -265,6 +282,22 @@ OPTIONS: tuple[Option, ...] = (
     Option("min_pass", _number("an integer from 1 to 1000", 1, 1000, int, none=""), "",
            "With repeats: a case passes when at least K of its draws pass (a test's @pytest.mark.llmeval(min_pass=K) wins); "
            "its draws record their checks without failing, and one draw's test reports the case's failure", "K"),
+    Option("calibrate", _text, "", "Calibration run: run each labeled row of this file (the dataset format of cases(), plus "
+           "'label': good or bad, and 'check') through its check with the configuration in force, instead of the tests; "
+           "report agreement and Cohen's kappa per check and tier, and write the calibration record", "LABELS.jsonl"),
+    Option("calibrate_check", _text, "", "The check every row of the --llmeval-calibrate file calibrates (a row's 'check' wins)",
+           "NAME"),
+    Option("calibration_file", _text, "llmeval-calibration.json",
+           "The calibration record, written by a calibration run and read by --llmeval-require-calibration (meant to be "
+           "committed)", "PATH"),
+    Option("require_calibration", _boolean, "false",
+           "A check without a calibration of its signature at the floors (--llmeval-calibration-floors) is diagnostic: its "
+           "verdicts are recorded and shown and fail neither a test nor the gate", flag="--llmeval-require-calibration"),
+    Option("calibration_floors", _floors, "min_kappa=0.6,min_rows=50",
+           "What a calibration must show before its check may gate: min_kappa, min_rows and min_precision, comma-separated",
+           "NAME=VALUE,..."),
+    Option("calibration_precision", _number("a share above 0 and at most 1, e.g. 0.9", low=1e-9, high=1.0), "0.9",
+           "The failure precision a calibration's threshold suggestion aims at (printed, never applied)", "SHARE"),
     Option("judge_model", _text, "", "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)", "MODEL"),
     Option("judge_for", _judge_for, "", "Judge one check with another model, as EVALUATOR=MODEL (repeatable; same endpoint, "
            "cache and settings; the model is in that check's signature)", "EVALUATOR=MODEL", many=True),
@@ -336,6 +369,12 @@ class Settings:
     gate: str = "per-test"
     repeat: int | str = 1  # draws, or "auto:MAX"
     min_pass: int | None = None
+    calibrate: str = ""
+    calibrate_check: str = ""
+    calibration_file: str = "llmeval-calibration.json"
+    require_calibration: bool = False
+    calibration_floors: tuple[tuple[str, float], ...] = ()
+    calibration_precision: float = 0.9
     judge_model: str = ""
     judge_for: tuple[tuple[str, str], ...] = ()
     judge_base_url: str = ""

@@ -73,7 +73,7 @@ def _gate(session: EvalSession) -> Gate:
     from ..report.gate import Gate, gate
 
     settings = session.settings
-    found = gate(session.records, max_unverified=settings.max_unverified, max_errors=settings.max_errors,
+    found = gate(session.gated(), max_unverified=settings.max_unverified, max_errors=settings.max_errors,
                  floors=(*settings.min_pass_rate, *settings.min_mean), rows=session.summary().rows if session.records else (),
                  alpha=settings.alpha)
     comparison = session.comparison()
@@ -116,6 +116,10 @@ def build_report(session: EvalSession) -> dict[str, Any]:
         config=session.config, results=records, run=run, summary=summary.to_dict(),
         baseline=None if comparison is None else comparison.to_dict(), tests=dict(sorted(session.outcomes.items())),
         models=model_stats(session), judge=judge_stats(session), gate=run_gate(session).to_dict())
+    if session.settings.calibrate or session.requirement is not None:
+        from .calibrating import calibration_section
+
+        report["calibration"] = calibration_section(session.config, records, session.requirement)
     session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
     return report
 
@@ -171,13 +175,29 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
         lines.append(f"llmeval gate: {gate.line()}")
         lines += [f"  {reason}" for reason in gate.indeterminate[1:10]]
         lines += [f"  floor: {floor.describe()}" for floor in gate.floors]
-    lines += render_summary(session.summary(), width=min(width, 100)) if session.records else []
-    if session.records:
+    lines += render_summary(session.summary(), width=min(width, 100)) if session.gated() else []
+    if session.gated():
         lines += verdict_lines(session.summary().to_dict())
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
     lines += _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
+    lines += _calibration_lines(session)
     lines += [f"llmeval report: {path}" for path in session.written]
+    return lines
+
+
+def _calibration_lines(session: EvalSession) -> list[str]:
+    """The calibration run's figures and the record it wrote; each check's calibration status under the requirement."""
+    if not (session.settings.calibrate or session.requirement is not None):
+        return []
+    from .calibrating import calibration_section
+
+    section = calibration_section(session.config, session.ordered_records(), session.requirement) or {}
+    lines = [f"llmeval calibration: {line}" if not line.startswith(" ") else line for line in section.get("lines", [])]
+    if "entries" in section:
+        lines.append(f"llmeval calibration record: {section['file']}" if section["entries"] else
+                     "llmeval calibration: no labeled row produced a result; no record written")
+    lines += [f"llmeval calibration: {line}" for line in section.get("status_lines", [])]
     return lines
 
 
@@ -220,7 +240,7 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
     comparison = session.comparison()
     lines = []
     if session.settings.gate == "aggregate":
-        failed = sum(1 for r in session.records if verdict_of(r) == "fail")
+        failed = sum(1 for r in session.gated() if verdict_of(r) == "fail")
         settings = session.settings
         floors = bool(settings.min_pass_rate or settings.min_mean)
         decides = ("a significant regression against the baseline fails the run" if settings.fail_on_regression

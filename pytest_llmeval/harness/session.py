@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..run.prefetch import Prefetcher
     from ..report.aggregate import Summary
     from ..report.baseline import Comparison
+    from .calibrating import Requirement
 
 __all__ = ["EvalSession", "session_key", "LLMEvalWarning"]
 
@@ -75,13 +76,13 @@ class EvalSession:
         self._comparison: tuple[int, Comparison] | None = None
         self._ordered: list[Record] | None = None
         self.share_dir: str | None = None  # xdist: where the workers share embeddings (the prefetcher's)
+        self.requirement: Requirement | None = None  # --llmeval-require-calibration (harness.calibrating)
 
     @functools.cached_property
     def models(self) -> ModelCache:
         """The scoring models' cache, made when a check or fixture first asks (a run without one imports no model code)."""
         from ..models.cache import ModelCache
         from ..models.server import server_for
-
         return ModelCache(device=self.settings.device, precision=self.settings.precision, embedding_model=self.settings.embedding_model,
                           cache_dir=self.cache_dir, announce=self.announce, embedding_server=server_for(self.settings.embedding_url, self.settings.embedding_api_key_env))
 
@@ -94,11 +95,9 @@ class EvalSession:
     @functools.cached_property
     def prefetcher(self) -> Prefetcher:
         from ..run.prefetch import Prefetcher
-
         return Prefetcher(judge_prefetch=self.settings.judge_prefetch, share_dir=self.share_dir)
 
-    def made(self, part: str) -> bool:
-        """Whether ``models`` or ``prefetcher`` was made in this run (the end of a run that used neither needs neither)."""
+    def made(self, part: str) -> bool:  # whether ``models`` or ``prefetcher`` was made (a run that used neither needs neither at its end)
         return part in self.__dict__
 
     @property
@@ -106,7 +105,6 @@ class EvalSession:
         """The session's judge runner, built on first use (the openai client only when a verdict is asked for)."""
         if self.judge_runner is None:
             from ..judges.cache import VerdictCache
-
             cache = VerdictCache(str(self.config.rootpath / self.settings.judge_dir), self.settings.judge_cache)
             self.judge_runner = self._runner(self.settings, cache)
         return self.judge_runner
@@ -114,7 +112,6 @@ class EvalSession:
     def _runner(self, settings: Settings, cache: Any) -> JudgeRunner:
         """A judge runner for ``settings``' judge (from ``pytest_llmeval_make_judge``) over ``cache``."""
         from ..judges.runner import JudgeRunner
-
         judge = self.config.hook.pytest_llmeval_make_judge(config=self.config, settings=settings)
         return JudgeRunner(judge, cache, offline=settings.offline, repeats=settings.judge_repeats,
                            why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
@@ -206,7 +203,7 @@ class EvalSession:
             return None
         return self.evaluator(target, {})
 
-    def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
+    def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:  # noqa: D102 - --llmeval-threshold's, by check
         return self._overrides.get(evaluator, {})
 
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> CheckingContext:
@@ -216,7 +213,8 @@ class EvalSession:
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
                            model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
                            gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides
-                           prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases))
+                           prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases),
+                           calibration=None if self.requirement is None else self.requirement.apply)
 
     # -- collection (controller and single process) -------------------------------
 
@@ -274,13 +272,17 @@ class EvalSession:
             self._ordered = sorted(self.records, key=lambda record: record["nodeid"])
         return self._ordered
 
+    def gated(self) -> list[Record]:
+        """The ordered records that gate: all but a diagnostic check's (``--llmeval-require-calibration``)."""
+        return self.ordered_records() if self.requirement is None else self.requirement.gating(self.ordered_records())
+
     def summary(self) -> Summary:
         """The leaderboard, flips and insights of the records so far; computed once per set of records."""
         if self._summary is None or self._summary[0] != len(self.records):
             from ..report.aggregate import summarize
 
             expected = frozenset(nodeid for nodeid, outcome in self.outcomes.items() if outcome == "xfailed")
-            self._summary = (len(self.records), summarize(self.ordered_records(), flip_delta=self.settings.flip_delta,
+            self._summary = (len(self.records), summarize(self.gated(), flip_delta=self.settings.flip_delta,
                                                           alpha=self.settings.alpha, expected=expected))
         return self._summary[1]
 
@@ -291,7 +293,7 @@ class EvalSession:
         if self._comparison is None or self._comparison[0] != len(self.records):
             from ..report.baseline import compare
 
-            self._comparison = (len(self.records), compare(self.ordered_records(), self.baseline,
+            self._comparison = (len(self.records), compare(self.gated(), self.baseline,
                                                            tolerance=self.settings.baseline_tolerance, alpha=self.settings.alpha,
                                                            name=self.settings.baseline))
         return self._comparison[1]

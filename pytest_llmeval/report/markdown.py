@@ -49,6 +49,9 @@ def opening(v: ReportView) -> list[str]:
         lines += [f"**Gate: {cell(v.gate, 600)}**", "", *(f"- {cell(d, 300)}" for d in v.gate_details), *([""] if v.gate_details else [])]
     if v.baseline and v.baseline.verdict_line:
         lines += [f"**Verdict: {cell(v.baseline.verdict_line, 400)}**", ""]
+    if v.calibration:
+        lines += ["**Calibration** (agreement with labeled answers; a check that may not gate is diagnostic):", "",
+                  *(f"- {cell(line.strip(), 400)}" for line in v.calibration), ""]
     extra = f", {head.unverified} unverified" if head.unverified else ""
     extra += f", {head.expected} expected failures (xfail)" if head.expected else ""
     return [*lines, f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){extra}."]

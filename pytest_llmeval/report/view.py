@@ -314,6 +314,7 @@ class ReportView:
     models_compared: ModelMatrix | None = None  # every pair of models, paired on shared cases (report.ranking)
     gate: str = ""  # the run's gate in one line ("INDETERMINATE: ..."): first after an interruption; empty: nothing to say
     gate_details: tuple[str, ...] = ()  # the other rows that made it indeterminate, and every floor
+    calibration: tuple[str, ...] = ()  # the calibration run's figures, each check's calibration status (report/calibration)
 
 
 def problem_line(row: Mapping[str, Any]) -> str:
@@ -381,6 +382,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         gate=str(gate.get("line") or ""),
         gate_details=(*(str(r) for r in (gate.get("indeterminate") or [])[1:10]),
                       *(_floor_line(f) for f in gate.get("floors") or [] if isinstance(f, Mapping))),
+        calibration=tuple(str(line) for key in ("lines", "status_lines") for line in (report.get("calibration") or {}).get(key, [])),
     )
 
 

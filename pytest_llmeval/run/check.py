@@ -289,6 +289,7 @@ def run_cases(
     judge = context.escalation(evaluator)
     if judge is not None:
         results = escalate(evaluator, judge, cases, results, action)
+    results = context.calibrated(results)
     if record:
         for result in results:
             context.record(result)

@@ -191,6 +191,7 @@ class TestContext:
         unverified: str = "pass",
         gate: str = "per-test",
         escalation: Callable[[Evaluator], Evaluator | None] | None = None,
+        calibration: Callable[[list[Result]], list[Result]] | None = None,
     ) -> None:
         self.nodeid = nodeid
         #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on (``--llmeval-gate``).
@@ -207,6 +208,7 @@ class TestContext:
         self._judge_factory = judge_factory
         self._prefetch = prefetch
         self._escalation = escalation
+        self._calibration = calibration
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
         """Let the session batch work for the tests to come (`pytest_llmeval.run.prefetch`)."""
@@ -227,6 +229,10 @@ class TestContext:
     def escalation(self, evaluator: Evaluator) -> Evaluator | None:
         """The judge check that decides ``evaluator``'s unverified answers in this run, or ``None``."""
         return None if self._escalation is None else self._escalation(evaluator)
+
+    def calibrated(self, results: list[Result]) -> list[Result]:
+        """``results`` as the run's calibration requirement leaves them (a check that may not gate: diagnostic)."""
+        return results if self._calibration is None else self._calibration(results)
 
     def judge(self) -> Any:
         """The session's judge runner (verdict cache, metering), or ``None`` outside the plugin."""

@@ -49,11 +49,12 @@ def test_a_tiny_run_through_pytest(bench, tmp_path, capsys):
     out = tmp_path / "gate.json"
     assert bench.main(["--pairs-unchanged", "2", "--runs-worse", "2", "--workers", "2", "--json", str(out)]) == 0
     table = json.loads(out.read_text())
-    assert [row["scenario"] for row in table] == ["A", "B", "C", "D", "H", "I", "J", "E", "F", "G"]
+    assert [row["scenario"] for row in table] == ["A", "B", "C", "D", "H", "I", "J", "E", "E1", "F", "F3", "G"]
     judged = table.pop()  # the judge goes down in the new run: indeterminate and exit 1, every time
     assert judged["runs"] == 2 and judged["indeterminate_and_failed"] == 2 and judged["met"] is True
     models = table[7:]  # two models under test, one run each: is the better one named the best?
-    assert [row["runs"] for row in models] == [2, 2]
+    assert [row["runs"] for row in models] == [2, 2, 2, 2]
+    assert [row["met"] is None for row in models] == [False, True, False, False]  # E1 is informational
     assert all(row["best_named"] + row["wrong_best"] + row["no_clear_best"] == row["runs"] for row in models)
     auto, fixed = table[5], table[4]  # repeat=auto:5 runs no more draws than fixed 5
     assert auto["mean_draws"] <= fixed["mean_draws"] == 300
