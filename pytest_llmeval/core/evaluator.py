@@ -119,6 +119,9 @@ class Evaluator:
     #: The judge check that decides this check's unverified answers when a judge is configured (``""``: none);
     #: the session wires the two together (`pytest_llmeval.run.escalation`).
     escalates_to: ClassVar[str] = ""
+    #: Whether a detector (`pytest_llmeval.models.detectors`) may decide this check's unverified answers: the check
+    #: reads an answer against its context, as the detectors do.
+    detects: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         unknown = sorted(set(params) - set(self.defaults))
@@ -240,6 +243,13 @@ class Evaluator:
             return Verdict("unverified", by, tuple(failed))
         return Verdict("fail", by, (self.active_primary().name,)) if unscored else Verdict("pass", by)
 
+    def split(self, score: Score, thresholds: Mapping[str, float]) -> str | None:
+        """Why a decided verdict is left unverified after all (its scorer disagreed with itself), or ``None``.
+
+        The base says ``None``; a judge check asked several times says why when its repeats fall on both sides of the
+        threshold in force (`pytest_llmeval.judges.evaluator.JudgeEvaluator.split`)."""
+        return None
+
     def resolve_thresholds(self, overrides: Mapping[str, float | None] | None = None) -> dict[str, float]:
         """The thresholds in force: the gating metrics' defaults, then ``overrides`` (``None`` switches a metric off)."""
         specs = self.metric_specs()
@@ -329,6 +339,9 @@ class Evaluator:
             # A primary metric that could not be computed never counts as a pass.
             unscored = metrics[primary] is None and primary in in_force
             verdict = self.decide(failed, unscored, score)
+            split = self.split(score, in_force) if verdict.outcome != "unverified" else None
+            if split:
+                verdict = Verdict("unverified", verdict.decided_by, (split,))
             results.append(
                 Result(
                     evaluator=self.name,
@@ -340,7 +353,7 @@ class Evaluator:
                     thresholds=in_force,
                     higher_is_better=directions,
                     signature=signature,
-                    reason=score.reason,
+                    reason=f"{split}; {score.reason}" if split else score.reason,
                     details=score.details,
                     model=case.model,
                     case_id=case.case_id,

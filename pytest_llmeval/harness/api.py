@@ -49,6 +49,7 @@ def evaluate(
     case: str | None = None,
     record: bool = True,
     unverified: str | None = None,
+    detector: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run evaluator ``name`` on one case and return the result without asserting.
@@ -57,7 +58,8 @@ def evaluate(
     ``conditions``, ``history``, ``model``, ``metadata``); ``params`` go to the
     evaluator. Inside a test the result is recorded unless ``record=False``.
     ``unverified`` (``pass``, ``fail``, ``skip``; default ``--llmeval-unverified``) is
-    what an unverified verdict makes of ``passed`` (``skip`` passes it here).
+    what an unverified verdict makes of ``passed`` (``skip`` passes it here). ``detector``
+    (``FAMILY:MODEL``) decides the unverified answers of a check that reads an answer against its context.
     ``classification`` also takes label lists (``actual=predicted, expected=truth``, and
     ``metadata={"scores": [...], "ids": [...]}``), as ``assert_classification`` does.
 
@@ -65,7 +67,7 @@ def evaluate(
     True
     """
     return run_check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, record=record,
-                     unverified=unverified, **fields)
+                     unverified=unverified, detector=detector, **fields)
 
 
 def assert_check(
@@ -76,6 +78,7 @@ def assert_check(
     params: Mapping[str, Any] | None = None,
     case: str | None = None,
     unverified: str | None = None,
+    detector: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run evaluator ``name`` and fail the test if the case misses a threshold.
@@ -86,7 +89,8 @@ def assert_check(
     (``pass``, ``fail``, ``skip``) says, else as ``--llmeval-unverified`` does.
     """
     __tracebackhide__ = True
-    return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified, **fields)
+    return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified,
+                 detector=detector, **fields)
 
 
 def calibrate(

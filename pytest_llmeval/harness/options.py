@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..models.config import DEFAULT_EMBEDDING_MODEL, endpoint, parse_device, parse_precision
+from .values import parse_band, parse_floors
 
 __all__ = ["Option", "OPTIONS", "Settings", "add_options", "load_settings", "options_table", "parse_threshold"]
 
@@ -124,23 +125,6 @@ def _floor(measure: str, option: str) -> Callable[[str], Any]:
 
         return parse_floor(text, measure, option)
     return parse
-
-
-def _floors(text: str) -> tuple[tuple[str, float], ...]:
-    """``min_kappa=0.6,min_rows=50,min_precision=0.8`` (any of them): what a calibration must show to gate."""
-    values: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in str(text).split(","))):
-        name, sep, value = (x.strip() for x in part.partition("="))
-        if not sep or name not in ("min_kappa", "min_rows", "min_precision"):
-            raise ValueError(f"expected NAME=VALUE with NAME one of min_kappa, min_rows, min_precision; got {part!r}")
-        try:
-            number = float(int(value)) if name == "min_rows" else float(value)
-        except ValueError:
-            raise ValueError(f"{name} must be {'an integer' if name == 'min_rows' else 'a number'}; got {value!r}") from None
-        if (name == "min_rows" and number < 1) or (name != "min_rows" and not -1 <= number <= 1):
-            raise ValueError(f"{name} out of range: {value!r}")
-        values[name] = number
-    return tuple(values.items())
 
 
 def _boolean(text: str) -> bool:
@@ -293,11 +277,16 @@ OPTIONS: tuple[Option, ...] = (
     Option("require_calibration", _boolean, "false",
            "A check without a calibration of its signature at the floors (--llmeval-calibration-floors) is diagnostic: its "
            "verdicts are recorded and shown and fail neither a test nor the gate", flag="--llmeval-require-calibration"),
-    Option("calibration_floors", _floors, "min_kappa=0.6,min_rows=50",
+    Option("calibration_floors", parse_floors, "min_kappa=0.6,min_rows=50",
            "What a calibration must show before its check may gate: min_kappa, min_rows and min_precision, comma-separated",
            "NAME=VALUE,..."),
     Option("calibration_precision", _number("a share above 0 and at most 1, e.g. 0.9", low=1e-9, high=1.0), "0.9",
            "The failure precision a calibration's threshold suggestion aims at (printed, never applied)", "SHARE"),
+    Option("detector", _text, "", "A local model that decides the unverified answers of checks that read an answer against its "
+           "context (groundedness) before any judge: FAMILY:MODEL, FAMILY token (LettuceDetect), sequence (HHEM, MiniCheck) "
+           "or nli, MODEL a hub name or local folder (a call's detector= wins)", "FAMILY:MODEL"),
+    Option("detector_band", parse_band, "0.5,0.5", "The detector's support below LOW fails an answer, at or above HIGH passes it; "
+           "between, it stays unverified for the judge", "LOW,HIGH"),
     Option("judge_model", _text, "", "Judge model on an OpenAI-compatible endpoint (judge checks are skipped without one)", "MODEL"),
     Option("judge_for", _judge_for, "", "Judge one check with another model, as EVALUATOR=MODEL (repeatable; same endpoint, "
            "cache and settings; the model is in that check's signature)", "EVALUATOR=MODEL", many=True),
@@ -369,6 +358,8 @@ class Settings:
     gate: str = "per-test"
     repeat: int | str = 1  # draws, or "auto:MAX"
     min_pass: int | None = None
+    detector: str = ""
+    detector_band: tuple[float, float] = (0.5, 0.5)
     calibrate: str = ""
     calibrate_check: str = ""
     calibration_file: str = "llmeval-calibration.json"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..run.recording import RECORD_PROPERTY, RecordStore, exact_key
+from . import tiers
 from .registry import Registry
 from .context import CheckingContext
 from .markers import identity, outcome_of
@@ -195,21 +196,14 @@ class EvalSession:
         if replaced:
             evaluator.bind_prompts(replaced)
 
-    def escalation(self, evaluator: Evaluator) -> Evaluator | None:
-        """The judge check that decides ``evaluator``'s unverified answers (its class's ``escalates_to``), when the run
-        has a judge for it; else ``None``."""
-        target = evaluator.escalates_to
-        if not target or self.judge_of(target).judge is None:
-            return None
-        return self.evaluator(target, {})
-
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:  # noqa: D102 - --llmeval-threshold's, by check
         return self._overrides.get(evaluator, {})
 
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> CheckingContext:
         found = identity(item, use_markers=use_markers, repeat=self.settings.repeat, min_pass=self.settings.min_pass)
         return CheckingContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
-                           registry=self.registry, escalation=self.escalation,
+                           registry=self.registry, escalation=functools.partial(tiers.escalation, self),
+                           detector=functools.partial(tiers.detector, self),
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
                            model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
                            gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides

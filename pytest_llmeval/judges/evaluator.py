@@ -176,11 +176,28 @@ class JudgeEvaluator(Evaluator):
         values = [r.metrics.get(primary) for r in runs]
         scored = [v for v in values if v is not None]
         spread = (max(scored) - min(scored)) if scored else None
+        # The judge's agreement with itself: the share of repeats that gave the most common value.
+        agreement = max(scored.count(v) for v in scored) / len(values) if scored else None
         shown = ", ".join("n/a" if v is None else f"{v:.3f}" for v in values)
         reason = f"mean of {len(runs)} repeats ({shown}); first: {runs[0].reason}"
         # Unverified when no repeat found anything to judge; a repeat that did decides.
-        return Score(metrics, reason, {**runs[0].details, "repeats": {"values": values, "range": spread}},
+        return Score(metrics, reason, {**runs[0].details, "repeats": {"values": values, "range": spread, "agreement": agreement}},
                      all(r.unverified for r in runs))
+
+    def split(self, score: Score, thresholds: Mapping[str, float]) -> str | None:
+        """A judge asked several times (``--llmeval-judge-repeats``) whose answers fall on both sides of the threshold
+        in force has not decided: the answer stays unverified, and this says so."""
+        repeats = score.details.get("repeats") if score.details else None
+        primary = self.active_primary()
+        limit = thresholds.get(primary.name)
+        if not isinstance(repeats, Mapping) or limit is None:
+            return None
+        values = [v for v in repeats.get("values") or [] if isinstance(v, (int, float))]
+        sides = {(v >= limit) if primary.higher_is_better else (v <= limit) for v in values}
+        if len(sides) < 2:
+            return None
+        shown = ", ".join(f"{v:.3g}" for v in values)
+        return f"the judge split: its {len(values)} repeats ({shown}) fall on both sides of the threshold {limit:g}"
 
     def unscored(self, metrics: Sequence[str], error: Exception) -> Score:
         return Score({**{m: None for m in metrics}, "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {})

@@ -184,6 +184,7 @@ class Summary:
     #: Results no offline evidence could decide, by check; results sent to a judge to decide, by its verdict.
     unverified: Mapping[str, int] = field(default_factory=dict)
     escalated: Mapping[str, int] = field(default_factory=dict)
+    detected: Mapping[str, int] = field(default_factory=dict)  # verdicts of the answers a detector read
     #: Every repeated case's draws per check and model, and the interval level of the rows (1 - alpha).
     repeats: tuple[CaseDraws, ...] = ()
     alpha: float = 0.05
@@ -228,6 +229,7 @@ class Summary:
             "unverified_by_check": dict(self.unverified),
             "escalated": sum(self.escalated.values()),
             "escalated_verdicts": dict(self.escalated),
+            "detected_verdicts": dict(self.detected),
             "models": [m for m in self.models if m != NO_MODEL],
             "model_totals": {m: {"passed": p, "count": c} for m, (p, c) in self.model_totals.items() if m != NO_MODEL},
             "best_model": self.best_model,
@@ -387,6 +389,8 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         operations=operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
         unverified=dict(Counter(r["evaluator"] for r in records if verdict_of(r) == "unverified")),
         escalated=dict(Counter(verdict_of(r) for r in records if isinstance(r.get("details"), dict) and "escalated" in r["details"])),
+        detected=dict(Counter(str((r.get("details") or {}).get("detector", {}).get("verdict")) for r in records
+                              if isinstance(r.get("details"), dict) and isinstance(r["details"].get("detector"), dict))),
         repeats=tuple(sorted(repeats, key=lambda c: (order[c.check], c.model, c.case_id))),
         alpha=alpha,
     )

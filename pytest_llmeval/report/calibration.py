@@ -64,6 +64,17 @@ def _cost(records: list[Mapping[str, Any]]) -> dict[str, Any]:
             "seconds": round(seconds, 3)}
 
 
+def _self_agreement(records: list[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """A judge asked several times (``--llmeval-judge-repeats``): its mean agreement with itself over the rows, and how
+    many rows it split on (left unverified); ``None`` without repeats."""
+    shares = [float(r["details"]["repeats"]["agreement"]) for r in records if isinstance(r.get("details"), Mapping)
+              and isinstance(r["details"].get("repeats"), Mapping) and r["details"]["repeats"].get("agreement") is not None]
+    split = sum("the judge split" in str(r.get("reason", "")) for r in records)
+    if not shares and not split:
+        return None
+    return {"rows": len(shares), "self_agreement": sum(shares) / len(shares) if shares else None, "split": split}
+
+
 def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float = 0.9, alpha: float = 0.05) -> dict[str, dict[str, Any]]:
     """One entry per check signature of the labeled ``records`` (those with a ``label`` tag), keyed by the signature's
     `Signature.key`."""
@@ -90,7 +101,7 @@ def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float =
             threshold = suggest_threshold(scored, metric=primary, higher_is_better=higher, target=target_precision,
                                           alpha=alpha).to_dict()
         out[key] = {"check": str(first.get("evaluator", "")), "signature": dict(first["signature"]), **found.to_dict(),
-                    "tiers": tiers, "cost": _cost(group), "threshold": threshold}
+                    "tiers": tiers, "cost": _cost(group), "threshold": threshold, "judge_repeats": _self_agreement(group)}
     return out
 
 
@@ -191,6 +202,10 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
         for tier, figures in (e.get("tiers") or {}).items():
             lines.append(f"  decided by {tier}: {figures['rows']} rows, kappa {_number(figures.get('kappa'))}, agreement "
                          f"{_number(figures.get('agreement'))}, failure precision {_number(figures.get('precision'))}")
+        repeats = e.get("judge_repeats")
+        if repeats:
+            lines.append(f"  judge asked repeatedly: agrees with itself {_number(repeats.get('self_agreement'))} over "
+                         f"{repeats['rows']} rows, split (left unverified) on {repeats['split']}")
         threshold = e.get("threshold")
         if threshold:
             from ..stats.agreement import ThresholdSuggestion

@@ -35,7 +35,10 @@ def _floor_line(floor: Mapping[str, Any]) -> str:
 def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
     """What could not be verified offline, and what a judge decided (from the JSON summary: the terminal and the
     Markdown and HTML reports say the same)."""
-    lines = []
+    lines, detected = [], summary.get("detected_verdicts") or {}
+    if detected:
+        lines.append(f"{sum(detected.values())} answer(s) the offline evidence left unverified went to the detector: "
+                     + ", ".join(f"{n} {({'pass': 'passed', 'fail': 'failed'}).get(v, 'still unverified')}" for v, n in sorted(detected.items())))
     escalated = summary.get("escalated_verdicts") or {}
     if escalated:
         decided = ", ".join(f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
@@ -44,7 +47,7 @@ def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
     left = summary.get("unverified") or 0
     if left:
         by_check = ", ".join(f"{name} {count}" for name, count in sorted((summary.get("unverified_by_check") or {}).items()))
-        advice = "the judge could not decide them" if escalated else "set a judge or an NLI model to decide them"
+        advice = "the judge could not decide them" if escalated else "set a detector or a judge to decide them"
         lines.append(f"{left} answer(s) could not be verified offline ({by_check}): {advice}")
     return lines
 

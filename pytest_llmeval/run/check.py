@@ -34,7 +34,7 @@ import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typing import TypeVar
 
@@ -42,7 +42,10 @@ from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, SetupError, VerdictMissing
 from ..core.evaluator import Evaluator
 from ..core.result import UNVERIFIED_ACTIONS, Result
-from .escalation import escalate
+
+if TYPE_CHECKING:
+    from ..models.detectors import Detector
+from .escalation import detect, escalate
 from .recording import current_context
 
 __all__ = ["LLMEvalAssertionError", "format_failure", "check", "run_check", "run_cases", "raise_failure", "unverified_action",
@@ -98,14 +101,20 @@ def format_failure(result: Result, length: int | None = None) -> str:
     lines = []
     failed = result.failed_metrics()
     escalated = result.details.get("escalated") if result.details else None
-    if isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
+    if result.verdict == "fail" and isinstance(result.details.get("detector") if result.details else None, Mapping):
+        lines.append(f"llmeval {result.evaluator} failed: the detector ({result.details['detector']['model']}) found the answer "
+                     "unsupported, where the offline evidence could not decide")
+    elif isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
         lines.append(f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where the "
                      "offline evidence could not decide")
+    elif result.verdict == "unverified" and result.reason.startswith("the judge split"):
+        lines.append(f"llmeval {result.evaluator} unverified: the judge disagreed with itself across its repeats, so it "
+                     "decided nothing; --llmeval-unverified or unverified= chooses what that does to the test")
     elif result.verdict == "unverified":
         missed = "; ".join(_missed(result, metric) for metric in failed)
         lines.append(f"llmeval {result.evaluator} unverified: no evidence against the answer, but it could not be confirmed "
                      f"offline" + (f" ({missed})" if missed else ""))
-        lines.append("  decide it: set a judge (--llmeval-judge-model) or an NLI model (params={'method': 'nli', 'nli_model': ...}); "
+        lines.append("  decide it: set a detector (--llmeval-detector=FAMILY:MODEL) or a judge (--llmeval-judge-model); "
                      "--llmeval-unverified or unverified= chooses what an unverified answer does to the test")
     elif failed:
         lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(_missed(result, metric) for metric in failed))
@@ -156,6 +165,7 @@ def run_check(
     record: bool = True,
     unverified: str | None = None,
     prompts: Mapping[str, str] | None = None,
+    detector: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run check ``cls`` on one case and return the result without asserting.
@@ -165,7 +175,9 @@ def run_check(
     check. Inside a test the result is recorded unless ``record=False``. A check may
     read several cases from the fields and score them as one (``classification``'s
     label lists, `cases_from()`): one result is recorded.
-    ``prompts``: a judge check's prompts to replace for this call (``{name: template}``).
+    ``prompts``: a judge check's prompts to replace for this call (``{name: template}``). ``detector``: the detector
+    that decides this call's unverified answers (``FAMILY:MODEL``, `pytest_llmeval.models.detectors`; default: the
+    run's ``--llmeval-detector``).
     """
     if prompts is not None:
         params = {**(params or {}), "prompts": prompts}
@@ -178,9 +190,11 @@ def run_check(
     fields["model"], case = group_defaults(fields.get("model"), case)
     cases = cls.cases_from(fields, case)
     if len(cases) == 1:
-        [result] = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified)
+        [result] = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
+                             detector=detector)
         return result
-    result = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=False, unverified=unverified)[0]
+    result = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=False, unverified=unverified,
+                       detector=detector)[0]
     context = current_context()
     if record and context is not None:
         context.record(result)
@@ -196,6 +210,7 @@ def check(
     case: str | None = None,
     unverified: str | None = None,
     prompts: Mapping[str, str] | None = None,
+    detector: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run check ``cls`` on one case, record it, and fail the test if the verdict is *fail*.
@@ -207,7 +222,7 @@ def check(
     __tracebackhide__ = True
     action = unverified_action(cls.name, unverified)
     result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, prompts=prompts,
-                       **fields)
+                       detector=detector, **fields)
     if not result.passed:
         actual = fields.get("actual")
         raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
@@ -238,6 +253,7 @@ def run_cases(
     params: Mapping[str, Any] | None = None,
     record: bool = True,
     unverified: str | None = None,
+    detector: str | None = None,
 ) -> list[Result]:
     """Score ``cases`` as one batch with the session's instance of ``cls``; record the results on the test.
 
@@ -254,7 +270,9 @@ def run_cases(
     session_thresholds = context.threshold_overrides(name) if context is not None else {}
     in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
     if context is None:
-        return evaluator.evaluate(cases, thresholds=in_force, unverified=action)
+        results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
+        found = standalone().detector(evaluator, detector)
+        return results if found is None else detect(evaluator, found, cases, results, action)
     context.prefetch(evaluator, cases)
     import pytest
 
@@ -286,6 +304,9 @@ def run_cases(
         pytest.skip(skip)
     if fail is not None:
         pytest.fail(fail, pytrace=False)
+    found = context.detector(evaluator, detector)
+    if found is not None:
+        results = detect(evaluator, found, cases, results, action)
     judge = context.escalation(evaluator)
     if judge is not None:
         results = escalate(evaluator, judge, cases, results, action)
@@ -296,8 +317,25 @@ def run_cases(
     return results
 
 
+def detector_for(evaluator: Evaluator, spec: str | None, models: Any, band: tuple[float, float] = (0.5, 0.5)) -> Detector | None:
+    """The detector ``spec`` (``FAMILY:MODEL``) for ``evaluator`` over the model cache ``models``, which loads its model
+    once (``None``: no spec, or a check no detector decides)."""
+    if spec is None or spec == "":
+        return None
+    if not isinstance(spec, str):
+        raise TypeError(f"{evaluator.name}: argument 'detector' must be FAMILY:MODEL (token, sequence or nli), got {type(spec).__name__}")
+    if not evaluator.detects:
+        return None
+    from ..models.detectors import Detector, parse_detector
+
+    try:
+        return Detector(parse_detector(spec, band=band), models)
+    except ValueError as exc:
+        raise TypeError(f"{evaluator.name}: argument 'detector': {exc}") from None
+
+
 def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
-    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified", "prompts"})
+    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified", "prompts", "detector"})
     if bad:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
 
@@ -342,6 +380,10 @@ class Standalone:
             self._evaluators[key] = evaluator
         found: E = self._evaluators[key]  # type: ignore[assignment]  # keyed by its class
         return found
+
+    def detector(self, evaluator: Evaluator, spec: str | None) -> Detector | None:
+        """The detector ``spec`` names for ``evaluator`` (outside pytest only a call's ``detector=`` names one)."""
+        return detector_for(evaluator, spec, self.models)
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,4 +1,4 @@
-"""Escalation: a check's unverified answers decided by a judge check.
+"""Escalation: a check's unverified answers decided by a detector (`detect()`), then by a judge check.
 
 An offline check that cannot confirm an answer, and finds no evidence against it, says *unverified*. Its class
 names the judge check that may decide such answers (``escalates_to``: groundedness to faithfulness, answer
@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, VerdictMissing
 from ..core.evaluator import Evaluator
 from ..core.result import Result, passed_for
 
-__all__ = ["escalate", "escalated_signature"]
+if TYPE_CHECKING:
+    from ..models.detectors import Detector
+
+__all__ = ["escalate", "escalated_signature", "detect"]
 
 
 def escalated_signature(check: Evaluator, judge: Evaluator, results: list[Result]) -> list[Result]:
@@ -64,4 +67,32 @@ def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results:
         reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
         out[index] = replace(offline, verdict=verdict.verdict, decided_by="judge", passed=passed_for(verdict.verdict, unverified),
                              reason=reason[:2000], details=details)
+    return out
+
+
+def detect(check: Evaluator, detector: Detector, cases: Sequence[Case], results: list[Result], unverified: str) -> list[Result]:
+    """The unverified results decided by the run's detector (`pytest_llmeval.models.detectors`), in one batch.
+
+    Every result of the check gets the detector in its signature. The detector's verdict becomes the check's, its
+    reason first and the offline one after it; its reading (support, the spans of the answer it finds unsupported,
+    each claim's support) is kept under ``detector``, and ``decided_by`` says ``detector``. Within the detector's
+    band the answer stays unverified, for the judge.
+    """
+    label = detector.spec.label
+    results = [replace(r, signature=replace(r.signature, params={**r.signature.params, "detector": label})) for r in results]
+    pending = [i for i, r in enumerate(results) if r.verdict == "unverified" and cases[i].actual and cases[i].context]
+    if not pending:
+        return results
+    found = detector.detect([(list(cases[i].context), cases[i].question, cases[i].actual or "") for i in pending])
+    out = list(results)
+    for index, detection in zip(pending, found):
+        offline = out[index]
+        details = {**offline.details, "detector": {"model": label, **detection.to_dict()}}
+        if detection.verdict == "unverified":
+            reason = f"{offline.reason}; the detector ({label}) could not decide: {detection.reason}"
+            out[index] = replace(offline, reason=reason[:2000], details=details)
+            continue
+        reason = f"the detector ({label}) decided {detection.verdict}: {detection.reason}; offline: {offline.reason}"
+        out[index] = replace(offline, verdict=detection.verdict, decided_by="detector", reason=reason[:2000], details=details,
+                             passed=passed_for(detection.verdict, unverified))
     return out

@@ -192,6 +192,7 @@ class TestContext:
         gate: str = "per-test",
         escalation: Callable[[Evaluator], Evaluator | None] | None = None,
         calibration: Callable[[list[Result]], list[Result]] | None = None,
+        detector: Callable[[Evaluator, str | None], Any] | None = None,
     ) -> None:
         self.nodeid = nodeid
         #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on (``--llmeval-gate``).
@@ -209,6 +210,7 @@ class TestContext:
         self._prefetch = prefetch
         self._escalation = escalation
         self._calibration = calibration
+        self._detector = detector
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
         """Let the session batch work for the tests to come (`pytest_llmeval.run.prefetch`)."""
@@ -229,6 +231,10 @@ class TestContext:
     def escalation(self, evaluator: Evaluator) -> Evaluator | None:
         """The judge check that decides ``evaluator``'s unverified answers in this run, or ``None``."""
         return None if self._escalation is None else self._escalation(evaluator)
+
+    def detector(self, evaluator: Evaluator, spec: str | None) -> Any:
+        """The detector that decides ``evaluator``'s unverified answers: the call's ``spec``, else the run's (or ``None``)."""
+        return None if self._detector is None else self._detector(evaluator, spec)
 
     def calibrated(self, results: list[Result]) -> list[Result]:
         """``results`` as the run's calibration requirement leaves them (a check that may not gate: diagnostic)."""

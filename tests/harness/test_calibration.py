@@ -238,3 +238,24 @@ def test_a_missing_label_file_and_a_bad_floor_are_named(pytester):
     result = pytester.runpytest("--llmeval-require-calibration", "--llmeval-calibration-floors=min_kappa=2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*min_kappa out of range: '2'*"])
+
+
+def test_a_judge_asked_three_times_that_splits_leaves_the_answer_unverified_and_calibration_says_so(pytester, server):
+    calls = {}
+
+    def flicker(body):  # yes, no, yes for each answer: two of three repeats agree
+        text = body["messages"][-1]["content"]
+        calls[text] = calls.get(text, 0) + 1
+        return {"text": json.dumps({"verdict": "yes" if calls[text] % 2 else "no", "reason": "flicker"})}
+    server.responder = flicker
+    judge_ini(pytester, server)
+    write_labels(pytester.path / "labels.jsonl", [("good", False), ("bad", False)], check="hallucination_judge")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl", "--llmeval-judge-repeats=3",
+                                "--llmeval-judge-temperature=0.7", "--llmeval-report=out.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["  judge asked repeatedly: agrees with itself 0.67 over 2 rows, split (left unverified) on 2"])
+    report = json.loads((pytester.path / "out.json").read_text())
+    for record in report["results"]:
+        assert record["verdict"] == "unverified" and record["reason"].startswith("the judge split: its 3 repeats (1, 0, 1)")
+        assert record["details"]["repeats"]["agreement"] == pytest.approx(2 / 3)
+    assert len(server.requests) == 6

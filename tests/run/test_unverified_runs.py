@@ -36,7 +36,7 @@ def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pyte
         "*why: '7 p.m.' (sentence 1) is not stated in the context*",
         "3 checks: 1 passed (33%), 1 unverified",
         "check*model*mean*CI*pass*CI*unv*n",
-        "1 answer(s) could not be verified offline (groundedness 1): set a judge or an NLI model to decide them",
+        "1 answer(s) could not be verified offline (groundedness 1): set a detector or a judge to decide them",
     ])
     report = read_json(pytester.path / "out" / "report.json")
     verdicts = {r["nodeid"].split("::")[1]: (r["verdict"], r["passed"]) for r in report["results"]}

@@ -57,7 +57,9 @@ def assert_grounded(
     that fail the answer (default: the kinds measured to be right at least nine
     times in ten, `pytest_llmeval.facts.kinds.FAILING`; ``"all"``, ``"none"``
     or kind ids); evidence of the other kinds is a *concern*: named, the answer
-    unverified.
+    unverified. ``detector="FAMILY:MODEL"`` (default: ``--llmeval-detector``): a local
+    model that decides the unverified answers before any judge
+    (`pytest_llmeval.models.detectors`).
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
@@ -116,6 +118,7 @@ class Groundedness(EmbeddingEvaluator):
     requires = ("actual", "context")
     uses = ("question",)
     escalates_to = "faithfulness"
+    detects = True
     defaults: ClassVar[Mapping[str, Any]] = {
         "model": None, "method": "facts", "entities": "auto", "short_answer_words": 5, "negation": True,
         "nli_model": None, "entailment_label": "entailment", "nli_window": 2, "fail_on": None,

@@ -128,7 +128,7 @@ def test_a_reworded_answer_without_evidence_is_unverified_and_says_what_decides_
 
     message = format_failure(failing)
     assert message.startswith("llmeval groundedness unverified: no evidence against the answer, but it could not be confirmed")
-    assert "--llmeval-judge-model" in message and "nli_model" in message
+    assert "--llmeval-judge-model" in message and "--llmeval-detector=FAMILY:MODEL" in message
 
 
 def test_records_written_before_verdicts_read_as_pass_or_fail():

@@ -423,14 +423,18 @@ def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
                      "llmeval_judge_temperature = 0.7\n")
     pytester.makepyfile(REPEAT_SUITE)
-    first = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-report=r.json")
+    # 5 and 4 pass the threshold 4, 2 misses it: a judge that splits has decided nothing (unverified, here failing).
+    first = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-report=r.json", "--llmeval-unverified=fail")
     first.assert_outcomes(failed=1)
-    first.stdout.fnmatch_lines(["*correctness 3.667 < threshold 4*", "*why: mean of 3 repeats (5.000, 4.000, 2.000); first: 5/5*"])
+    first.stdout.fnmatch_lines(["*correctness unverified: the judge disagreed with itself across its repeats*",
+                                "*why: the judge split: its 3 repeats (5, 4, 2) fall on both sides of the threshold 4; "
+                                "mean of 3 repeats (5.000, 4.000, 2.000); first: 5/5*"])
     [record] = json.loads((pytester.path / "r.json").read_text())["results"]
-    assert record["details"]["repeats"] == {"values": [5.0, 4.0, 2.0], "range": 3.0}
+    assert record["verdict"] == "unverified"
+    assert record["details"]["repeats"] == {"values": [5.0, 4.0, 2.0], "range": 3.0, "agreement": pytest.approx(1 / 3)}
     assert '"repeats": 3' in record["signature"]["model"] and len(server.requests) == 3
     second = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-judge-cache=replay")
-    second.assert_outcomes(failed=1)
+    second.assert_outcomes(passed=1)  # unverified passes by default
     assert len(server.requests) == 3  # every repeat replayed
     single = pytester.runpytest("--llmeval-judge-cache=replay")  # repeat 0 is the single-verdict run's verdict
     single.assert_outcomes(passed=1)
