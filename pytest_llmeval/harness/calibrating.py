@@ -183,6 +183,7 @@ def calibration_section(config: pytest.Config, records: Sequence[Mapping[str, An
             verdict = str(record.get("verdict") or ("pass" if record.get("passed") else "fail"))
             row[verdict] = row.get(verdict, 0) + 1
         section.update(required=True, file=requirement.path, floors=vars(requirement.floors), checks=list(checks.values()),
-                       status_lines=[f"{c['check']} ({c['digest']}): {c['status']}, {c['why']} ({c['pass']} pass, {c['fail']} fail, "
+                       status_lines=[f"{c['check']} ({c['digest']}): {'diagnostic, ' if c['status'] == 'diagnostic' else ''}{c['why']} "
+                                     f"({c['pass']} pass, {c['fail']} fail, "
                                      f"{c['unverified']} unverified)" for c in checks.values()])
     return section

@@ -183,7 +183,9 @@ def _rounded(value: Any) -> Any:
 
 
 def _number(value: Any, digits: int = 2) -> str:
-    return "n/a" if not isinstance(value, (int, float)) else f"{value:.{digits}f}"
+    if not isinstance(value, (int, float)):
+        return "n/a"
+    return f"{0.0 if abs(value) < 0.5 * 10 ** -digits else value:.{digits}f}"  # never "-0.00"
 
 
 def calibration_lines(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:

@@ -157,30 +157,33 @@ def test_calibration_run_reports_the_scripted_agreement_and_writes_the_record(py
     assert report["calibration"]["entries"] and report["calibration"]["lines"][0].startswith("hallucination_judge")
 
 
-def test_a_judge_at_random_has_kappa_near_zero_and_cannot_fail_tests_when_calibration_is_required(pytester, server):
+def test_a_judge_at_random_has_kappa_near_zero_and_cannot_fail_tests_when_calibration_is_required(pytester, server,
+                                                                                                 junit_properties):
     def coin(body):  # a fair coin per answer (its text seeds it), whatever order the requests come in
         verdict = random.Random(body["messages"][-1]["content"]).choice(["yes", "no"])
         return {"text": json.dumps({"verdict": verdict, "reason": "coin"})}
     server.responder = coin
     judge_ini(pytester, server)
-    rows = [("good", False)] * 40 + [("bad", False)] * 40
+    rows = [("good", False)] * 100 + [("bad", False)] * 100
     write_labels(pytester.path / "labels.jsonl", rows, check="hallucination_judge")
-    pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl").assert_outcomes(passed=80)
+    pytester.runpytest("-p", "no:randomly", "-n", "2", "--llmeval-calibrate=labels.jsonl").assert_outcomes(passed=200)
     [entry] = json.loads((pytester.path / "llmeval-calibration.json").read_text())["checks"].values()
-    assert abs(entry["kappa"]) < 0.3 and entry["kappa_low"] < 0 < entry["kappa_high"]
+    assert abs(entry["kappa"]) < 0.15 and entry["kappa_low"] < 0 < entry["kappa_high"]
     server.responder = lambda body: {"text": json.dumps({"verdict": "yes", "reason": "it contradicts"})}
     pytester.makepyfile(test_app=f"from pytest_llmeval import assert_no_hallucination_judged\n\n"
                                  f"def test_answer():\n    assert_no_hallucination_judged('Adults pay nothing.', [{CONTEXT!r}])\n")
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-require-calibration", "--llmeval-report=out.json",
-                                "--llmeval-report=out.md")
+                                "--llmeval-report=out.md", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["llmeval calibration: hallucination_judge (*): diagnostic, not calibrated: kappa * on 80 rows, "
-                                 "needs 0.6 (0 pass, 1 fail, 0 unverified)"])
+    result.stdout.fnmatch_lines(["llmeval calibration: hallucination_judge (*): diagnostic, not calibrated: kappa * on 200 rows, "
+                                 "needs 0.6 (0 pass, 1 fail, 0 unverified)"])  # on 200 rows
     report = json.loads((pytester.path / "out.json").read_text())
     [record] = report["results"]
     assert record["verdict"] == "fail" and record["passed"] is True and record["details"]["calibration"]["status"] == "diagnostic"
     assert report["summary"]["leaderboard"] == [] and report["calibration"]["checks"][0]["fail"] == 1
     assert "diagnostic, not calibrated" in (pytester.path / "out.md").read_text()
+    cases, _ = junit_properties(pytester.path / "junit.xml")
+    assert ("llmeval.hallucination_judge.calibration", "diagnostic") in cases["test_answer"]
     # Without the requirement the same judge fails the test.
     pytester.runpytest("-p", "no:randomly").assert_outcomes(failed=1)
 
@@ -197,7 +200,7 @@ def test_a_calibrated_check_gates_and_another_signature_does_not(pytester):
     done.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): 60 rows, kappa 1.00 *"])
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-require-calibration", "--llmeval-calibration-file=cal.json")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): calibrated, calibrated: kappa 1.00 on 60 rows*"])
+    result.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): calibrated: kappa 1.00 on 60 rows*"])
     other = pytester.runpytest("-p", "no:randomly", "--llmeval-require-calibration", "--llmeval-calibration-file=cal.json",
                                "--llmeval-threshold=exact_match.exact_match=0.9")
     other.assert_outcomes(passed=1)
@@ -259,3 +262,20 @@ def test_a_judge_asked_three_times_that_splits_leaves_the_answer_unverified_and_
         assert record["verdict"] == "unverified" and record["reason"].startswith("the judge split: its 3 repeats (1, 0, 1)")
         assert record["details"]["repeats"]["agreement"] == pytest.approx(2 / 3)
     assert len(server.requests) == 6
+
+
+def test_calibration_replays_recorded_judge_verdicts(pytester, server):
+    rows = [("good", False), ("bad", False), ("good", True), ("bad", False)]
+    server.responder = scripted(rows)
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_api_key_env = JUDGE_KEY\n")
+    write_labels(pytester.path / "labels.jsonl", rows, check="hallucination_judge")
+    pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl").assert_outcomes(passed=4)
+    first = json.loads((pytester.path / "llmeval-calibration.json").read_text())
+    calls = len(server.requests)
+    pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl", "--llmeval-judge-cache=replay").assert_outcomes(passed=4)
+    again = json.loads((pytester.path / "llmeval-calibration.json").read_text())
+    assert len(server.requests) == calls  # every verdict replayed
+    [before], [after] = first["checks"].values(), again["checks"].values()
+    assert (before["kappa"], before["bad_caught"], before["good_failed"]) == (after["kappa"], after["bad_caught"], after["good_failed"])
+    assert after["cost"]["judge_calls"] == 0
