@@ -73,6 +73,8 @@ def _gate(session: EvalSession) -> Gate:
     from ..report.gate import Gate, gate
 
     settings = session.settings
+    if settings.calibrate:  # a calibration run measures checks against labels: there is nothing to gate
+        return gate([])
     found = gate(session.gated(), max_unverified=settings.max_unverified, max_errors=settings.max_errors,
                  floors=(*settings.min_pass_rate, *settings.min_mean), rows=session.summary().rows if session.records else (),
                  alpha=settings.alpha)

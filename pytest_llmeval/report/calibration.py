@@ -32,6 +32,7 @@ from typing import Any
 
 from ..core.result import Signature, diagnostic, verdict_of
 from ..stats.agreement import LABELS, agreement, suggest_threshold
+from .gate import is_error
 
 __all__ = ["calibrate", "Floors", "status", "read_calibration", "write_calibration", "file_digest", "DEFAULT_FILE",
            "FORMAT", "calibration_lines", "is_diagnostic"]
@@ -64,6 +65,11 @@ def _cost(records: list[Mapping[str, Any]]) -> dict[str, Any]:
             "seconds": round(seconds, 3)}
 
 
+def _call(record: Mapping[str, Any]) -> str:
+    """The check's call on a labeled answer: its verdict, or ``unverified`` when it measured nothing (`is_error`)."""
+    return "unverified" if is_error(record) else verdict_of(record)
+
+
 def _self_agreement(records: list[Mapping[str, Any]]) -> dict[str, Any] | None:
     """A judge asked several times (``--llmeval-judge-repeats``): its mean agreement with itself over the rows, and how
     many rows it split on (left unverified); ``None`` without repeats."""
@@ -85,12 +91,15 @@ def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float =
             groups[Signature.from_dict(record["signature"]).key].append(record)
     out = {}
     for key, group in sorted(groups.items()):
-        found = agreement(((r["tags"]["label"], verdict_of(r)) for r in group), alpha=alpha)
+        # A result that measured nothing (a judge reply that could not be used, a check that failed) is no call on the
+        # answer: it counts as unverified here, and as an error.
+        errors = sum(is_error(r) for r in group)
+        found = agreement(((r["tags"]["label"], _call(r)) for r in group), alpha=alpha)
         tiers = {}
         for tier in ("rules", "detector", "judge"):
-            decided = [r for r in group if r.get("decided_by") == tier and verdict_of(r) != "unverified"]
+            decided = [r for r in group if r.get("decided_by") == tier and _call(r) != "unverified"]
             if decided:
-                tiers[tier] = agreement(((r["tags"]["label"], verdict_of(r)) for r in decided), alpha=alpha).to_dict()
+                tiers[tier] = agreement(((r["tags"]["label"], _call(r)) for r in decided), alpha=alpha).to_dict()
         first = group[0]
         primary = str(first.get("primary", ""))
         higher = bool((first.get("higher_is_better") or {}).get(primary, True))
@@ -101,7 +110,8 @@ def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float =
             threshold = suggest_threshold(scored, metric=primary, higher_is_better=higher, target=target_precision,
                                           alpha=alpha).to_dict()
         out[key] = {"check": str(first.get("evaluator", "")), "signature": dict(first["signature"]), **found.to_dict(),
-                    "tiers": tiers, "cost": _cost(group), "threshold": threshold, "judge_repeats": _self_agreement(group)}
+                    "errors": errors, "tiers": tiers, "cost": _cost(group), "threshold": threshold,
+                    "judge_repeats": _self_agreement(group)}
     return out
 
 
@@ -124,15 +134,17 @@ def status(entry: Mapping[str, Any] | None, floors: Floors, *, other: Iterable[s
                            "another signature (version, model, parameters or thresholds changed); calibrate again")
         return False, "not calibrated: no calibration of this check (run pytest --llmeval-calibrate=LABELS.jsonl)"
     kappa, rows, precision = entry.get("kappa"), int(entry.get("rows") or 0), entry.get("precision")
+    decided = int(entry.get("decided", rows) or 0)  # kappa rests on the rows the check decided
     shown = "kappa n/a" if kappa is None else f"kappa {kappa:.2f}"
-    if rows < floors.min_rows:
-        return False, f"not calibrated: {shown} on {rows} rows, needs {floors.min_rows} rows"
+    on = f"{rows} rows" if decided == rows else f"{decided} decided of {rows} rows"
+    if decided < floors.min_rows:
+        return False, f"not calibrated: {shown} on {on}, needs {floors.min_rows} rows"
     if kappa is None or kappa < floors.min_kappa:
-        return False, f"not calibrated: {shown} on {rows} rows, needs {floors.min_kappa:g}"
+        return False, f"not calibrated: {shown} on {on}, needs {floors.min_kappa:g}"
     if floors.min_precision is not None and (precision is None or precision < floors.min_precision):
         found = "n/a" if precision is None else f"{precision:.2f}"
-        return False, f"not calibrated: failure precision {found} on {rows} rows, needs {floors.min_precision:g}"
-    return True, f"calibrated: {shown} on {rows} rows"
+        return False, f"not calibrated: failure precision {found} on {on}, needs {floors.min_precision:g}"
+    return True, f"calibrated: {shown} on {on}"
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -198,7 +210,8 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
         lines.append(f"{e['check']} ({key.split('|', 2)[1]}, {Signature.from_dict(e['signature']).digest}): {e['rows']} rows, "
                      f"kappa {_number(e.get('kappa'))}{interval}, agreement {_number(e.get('agreement'))}, good failed "
                      f"{e['good_failed']}/{e['good']}, bad caught {e['bad_caught']}/{e['bad']}, failure precision "
-                     f"{_number(e.get('precision'))}, unverified {_number(e.get('unverified_share'))}; judge calls "
+                     f"{_number(e.get('precision'))}, unverified {_number(e.get('unverified_share'))}"
+                     f"{f' ({n} measured nothing)' if (n := e.get('errors')) else ''}; judge calls "
                      f"{cost.get('judge_calls', 0)}, tokens {cost.get('prompt_tokens', 0) + cost.get('completion_tokens', 0)}, "
                      f"{cost.get('seconds', 0.0):.1f}s")
         for tier, figures in (e.get("tiers") or {}).items():

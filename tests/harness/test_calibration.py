@@ -108,6 +108,7 @@ def test_status_names_the_floor_that_was_missed():
     assert status(entry, Floors(min_kappa=0.4, min_precision=0.8))[1] == "not calibrated: failure precision 0.70 on 80 rows, needs 0.8"
     assert status(entry, Floors(min_kappa=0.4)) == (True, "calibrated: kappa 0.42 on 80 rows")
     assert "another signature" in status(None, Floors(), other=["x"])[1]
+    assert status({**entry, "decided": 30}, Floors(min_kappa=0.4))[1] == "not calibrated: kappa 0.42 on 30 decided of 80 rows, needs 50 rows"
     from pytest_llmeval.harness.options import describe
 
     parse = describe()["calibration_floors"].parse
@@ -130,6 +131,9 @@ def test_calibrate_groups_by_signature_and_by_tier():
     [first] = [e for e in entries.values() if e["rows"] == 3]
     assert set(first["tiers"]) == {"rules", "judge"} and first["tiers"]["judge"]["bad_caught"] == 1
     assert first["unverified"] == 1
+    broken = {**rec("bad", "fail", "judge", 0.5), "metrics": {"m": None, "parse_failure": 1.0}}  # the judge's reply was unusable
+    [entry] = calibrate([rec("good", "pass", "judge", 0.5), rec("bad", "fail", "judge", 0.5), broken]).values()
+    assert (entry["errors"], entry["unverified"], entry["bad_caught"]) == (1, 1, 1)  # no call on the answer, not a catch
 
 
 # -- through pytest ----------------------------------------------------------------------------------------------------
