@@ -165,7 +165,7 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
        "perturbation flips table (terminal, JSON, Markdown, HTML, JUnit llmeval.flip.N); llmeval_perturb marker or perturbation_of rows"),
     _r("000", "problem: model whose mean score is below the threshold", "report", "",
        "summary problems: each model whose mean of a check's primary metric misses the threshold (terminal "
-       "'problem:' lines, JSON summary.problems, Markdown and HTML)"),
+       "'below threshold:' lines, JSON summary.problems, Markdown and HTML)"),
     _r("000", "explanation: heatmap leaderboard", "report", "",
        "HTML report: leaderboard as a colour-scaled heatmap (models by check); per-case values in the JSON report"),
     _r("000", "explanation: evaluation results frame", "report", "",

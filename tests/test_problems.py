@@ -49,8 +49,8 @@ def test_problems_in_terminal_json_markdown_and_html(pytester):
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out")
     result.assert_outcomes(passed=4, failed=2)
-    result.stdout.fnmatch_lines(["problem: weak-model edit_distance mean 0.462 < threshold 0.8"])
-    assert "problem: good-model" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["below threshold: weak-model edit_distance mean 0.462 < threshold 0.8"])
+    assert "below threshold: good-model" not in result.stdout.str() and "problem:" not in result.stdout.str()
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     [problem] = report["summary"]["problems"]
     assert problem["model"] == "weak-model" and problem["threshold"] == 0.8 and problem["mean"] < 0.8

@@ -477,8 +477,11 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
     pytest.importorskip("openai")
     import json
 
+    # No retries and a 2 s timeout: under load a 0.5 s timeout also timed out replies that were on their way, and three
+    # timeouts in a row stop the judge for the run (its later checks skipped, not failed); only the "timeout" fault
+    # (3 s late) times out here, once.
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 0.5\n")
+                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\nllmeval_judge_retries = 0\n")
     faults = {
         "status500": {"status": 500, "message": "boom"},
         "status503": {"status": 503, "message": "busy"},
@@ -486,7 +489,7 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
         "malformed": {"malformed": True},
         "empty_choices": {"body": '{"id": "x", "choices": []}'},
         "deep": {"body": "[" * 50_000},
-        "timeout": {"delay": 1.5, "text": '{"verdict": "yes"}'},
+        "timeout": {"delay": 3.0, "text": '{"verdict": "yes"}'},
     }
     server.responder = lambda body: faults[next(k for k in faults if k in json.dumps(body))]
     pytester.makepyfile(

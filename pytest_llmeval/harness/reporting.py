@@ -279,21 +279,27 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
 def _model_lines(session: EvalSession) -> list[str]:
     """One line per embedder used in this run, with workers' numbers added up."""
     totals: dict[str, dict[str, Any]] = {}
-    loads = 0
+    loads: dict[str, int] = {}  # model -> processes that loaded it
     for stats in [session.models.stats(), *session.worker_models.values()]:
-        loads += len(stats.get("loads", []))
+        for load in stats.get("loads", []):
+            loads[str(load.get("model"))] = loads.get(str(load.get("model")), 0) + 1
         for embedder in stats.get("embedders", []):
-            entry = totals.setdefault(embedder["signature"], {"name": embedder["name"], "encoded": 0, "hits": 0, "devices": set()})
+            entry = totals.setdefault(embedder["signature"], {"name": embedder["name"], "encoded": 0, "hits": 0, "disk": 0,
+                                                              "devices": set()})
             entry["encoded"] += embedder["encoded"]
             entry["hits"] += embedder["cache_hits"]
+            entry["disk"] += embedder.get("disk_hits", 0)
             if embedder["device"]:
                 entry["devices"].add(embedder["device"])
     lines = []
     for entry in totals.values():
         devices = ", ".join(sorted(entry["devices"]))
-        where = f"on {devices}" if devices else "not loaded (all from cache)"
-        lines.append(f"llmeval models: {entry['name']} {where}: {entry['encoded']} texts encoded, "
-                     f"{entry['hits']} from cache ({loads} model load(s))")
+        where = f"on {devices}" if devices else "not loaded (all from the disk cache)"
+        lines.append(f"llmeval models: {entry['name']} {where}: {entry['encoded']} texts encoded, {entry['hits'] - entry['disk']} "
+                     f"reused within the run, {entry['disk']} read from the disk cache")
+    if loads:
+        lines.append("llmeval models loaded: " + ", ".join(f"{name}{f' (in {n} processes)' if n > 1 else ''}"
+                                                         for name, n in loads.items()))
     parses: dict[str, list[int]] = {}
     for stats in [session.models.stats(), *session.worker_models.values()]:
         for parser in stats.get("parsers", []):

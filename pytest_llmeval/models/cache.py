@@ -171,6 +171,8 @@ class Embedder:
         self._disk_loaded = False
         self.encoded = 0
         self.hits = 0
+        self.disk_hits = 0  # of the hits, those read from the on-disk cache (the others were encoded earlier in the run)
+        self._disk_keys: frozenset[str] = frozenset()
 
     # -- the model -----------------------------------------------------------------
 
@@ -228,7 +230,9 @@ class Embedder:
 
     def _load_disk(self) -> None:
         if self._store is not None and not self._disk_loaded:
-            self._memory.update(self._store.load())
+            stored = self._store.load()
+            self._memory.update(stored)
+            self._disk_keys = frozenset(stored)
         self._disk_loaded = True
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -247,6 +251,8 @@ class Embedder:
             if self.signature != signature:
                 return self.encode(texts)
         self.hits += len(texts) - len(missing)
+        if self._disk_keys:
+            self.disk_hits += sum(key in self._disk_keys for key in keys)
         if missing:
             vectors = self.model.encode(
                 list(missing.values()),
@@ -283,6 +289,7 @@ class Embedder:
             "loaded": self._model is not None,
             "encoded": self.encoded,
             "cache_hits": self.hits,
+            "disk_hits": self.disk_hits,
             "rejected_cache_files": self._store.rejected if self._store else 0,
         }
 

@@ -19,6 +19,29 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _name_widths(summary: Summary, room: int) -> tuple[int, int]:
+    """The widths of the check and model columns in ``room`` columns: check and metric on one line where they fit beside
+    the whole model names, else the check names whole (the metric goes below), else the room shared between them."""
+    model = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
+    label = max([len(f"{r.check} {r.metric}") + (0 if r.higher_is_better else 8) for r in summary.rows] + [5])
+    check = max([len(r.check) for r in summary.rows] + [5])
+    if label + model <= room:
+        return label, model
+    if check + model <= room:
+        return room - model, model
+    check = max(min(check, room - 12), room // 2)  # a model name keeps 12 columns at least
+    return check, room - check
+
+
+def _label_cells(check: str, metric: str, width: int) -> list[str]:
+    """A leaderboard row's check and metric, on one line when they fit, else the check on one and the metric indented
+    below it (each cut only when it alone is too long): never a check name cut into its metric."""
+    label = f"{check} {metric}"
+    if len(label) <= width:
+        return [label]
+    return [_cut(check, width), _cut(f"  {metric}", width)]
+
+
 def render_summary(summary: Summary, width: int = 80) -> list[str]:
     """Lines of the llmeval section, fitting ``width`` columns (80 at least)."""
     width = max(width, 80)
@@ -26,20 +49,20 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     lines = [f"{summary.checks} checks{models_phrase(summary.models)}: {summary.passed} passed ({summary.pass_rate:.0%})"
              + (f", {unverified} unverified" if unverified else "")
              + (f", {summary.expected_failures} expected failures (xfail)" if summary.expected_failures else "")]
-    model_width = min(max([len(shown_model(r.model)) for r in summary.rows] + [5]), 28)
     unv = "  unv" if unverified else ""  # a column of unverified results, when there are any
     xf = "  xf" if summary.expected_failures else ""  # and one of expected failures (checks of xfail tests)
     level = f"{1 - summary.alpha:.0%}"
-    check_width = min(max([len(f"{r.check} {r.metric}") for r in summary.rows] + [5]), width - model_width - 51 - len(unv) - len(xf))
+    check_width, model_width = _name_widths(summary, width - 51 - len(unv) - len(xf))
     header = (f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {level + ' CI':>11}  {'pass':>5}  "
               f"{level + ' CI':>9}{unv}{xf}  {'n':>5}")
     lines.append(header)
     lines.append("-" * len(header))
-    previous = None
-    for row in summary.rows:
-        label = f"{row.check} {row.metric}" + ("" if row.higher_is_better else " (lower)")
-        shown = _cut(label, check_width) if row.check != previous else ""
-        previous = row.check
+    pending: list[str] = []  # what is left of the current check's label, one cell per line
+    for index, row in enumerate(summary.rows):
+        if index == 0 or row.check != summary.rows[index - 1].check:
+            lines += [cell for cell in pending]  # a label longer than its check's rows
+            pending = _label_cells(row.check, row.metric + ("" if row.higher_is_better else " (lower)"), check_width)
+        shown = pending.pop(0) if pending else ""
         mean = "n/a" if row.mean is None else f"{row.mean:.3f}"
         lines.append(
             f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  "
@@ -47,6 +70,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
             f"{interval(row.pass_ci_low, row.pass_ci_high, percent=True):>9}"
             + (f"  {row.unverified:>3}" if unv else "") + (f"  {row.expected:>2}" if xf else "") + f"  {row.count:>5}"
         )
+    lines += pending
     lines += render_repeats(summary, width)
     if summary.best_model:
         passed, count = summary.model_totals[summary.best_model]
@@ -64,10 +88,11 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
             lines.append(_cut(f"most difficult case: {hard.case_id} (failed)", width))
     problems = summary.problems
     if problems:
-        lines += [_cut(f"problem: {shown_model(row.model)} {row.check} mean {row.mean:.3f} {'<' if row.higher_is_better else '>'} "
+        # Not "problem:" or "failed": in a green run's log these must not read like failures.
+        lines += [_cut(f"below threshold: {shown_model(row.model)} {row.check} mean {row.mean:.3f} {'<' if row.higher_is_better else '>'} "
                        f"threshold {row.threshold:g}", width) for row in problems[:5]]
         if len(problems) > 5:
-            lines.append(f"... and {len(problems) - 5} more problems (in the JSON report)")
+            lines.append(f"... and {len(problems) - 5} more rows below their threshold (in the JSON report)")
     if summary.perturbed_checks:
         lines += render_flips(summary, width)
     if summary.classification:

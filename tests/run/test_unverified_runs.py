@@ -174,6 +174,6 @@ def test_a_rerun_parses_nothing_and_imports_neither_spacy_nor_torch(pytester, mo
     pytester.makepyfile(WARM)
     warm = pytester.runpytest_subprocess("-p", "no:randomly", "--llmeval-cache-dir=cache")
     warm.assert_outcomes(passed=3, failed=1)
-    warm.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 not loaded (all from cache): 0 texts encoded*",
+    warm.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 not loaded (all from the disk cache): 0 texts encoded*",
                                "llmeval parses: spaCy *: 0 texts parsed, * from cache"])
     assert (pytester.path / "cache" / "parses").is_dir()

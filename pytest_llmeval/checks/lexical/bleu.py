@@ -76,7 +76,7 @@ class Bleu(Evaluator):
             applies, and a precision still 0 makes the score 0, as ``method0`` does.
             ``method5`` can exceed 1 on short perfect matches in NLTK; scores are capped at 1.
         weights: n-gram weights for an extra ``bleu`` metric, e.g. ``(0.5, 0.5)``.
-        lowercase: lower-case both sides before tokenizing.
+        lowercase: lower-case both sides' tokens (after tokenizing, as NLTK users do).
 
     >>> from pytest_llmeval.core.case import Case
     >>> [r] = Bleu().evaluate([Case(actual="the cat sat on the mat", expected="the cat sat on the mat")])
@@ -85,7 +85,8 @@ class Bleu(Evaluator):
     """
 
     name = "bleu"
-    version = "3"  # 2: sentence-final periods are tokens (word_tokenize); method6 on every input; 3: Punkt's sentences
+    version = "4"  # 2: sentence-final periods are tokens (word_tokenize); method6 on every input; 3: Punkt's sentences;
+    # 4: lowercase=True lower-cases the tokens, after tokenizing (NLTK's order)
     helper = "assert_bleu"
     description = "N-gram precision with brevity penalty against the expected answer(s)"
     requires = ("actual", "expected")
@@ -129,10 +130,11 @@ class Bleu(Evaluator):
 
     def tokens(self, text: str) -> list[str]:
         """``word_tokenize``'s tokens: sentences first (on the text as written: capitals tell
-        sentence starts), then the Treebank-style tokenizer on each, lower-cased if asked."""
-        lower = self.params["lowercase"]
-        return [token for sentence in self._sentences(text)
-                for token in self._tokenize(sentence.lower() if lower else sentence)]
+        sentence starts), then the Treebank-style tokenizer on each, then lower-cased if asked
+        (NLTK's order: the tokenizer's contraction rules read the text as written, so
+        ``"I'Ll"`` is one token either way)."""
+        tokens = [token for sentence in self._sentences(text) for token in self._tokenize(sentence)]
+        return [token.lower() for token in tokens] if self.params["lowercase"] else tokens
 
     def score(self, case: Case) -> Score:
         hypothesis = self.tokens(case.actual or "")

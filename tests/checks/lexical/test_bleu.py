@@ -95,3 +95,17 @@ def test_scores_equal_nltk_on_word_tokenize_tokens():
                                  smoothing_function=SmoothingFunction().method1)
     [result] = Bleu().evaluate([Case(actual=prediction, expected=reference)])
     assert result.metrics["bleu4"] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("prediction, reference", [("I'Ll come tomorrow. We'LL see.", "i'll come tomorrow. we'll see."),
+                                                    ("They DON'T know. It isN'T here.", "they don't know. it isn't here.")])
+def test_lowercase_tokenizes_then_lowers_as_nltk_users_do(prediction, reference):
+    """NLTK's order: word_tokenize on the text as written, then each token lower-cased (the contraction rules read case)."""
+    bleu = Bleu(lowercase=True)
+    assert bleu.tokens(prediction) == [token.lower() for token in _word_tokenize(prediction)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = sentence_bleu([[t.lower() for t in _word_tokenize(reference)]], [t.lower() for t in _word_tokenize(prediction)],
+                                 smoothing_function=SmoothingFunction().method1)
+    [result] = bleu.evaluate([Case(actual=prediction, expected=reference)])
+    assert result.metrics["bleu4"] == pytest.approx(expected)
