@@ -81,13 +81,19 @@ def _range(values: Sequence[float], threshold: float | None) -> tuple[float, flo
     return (low, high) if high > low else (low - 1.0, high + 1.0)
 
 
-def _histogram(values: Sequence[float], low: float, high: float, threshold: float | None, higher: bool, label: str,
+#: A bar's colour by the verdict of the answers in it (not by where the score falls: an answer can fail on evidence with
+#: a score above the threshold).
+VERDICT_COLOURS = (("fail", "#cf222e"), ("unverified", "#bf8700"), ("pass", "#2da44e"))
+
+
+def _histogram(scored: Sequence[tuple[float, str]], low: float, high: float, threshold: float | None, higher: bool, label: str,
                width: int = 240, height: int = 56) -> str:
-    counts = [0] * BINS
-    for value in values:
+    """``(score, verdict)`` pairs as a histogram whose bars stack the verdicts of their answers (failed at the bottom)."""
+    counts = [{verdict: 0 for verdict, _ in VERDICT_COLOURS} for _ in range(BINS)]
+    for value, verdict in scored:
         index = BINS - 1 if high <= low else min(BINS - 1, int((value - low) / (high - low) * BINS))
-        counts[index] += 1
-    top = max(counts) or 1
+        counts[index][verdict if verdict in counts[index] else "fail"] += 1
+    top = max(sum(c.values()) for c in counts) or 1
     step = width / BINS
     parts = [f'<svg width="{width}" height="{height + 14}" role="img" '
              f'aria-label="{escape(label)}"><title>{escape(label)}</title>']
@@ -95,13 +101,15 @@ def _histogram(values: Sequence[float], low: float, high: float, threshold: floa
         x = (min(high, max(low, threshold)) - low) / (high - low) * width
         start, span = (x, width - x) if higher else (0.0, x)
         parts.append(f'<rect x="{start:.1f}" y="0" width="{span:.1f}" height="{height}" fill="#e6f4ea"/>')
-    for index, count in enumerate(counts):
-        if count:
-            bar = count / top * (height - 2)
-            centre = low + (index + 0.5) / BINS * (high - low)
-            good = threshold is None or (centre >= threshold if higher else centre <= threshold)
-            parts.append(f'<rect x="{index * step + 0.5:.1f}" y="{height - bar:.1f}" width="{step - 1:.1f}" height="{bar:.1f}" '
-                         f'fill="{"#2da44e" if good else "#cf222e"}"><title>{count}</title></rect>')
+    for index, bin_counts in enumerate(counts):
+        base = float(height)
+        said = ", ".join(f"{n} {verdict}" for verdict, n in bin_counts.items() if n)
+        for verdict, fill in VERDICT_COLOURS:
+            if bin_counts[verdict]:
+                bar = bin_counts[verdict] / top * (height - 2)
+                base -= bar
+                parts.append(f'<rect class="bar-{verdict}" x="{index * step + 0.5:.1f}" y="{base:.1f}" width="{step - 1:.1f}" '
+                             f'height="{bar:.1f}" fill="{fill}"><title>{said}</title></rect>')
     if threshold is not None and high > low:
         x = (min(high, max(low, threshold)) - low) / (high - low) * width
         parts.append(f'<line x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height}" stroke="#1b1f24" stroke-dasharray="3,2"/>')
@@ -119,7 +127,8 @@ def distributions(records: Sequence[Mapping[str, Any]]) -> list[Distribution]:
         groups[(record["evaluator"], record["primary"], shown(record.get("model")))].append(record)
     out = []
     for (check, metric, model), group in sorted(groups.items()):
-        values = [v for v in map(_primary, group) if v is not None]
+        scored = [(v, verdict_of(r)) for r in group if (v := _primary(r)) is not None]
+        values = [v for v, _ in scored]
         if not values:
             continue
         threshold = (group[0].get("thresholds") or {}).get(metric)
@@ -129,7 +138,7 @@ def distributions(records: Sequence[Mapping[str, Any]]) -> list[Distribution]:
         label = (f"{check} {metric}, {model}: {len(values)} scores" + (f", threshold {number(threshold)}" if threshold is not None
                  else "") + (" (higher is better)" if higher else " (lower is better)"))
         out.append(Distribution(check, metric, model, len(values), sum(bool(r.get("passed")) for r in group),
-                                _histogram(values, low, high, threshold, higher, label)))
+                                _histogram(scored, low, high, threshold, higher, label)))
     return out
 
 

@@ -172,3 +172,46 @@ def test_goodness_runs_the_metrics_way():
 def test_a_report_without_records_still_renders():
     page = html.render({"results": [], "summary": None})
     assert "<h1>LLM evaluation</h1>" in page and json.dumps([]) not in page.split("<main>")[0]
+
+
+def test_chart_bars_are_coloured_by_verdict_not_by_the_side_of_the_threshold():
+    """An answer failed on evidence with a score above the threshold is a red bar, never a green one."""
+    from pytest_llmeval.report.charts import distributions
+
+    def rec(score, verdict):
+        return {"evaluator": "groundedness", "primary": "support", "metrics": {"support": score}, "passed": verdict != "fail",
+                "verdict": verdict, "thresholds": {"support": 0.7}, "higher_is_better": {"support": True}, "model": "m"}
+    [chart] = distributions([rec(0.93, "fail"), rec(0.91, "pass"), rec(0.4, "unverified"), rec(0.2, "fail")])
+    bars = re.findall(r'<rect class="bar-(\w+)" x="([\d.]+)"', chart.svg)
+    by_x = {float(x): verdict for verdict, x in bars}
+    assert sorted(set(by_x.values())) == ["fail", "pass", "unverified"]
+    high = [verdict for verdict, x in bars if float(x) > 200]  # the bin of 0.90 to 0.95: a pass and a fail, stacked
+    assert sorted(high) == ["fail", "pass"]
+    assert '<rect class="bar-fail"' in chart.svg and 'fill="#cf222e"' in chart.svg and "1 fail, 1 pass" in chart.svg
+
+
+@pytest.mark.subprocess
+def test_the_report_fits_a_phone_width_in_chromium(browser, two_model_report: pathlib.Path):
+    """At 390 px the page never scrolls sideways (wide tables scroll in their own box) and each filter's label sits on
+    the line of its control; at 1400 px nothing changes."""
+    try:
+        for width in (390, 1400):
+            browser.set_window_size(width, 900)
+            browser.get(two_model_report.as_uri())
+            page, visible = browser.execute_script(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            assert page <= visible, (width, page, visible)
+            apart = browser.execute_script(
+                "return Array.from(document.querySelectorAll('nav label')).filter(l => {"
+                " const c = l.querySelector('select,input'); const a = l.getBoundingClientRect(), b = c.getBoundingClientRect();"
+                " return Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2) > 8; }).map(l => l.textContent.trim().slice(0, 20));")
+            assert apart == [], (width, apart)
+        tables = browser.execute_script(
+            "return Array.from(document.querySelectorAll('main table')).filter(t => t.scrollWidth > t.clientWidth).length;")
+        browser.set_window_size(390, 900)
+        browser.get(two_model_report.as_uri())
+        scrolled = browser.execute_script(
+            "return Array.from(document.querySelectorAll('main table')).filter(t => t.scrollWidth > t.clientWidth).length;")
+        assert scrolled >= 1 and tables == 0  # at 390 px the wide tables scroll in their box; at 1400 px none needs to
+    finally:
+        browser.set_window_size(1400, 1800)
