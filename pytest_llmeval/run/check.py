@@ -311,10 +311,26 @@ def run_cases(
     if judge is not None:
         results = escalate(evaluator, judge, cases, results, action)
     results = context.calibrated(results)
+    context.mask(masked_values(cases, results))
     if record:
         for result in results:
             context.record(result)
     return results
+
+
+def masked_values(cases: Sequence[Case], results: Sequence[Result]) -> dict[str, str]:
+    """What the checks found and masked in the answers (``details["findings"]`` with the answer's offsets and a masked
+    form, as the PII and secret checks give them): each found text -> how the check shows it."""
+    found: dict[str, str] = {}
+    for case, result in zip(cases, results):
+        answer = case.actual or ""
+        for item in (result.details.get("findings") or ()) if result.details else ():
+            if not isinstance(item, Mapping) or item.get("where") != "answer" or "masked" not in item:
+                continue
+            start, end = item.get("start"), item.get("end")
+            if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(answer):
+                found[answer[start:end]] = f"[{item.get('kind', 'masked')}: {item['masked']}]"
+    return found
 
 
 def detector_for(evaluator: Evaluator, spec: str | None, models: Any, band: tuple[float, float] = (0.5, 0.5)) -> Detector | None:

@@ -211,6 +211,10 @@ class TestContext:
         self._escalation = escalation
         self._calibration = calibration
         self._detector = detector
+        #: Values a check masked in this test's answers (a phone number, an e-mail) -> how it showed them: every record of
+        #: the test shows them so, whichever check recorded it (`mask()`).
+        self._masks: dict[str, str] = {}
+        self._recorded: list[int] = []  # where this test's records sit in user_properties
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
         """Let the session batch work for the tests to come (`pytest_llmeval.run.prefetch`)."""
@@ -247,10 +251,36 @@ class TestContext:
     def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
         return self._threshold_overrides(evaluator)
 
+    def mask(self, values: Mapping[str, str]) -> None:
+        """Show each of ``values`` (a text a check found in an answer -> its masked form) masked in every record of this
+        test, those recorded already included."""
+        new = {value: shown for value, shown in values.items() if value.strip() and value not in self._masks}
+        if not new:
+            return
+        self._masks.update(new)
+        for index in self._recorded:
+            name, value = self._user_properties[index]
+            record = json.loads(str(value))
+            for field in ("excerpt", "reason"):
+                if isinstance(record.get(field), str):
+                    record[field] = self._masked(record[field])
+            self._user_properties[index] = (name, _ENCODER.encode(record))
+
+    def _masked(self, text: str) -> str:
+        for value in sorted(self._masks, key=len, reverse=True):  # a longer value first: one may hold another
+            text = text.replace(value, self._masks[value])
+        return text
+
     def record(self, result: Result) -> None:
         """Attach ``result`` to the running test."""
+        if self._masks:
+            from dataclasses import replace
+
+            result = replace(result, excerpt=None if result.excerpt is None else self._masked(result.excerpt),
+                             reason=self._masked(result.reason))
         self.results.append(result)
         properties = self._user_properties
+        self._recorded.append(len(properties))
         properties.append((RECORD_PROPERTY, encode_record(result, self.tags)))
         # The property names repeat in every test of the check: one string each (they live as long as the run).
         for metric, value in result.metrics.items():
