@@ -77,7 +77,7 @@ def test_not_a_metric():
 
 def test_any_deepeval_metric_is_recorded_like_ours(pytester):
     pytester.makepyfile(metrics=METRICS, test_suite=SUITE)
-    result = pytester.runpytest("-p", "no:deepeval", "--llmeval-report=report.json", "--junitxml=junit.xml", "-p", "no:randomly")
+    result = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=report.json", "--junitxml=junit.xml", "-p", "no:randomly")
     result.assert_outcomes(passed=2, failed=2)
     result.stdout.fnmatch_lines(["*llmeval deepeval failed: score 0.200 < threshold 0.500*", "*why: Length: 40 chars of 50*",
                                  "*argument 'metric' must be a deepeval metric (with .measure()); got str*"])
@@ -137,7 +137,7 @@ def server():
 def test_our_judge_serves_deepeval_metrics_with_record_and_replay(pytester, server):
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(JUDGED)
-    first = pytester.runpytest("-p", "no:deepeval", "--llmeval-report=first.json", "-p", "no:randomly")
+    first = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=first.json", "-p", "no:randomly")
     first.assert_outcomes(passed=2)
     calls = len(server.requests)
     assert calls >= 4
@@ -146,13 +146,13 @@ def test_our_judge_serves_deepeval_metrics_with_record_and_replay(pytester, serv
     assert geval["metrics"]["score"] == pytest.approx(0.8) and geval["signature"]["model"] == "llmeval:scripted"
     assert geval["details"]["judge"]["calls"] >= 2 and one["judge"]["calls"] == calls
 
-    second = pytester.runpytest("-p", "no:deepeval", "--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
     second.assert_outcomes(passed=2)
     assert len(server.requests) == calls  # replayed: zero HTTP calls
     two = json.loads((pytester.path / "second.json").read_text())
     assert [r["metrics"] for r in one["results"]] == [r["metrics"] for r in two["results"]]
 
     pytester.makeini("[pytest]\n")
-    skipped = pytester.runpytest("-p", "no:deepeval", "-rs")
+    skipped = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "-rs")
     skipped.assert_outcomes(skipped=2)
     skipped.stdout.fnmatch_lines(["*llmeval judge unavailable: no judge configured*"])
