@@ -78,6 +78,8 @@ SAMPLES = {
     "test_dataset.py": ([], {"passed": 2}),
     "test_models_under_test.py": (["--llmeval-models=gpt-4o,local"], {"passed": 2}),
     "test_warm.py": ([], {"passed": 1}),
+    "test_first.py": ([], {"passed": 1}),
+    "test_first_failure.py": ([], {"failed": 1}),
 }
 
 
@@ -115,3 +117,44 @@ def test_docstrings_are_markdown():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if role.search(line)]
     found += [str(path.relative_to(ROOT)) for path in sorted((ROOT / "docs").rglob("*.md")) if role.search(path.read_text(encoding="utf-8"))]
     assert found == []
+
+
+GETTING_STARTED = DOCS / "getting-started.md"
+
+
+def _tutorial_runs() -> list[tuple[list[str], list[str]]]:
+    """The getting-started page's runs: each ``<!-- run: FILES -->`` bash block's commands, and the lines of the text
+    block that follows it (what the page says the run prints)."""
+    text = GETTING_STARTED.read_text(encoding="utf-8")
+    runs = []
+    for match in re.finditer(r"<!-- run: [^>]+ -->\n```bash\n(.*?)```(.*?)(?=<!-- run:|\Z)", text, flags=re.S):
+        shown = re.search(r"```text\n(.*?)```", match.group(2), flags=re.S)
+        runs.append((match.group(1).strip().splitlines(), shown.group(1).strip().splitlines() if shown else []))
+    return runs
+
+
+def test_the_tutorial_installs_what_exists():
+    """The install block names the distribution, an extra pyproject.toml declares, and this repository."""
+    install = re.search(r"<!-- install -->\n```bash\n(.*?)```", GETTING_STARTED.read_text(encoding="utf-8"), flags=re.S).group(1)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "pytest-llm-verdict[embeddings] @ git+https://github.com/pytest-llmeval/pytest-llmeval" in install
+    assert re.search(r"(?m)^embeddings = ", pyproject) and "github.com/pytest-llmeval/pytest-llmeval" in pyproject
+    assert "download.pytorch.org/whl/cpu" in install
+
+
+@pytest.mark.parametrize("index", range(len(_tutorial_runs())))
+def test_the_tutorial_runs_as_the_page_says(pytester: pytest.Pytester, index: int):
+    """Each command of the getting-started page, run where the page's files are, prints what the page shows."""
+    commands, shown = _tutorial_runs()[index]
+    for path in EXAMPLES.iterdir():
+        if path.is_file():
+            shutil.copy(path, pytester.path / path.name)
+    output = []
+    for command in commands:
+        words = command.split()
+        assert words[0] == "pytest", command
+        result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", *words[1:])
+        output += result.outlines
+    assert shown, f"no output shown after {commands}"
+    for line in shown:
+        assert any(line.strip() in printed for printed in output), (line, output[-40:])

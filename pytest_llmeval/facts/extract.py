@@ -341,9 +341,11 @@ class FactIndex:
             return True
         return False
 
-    def counterpart(self, fact: Fact) -> Fact | None:
+    def counterpart(self, fact: Fact, sentence: str | None = None) -> Fact | None:
         """What the context gives instead of an unsupported number with a unit: the same number in another unit
-        ("50 litres" for "50 gallons"), else the closest number in the same unit; ``None`` if neither."""
+        ("50 litres" for "50 gallons"), else a number in the same unit: the one whose context sentence shares the most
+        words with the answer's ``sentence`` (the price of the same item, not of its neighbour), then the one written in
+        the same words, then the closest; ``None`` if neither."""
         if fact.unit is None or fact.kind not in ("number", "percent", "money"):
             return None
         raw = raw_number(fact.text)
@@ -351,9 +353,19 @@ class FactIndex:
         if same_number:
             return same_number[0]
         same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
-        # Written in the same words first ("500 metres" against "330 metres", not its "(1,083 ft)"), then the closest.
+        if not same_unit:
+            return None
+        words = _content_words(sentence) if sentence else set()
         word = _unit_word(fact.text)
-        return min(same_unit, key=lambda o: (_unit_word(o.text) != word, abs(o.value - fact.value))) if same_unit else None
+        return min(same_unit, key=lambda o: (-len(words & _content_words(self.sentence_at(o.start))) if words else 0,
+                                             _unit_word(o.text) != word, abs(o.value - fact.value)))
+
+    def sentence_at(self, offset: int) -> str:
+        """The sentence of the context's text around ``offset`` (from the end of the previous one to the end of its own)."""
+        text = self.text
+        begin = max(text.rfind(". ", 0, offset), text.rfind("\n", 0, offset), text.rfind("; ", 0, offset)) + 1
+        ends = [i for i in (text.find(". ", offset), text.find("\n", offset), text.find("; ", offset)) if i >= 0]
+        return text[begin:min(ends) if ends else len(text)]
 
     # -- negation --------------------------------------------------------------
 

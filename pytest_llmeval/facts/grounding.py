@@ -120,7 +120,7 @@ def find_evidence(
         text, check, number = checked[i], checks[i], i + 1
         where = sentence_label(number, numbered)
         for fact in check.unsupported:
-            instead = source.index.counterpart(fact)
+            instead = source.index.counterpart(fact, text)
             kind = fact_kind(fact, instead, source.index.currencies)
             if kind == "name" and any(source.index.has_word(w) for w in fact.value if w not in FUNCTION_WORDS):
                 kind = "name_part"

@@ -213,3 +213,15 @@ def test_unlinked_pairs_are_nearby_words_the_source_never_says_together():
     # a long sentence is read in one pass (pairs within the window only)
     long = " ".join(["Jackie", "voice"] * 5000)
     assert unlinked_pairs(long, together)[1] == [("Jackie", "voice")]
+
+
+@pytest.mark.parametrize("answer", ["A lamp is 30 euros here.", "Lamp: 30 euros."])
+def test_the_figure_named_instead_is_the_one_for_the_same_item(answer):
+    """'It says ...' names the context's figure for the thing the answer talks about (the lamp's 50 euros), not the
+    closest number in the same unit (the chair's 12 euros)."""
+    from pytest_llmeval.facts.extract import FactIndex, extract_facts
+
+    index = FactIndex(["Chairs are 12 euros each. A lamp is 50 euros. Lamp: 50 euros."])
+    [fact] = [f for f in extract_facts(answer) if f.unit]
+    assert index.counterpart(fact, answer).text == "50 euros"
+    assert index.counterpart(fact).text == "12 euros"  # without the sentence: the closest, as before
