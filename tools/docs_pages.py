@@ -33,7 +33,7 @@ DOCS = ROOT / "docs"
 sys.path.insert(0, str(ROOT))
 
 from pytest_llmeval.checks import BUILTIN_CHECKS  # noqa: E402
-from pytest_llmeval.harness.catalog import readme_table  # noqa: E402
+from pytest_llmeval.harness.catalog import EXAMPLE_NEEDS, example_code, helper_signature, readme_table  # noqa: E402
 from pytest_llmeval.harness.registry import Registry  # noqa: E402
 from pytest_llmeval.harness.options import options_table  # noqa: E402
 from tools.generated import read, rewrite  # noqa: E402
@@ -88,7 +88,14 @@ def check_section(name: str, registry: Registry, sources: dict[str, list[str]], 
     helper = f"`{cls.helper}(...)`" if cls.helper else f"`assert_check(\"{name}\", ...)`"
     kind = "judge" if cls.needs_judge else ("model" if cls.uses_models else "rules")
     needs = ", ".join(cls.requires) + (f" (optional: {', '.join(cls.uses)})" if cls.uses else "")
-    lines = [f"### `{name}`", "", decode(cls.description) + ".", "",
+    lines = [f"### `{name}`", "", decode(cls.description) + "."]
+    signature = helper_signature(cls)
+    if signature is not None:
+        lines += ["", "```py", signature, "```"]
+    caption = (f"Example (it needs {EXAMPLE_NEEDS[name]}):" if name in EXAMPLE_NEEDS
+               else "Example (the tests run it" + (", against a judge" if cls.needs_judge else "") + "):")
+    lines += ["", caption, "", "```py",
+              example_code(cls).rstrip("\n"), "```", "",
              f"- helper: {helper}; kind: {kind}" + (" (a GPU helps)" if cls.gpu else ""),
              f"- needs: {needs or 'nothing but the answer'}",
              f"- extra: `{cls.extra}`" if cls.extra else "- extra: none (the core install)"]

@@ -342,10 +342,8 @@ class FactIndex:
         return False
 
     def counterpart(self, fact: Fact, sentence: str | None = None) -> Fact | None:
-        """What the context gives instead of an unsupported number with a unit: the same number in another unit
-        ("50 litres" for "50 gallons"), else a number in the same unit: the one whose context sentence shares the most
-        words with the answer's ``sentence`` (the price of the same item, not of its neighbour), then the one written in
-        the same words, then the closest; ``None`` if neither."""
+        """The context's number instead of an unsupported one with a unit: the same number in another unit ("50 litres" for
+        "50 gallons"), else in the same unit, from the sentence most like the answer's ``sentence``, in the same words, closest."""
         if fact.unit is None or fact.kind not in ("number", "percent", "money"):
             return None
         raw = raw_number(fact.text)
@@ -353,19 +351,14 @@ class FactIndex:
         if same_number:
             return same_number[0]
         same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
-        if not same_unit:
-            return None
-        words = _content_words(sentence) if sentence else set()
-        word = _unit_word(fact.text)
-        return min(same_unit, key=lambda o: (-len(words & _content_words(self.sentence_at(o.start))) if words else 0,
-                                             _unit_word(o.text) != word, abs(o.value - fact.value)))
+        words, word = (_content_words(sentence) if sentence else set()), _unit_word(fact.text)
+        return min(same_unit, key=lambda o: (-len(words & _content_words(self.sentence_at(o.start))), _unit_word(o.text) != word,
+                                             abs(o.value - fact.value))) if same_unit else None
 
     def sentence_at(self, offset: int) -> str:
         """The sentence of the context's text around ``offset`` (from the end of the previous one to the end of its own)."""
-        text = self.text
-        begin = max(text.rfind(". ", 0, offset), text.rfind("\n", 0, offset), text.rfind("; ", 0, offset)) + 1
-        ends = [i for i in (text.find(". ", offset), text.find("\n", offset), text.find("; ", offset)) if i >= 0]
-        return text[begin:min(ends) if ends else len(text)]
+        text, ends = self.text, [i for i in (self.text.find(stop, offset) for stop in (". ", "\n", "; ")) if i >= 0]
+        return text[max(text.rfind(stop, 0, offset) for stop in (". ", "\n", "; ")) + 1:min(ends) if ends else len(text)]
 
     # -- negation --------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from pytest_llmeval import Registry
-from pytest_llmeval.harness.catalog import entries, readme_table
+from pytest_llmeval.harness.catalog import EXAMPLE_NEEDS, entries, readme_table
 from pytest_llmeval.harness.options import options_table
 
 from tools.docs_pages import current
@@ -108,3 +108,55 @@ def test_evaluators_option_lists_every_builtin_check(pytester):
 def test_checks_that_had_no_helper_now_have_one(name):
     entry = next(e for e in entries(Registry(entry_points=False)) if e.name == name)
     assert entry.helper
+
+
+RUN_EXAMPLES = """
+import contextlib, io, json, sys, traceback
+from pytest_llmeval import Registry
+from pytest_llmeval.harness.catalog import example_code
+outcome = {}
+for name in json.loads(sys.argv[1]):
+    cls = Registry(entry_points=False).resolve(name)
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(compile(example_code(cls), f"<example {name}>", "exec"), {})
+        outcome[name] = printed.getvalue().split(" ", 1)[0]
+    except Exception as exc:
+        outcome[name] = f"error: {type(exc).__name__}: {str(exc)[:300]}"
+print("OUTCOME=" + json.dumps(outcome))
+"""
+
+
+@pytest.mark.subprocess
+def test_every_offline_checks_documented_example_runs():
+    """The example on each check's docs page, run as a script outside pytest (as a notebook would): it prints a verdict."""
+    import subprocess
+    import sys
+
+    registry = Registry(entry_points=False)
+    names = [e.name for e in entries(registry) if e.source == "built-in" and e.kind != "judge" and e.name not in EXAMPLE_NEEDS]
+    done = subprocess.run([sys.executable, "-c", RUN_EXAMPLES, json.dumps(names)], capture_output=True, text=True, timeout=900)
+    outcome = json.loads(done.stdout.rpartition("OUTCOME=")[2] or "{}")
+    assert sorted(outcome) == sorted(names), done.stderr[-3000:]
+    assert {name: verdict for name, verdict in outcome.items() if verdict not in ("pass", "fail", "unverified")} == {}
+
+
+def test_every_judge_checks_documented_example_runs_against_a_judge(pytester, server):
+    """A judge check's example, run inside a test against a real OpenAI-protocol server answering each schema."""
+    from tests.core.test_contract import schema_instance
+
+    server.responder = lambda body: {"text": json.dumps(schema_instance(body["response_format"]["json_schema"]["schema"]))}
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_cache = off\n")
+    registry = Registry(entry_points=False)
+    from pytest_llmeval.harness.catalog import example_code
+
+    judged = [e.name for e in entries(registry) if e.source == "built-in" and e.kind == "judge"]
+    lines = ["import pytest", ""]
+    for name in judged:
+        code = example_code(registry.resolve(name)).replace("print(result.verdict, result.reason)",
+                                                             "assert result.verdict in ('pass', 'fail', 'unverified')")
+        lines += [f"def test_{name}():"] + [f"    {line}" for line in code.splitlines()] + [""]
+    pytester.makepyfile(test_examples="\n".join(lines))
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=len(judged))
