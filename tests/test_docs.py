@@ -158,3 +158,17 @@ def test_the_tutorial_runs_as_the_page_says(pytester: pytest.Pytester, index: in
     assert shown, f"no output shown after {commands}"
     for line in shown:
         assert any(line.strip() in printed for printed in output), (line, output[-40:])
+
+
+def test_nested_lists_are_indented_four_spaces_and_no_bullet_is_repeated():
+    """Python-Markdown (the site) flattens a nested list indented by fewer than four spaces; a bullet said twice on a page
+    is a copy-paste slip."""
+    flattened, repeated = [], []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        outside = re.sub(r"```.*?```", "", text, flags=re.S)
+        flattened += [f"{page.name}:{line[:40]}" for line in outside.splitlines() if re.match(r"^ {1,3}[-*] ", line)]
+        bullets = [line.strip() for line in outside.splitlines() if line.startswith("- ") and len(line) > 80]
+        if page.parent.name != "checks":  # the check pages are generated: their facts lines repeat by design
+            repeated += [f"{page.name}:{b[:40]}" for b in set(bullets) if bullets.count(b) > 1]
+    assert flattened == [] and repeated == []
