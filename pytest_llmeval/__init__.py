@@ -20,6 +20,7 @@ _EXPORTS = {
     "assert_check": "harness.api",
     "evaluate": "harness.api",
     "calibrate": "harness.api",
+    "evaluate_many": "harness.api",
     "assert_metric": "run.deepeval",
     "measure_metric": "run.deepeval",
     "judge_for_deepeval": "run.deepeval",
@@ -147,7 +148,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .harness.api import assert_check, calibrate, evaluate
+    from .harness.api import assert_check, calibrate, evaluate, evaluate_many
     from .run.check import LLMEvalAssertionError
     from .core.case import Case, CaseFileError, load_cases, read_cases
     from .core.errors import MissingInputError

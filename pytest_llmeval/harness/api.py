@@ -12,15 +12,16 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..run.check import check, run_check
+from ..run.check import CASE_ARGUMENTS, check, run_cases, run_check
 from ..run.recording import current_context
 
 if TYPE_CHECKING:
+    from ..core.case import Case
     from ..core.evaluator import Evaluator
     from ..core.result import Result
     from .registry import Registry
 
-__all__ = ["evaluate", "assert_check", "resolve", "process_registry", "calibrate"]
+__all__ = ["evaluate", "evaluate_many", "assert_check", "resolve", "process_registry", "calibrate"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -91,6 +92,53 @@ def assert_check(
     __tracebackhide__ = True
     return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified,
                  detector=detector, **fields)
+
+
+def evaluate_many(
+    name: str,
+    cases: Iterable[Case | Mapping[str, Any]],
+    *,
+    threshold: float | None = None,
+    thresholds: Mapping[str, float | None] | None = None,
+    params: Mapping[str, Any] | None = None,
+    record: bool = True,
+    unverified: str | None = None,
+    detector: str | None = None,
+) -> list[Result]:
+    """Run evaluator ``name`` on many cases as one batch (one encode, one parse, one judge fan-out) and return their
+    results in order, without asserting: what `evaluate()` does for one case, for a notebook or a script scoring a set.
+
+    ``cases``: `pytest_llmeval.Case` objects, or mappings of case fields (``{"actual": ..., "context": [...]}``, with
+    an optional ``case_id``). Inside a test every result is recorded unless ``record=False``.
+
+    >>> [r.passed for r in evaluate_many("exact_match", [{"actual": "4", "expected": ["4"]}, {"actual": "5", "expected": ["4"]}])]
+    [True, False]
+    """
+    from ..core.case import Case
+
+    cls = resolve(name)
+    built: list[Case] = []
+    for index, item in enumerate(cases):
+        if isinstance(item, Case):
+            built.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise TypeError(f"{name}: argument 'cases'[{index}] must be a Case or a mapping of case fields; got "
+                            f"{type(item).__name__}")
+        fields = dict(item)
+        case_id = fields.pop("case_id", None)
+        unknown = sorted(set(fields) - set(CASE_ARGUMENTS))
+        if unknown:
+            raise TypeError(f"{name}: argument 'cases'[{index}] has unknown field(s) {', '.join(unknown)}; case fields are "
+                            f"{', '.join(CASE_ARGUMENTS)} (and case_id)")
+        made = cls.cases_from(fields, None if case_id is None else str(case_id))
+        if len(made) != 1:
+            raise TypeError(f"{name}: reads a set of cases from one call; use evaluate() for it, not evaluate_many()")
+        built.extend(made)
+    if not built:
+        return []
+    return run_cases(cls, built, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
+                     detector=detector)
 
 
 def calibrate(
