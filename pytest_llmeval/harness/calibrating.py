@@ -155,9 +155,9 @@ def setup_calibration(config: pytest.Config, settings: Settings) -> Requirement 
     """The run's calibration requirement (``None``: none, or this is a calibration run, which measures raw verdicts)."""
     if not settings.require_calibration or settings.calibrate:
         return None
-    given = dict(settings.calibration_floors)
-    floors = Floors(min_kappa=given.get("min_kappa", 0.6), min_rows=int(given.get("min_rows", 50)),
-                    min_precision=given.get("min_precision"))
+    given, default = dict(settings.calibration_floors), Floors()  # what the option leaves out keeps Floors' default
+    floors = Floors(given.get("min_kappa", default.min_kappa), int(given.get("min_rows", default.min_rows)),
+                    given.get("min_precision", default.min_precision))
     return Requirement(os.path.join(config.invocation_params.dir, settings.calibration_file), floors)
 
 

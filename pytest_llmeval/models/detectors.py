@@ -25,14 +25,12 @@ classifier with an ``entailment`` class ``nli``, any other classifier ``sequence
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..text.basics import split_sentences
-from .config import ModelLoadError
+from .config import ModelLoadError, folder_config
 
 if TYPE_CHECKING:
     from .cache import ModelCache
@@ -74,11 +72,7 @@ class DetectorSpec:
 
 def _family_of(model: str) -> str:
     """The family of a local model folder from its config.json (``sequence`` when it cannot tell)."""
-    try:
-        with open(os.path.join(model, "config.json"), encoding="utf-8") as handle:
-            config = json.load(handle)
-    except (OSError, ValueError):
-        return "sequence"
+    config = folder_config(model)
     if any(str(a).endswith("ForTokenClassification") for a in config.get("architectures") or []):
         return "token"
     labels = {str(v).lower() for v in (config.get("id2label") or {}).values()}

@@ -31,14 +31,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.result import Signature, diagnostic, verdict_of
-from ..stats.agreement import LABELS, agreement, suggest_threshold
+from ..stats.agreement import LABELS, ThresholdSuggestion, agreement, suggest_threshold
 from .gate import is_error
 
-__all__ = ["calibrate", "Floors", "status", "read_calibration", "write_calibration", "file_digest", "DEFAULT_FILE",
+__all__ = ["calibrate", "Floors", "status", "read_calibration", "write_calibration", "file_digest",
            "FORMAT", "calibration_lines", "is_diagnostic"]
-
-#: Where the calibration record is written and read, from the directory pytest was started in.
-DEFAULT_FILE = "llmeval-calibration.json"
 
 FORMAT = "pytest-llmeval-calibration"
 VERSION = 1
@@ -223,7 +220,5 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
                          f"{repeats['rows']} rows, split (left unverified) on {repeats['split']}")
         threshold = e.get("threshold")
         if threshold:
-            from ..stats.agreement import ThresholdSuggestion
-
             lines.append("  suggested " + ThresholdSuggestion(**threshold).describe())
     return lines

@@ -60,7 +60,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     pending: list[str] = []  # what is left of the current check's label, one cell per line
     for index, row in enumerate(summary.rows):
         if index == 0 or row.check != summary.rows[index - 1].check:
-            lines += [cell for cell in pending]  # a label longer than its check's rows
+            lines += pending  # a label longer than its check's rows
             pending = _label_cells(row.check, row.metric + ("" if row.higher_is_better else " (lower)"), check_width)
         shown = pending.pop(0) if pending else ""
         mean = "n/a" if row.mean is None else f"{row.mean:.3f}"

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from pytest_llmeval import Case, MissingInputError, Registry, Result
+from pytest_llmeval.harness.catalog import EXAMPLE_FIELDS
 from pytest_llmeval.core.case import CASE_FIELDS
 
 from tests.verdicts import check_verdict
@@ -121,14 +122,8 @@ def create(name: str, **params):
         evaluator.bind_judge(_RUNNER[0])
     return evaluator
 
-# Inputs that every evaluator can score, whatever it requires.
-GOOD = dict(
-    actual="Brazil revenue was 15,969 million in 2023. Contact the team for details.",
-    expected=("Brazil revenue was 15,969 million in 2023.",),
-    question="What was the revenue in Brazil?",
-    context=("Annual report: Brazil revenue was 15,969 million.",),
-    conditions='"15,969" AND NOT "Real"',
-)
+# Inputs that every evaluator can score, whatever it requires: the case the docs' examples score (as a Case holds them).
+GOOD = {key: tuple(value) if isinstance(value, list) else value for key, value in EXAMPLE_FIELDS.items()}
 
 
 def make_case(name: str, **changes) -> Case:

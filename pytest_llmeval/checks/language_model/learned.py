@@ -72,12 +72,10 @@ def _looks_like_path(name: str) -> bool:
 
 def declared_architecture(name: str) -> str:
     """What a local folder's config.json declares (``model_type`` and ``architectures``), for error messages."""
-    import json
+    from ...models.config import folder_config
 
-    try:
-        with open(os.path.join(name, "config.json"), encoding="utf-8") as handle:
-            config = json.load(handle)
-    except (OSError, ValueError):
+    config = folder_config(name)
+    if not config:
         return ""
     return f" (its config.json declares model_type {config.get('model_type')!r}, architectures {config.get('architectures')})"
 
