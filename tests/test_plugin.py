@@ -62,7 +62,7 @@ def test_help_lists_options(pytester):
 def test_marker_is_registered(pytester):
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.llmeval(model=None, case=None, **tags)*"])
-    assert MARKER_HELP.startswith("llmeval(model=None, case=None, repeat=None, min_pass=None, **tags)")
+    assert MARKER_HELP.startswith("llmeval(model=None, case=None, repeat=None, min_pass=None, defer=None, **tags)")
     pytester.makepyfile("import pytest\n@pytest.mark.llmeval(model='m')\ndef test_x():\n    pass\n")
     assert pytester.runpytest("--strict-markers").ret == 0
 

@@ -127,6 +127,18 @@ def _floor(measure: str, option: str) -> Callable[[str], Any]:
     return parse
 
 
+def _defer(text: str) -> tuple[str, int, float]:
+    parts = [part.strip().lower() for part in text.split(",")]
+    mode, tests, seconds = (parts + ["", ""])[:3]
+    try:
+        made = (mode, int(tests or 100), float(seconds or 10))
+    except ValueError:
+        made = ("", 0, 0.0)
+    if mode not in ("auto", "off") or made[1] < 1 or not made[2] > 0 or len(parts) > 3:
+        raise ValueError(f"expected auto or off, then optionally TESTS (>= 1) and SECONDS (> 0), e.g. auto,100,10; got {text!r}")
+    return made
+
+
 def _boolean(text: str) -> bool:
     value = str(text).strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -259,6 +271,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("gate", _choice("per-test", "aggregate"), "per-test",
            "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the run "
            "fails only on a significant regression against the baseline (tests that raise still fail)", "MODE"),
+    Option("defer", _defer, "auto,100,10", "auto: a test that needs no verdict at once (--llmeval-gate=aggregate, "
+           "@pytest.mark.llmeval(defer=True), the llmeval_deferred fixture) queues its checks, scored in batches across tests "
+           "every TESTS tests or SECONDS seconds and at the end, its report held until then; off: every check scores where "
+           "it is called", "MODE[,TESTS,SECONDS]"),
     Option("repeat", _repeat, "1",
            "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group the "
            "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases. auto[:MAX] (MAX 5): draw a case "
@@ -356,6 +372,7 @@ class Settings:
     min_pass_rate: tuple[Floor, ...] = ()
     min_mean: tuple[Floor, ...] = ()
     gate: str = "per-test"
+    defer: tuple[str, int, float] = ("auto", 100, 10.0)  # mode, tests a batch, seconds a batch
     repeat: int | str = 1  # draws, or "auto:MAX"
     min_pass: int | None = None
     detector: str = ""

@@ -32,6 +32,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -45,6 +47,7 @@ from ..core.result import UNVERIFIED_ACTIONS, Result
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
+    from .recording import TestContext
 from .escalation import detect, escalate
 from .recording import current_context
 
@@ -179,16 +182,7 @@ def run_check(
     that decides this call's unverified answers (``FAMILY:MODEL``, `pytest_llmeval.models.detectors`; default: the
     run's ``--llmeval-detector``).
     """
-    if prompts is not None:
-        params = {**(params or {}), "prompts": prompts}
-    unknown = [] if fields.keys() <= _CASE_ARGUMENT_SET else sorted(set(fields) - _CASE_ARGUMENT_SET)
-    if unknown:
-        raise TypeError(
-            f"{cls.name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(CASE_ARGUMENTS)} "
-            f"and evaluator parameters go in params={{...}}"
-        )
-    fields["model"], case = group_defaults(fields.get("model"), case)
-    cases = cls.cases_from(fields, case)
+    params, cases = _call_cases(cls, params, prompts, case, fields)
     if len(cases) == 1:
         [result] = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
                              detector=detector)
@@ -199,6 +193,21 @@ def run_check(
     if record and context is not None:
         context.record(result)
     return result
+
+
+def _call_cases(cls: type[Evaluator], params: Mapping[str, Any] | None, prompts: Mapping[str, str] | None, case: str | None,
+                fields: dict[str, Any]) -> tuple[Mapping[str, Any] | None, list[Case]]:
+    """A call's parameters (its ``prompts`` among them) and the cases it reads; a wrong argument raises, naming it."""
+    if prompts is not None:
+        params = {**(params or {}), "prompts": prompts}
+    unknown = [] if fields.keys() <= _CASE_ARGUMENT_SET else sorted(set(fields) - _CASE_ARGUMENT_SET)
+    if unknown:
+        raise TypeError(
+            f"{cls.name}: unknown argument(s) {', '.join(unknown)}; case fields are {', '.join(CASE_ARGUMENTS)} "
+            f"and evaluator parameters go in params={{...}}"
+        )
+    fields["model"], case = group_defaults(fields.get("model"), case)
+    return params, cls.cases_from(fields, case)
 
 
 def check(
@@ -221,6 +230,11 @@ def check(
     """
     __tracebackhide__ = True
     action = unverified_action(cls.name, unverified)
+    context = current_context()
+    if context is not None and context.deferred is not None:  # the test does not need the verdict at once
+        deferred = _defer(cls, context, threshold, thresholds, params, case, action, prompts, detector, fields)
+        if deferred is not None:
+            return deferred
     result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, prompts=prompts,
                        detector=detector, **fields)
     if not result.passed:
@@ -232,6 +246,35 @@ def check(
 
         pytest.skip(f"llmeval {cls.name} unverified: {result.reason[:300]}")
     return result
+
+
+def _defer(cls: type[Evaluator], context: TestContext, threshold: float | None, thresholds: Mapping[str, float | None] | None,
+           params: Mapping[str, Any] | None, case: str | None, action: str, prompts: Mapping[str, str] | None, detector: str | None,
+           fields: dict[str, Any]) -> Result | None:
+    """Queue the check on the test's deferred queue, its arguments checked as scoring checks them; ``None``: a call that
+    reads several cases, scored in place."""
+    params, cases = _call_cases(cls, params, prompts, case, fields)
+    if len(cases) != 1 or context.deferred is None:
+        return None
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"{cls.name}: argument 'params' must be a mapping, got {type(params).__name__}")
+    evaluator = context.evaluator(cls, dict(params or {}))
+    in_force = _thresholds(cls.name, threshold, thresholds, evaluator.active_primary().name, context.threshold_overrides(cls.name))
+    evaluator.resolve_thresholds(in_force)
+    evaluator.check_inputs(cases[0])
+    context.detector(evaluator, detector)
+    actual = fields.get("actual")
+    deferred: Result = context.deferred.add(evaluator, cases[0], in_force, action, detector, context,
+                                            len(actual) if isinstance(actual, str) else None, _caller())
+    return deferred
+
+
+def _caller() -> str | None:
+    """``file:line`` of the test's call of the helper (the first frame outside this package), for a deferred message."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("pytest_llmeval."):
+        frame = frame.f_back  # type: ignore[assignment]
+    return None if frame is None else f"{os.path.relpath(frame.f_code.co_filename)}:{frame.f_lineno}"
 
 
 def unverified_action(name: str, unverified: str | None) -> str:
@@ -304,18 +347,23 @@ def run_cases(
         pytest.skip(skip)
     if fail is not None:
         pytest.fail(fail, pytrace=False)
-    found = context.detector(evaluator, detector)
-    if found is not None:
-        results = detect(evaluator, found, cases, results, action)
-    judge = context.escalation(evaluator)
-    if judge is not None:
-        results = escalate(evaluator, judge, cases, results, action)
-    results = context.calibrated(results)
+    results = context.calibrated(decide_unverified(evaluator, context, cases, results, action, detector))
     context.mask(masked_values(cases, results))
     if record:
         for result in results:
             context.record(result)
     return results
+
+
+def decide_unverified(evaluator: Evaluator, context: TestContext, cases: Sequence[Case], results: list[Result], action: str,
+                      detector: str | None) -> list[Result]:
+    """``results`` with their unverified answers decided by the run's detector (or the call's ``detector``), then by
+    the check's judge, as the test's context provides them (the escalation chain: rules, detector, judge)."""
+    found = context.detector(evaluator, detector)
+    if found is not None:
+        results = detect(evaluator, found, cases, results, action)
+    judge = context.escalation(evaluator)
+    return results if judge is None else escalate(evaluator, judge, cases, results, action)
 
 
 def masked_values(cases: Sequence[Case], results: Sequence[Result]) -> dict[str, str]:

@@ -215,6 +215,8 @@ class TestContext:
         #: the test shows them so, whichever check recorded it (`mask()`).
         self._masks: dict[str, str] = {}
         self._recorded: list[int] = []  # where this test's records sit in user_properties
+        #: While the test may defer its checks: the queue they go to (`pytest_llmeval.run.deferred.Queue`), else ``None``.
+        self.deferred: Any = None
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
         """Let the session batch work for the tests to come (`pytest_llmeval.run.prefetch`)."""
