@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..models.config import DEFAULT_EMBEDDING_MODEL, endpoint, parse_device, parse_precision
-from .values import parse_band, parse_floors
+from .values import parse_band, parse_defer, parse_floors
 
 __all__ = ["Option", "OPTIONS", "Settings", "add_options", "load_settings", "options_table", "parse_threshold"]
 
@@ -125,18 +125,6 @@ def _floor(measure: str, option: str) -> Callable[[str], Any]:
 
         return parse_floor(text, measure, option)
     return parse
-
-
-def _defer(text: str) -> tuple[str, int, float]:
-    parts = [part.strip().lower() for part in text.split(",")]
-    mode, tests, seconds = (parts + ["", ""])[:3]
-    try:
-        made = (mode, int(tests or 100), float(seconds or 10))
-    except ValueError:
-        made = ("", 0, 0.0)
-    if mode not in ("auto", "off") or made[1] < 1 or not made[2] > 0 or len(parts) > 3:
-        raise ValueError(f"expected auto or off, then optionally TESTS (>= 1) and SECONDS (> 0), e.g. auto,100,10; got {text!r}")
-    return made
 
 
 def _boolean(text: str) -> bool:
@@ -271,7 +259,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("gate", _choice("per-test", "aggregate"), "per-test",
            "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the run "
            "fails only on a significant regression against the baseline (tests that raise still fail)", "MODE"),
-    Option("defer", _defer, "auto,100,10", "auto: a test that needs no verdict at once (--llmeval-gate=aggregate, "
+    Option("defer", parse_defer, "auto,100,10", "auto: a test that needs no verdict at once (--llmeval-gate=aggregate, "
            "@pytest.mark.llmeval(defer=True), the llmeval_deferred fixture) queues its checks, scored in batches across tests "
            "every TESTS tests or SECONDS seconds and at the end, its report held until then; off: every check scores where "
            "it is called", "MODE[,TESTS,SECONDS]"),

@@ -3,7 +3,7 @@ what was expected (`pytest_llmeval.harness.options` names the option)."""
 
 from __future__ import annotations
 
-__all__ = ["parse_floors", "parse_band"]
+__all__ = ["parse_floors", "parse_band", "parse_defer"]
 
 
 def parse_floors(text: str) -> tuple[tuple[str, float], ...]:
@@ -32,3 +32,16 @@ def parse_band(text: str) -> tuple[float, float]:
     if not 0 <= low <= high <= 1:
         raise ValueError(f"expected 0 <= LOW <= HIGH <= 1; got {text!r}")
     return low, high
+
+
+def parse_defer(text: str) -> tuple[str, int, float]:
+    """``MODE[,TESTS,SECONDS]``: whether tests may defer their checks (auto, off), and how many tests or seconds a batch."""
+    parts = [part.strip().lower() for part in text.split(",")]
+    mode, tests, seconds = (parts + ["", ""])[:3]
+    try:
+        made = (mode, int(tests or 100), float(seconds or 10))
+    except ValueError:
+        made = ("", 0, 0.0)
+    if mode not in ("auto", "off") or made[1] < 1 or not made[2] > 0 or len(parts) > 3:
+        raise ValueError(f"expected auto or off, then optionally TESTS (>= 1) and SECONDS (> 0), e.g. auto,100,10; got {text!r}")
+    return made

@@ -143,7 +143,8 @@ class JudgeEvaluator(Evaluator):
             raise
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        """Score each case, with the judge use it took (calls, replays, tokens, cost) in its details as ``judge``.
+        """Score each case, with the judge use it took (calls, replays, tokens, cost) in its details as ``judge``; the
+        cases' requests go out together (bounded by the judge's concurrency).
 
         With ``repeats`` > 1 (``llmeval_judge_repeats``), each case is judged that many
         times (each repeat its own recorded verdicts) and every metric is the mean over
@@ -152,10 +153,11 @@ class JudgeEvaluator(Evaluator):
         """
         if self.runner is None:
             return [self.score(case) for case in cases]
-        repeats = max(1, int(getattr(self.runner, "repeats", 1)))
-        scores = []
-        for case in cases:
-            with self.runner.metered() as usage:
+        runner = self.runner
+        repeats = max(1, int(getattr(runner, "repeats", 1)))
+
+        def one(case: Case) -> Score:
+            with runner.metered() as usage:
                 runs = []
                 for index in range(repeats):
                     token = _REPEAT.set(index)
@@ -164,8 +166,10 @@ class JudgeEvaluator(Evaluator):
                     finally:
                         _REPEAT.reset(token)
             score = runs[0] if repeats == 1 else self._mean_of(runs)
-            scores.append(Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}, score.unverified))
-        return scores
+            return Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}, score.unverified)
+
+        # Several cases (a deferred batch, evaluate_many): their requests go out together, each case metered on its own.
+        return [one(cases[0])] if len(cases) == 1 else self.fan_out([lambda case=case: one(case) for case in cases])  # type: ignore[misc]
 
     def _mean_of(self, runs: Sequence[Score]) -> Score:
         primary = self.primary_metric().name

@@ -246,3 +246,40 @@ def test_off_and_bad_values(pytester):
     result.stdout.fnmatch_lines(["*llmeval marker argument 'defer' must be True or False, got 'yes'*"])
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-defer=sometimes")
     result.stderr.fnmatch_lines(["*--llmeval-defer*expected auto or off, then optionally TESTS (>= 1) and SECONDS (> 0)*"])
+
+
+def test_deferred_judge_checks_go_out_together_and_are_metered_per_test(pytester, server, junit_properties):
+    import time
+
+    started: list[float] = []
+
+    def reply(body):
+        prompt = body["messages"][0]["content"]
+        if "Break the answer" in prompt:
+            started.append(time.monotonic())
+            return {"text": json.dumps({"claims": ["The tour costs 8 euros."]}), "delay": 0.2}
+        return {"text": json.dumps({"verdict": "yes"}), "delay": 0.2}
+
+    server.responder = reply
+    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+                     "llmeval_judge_max_concurrency = 8\n")
+    pytester.makepyfile('''
+        import pytest
+        from pytest_llmeval import assert_faithful
+
+        @pytest.mark.parametrize("i", range(6))
+        def test_answer(i):
+            assert_faithful(f"The tour costs 8 euros ({i}).", ["A guided tour costs 8 euros."])
+    ''')
+
+    def together() -> int:  # the most claim extractions asked within 0.1 s of one another
+        return max(sum(0 <= other - first < 0.1 for other in started) for first in started)
+
+    env = ["-p", "no:randomly", "--llmeval-judge-cache=off", "--junitxml=j.xml"]
+    pytester.runpytest(*env).assert_outcomes(passed=6)
+    assert len(started) == 6 and together() == 1  # in place: one test's check after another's
+    started.clear()
+    pytester.runpytest(*env, "--llmeval-gate=aggregate").assert_outcomes(passed=6)
+    assert len(started) == 6 and together() >= 4  # deferred: the tests' checks go out together
+    cases, _ = junit_properties(pytester.path / "j.xml")
+    assert {dict(found)["llmeval.faithfulness.judge_calls"] for found in cases.values()} == {"2"}
