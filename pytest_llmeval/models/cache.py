@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from importlib.util import find_spec
@@ -179,13 +180,15 @@ class Embedder:
     @property
     def model(self) -> Any:
         if self._model is None:
-            if self._error is not None:
-                raise self._error  # tried once this session; do not wait on it again
-            try:
-                self._model = self._cache.load(f"embedding model {self.name}", self._build)
-            except ModelLoadError as exc:
-                self._error = exc
-                raise
+            with self._cache.loading:
+                if self._model is None:
+                    if self._error is not None:
+                        raise self._error  # tried once this session; do not wait on it again
+                    try:
+                        self._model = self._cache.load(f"embedding model {self.name}", self._build)
+                    except ModelLoadError as exc:
+                        self._error = exc
+                        raise
         return self._model
 
     def _build(self) -> Any:
@@ -327,6 +330,9 @@ class ModelCache:
         self._embedders: dict[str, Embedder] = {}
         self._kept: dict[str, dict[str, Kept]] = {}
         self._models: dict[str, Any] = {}
+        #: One load at a time: checks scored on threads (a judge check's cases) may ask for a model together, and
+        #: transformers' loading is not thread-safe (it sets module-wide flags while it builds a model).
+        self.loading = threading.RLock()
         self.loads: list[dict[str, Any]] = []
         #: Warnings already given this session (an uncalibrated model is named once).
         self.warned: set[str] = set()
@@ -371,7 +377,9 @@ class ModelCache:
     def model(self, key: str, build: Callable[[], _Model]) -> _Model:
         """Any other model (cross-encoder, classifier, LM), built once under ``key``."""
         if key not in self._models:
-            self._models[key] = self.load(key, build)
+            with self.loading:
+                if key not in self._models:
+                    self._models[key] = self.load(key, build)
         return cast(_Model, self._models[key])  # what ``build`` made for this key
 
     def load(self, what: str, build: Callable[[], _Model]) -> _Model:

@@ -190,7 +190,7 @@ def test_reading_a_deferred_result_scores_it_and_raises_as_in_place(pytester):
     assert _batches(pytester) == [1, 2]
 
 
-def test_an_unverified_skip_and_an_expected_failure_stay_as_in_place(pytester):
+def test_an_unverified_skip_and_an_expected_failure_stay_as_in_place(pytester, model_stack):
     pytester.makepyfile('''
         import pytest
         from pytest_llmeval import assert_grounded, assert_exact_match
