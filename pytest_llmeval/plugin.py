@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .core.ids import draw_id, sibling_id
+from .harness.cassettes import Cassettes, llmeval_cassette  # noqa: F401 - the fixture, found here by pytest
 from .harness.deferring import FIXTURE, Deferring, context_key as _context_key
 from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, repeat_of
 from .harness.options import add_options
@@ -49,6 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[session_key] = session
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
     config.pluginmanager.register(Deferring(session), "llmeval-defer")
+    config.pluginmanager.register(Cassettes(session), "llmeval-cassettes")
     shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
     if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
         session.share_dir = shared
@@ -69,9 +71,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_gc_paused_key, False):
         gc.enable()
-    deferring = config.pluginmanager.get_plugin("llmeval-defer")
-    if deferring is not None:
-        config.pluginmanager.unregister(deferring)
+    for name in ("llmeval-defer", "llmeval-cassettes"):
+        if config.pluginmanager.get_plugin(name) is not None:
+            config.pluginmanager.unregister(name=name)
     hooks = config.pluginmanager.get_plugin("llmeval-run")
     if hooks is not None:
         config.pluginmanager.unregister(hooks)

@@ -39,6 +39,11 @@ try:  # the judge's client (same reason)
 except ImportError:
     pass
 
+try:  # the cassettes' recorder, which patches the HTTP clients (same reason)
+    import vcr  # noqa: F401
+except ImportError:
+    pass
+
 
 @pytest.fixture(scope="module")
 def models():

@@ -51,6 +51,19 @@ class ScriptedJudgeServer:
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
+            def _stream(self, body: dict[str, Any], text: str) -> None:
+                words = text.split(" ")
+                chunks = [{"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "scripted"),
+                           "choices": [{"index": 0, "delta": {"content": (" " if i else "") + word}, "finish_reason": None}]}
+                          for i, word in enumerate(words)]
+                payload = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+                data = payload.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's naming
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -77,6 +90,9 @@ class ScriptedJudgeServer:
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
                     self.wfile.write(payload)
+                    return
+                if body.get("stream") and "text" in step and "body" not in step:  # server-sent events, a word a chunk
+                    self._stream(body, step["text"])
                     return
                 if "body" in step:  # any raw reply: empty choices, truncated or deeply nested JSON
                     payload = step["body"].encode()

@@ -45,7 +45,8 @@ MARKER_HELP = (
     "llmeval(model=None, case=None, repeat=None, min_pass=None, defer=None, **tags): tag the test's llmeval checks with "
     "the model under test, the case id and free tags such as perturbation='typos'; repeat=N runs the test N times as N "
     "draws of one case, and min_pass=K passes the case when at least K of its draws pass (one red test when it fails); "
-    "defer=True queues the test's checks, scored in batches with other tests' (--llmeval-defer)"
+    "defer=True queues the test's checks, scored in batches with other tests' (--llmeval-defer); record=True records "
+    "and replays the test's own model calls (--llmeval-record-mode)"
 )
 
 
@@ -99,9 +100,10 @@ def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int | str =
         case = kwargs.pop("case", case)
         kwargs.pop("repeat", None)  # how many draws (pytest_generate_tests), not a tag
         min_pass = kwargs.pop("min_pass", min_pass)  # how many draws must pass (the controller's), not a tag
-        defer = kwargs.pop("defer", False)  # whether the checks may wait (harness.deferring), not a tag
-        if not isinstance(defer, bool):
-            raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument 'defer' must be True or False, got {defer!r}")
+        for flag in ("defer", "record"):  # whether the checks may wait (harness.deferring), a cassette (harness.cassettes)
+            value = kwargs.pop(flag, False)
+            if not isinstance(value, bool):
+                raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {flag!r} must be True or False, got {value!r}")
         tags.update(kwargs)
     auto = False
     if "draw" in tags:

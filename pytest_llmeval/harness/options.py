@@ -263,6 +263,11 @@ OPTIONS: tuple[Option, ...] = (
            "@pytest.mark.llmeval(defer=True), the llmeval_deferred fixture) queues its checks, scored in batches across tests "
            "every TESTS tests or SECONDS seconds and at the end, its report held until then; off: every check scores where "
            "it is called", "MODE[,TESTS,SECONDS]"),
+    Option("record_mode", _choice("none", "once", "new_episodes", "all"), "none",
+           "Cassettes of a test's own model calls (@pytest.mark.llmeval(record=True), the llmeval_cassette fixture): none "
+           "(replay only; a request not recorded fails the test), once, new_episodes or all (record everything again)", "MODE"),
+    Option("record_secrets", _text, "", "An environment variable whose value never reaches a cassette (repeatable; the API "
+           "key variables are always redacted)", "NAME", many=True),
     Option("repeat", _repeat, "1",
            "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group the "
            "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases. auto[:MAX] (MAX 5): draw a case "
@@ -361,6 +366,8 @@ class Settings:
     min_mean: tuple[Floor, ...] = ()
     gate: str = "per-test"
     defer: tuple[str, int, float] = ("auto", 100, 10.0)  # mode, tests a batch, seconds a batch
+    record_mode: str = "none"
+    record_secrets: tuple[str, ...] = ()
     repeat: int | str = 1  # draws, or "auto:MAX"
     min_pass: int | None = None
     detector: str = ""

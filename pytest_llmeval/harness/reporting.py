@@ -114,6 +114,10 @@ def build_report(session: EvalSession) -> dict[str, Any]:
         **({"merged": [os.path.basename(path) for path in session.merged]} if session.merged else {}),
         **ending,
     }
+    from ..report.provenance import answer_counts
+
+    if answers := answer_counts(records):  # cassettes: how many tests' answers were replayed, live or mixed
+        run["answers"] = answers
     report: dict[str, Any] = session.config.hook.pytest_llmeval_generate_report(
         config=session.config, results=records, run=run, summary=summary.to_dict(),
         baseline=None if comparison is None else comparison.to_dict(), tests=dict(sorted(session.outcomes.items())),
@@ -167,6 +171,7 @@ def model_stats(session: EvalSession) -> dict[str, Any]:
 def session_lines(session: EvalSession, width: int) -> list[str]:
     """Every line of the ``llmeval summary`` section of the terminal."""
     from ..report.aggregate import outcome_counts_line
+    from ..report.provenance import answer_lines
     from ..report.terminal import render_summary
     from ..report.view import verdict_lines
 
@@ -183,7 +188,7 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
     lines += _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
-    lines += _calibration_lines(session)
+    lines += _calibration_lines(session) + answer_lines(session.records, session.baseline)
     lines += [f"llmeval report: {path}" for path in session.written]
     return lines
 

@@ -155,7 +155,10 @@ class OpenAIJudge:
         if self._client is None:
             openai = _openai()
             key = os.environ.get(self.api_key_env) or "no-key"  # local servers need none
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0)
+            from ..models.config import CLIENT_HEADER
+
+            self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0,
+                                         default_headers={CLIENT_HEADER: "judge"})
         return self._client
 
     def complete(

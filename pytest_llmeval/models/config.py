@@ -12,7 +12,12 @@ from urllib.parse import urlsplit, urlunsplit
 from ..core.errors import SetupError
 
 __all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "endpoint",
-           "folder_config"]
+           "folder_config", "CLIENT_HEADER"]
+
+
+#: The header the plugin's own HTTP clients send (the judge's, the embedding server's): a cassette never records their
+#: requests (`pytest_llmeval.harness.cassettes`), which have caches of their own.
+CLIENT_HEADER = "X-Llmeval-Client"
 
 
 class ModelLoadError(SetupError):

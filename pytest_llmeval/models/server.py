@@ -160,7 +160,10 @@ class EmbeddingClient:
         return vectors
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "pytest-llmeval"}
+        from .config import CLIENT_HEADER
+
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "pytest-llmeval",
+                   CLIENT_HEADER: "embedding"}
         key = os.environ.get(self.server.api_key_env, "") if self.server.api_key_env else ""
         if key:
             headers["Authorization"] = f"Bearer {key}"

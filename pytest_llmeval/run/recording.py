@@ -217,6 +217,8 @@ class TestContext:
         self._recorded: list[int] = []  # where this test's records sit in user_properties
         #: While the test may defer its checks: the queue they go to (`pytest_llmeval.run.deferred.Queue`), else ``None``.
         self.deferred: Any = None
+        #: Where the test's answers came from (a cassette's `provenance`), merged into each record's tags; ``None``: nothing.
+        self.source: Callable[[], Mapping[str, Any]] | None = None
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
         """Let the session batch work for the tests to come (`pytest_llmeval.run.prefetch`)."""
@@ -283,7 +285,7 @@ class TestContext:
         self.results.append(result)
         properties = self._user_properties
         self._recorded.append(len(properties))
-        properties.append((RECORD_PROPERTY, encode_record(result, self.tags)))
+        properties.append((RECORD_PROPERTY, encode_record(result, self.tags if self.source is None else {**self.tags, **self.source()})))
         # The property names repeat in every test of the check: one string each (they live as long as the run).
         for metric, value in result.metrics.items():
             if value is not None:
