@@ -60,7 +60,7 @@ VOLATILE_FIELDS = ("user", "metadata", "request_id", "timestamp", "idempotency_k
 
 _NOISE = re.compile(r"^(x-stainless-.*|user-agent|x-request-id|openai-processing-ms|date|cf-ray|x-ratelimit-.*|req-.*)$", re.I)
 
-_stash = pytest.StashKey[tuple[Any, Any, int]]()  # the test's (context manager, cassette, interactions before it ran)
+_stash = pytest.StashKey[tuple[Any, Any]]()  # the test's cassette: (its context manager, the cassette)
 
 
 def request_key(body: bytes | str | None) -> str:
@@ -174,10 +174,10 @@ class Cassettes:
         if self.wants(item):
             manager = self._recorder().use_cassette(str(cassette_path(item)))
             cassette = manager.__enter__()
-            item.stash[_stash] = (manager, cassette, len(cassette.data))
-            context = item.stash.get(context_key, None)
+            item.stash[_stash] = (manager, cassette)
+            context, before = item.stash.get(context_key, None), len(cassette.data)
             if context is not None:
-                context.source = lambda: provenance(cassette, item.stash[_stash][2])
+                context.source = lambda: provenance(cassette, before)
         return (yield)
 
     @pytest.hookimpl(wrapper=True, trylast=True)

@@ -168,10 +168,10 @@ class JudgeEvaluator(Evaluator):
             score = runs[0] if repeats == 1 else self._mean_of(runs)
             return Score(score.metrics, score.reason, {**score.details, "judge": usage.as_dict()}, score.unverified)
 
-        # Several cases (a deferred batch, evaluate_many): their requests go out together, each case metered on its own;
-        # a check that also runs a local model (embeddings) scores its cases one after another.
-        if len(cases) == 1 or self.uses_models:
-            return [one(case) for case in cases]
+        # Several cases (a deferred batch, evaluate_many): their requests go out together, each case metered on its own
+        # (a model a check loads meanwhile loads once, under the model cache's lock).
+        if len(cases) == 1:
+            return [one(cases[0])]
         return self.fan_out([lambda case=case: one(case) for case in cases])  # type: ignore[misc]
 
     def _mean_of(self, runs: Sequence[Score]) -> Score:

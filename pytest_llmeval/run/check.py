@@ -256,10 +256,7 @@ def _defer(cls: type[Evaluator], context: TestContext, threshold: float | None, 
     params, cases = _call_cases(cls, params, prompts, case, fields)
     if len(cases) != 1 or context.deferred is None:
         return None
-    if params is not None and not isinstance(params, Mapping):
-        raise TypeError(f"{cls.name}: argument 'params' must be a mapping, got {type(params).__name__}")
-    evaluator = context.evaluator(cls, dict(params or {}))
-    in_force = _thresholds(cls.name, threshold, thresholds, evaluator.active_primary().name, context.threshold_overrides(cls.name))
+    evaluator, in_force = _instance(cls, context, params, threshold, thresholds)
     evaluator.resolve_thresholds(in_force)
     evaluator.check_inputs(cases[0])
     context.detector(evaluator, detector)
@@ -287,6 +284,18 @@ def unverified_action(name: str, unverified: str | None) -> str:
     return unverified
 
 
+def _instance(cls: type[Evaluator], context: TestContext | None, params: Mapping[str, Any] | None, threshold: float | None,
+              thresholds: Mapping[str, float | None] | None) -> tuple[Evaluator, dict[str, float | None]]:
+    """The session's (outside a test, the process's) instance of ``cls`` with ``params``, and the thresholds in force:
+    the call's, then the run's overrides."""
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"{cls.name}: argument 'params' must be a mapping, got {type(params).__name__}")
+    params = dict(params or {})
+    evaluator = context.evaluator(cls, params) if context is not None else standalone().evaluator(cls, params)
+    overrides = context.threshold_overrides(cls.name) if context is not None else {}
+    return evaluator, _thresholds(cls.name, threshold, thresholds, evaluator.active_primary().name, overrides)
+
+
 def run_cases(
     cls: type[Evaluator],
     cases: list[Case],
@@ -304,14 +313,9 @@ def run_cases(
     outside one, it propagates.
     """
     name = cls.name
-    if params is not None and not isinstance(params, Mapping):
-        raise TypeError(f"{name}: argument 'params' must be a mapping, got {type(params).__name__}")
-    action = unverified_action(name, unverified)
     context = current_context()
-    params = dict(params or {})
-    evaluator = context.evaluator(cls, params) if context is not None else standalone().evaluator(cls, params)
-    session_thresholds = context.threshold_overrides(name) if context is not None else {}
-    in_force = _thresholds(name, threshold, thresholds, evaluator.active_primary().name, session_thresholds)
+    evaluator, in_force = _instance(cls, context, params, threshold, thresholds)
+    action = unverified_action(name, unverified)
     if context is None:
         results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
         found = standalone().detector(evaluator, detector)
