@@ -249,16 +249,14 @@ def test_off_and_bad_values(pytester):
 
 
 def test_deferred_judge_checks_go_out_together_and_are_metered_per_test(pytester, server, junit_properties):
-    import time
-
-    started: list[float] = []
+    asked: list[str] = []  # what the server was asked, in order: a claim extraction or a claim's verdict
 
     def reply(body):
-        prompt = body["messages"][0]["content"]
-        if "Break the answer" in prompt:
-            started.append(time.monotonic())
-            return {"text": json.dumps({"claims": ["The tour costs 8 euros."]}), "delay": 0.2}
-        return {"text": json.dumps({"verdict": "yes"}), "delay": 0.2}
+        if "Break the answer" in body["messages"][0]["content"]:
+            asked.append("extract")
+            return {"text": json.dumps({"claims": ["The tour costs 8 euros."]}), "delay": 0.3}
+        asked.append("verdict")
+        return {"text": json.dumps({"verdict": "yes"}), "delay": 0.1}
 
     server.responder = reply
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
@@ -271,15 +269,12 @@ def test_deferred_judge_checks_go_out_together_and_are_metered_per_test(pytester
         def test_answer(i):
             assert_faithful(f"The tour costs 8 euros ({i}).", ["A guided tour costs 8 euros."])
     ''')
-
-    def together() -> int:  # the most claim extractions asked within 0.1 s of one another
-        return max(sum(0 <= other - first < 0.1 for other in started) for first in started)
-
     env = ["-p", "no:randomly", "--llmeval-judge-cache=off", "--junitxml=j.xml"]
     pytester.runpytest(*env).assert_outcomes(passed=6)
-    assert len(started) == 6 and together() == 1  # in place: one test's check after another's
-    started.clear()
+    assert asked == ["extract", "verdict"] * 6  # in place: one test's check after another's
+    asked.clear()
     pytester.runpytest(*env, "--llmeval-gate=aggregate").assert_outcomes(passed=6)
-    assert len(started) == 6 and together() >= 4  # deferred: the tests' checks go out together
+    # Deferred: the tests' extractions go out together, before any of them is answered and a verdict asked.
+    assert sorted(asked) == ["extract"] * 6 + ["verdict"] * 6 and asked.index("verdict") >= 4
     cases, _ = junit_properties(pytester.path / "j.xml")
     assert {dict(found)["llmeval.faithfulness.judge_calls"] for found in cases.values()} == {"2"}
