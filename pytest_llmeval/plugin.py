@@ -22,6 +22,7 @@ from .harness.deferring import FIXTURE, Deferring, context_key as _context_key
 from .harness.markers import MARKER_HELP, PERTURB_MARKER_HELP, repeat_of
 from .harness.options import add_options
 from .harness.session import EvalSession, LLMEvalWarning, session_key
+from .harness.unverified import UnverifiedStatus
 
 if TYPE_CHECKING:
     from .harness.context import CheckingContext
@@ -51,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
     config.pluginmanager.register(Deferring(session), "llmeval-defer")
     config.pluginmanager.register(Cassettes(session), "llmeval-cassettes")
+    config.pluginmanager.register(UnverifiedStatus(), "llmeval-unverified")  # a passed test with an unverified check: 'u'
     shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
     if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
         session.share_dir = shared
@@ -71,7 +73,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_gc_paused_key, False):
         gc.enable()
-    for name in ("llmeval-defer", "llmeval-cassettes"):
+    for name in ("llmeval-defer", "llmeval-cassettes", "llmeval-unverified"):
         if config.pluginmanager.get_plugin(name) is not None:
             config.pluginmanager.unregister(name=name)
     hooks = config.pluginmanager.get_plugin("llmeval-run")

@@ -44,6 +44,7 @@ from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, SetupError, VerdictMissing
 from ..core.evaluator import Evaluator
 from ..core.result import UNVERIFIED_ACTIONS, Result
+from ..core.verdict import concerns
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
@@ -100,7 +101,8 @@ def _missed(result: Result, metric: str) -> str:
 
 
 def format_failure(result: Result, length: int | None = None) -> str:
-    """The message of a failed check (or of an unverified one the run fails)."""
+    """The message of a failed check (or of an unverified one the run fails: it opens with the concern it names, if
+    any, else with no evidence against the answer)."""
     lines = []
     failed = result.failed_metrics()
     escalated = result.details.get("escalated") if result.details else None
@@ -115,8 +117,11 @@ def format_failure(result: Result, length: int | None = None) -> str:
                      "decided nothing; --llmeval-unverified or unverified= chooses what that does to the test")
     elif result.verdict == "unverified":
         missed = "; ".join(_missed(result, metric) for metric in failed)
-        lines.append(f"llmeval {result.evaluator} unverified: no evidence against the answer, but it could not be confirmed "
-                     f"offline" + (f" ({missed})" if missed else ""))
+        if concerns(result.reason, result.details):  # evidence of a kind that only warns: the answer is not clean either
+            opening = "a concern the run does not fail on, and nothing confirms the answer offline"
+        else:
+            opening = "no evidence against the answer, but it could not be confirmed offline"
+        lines.append(f"llmeval {result.evaluator} unverified: {opening}" + (f" ({missed})" if missed else ""))
         lines.append("  decide it: set a detector (--llmeval-detector=FAMILY:MODEL) or a judge (--llmeval-judge-model); "
                      "--llmeval-unverified or unverified= chooses what an unverified answer does to the test")
     elif failed:

@@ -17,6 +17,13 @@ SECRET = "sk-live-cassette-secret-4242"
 MUSEUM = "A guided tour of the museum costs 8 euros."
 
 
+def _green(result, tests: int = 1) -> None:
+    """Every test of the run passed: the example's groundedness may leave its answer unverified (support below the
+    threshold, no evidence against it), which passes the test with pytest's status ``unverified``."""
+    outcomes = {name: n for name, n in result.parseoutcomes().items() if name != "warnings"}
+    assert outcomes.get("passed", 0) + outcomes.get("unverified", 0) == tests and set(outcomes) <= {"passed", "unverified"}, outcomes
+
+
 def _records(path: Path) -> list[dict]:
     return json.loads(path.read_text())["results"]
 
@@ -38,7 +45,7 @@ def app(model_stack, pytester, server, monkeypatch):
 
 def test_record_then_replay_with_the_server_stopped(app, server):
     first = app.runpytest("-p", "no:randomly", "--llmeval-record-mode=once", "--llmeval-report=live.json")
-    first.assert_outcomes(passed=1)
+    _green(first)
     assert len(server.requests) == 1
     cassette = app.path / "cassettes" / "rag_test" / "test_museum_prices.yaml"
     text = cassette.read_text()
@@ -48,7 +55,7 @@ def test_record_then_replay_with_the_server_stopped(app, server):
     assert live["tags"] == {"answers": "live", "answer_models": "gpt-4o-mini"}
     server.stop()
     second = app.runpytest("-p", "no:randomly", "--llmeval-report=replayed.json", "--junitxml=j.xml")  # none: CI's mode
-    second.assert_outcomes(passed=1)
+    _green(second)
     [replayed] = _records(app.path / "replayed.json")
     assert replayed["tags"] == {"answers": "replayed", "answer_models": "gpt-4o-mini"}
     assert replayed["metrics"] == live["metrics"] and replayed["verdict"] == live["verdict"]
@@ -57,7 +64,7 @@ def test_record_then_replay_with_the_server_stopped(app, server):
 
 
 def test_a_request_with_no_recording_fails_naming_it_and_the_cassette(app, server):
-    app.runpytest("-p", "no:randomly", "--llmeval-record-mode=once").assert_outcomes(passed=1)
+    _green(app.runpytest("-p", "no:randomly", "--llmeval-record-mode=once"))
     source = (app.path / "rag_test.py").read_text()
     (app.path / "rag_test.py").write_text(source.replace("How much is a guided tour", "When does the museum open"))
     result = app.runpytest("-p", "no:randomly")
@@ -66,7 +73,7 @@ def test_a_request_with_no_recording_fails_naming_it_and_the_cassette(app, serve
                                  "'When does the museum open of the museum?') in the cassette *test_museum_prices.yaml (record "
                                  "mode none); record it with --llmeval-record-mode=once*"])
     assert len(server.requests) == 1  # the miss made no request
-    app.runpytest("-p", "no:randomly", "--llmeval-record-mode=new_episodes").assert_outcomes(passed=1)
+    _green(app.runpytest("-p", "no:randomly", "--llmeval-record-mode=new_episodes"))
     assert len(server.requests) == 2
 
 

@@ -27,16 +27,24 @@ def test_reworded():
 '''
 
 
+def _ended(result, *, unverified, **outcomes):
+    """The run's outcomes, pytest's and the tests that passed with an unverified check (their own status, ``u``)."""
+    result.assert_outcomes(**outcomes)
+    assert result.parseoutcomes().get("unverified", 0) == unverified
+
+
 def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pytester, model_stack, junit_properties, read_json):
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-report=out", "--junitxml=junit.xml")
-    result.assert_outcomes(passed=2, failed=1)
+    _ended(result, passed=1, unverified=1, failed=1)  # the unverified test passes, with a status of its own
     result.stdout.fnmatch_lines([
         "*llmeval groundedness failed: evidence 1 > threshold 0*",
         "*why: '7 p.m.' (sentence 1) is not stated in the context*",
         "3 checks: 1 passed (33%), 1 unverified",
         "check*model*mean*CI*pass*CI*unv*n",
         "1 answer(s) could not be verified offline (groundedness 1): set a detector or a judge to decide them",
+        "*= unverified test summary info =*",
+        "UNVERIFIED *::test_reworded*",  # its concern follows where the terminal is wide enough
     ])
     report = read_json(pytester.path / "out" / "report.json")
     verdicts = {r["nodeid"].split("::")[1]: (r["verdict"], r["passed"]) for r in report["results"]}
@@ -65,15 +73,15 @@ def test_reworded_but_accepted():
     assert_grounded("Kids below twelve get in without paying.", CONTEXT, unverified="pass")
 ''')
     failing = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-unverified=fail")
-    failing.assert_outcomes(passed=2, failed=2)  # the check's own unverified="pass" wins over the run's
+    _ended(failing, passed=1, unverified=1, failed=2)  # the check's own unverified="pass" wins over the run's
     failing.stdout.fnmatch_lines(["*llmeval groundedness unverified: no evidence against the answer, but it could not be confirmed "
                                   "offline (support * < threshold 0.700)*"])
     pytester.makeini("[pytest]\nllmeval_unverified = skip\n")
     skipping = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-rs")
-    skipping.assert_outcomes(passed=2, failed=1, skipped=1)
+    _ended(skipping, passed=1, unverified=1, failed=1, skipped=1)
     skipping.stdout.fnmatch_lines(["SKIPPED*llmeval groundedness unverified: *"])
     monkeypatch.setenv("LLMEVAL_UNVERIFIED", "fail")  # the environment wins over the ini file
-    pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off").assert_outcomes(passed=2, failed=2)
+    _ended(pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off"), passed=1, unverified=1, failed=2)
     monkeypatch.setenv("LLMEVAL_UNVERIFIED", "maybe")
     bad = pytester.runpytest("-p", "no:randomly")
     bad.stderr.fnmatch_lines(["*LLMEVAL_UNVERIFIED in the environment: expected one of pass, fail, skip; got 'maybe'*"])
@@ -89,7 +97,7 @@ def test_a_bad_unverified_argument_is_named(make):
 def test_verdicts_travel_from_xdist_workers(pytester, model_stack, read_json):
     pytester.makepyfile(SUITE)
     result = pytester.runpytest_subprocess("-n", "2", "-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-report=r.json")
-    result.assert_outcomes(passed=2, failed=1)
+    _ended(result, passed=1, unverified=1, failed=1)
     report = read_json(pytester.path / "r.json")
     assert sorted(r["verdict"] for r in report["results"]) == ["fail", "pass", "unverified"]
     result.stdout.fnmatch_lines(["3 checks: 1 passed (33%), 1 unverified"])
@@ -114,7 +122,7 @@ def test_only_unverified_answers_go_to_the_judge_and_its_verdict_decides(pyteste
                      "llmeval_judge_api_key_env = JUDGE_KEY\n")
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-report=r.json")
-    result.assert_outcomes(passed=2, failed=1)  # the evidence still fails the wrong hours: no judge call for it
+    _ended(result, passed=2, unverified=0, failed=1)  # the evidence still fails the wrong hours: no judge call for it
     asked = " ".join(message["content"] for body in server.requests for message in body["messages"])
     assert "Kids below twelve" in asked and "7 p.m." not in asked and "Entry is free for children under 12." not in asked.split("Context")[0]
     assert len(server.requests) == 2  # one claim list, one verdict: the decided answers cost nothing
@@ -144,7 +152,7 @@ def test_a_judge_that_cannot_decide_leaves_the_answer_unverified_and_says_why(py
                      "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\n")
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-report=r.json")
-    result.assert_outcomes(passed=2, failed=1)
+    _ended(result, passed=1, unverified=1, failed=1)
     [record] = [r for r in read_json(pytester.path / "r.json")["results"] if r["nodeid"].endswith("test_reworded")]
     assert record["verdict"] == "unverified" and record["passed"]
     assert "the judge (faithfulness) could not decide" in record["reason"]
@@ -169,11 +177,11 @@ def test_a_rerun_parses_nothing_and_imports_neither_spacy_nor_torch(pytester, mo
         pytest.skip("no spaCy English model installed")
     pytester.makepyfile(SUITE)
     cold = pytester.runpytest_subprocess("-p", "no:randomly", "--llmeval-cache-dir=cache")
-    cold.assert_outcomes(passed=2, failed=1)
+    _ended(cold, passed=1, unverified=1, failed=1)
     cold.stdout.fnmatch_lines(["llmeval parses: spaCy *: 4 texts parsed, * from cache"])
     pytester.makepyfile(WARM)
     warm = pytester.runpytest_subprocess("-p", "no:randomly", "--llmeval-cache-dir=cache")
-    warm.assert_outcomes(passed=3, failed=1)
+    _ended(warm, passed=2, unverified=1, failed=1)
     warm.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 not loaded (all from the disk cache): 0 texts encoded*",
                                "llmeval parses: spaCy *: 0 texts parsed, * from cache"])
     assert (pytester.path / "cache" / "parses").is_dir()
