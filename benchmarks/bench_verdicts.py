@@ -26,7 +26,8 @@ by default). Per check, scoring setup and data set it prints:
   answer), and the threshold of the primary metric that would maximise balanced
   accuracy were low scores failures (a diagnostic, not the verdict).
 
-Labeled data:
+Labeled data (an evidence kind's right to fail is gated on the sets in ``SUPPORT_SETS``, whose
+labels judge support by the given context alone; the others are measured and shown):
 
 - HaluEval QA (``halueval_qa_dev.jsonl`` and ``halueval_qa_multi_dev.jsonl``): the
   right answer is good, each hallucinated answer bad; context = [knowledge],
@@ -38,6 +39,12 @@ Labeled data:
   (a right response is right about the world, not always grounded in the knowledge).
 - QAGS CNN/DM (``qags_cnndm.jsonl``): a summary is good when every sentence has a
   majority "yes" (consistent with the article); context = [article].
+- Real model answers with human support labels, one claim a row (``expertqa_dev.jsonl``,
+  ``factcheckgpt_dev.jsonl``, ``attributionbench_dev.jsonl``): good = fully supported
+  (attributable); context = the cited passage(s), question given.
+- SummEdits (``summedits_dev.jsonl``): an LLM-edited summary is good when people found it
+  consistent with the document; context = [document], no question; a bad summary's
+  edited words are its labeled spans.
 - ``benchmarks/data/grounded_pairs.jsonl`` (ours): paraphrased faithful answers and
   hallucinated ones (fabricated facts, swapped entities, unsupported claims, negation).
 - ``benchmarks/data/similarity_pairs.jsonl`` (ours): a paraphrase of the expected
@@ -53,13 +60,14 @@ Labeled data:
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
 import sys
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from pytest_llmeval.core.result import verdict_of
@@ -127,10 +135,19 @@ def qags(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
 
 
 def real_answers(data: str, name: str, prefix: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
-    """Claims of real model answers with human support labels (ExpertQA, Factcheck-GPT): good = fully supported."""
+    """Claims of real model answers with human support labels (ExpertQA, Factcheck-GPT, AttributionBench): good = fully
+    supported (attributable)."""
     for index, row in enumerate(_jsonl(os.path.join(data, name))):
         fields = {"context": list(row["context"]), "question": row.get("question") or None, "actual": row["answer"]}
         yield f"{prefix}{index}", row["label"] == "good", fields
+
+
+def summedits(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
+    """LLM-edited summaries of a document (SummEdits): good = consistent; a bad one's spans are the edited words."""
+    for index, row in enumerate(_jsonl(os.path.join(data, "summedits_dev.jsonl"))):
+        fields = {"context": list(row["context"]), "actual": row["answer"],
+                  "spans": [[span["start"], span["end"]] for span in row.get("spans") or []]}
+        yield f"sedit{index}", row["label"] == "good", fields
 
 
 def record_pairs(own: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
@@ -182,27 +199,27 @@ def plan(
     """(check, setup label, params, rows) for every measurement."""
     facts = {"method": "facts", "entities": entities}
     out: list[tuple[str, str, dict[str, Any], Iterable[tuple[str, bool, dict[str, Any]]]]] = []
-    public = os.path.exists(os.path.join(data, "qags_cnndm.jsonl"))
+
+    def there(folder: str, *names: str) -> bool:
+        return all(os.path.exists(os.path.join(folder, name)) for name in names)
+
+    # Each labeled set of groundedness, when its files are there: a fresh row iterator per setup.
+    sets: list[tuple[bool, Callable[[], Iterable[tuple[str, bool, dict[str, Any]]]]]] = [
+        (there(data, "halueval_qa_dev.jsonl", "halueval_qa_multi_dev.jsonl"), lambda: halueval(data)),
+        (there(data, "qags_cnndm.jsonl"), lambda: qags(data)),
+        (there(data, "halueval_summarization_dev.jsonl"), lambda: summaries(data)),
+        (there(data, "halueval_dialogue_dev.jsonl"), lambda: dialogue(data)),
+        *[(there(data, name), functools.partial(real_answers, data, name, prefix)) for name, prefix in REAL_SETS],
+        (there(data, "summedits_dev.jsonl"), lambda: summedits(data)),
+        (there(own, "grounded_pairs.jsonl"), lambda: grounded_pairs(own)),
+        (there(own, "record_pairs.jsonl"), lambda: record_pairs(own)),
+    ]
     methods: list[tuple[str, dict[str, Any]]] = [
-        ("facts", facts), (f"facts, fail_on={NAMES_TOO}", {**facts, "fail_on": NAMES_TOO}),
-        ("facts, fail_on=all", {**facts, "fail_on": "all"}), ("embeddings", {"method": "embeddings"})]
+        ("facts", facts), ("facts, fail_on=all", {**facts, "fail_on": "all"}), ("embeddings", {"method": "embeddings"})]
     if nli_model:
         methods.append(("nli", {"method": "nli", "nli_model": nli_model, "entities": entities}))
     for method, params in methods:
-        if public:
-            out.append(("groundedness", method, params, halueval(data)))
-            out.append(("groundedness", method, params, qags(data)))
-            if os.path.exists(os.path.join(data, "halueval_summarization_dev.jsonl")):
-                out.append(("groundedness", method, params, summaries(data)))
-            if os.path.exists(os.path.join(data, "halueval_dialogue_dev.jsonl")):
-                out.append(("groundedness", method, params, dialogue(data)))
-            for name, prefix in REAL_SETS:
-                if os.path.exists(os.path.join(data, name)):
-                    out.append(("groundedness", method, params, real_answers(data, name, prefix)))
-        if os.path.exists(os.path.join(own, "grounded_pairs.jsonl")):
-            out.append(("groundedness", method, params, grounded_pairs(own)))
-        if os.path.exists(os.path.join(own, "record_pairs.jsonl")):
-            out.append(("groundedness", method, params, record_pairs(own)))
+        out += [("groundedness", method, params, rows()) for present, rows in sets if present]
     if os.path.exists(os.path.join(own, "similarity_pairs.jsonl")):
         out.append(("answer_accuracy", "facts", {"entities": entities}, similarity_pairs(own)))
         out.append(("answer_accuracy", "embeddings", {"entities": entities, "facts": False}, similarity_pairs(own)))
@@ -211,32 +228,31 @@ def plan(
         out.append(("semantic_sentence_similarity", "embeddings", {}, similarity_pairs(own)))
         for check, params in (("semantic_similarity", {"facts": False}), ("semantic_sentence_similarity", {}), ("bertscore", {})):
             out.append((check, "embeddings", params, unrelated_pairs(own)))
-    if public:
+    if there(data, "halueval_qa_multi_dev.jsonl"):
         out.append(("context_relevancy", "embeddings", {}, relevancy(data, "context")))
         out.append(("answer_relevancy_similarity", "embeddings", {}, relevancy(data, "answer")))
     return out
 
 
-#: A team's choice for data whose hallucinations invent names and dates (HaluEval's): the measured kinds and those.
-NAMES_TOO = "measured,name,name_part,date,unshared"
-
-
 #: Real model answers with human support labels: (file, id prefix).
-REAL_SETS = (("expertqa_dev.jsonl", "eqa"), ("factcheckgpt_dev.jsonl", "fcg"))
+REAL_SETS = (("expertqa_dev.jsonl", "eqa"), ("factcheckgpt_dev.jsonl", "fcg"), ("attributionbench_dev.jsonl", "attr"))
 
 
 #: Data set names by id prefix.
 SET_NAMES = {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (shuffled)", "ans": "HaluEval QA (shuffled)",
              "gr": "ours: grounded pairs", "rec": "ours: record descriptions", "unrel": "ours: similarity pairs (shuffled)",
              "sim": "ours: similarity pairs", "summ": "HaluEval summarization", "dial": "HaluEval dialogue",
-             "eqa": "ExpertQA (real GPT-4 answers)", "fcg": "Factcheck-GPT (real ChatGPT answers)"}
+             "eqa": "ExpertQA (real GPT-4 answers)", "fcg": "Factcheck-GPT (real ChatGPT answers)",
+             "attr": "AttributionBench (real answers)", "sedit": "SummEdits (LLM-edited summaries)"}
 
 
-#: The sets whose labels measure support by the context (an evidence kind's precision is gated on these): HaluEval
-#: dialogue's right responses are right about the world, not grounded in the knowledge, and HaluEval summarization's
-#: right summaries add what the article never states (CNN's highlights), so they are measured and shown, not gated on.
+#: The sets whose labels judge support by the given context alone: an evidence kind earns the right to fail by
+#: default on these (`pytest_llmeval.facts.kinds.measured_failing`). The others are measured and shown, not gated on:
+#: ExpertQA's and Factcheck-GPT's annotators judged support with their own knowledge too (a claim naming a person the
+#: passage never mentions labeled fully supported), HaluEval dialogue's right responses are right about the world, not
+#: grounded in the knowledge, and HaluEval summarization's right summaries add what the article never states.
 SUPPORT_SETS = frozenset({"HaluEval QA", "QAGS CNN/DM", "ours: grounded pairs", "ours: record descriptions",
-                          "ExpertQA (real GPT-4 answers)", "Factcheck-GPT (real ChatGPT answers)"})
+                          "AttributionBench (real answers)", "SummEdits (LLM-edited summaries)"})
 
 
 # -- running and reading --------------------------------------------------------------------
@@ -385,37 +401,39 @@ def measure_kinds(records: list[dict[str, Any]], labels: dict[str, bool], data: 
 
 
 def render_kinds(rows: list[dict[str, Any]]) -> str:
-    """The per-kind table as Markdown: for each kind and set, fired on good / bad answers and precision."""
-    from pytest_llmeval.facts.kinds import MIN_FIRINGS, measured_failing
+    """The per-kind table as Markdown: over the gating sets together, each kind's firings, its pooled precision and that
+    precision's lower bound (what `measured_failing` decides on); then per set, fired on good / bad answers and
+    precision."""
+    from pytest_llmeval.facts.kinds import KINDS, MIN_FIRINGS, MIN_PRECISION, measured_failing, pooled_precision
 
-    from pytest_llmeval.facts.kinds import KINDS, balanced_precision
+    def cell(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
 
-    failing = measured_failing(rows)
-    lines = ["Over the sets whose labels measure support, together:", "",
-             "| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) |", "|---|---|---|---|---|---|"]
+    failing, pooled = measured_failing(rows), pooled_precision(rows)
+    gating = sorted({r["data"] for r in rows if r["gates"]})
+    shown = sorted({r["data"] for r in rows if not r["gates"]})
+    lines = [f"Pooled over the sets that gate ({'; '.join(gating) or 'none'}); a kind fails by default when the lower bound "
+             f"of its precision is at least {MIN_PRECISION:g}."
+             + (f" Measured and shown, not gated on: {'; '.join(shown)}." if shown else ""), "",
+             "| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) | lower bound (95%) |",
+             "|---|---|---|---|---|---|---|"]
     for kind in KINDS:
-        mine = [r for r in rows if r["kind"] == kind.id and r["gates"]]
-        good_fired, bad_fired = sum(r["good_fired"] for r in mine), sum(r["bad_fired"] for r in mine)
-        good, bad = sum(r["good"] for r in mine), sum(r["bad"] for r in mine)
-        precision = balanced_precision(good_fired, bad_fired, good, bad)
-        shown = "-" if precision is None else f"{precision:.3f}" + (" (too few)" if good_fired + bad_fired < MIN_FIRINGS else "")
+        mine = pooled.get(kind.id, {"good_fired": 0, "bad_fired": 0, "good": 0, "bad": 0, "precision": None, "lower": None})
         lines.append(f"| {kind.id} | {kind.meaning} | {'**yes**' if kind.id in failing else 'no (concern)'} | "
-                     f"{good_fired}/{good} | {bad_fired}/{bad} | {shown} |")
+                     f"{mine['good_fired']}/{mine['good']} | {mine['bad_fired']}/{mine['bad']} | {cell(mine['precision'])} | "
+                     f"{cell(mine['lower'])} |")
     lines += ["", "Per set (sets where the kind fired):", "",
-              "| kind | fails by default | data | fired on good | fired on bad | precision (1:1) | on a labeled span |",
-              "|---|---|---|---|---|---|---|"]
+              "| kind | fails by default | data | gates | fired on good | fired on bad | precision (1:1) | on a labeled span |",
+              "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         fired = row["good_fired"] + row["bad_fired"]
         if not fired:
             continue
-        precision = "-" if row["precision"] is None else f"{row['precision']:.3f}"
-        if fired < MIN_FIRINGS:
-            precision += " (too few)"
-        elif not row["gates"]:
-            precision += " (not gated)"
+        precision = cell(row["precision"]) + (" (too few)" if fired < MIN_FIRINGS else "")
         span = "-" if row["on_span"] is None else f"{row['on_span']:.2f}"
         lines.append(f"| {row['kind']} | {'yes' if row['kind'] in failing else 'no'} | {row['data']} | "
-                     f"{row['good_fired']}/{row['good']} | {row['bad_fired']}/{row['bad']} | {precision} | {span} |")
+                     f"{'yes' if row['gates'] else 'no'} | {row['good_fired']}/{row['good']} | {row['bad_fired']}/{row['bad']} | "
+                     f"{precision} | {span} |")
     return "\n".join(lines)
 
 
@@ -425,15 +443,15 @@ def render_published(table: list[dict[str, Any]]) -> str:
     def cell(value: float) -> str:
         return "-" if value != value else f"{value:.3f}"
 
-    order = {"facts": 0, f"facts, fail_on={NAMES_TOO}": 1, "facts, fail_on=all": 2, "nli": 3, "embeddings": 4}
-    rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 3), r["data"]))
-    lines = ["| check (setup) | labeled data | good / bad | good failed | bad caught | failure precision | unverified | "
-             "good passed | balanced | AUC |", "|---|---|---|---|---|---|---|---|---|---|"]
+    order = {"facts": 0, "facts, fail_on=all": 1, "nli": 2, "embeddings": 3}
+    rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 2), r["data"]))
+    lines = ["| check (setup) | labeled data | good / bad | good failed | good passed | bad caught | failure precision | "
+             "unverified | balanced | AUC |", "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         setup = "default" if row["setup"] == "facts" else row["setup"]
         lines.append(f"| {row['check']} ({setup}) | {row['data']} | {row['good']} / {row['bad']} | {cell(row['failed_good'])} | "
-                     f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])} | "
-                     f"{cell(row['pass_good'])} | {cell(row['balanced'])} | {cell(row['auc'])} |")
+                     f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | "
+                     f"{cell(row['unverified'])} | {cell(row['balanced'])} | {cell(row['auc'])} |")
     return "\n".join(lines)
 
 
@@ -442,12 +460,12 @@ def render(table: list[dict[str, Any]], *, escalated: bool = False) -> str:
     def cell(value: float) -> str:
         return "-" if value != value else f"{value:.3f}"  # NaN: nothing to measure (no failure, no answer)
 
-    head = ("| check | setup | data | good/bad | good failed | bad caught | failure precision | unverified"
+    head = ("| check | setup | data | good/bad | good failed | good passed | bad caught | failure precision | unverified"
             + (" | escalated" if escalated else "") + " | balanced | AUC |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in table:
         lines.append(f"| {row['check']} | {row['setup']} | {row['data']} | {row['good']}/{row['bad']} | {cell(row['failed_good'])} | "
-                     f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])}"
+                     f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])}"
                      + (f" | {cell(row['escalated'])}" if escalated else "") + f" | {cell(row['balanced'])} | {cell(row['auc'])} |")
     return "\n".join(lines)
 
@@ -509,8 +527,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             if check == "groundedness" and setup == "facts" and args.fail_on is not None:
                 params = {**params, "fail_on": args.fail_on}
             answers[case] = str(fields.get("actual") or "")
-            if fields.get("spans"):
-                spans[case] = fields.pop("spans")
+            labeled_spans = fields.pop("spans", None)
+            if labeled_spans:
+                spans[case] = labeled_spans
             rows.append({"id": case, "check": check, "params": params, "fields": fields})
     server = None
     judge = (args.judge_model, args.judge_url) if args.judge_model and args.judge_url else None

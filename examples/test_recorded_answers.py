@@ -118,7 +118,7 @@ def test_grounded_in_context(case):
     recorded "completed in 1899" is caught and named, although the sentence embeds
     close to the context); closeness uses the embedded all-MiniLM-L6-v2. This suite's
     contexts are short product and policy texts, so it fails on every kind of evidence
-    (``fail_on="all"``); by default only the kinds measured to be right nine times in ten
-    fail and the rest leave the answer unverified (docs/quality.md).
+    (``fail_on="all"``); by default only the kinds measured to be precise enough fail and
+    the rest leave the answer unverified (docs/quality.md).
     """
     assert_grounded(case.actual, case.context, question=case.question, threshold=0.6, fail_on="all")

@@ -31,9 +31,9 @@ def test_the_readme_is_a_front_door_that_keeps_the_two_commands():
         assert after.startswith("```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0"), marker
 
 
-def test_the_readme_example_is_the_sample_the_suite_runs():
-    block = README.read_text(encoding="utf-8").split("```python\n", 1)[1].split("```", 1)[0]
-    assert block == (EXAMPLES / "test_quickstart.py").read_text(encoding="utf-8")
+def test_the_readme_examples_are_the_samples_the_suite_runs():
+    blocks = [block.split("```", 1)[0] for block in README.read_text(encoding="utf-8").split("```python\n")[1:]]
+    assert blocks == [(EXAMPLES / name).read_text(encoding="utf-8") for name in ("test_quickstart.py", "test_grounded.py")]
 
 
 @pytest.mark.parametrize("page, name", [(str(path.relative_to(ROOT)), name) for (path, name) in blocks()])
@@ -70,6 +70,8 @@ def test_every_python_block_of_the_docs_is_a_sample_file():
 #: Each sample, the arguments it runs with, and how its tests end (judge and deepeval samples skip with neither).
 SAMPLES = {
     "test_quickstart.py": ([], {"passed": 2}),
+    # the README's groundedness example: with the defaults, the invented city fails and the faithful answer passes
+    "test_grounded.py": ([], {"passed": 1, "failed": 1}),
     "test_classification.py": ([], {"passed": 5}),
     "test_generation.py": ([], {"passed": 1}),
     "test_dag.py": ([], {"skipped": 1}),

@@ -187,9 +187,20 @@ def date_facts(text: str) -> tuple[Fact, ...]:
         day_value = int(day) if day else None
         if day_value is not None and not 1 <= day_value <= 31:
             continue
-        found.append(Fact("date", match.group(0), (int(year) if year else None, MONTHS[month_name.lower().rstrip(".")], day_value),
-                          start=match.start()))
+        month = MONTHS[month_name.lower().rstrip(".")]
+        found.append(Fact("date", match.group(0), (int(year) if year else None, month, day_value), start=match.start()))
+        # The other end of a range of days in one month: "3 to 5 June" and "June 3-5" state 3 June too.
+        other = (_RANGE_BEFORE.search(text, 0, match.start()) if groups["day1"] else
+                 _RANGE_AFTER.match(text, match.end()) if groups["day2"] else None)
+        if other is not None and 1 <= int(other.group(1)) <= 31:
+            found.append(Fact("date", other.group(1), (int(year) if year else None, month, int(other.group(1))),
+                              start=other.start(1)))
     return tuple(found)
+
+
+#: A first day before a range's closing date ("*3 to* 5 June") and a last day after its opening one ("June 3*-5*").
+_RANGE_BEFORE = re.compile(r"(?<![\d.,:])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|—|to|and|until|till|through)\s*\Z", re.IGNORECASE)
+_RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|and|until|till|through)\s*(\d{1,2})(?:st|nd|rd|th)?(?![\d:.,]\d|\d)", re.IGNORECASE)
 
 
 def _numeric_date(match: re.Match[str]) -> tuple[int, int, int] | None:

@@ -52,6 +52,8 @@ from .names import (
     rule_names,
     spacy_names,
     entity_name,
+    TYPO_MIN_LENGTH,
+    one_typo,
     word_stem,
 )
 from .parsing import (
@@ -162,6 +164,9 @@ def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
         fact = entity_name(parsed.text[start:end], start)
         if fact is not None:
             yield fact
+    from .syntax import proper_runs
+
+    yield from proper_runs(parsed, MONTHS)
 
 
 #: A lower-case letter followed by a capital inside a word: two words glued ("LeoniTéa").
@@ -280,7 +285,7 @@ class FactIndex:
             for known in self.words:
                 if len(known) >= TYPO_MIN_LENGTH - 1:
                     self._by_initial.setdefault(known[:1], []).append(known)
-        return any(abs(len(known) - len(word)) <= 1 and _one_typo(word, known) for known in self._by_initial.get(word[:1], ()))
+        return any(abs(len(known) - len(word)) <= 1 and one_typo(word, known) for known in self._by_initial.get(word[:1], ()))
 
     def _shares_stem(self, word: str) -> bool:
         """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
@@ -323,6 +328,8 @@ class FactIndex:
         if fact.kind == "year":
             year = int(fact.value)
             return any(d[0] == year for d in self.dates)
+        if fact.kind == "number" and fact.unit is None and fact.value == 1 and "one" in self.words:
+            return True  # "1-3 days" where the text says "one to three days" ("one" alone is read as a pronoun)
         return False
 
     def _supports_date(self, fact: Fact) -> bool:
@@ -340,6 +347,18 @@ class FactIndex:
                 continue
             return True
         return False
+
+    def yearless(self, fact: Fact) -> bool:
+        """Whether the text states a date's month (and day) without a year, where ``fact`` adds one: "as of June 2022"
+        against "as of June 6", "in November 2022" against "in early November" (a dateline's year or "last year" may
+        give it)."""
+        if fact.kind != "date" or fact.value[0] is None:
+            return False
+        _, month, day = fact.value
+        if day is None and any(m == month and len(name) > 3 and name in self.words for name, m in MONTHS.items()):
+            return True  # the month named alone ("in early November"; "May" is too often the verb to count)
+        return any(other_year is None and other_month == month and (day is None or other_day in (None, day))
+                   for other_year, other_month, other_day in self.dates)
 
     def counterpart(self, fact: Fact, sentence: str | None = None) -> Fact | None:
         """The context's number instead of an unsupported one with a unit: the same number in another unit ("50 litres" for
@@ -426,25 +445,6 @@ def _content_words(sentence: str) -> set[str]:
 
 #: How far a hedged number ("about", "nearly", "over") may be from the one it restates, as a share of the larger.
 APPROXIMATE = 0.1
-
-
-#: Words at least this long may be found with one typo.
-TYPO_MIN_LENGTH = 6
-
-
-def _one_typo(left: str, right: str) -> bool:
-    """Whether two different words are one insertion, deletion, substitution or swap of neighbours apart."""
-    if left == right:
-        return False
-    if len(left) == len(right):
-        diff = [i for i, (a, b) in enumerate(zip(left, right)) if a != b]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and left[diff[0]] == right[diff[1]]
-                                  and left[diff[1]] == right[diff[0]])
-    short, long = (left, right) if len(left) < len(right) else (right, left)
-    for i in range(len(long)):
-        if long[:i] + long[i + 1:] == short:
-            return True
-    return False
 
 
 #: A currency's name as a word ("dollars", "euros", "Real"), where the text names one apart from its amounts.

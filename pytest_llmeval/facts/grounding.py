@@ -25,6 +25,7 @@ from .layer import PairIndex, describe_fact, sentence_label
 from .names import FUNCTION_WORDS
 
 if TYPE_CHECKING:
+    from .contrasts import ClauseIndex
     from .evidence import NumberSentences
     from .extract import FactCheck, FactIndex
     from .parsing import Fact
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     from .relations import Relation
     from .syntax import Parsed
 
-__all__ = ["Source", "find_evidence", "unlinked", "said", "failing_first", "read_answer", "read_chunk", "Answer", "SHOWN"]
+__all__ = ["Source", "find_evidence", "confirmed_by_record", "unlinked", "said", "failing_first", "read_answer", "read_chunk", "Answer", "SHOWN"]
 
 
 #: Pieces of evidence named in a reason (the details list more).
@@ -93,6 +94,21 @@ class Source:
         return [record for record in (read_chunk(chunk) for chunk in self.chunks) if record is not None]
 
     @cached_property
+    def clauses(self) -> ClauseIndex:
+        """The context's clauses by their predicate words (read on first use), to find an opposite predicate."""
+        from .contrasts import ClauseIndex
+
+        from .fields import key_words
+
+        return ClauseIndex(self.sentences, keys=[w for record in self.records for w in key_words(record)])
+
+    @cached_property
+    def names(self) -> list[tuple[tuple[str, ...], str]]:
+        """The context's names of two or more words (their words and text), to tell a name with one word changed."""
+        found = {(fact.value, fact.text) for fact in self.index.facts if fact.kind == "name" and len(fact.value) > 1}
+        return sorted(found)
+
+    @cached_property
     def relations(self) -> list[Relation]:
         """The context's relations, read on first use."""
         from .relations import relations
@@ -134,6 +150,15 @@ def find_evidence(
                 add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the context says: it says "
                                                          f"{other.text!r} ({excerpt(said, 100)!r})")
                 continue
+            if kind == "date" and source.index.yearless(fact):
+                notes.append(f"{fact.text!r} ({where}) adds a year to a date the context gives without one")
+                continue
+            if kind == "name" and _SOURCE_BEFORE.search(text, 0, max(0, fact.start)):
+                notes.append(f"{fact.text!r} ({where}) names where the answer comes from, not what it claims")
+                continue
+            if kind == "name" and _spelled_out(fact.text, text, source.index):
+                notes.append(f"{fact.text!r} ({where}) is the initialism of words the answer spells out and the context states")
+                continue
             if small_count(fact, question):
                 notes.append(f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on")
                 continue
@@ -142,14 +167,32 @@ def find_evidence(
                              "not be a name (spaCy's English model would tell: the embeddings extra installs it)")
                 continue
             if kind == "name_part":
+                from .contrasts import changed_name, head_index
+
+                named = changed_name(fact.value, fact.text, source.names, source.index.has_word)
+                if named is not None:
+                    add("changed_name", number, fact.text, f"{fact.text!r} ({where}) is not the context's name: it says {named!r}")
+                    continue
                 missing = [w for w in fact.value if w not in FUNCTION_WORDS and not source.index.has_word(w)]
+                if missing == [fact.value[head_index(fact.value, fact.text)]]:
+                    notes.append(f"{fact.text!r} ({where}) is only partly in the context ({missing[0]!r} is not), but the "
+                                 "head of a name is often another word for the same thing ('Summer Games', 'Summer Olympics')")
+                    continue
                 add(kind, number, fact.text, f"{fact.text!r} ({where}) is only partly in the context: "
                                              f"{', '.join(map(repr, missing))} appear{'s' if len(missing) == 1 else ''} nowhere in it")
                 continue
             add(kind, number, fact.text, describe_fact(fact, where, "context", instead))
+        for fact in check.facts:
+            if fact in check.unsupported or fact.kind not in ("number", "money") or not source.records:
+                continue
+            stated = record_mismatch(source.records, text, fact)  # the record's number, but another field's
+            if stated is not None:
+                add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the record says: {stated}")
         if check.polarity is not None:
             add("negation", number, text, f"{where} and the context disagree on a negation: "
                                           f"the context says {excerpt(check.polarity, 100)!r}")
+        for contrast in source.clauses.contrasts(text):
+            add("antonym", number, contrast.said, contrast.describe(where))
         parse = parses[i]
         if parse is not None and source.parse is not None:
             shared = any(parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens)))
@@ -166,7 +209,37 @@ def find_evidence(
             # with a word or two of its own ("... was actually a wrestler.").
             if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
                 add("unshared", number, text, describe_unshared(number, text, words, numbered=numbered))
+            elif not words:
+                from .contrasts import invented_clauses
+                from .layer import content_stems
+
+                for clause, own in invented_clauses(text, source.stems, given_stems, content_stems):
+                    shown = ", ".join(repr(w) for w in own[:4]) + (" ..." if len(own) > 4 else "")
+                    add("clause", number, clause, f"{where} adds a clause of its own: {excerpt(clause, 80)!r} "
+                                                  f"({shown} appear{'s' if len(own) == 1 else ''} nowhere in the context)")
     return out, notes
+
+
+#: Words before a name that make it the answer's source ("According to a news article by *NPR*", "published in
+#: *Nature*"): the name says where the claim comes from, not what it is.
+_SOURCE_BEFORE = re.compile(
+    r"(?:\baccording\s+to|\b(?:reported|published|posted|written|cited|quoted|stated)\s+(?:by|in|on)|\b(?:article|report|"
+    r"study|survey|post|page|blog|paper|interview|entry|website|site)\s+(?:by|from|in|on)|\bas\s+reported\s+(?:by|in))"
+    r"(?:\s+(?:a|an|the|its|their|his|her))?(?:\s+[\w'’.-]+){0,3}\s*\Z", re.IGNORECASE)
+
+
+def _spelled_out(name: str, sentence: str, index: FactIndex) -> bool:
+    """An initialism ("MVD") whose words the answer writes out ("Marburg Virus Disease (MVD)") and the context states."""
+    letters = name.replace(".", "")
+    if not (2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper()):
+        return False
+    words = re.findall(r"[A-Za-z][\w'’-]*", sentence)
+    significant = [w for w in words if w.casefold() not in FUNCTION_WORDS]
+    for start in range(len(significant) - len(letters) + 1):
+        run = significant[start:start + len(letters)]
+        if "".join(w[0] for w in run).upper() == letters.upper() and all(index.has_word(w.casefold()) for w in run):
+            return True
+    return False
 
 
 def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | None:
@@ -186,6 +259,31 @@ def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | 
         found = field_for(record, sentence, same_kind, near=fact.start)
         if found is not None and not (digits and digits in re.sub(r"\D", " ", found[0]).split()):
             return describe(*found)
+    return None
+
+
+def record_mismatch(records: Sequence[Record], sentence: str, fact: Fact) -> str | None:
+    """The one numeric record field an answer sentence names (every word of its key), when the sentence states one
+    number and the field's is another (``'£12.99'`` where ``prices.paperback`` is 8.5, though the record gives 12.99
+    for another key), described; else ``None``."""
+    from .fields import mismatched_field
+
+    for record in records:
+        found = mismatched_field(record, sentence, fact)
+        if found is not None:
+            return found
+    return None
+
+
+def confirmed_by_record(records: Sequence[Record], sentence: str, facts: Sequence[Fact]) -> str | None:
+    """The record field that states the whole of an answer sentence (`pytest_llmeval.facts.records.confirming_field`),
+    described, or ``None``."""
+    from .fields import confirming_field
+
+    for record in records:
+        found = confirming_field(record, sentence, facts)
+        if found is not None:
+            return found
     return None
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from ..text.basics import replace_surrogates, split_sentences
 from .parsing import NUMBER_WORDS, Fact
 
+
 __all__ = ["word_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
 
 
@@ -233,3 +234,22 @@ def entity_name(entity: str, start: int) -> Fact | None:
     keys = tuple(fold(w) for w in (m.group(0) for m in WORD.finditer(entity))
                  if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES)
     return Fact("name", entity, keys, start=start) if keys else None
+
+
+#: Words at least this long may be found with one typo.
+TYPO_MIN_LENGTH = 6
+
+
+def one_typo(left: str, right: str) -> bool:
+    """Whether two different words are one insertion, deletion, substitution or swap of neighbours apart."""
+    if left == right:
+        return False
+    if len(left) == len(right):
+        diff = [i for i, (a, b) in enumerate(zip(left, right)) if a != b]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and left[diff[0]] == right[diff[1]]
+                                  and left[diff[1]] == right[diff[0]])
+    short, long = (left, right) if len(left) < len(right) else (right, left)
+    for i in range(len(long)):
+        if long[:i] + long[i + 1:] == short:
+            return True
+    return False

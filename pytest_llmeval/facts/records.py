@@ -63,7 +63,7 @@ _FENCE = re.compile(r"\A```[\w-]*\s*\n(.*)\n\s*```\Z", re.DOTALL)
 _QUOTED = re.compile(r"\A[uUbBrR]?(['\"]).*\1\Z", re.DOTALL)
 
 
-_SENTENCE_TOKEN = re.compile(r"[^\W_]+")
+SENTENCE_TOKEN = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def _leaves(data: Any, path: str, depth: int) -> Iterator[tuple[str, Scalar | No
     elif isinstance(data, (list, tuple, set, frozenset)):
         items = [_inner(item) for item in (sorted(data, key=str) if isinstance(data, (set, frozenset)) else data)]
         if all(not isinstance(item, (Mapping, list, tuple, set, frozenset)) for item in items):
-            stated = [_text(s) for s in map(_scalar, items) if s is not None]
+            stated = [leaf_text(s) for s in map(_scalar, items) if s is not None]
             if path:
                 yield path, ", ".join(stated) if stated else None
             return
@@ -236,14 +236,14 @@ def _leaves(data: Any, path: str, depth: int) -> Iterator[tuple[str, Scalar | No
         yield path, _scalar(data)
 
 
-def _text(value: Scalar) -> str:
+def leaf_text(value: Scalar) -> str:
     """A leaf's value as a sentence writes it: booleans as yes/no, the rest as written."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
 
 
-def _split_key(key: str) -> list[str]:
+def split_key(key: str) -> list[str]:
     """The words of one key as written: snake_case, kebab-case, camelCase and digits split apart."""
     words: list[str] = []
     for chunk in re.split(r"[\W_]+", key):
@@ -284,19 +284,19 @@ def humanize_key(key: str) -> str:
     >>> humanize_key("BYOBCorkage"), humanize_key("good_for_kids"), humanize_key("Monday")
     ('BYOB corkage', 'good for kids', 'Monday')
     """
-    words = _split_key(key)
+    words = split_key(key)
     if len(words) == 1:
         return words[0]
     return " ".join(word if len(word) > 1 and word.isupper() else word.lower() for word in words)
 
 
-def _segments(path: str) -> list[str]:
+def segments(path: str) -> list[str]:
     """The keys of a key path, list indexes left out: ``items[2].name`` -> ``['items', 'name']``."""
     return [part for part in re.split(r"\.|\[\d+\]", path) if part]
 
 
 #: A number alone, as a record's value gives it.
-_BARE_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+BARE_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 
 def _unit_of(subject: str) -> str | None:
@@ -316,20 +316,20 @@ _SHORT_UNITS = frozenset({"km", "cm", "mm", "kg", "ml", "mph", "kmh", "usd", "eu
 
 
 def _sentence(path: str, value: Scalar) -> str:
-    subject = " ".join(filter(None, (humanize_key(part) for part in _segments(path))))
-    written = _text(value)
+    subject = " ".join(filter(None, (humanize_key(part) for part in segments(path))))
+    written = leaf_text(value)
     if not subject or not written:
         return ""
-    unit = _unit_of(subject) if not isinstance(value, bool) and _BARE_NUMBER.fullmatch(written) else None
+    unit = _unit_of(subject) if not isinstance(value, bool) and BARE_NUMBER.fullmatch(written) else None
     if unit is not None:
         written = f"{written} {unit}"  # "battery hours: 40 hours": the key's unit is the number's
     return f"{subject}: {written}" + ("" if written[-1] in ".!?" else ".")
 
 
-def _stem(word: str) -> str:
+def loose_stem(word: str) -> str:
     """A loose stem: folded, plural, ``-ing`` and ``-ed`` endings and a final ``e`` dropped (``seating`` = ``seats``).
 
-    >>> [_stem(w) for w in ("seating", "seats", "prices", "price", "categories", "category", "allowed")]
+    >>> [loose_stem(w) for w in ("seating", "seats", "prices", "price", "categories", "category", "allowed")]
     ['seat', 'seat', 'pric', 'pric', 'category', 'category', 'allow']
     """
     stem = fold(word)
@@ -349,16 +349,16 @@ def _stem(word: str) -> str:
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
-def _key_words(path: str) -> list[str]:
+def key_stems(path: str) -> list[str]:
     """The content words of the last key of ``path``, stemmed; none for a generic key (``name``, ``type``)."""
-    segments = _segments(path)
-    if not segments or re.search(r"\[\d+\]\Z", path):
+    keys = segments(path)
+    if not keys or re.search(r"\[\d+\]\Z", path):
         return []
-    words = [w.casefold() for w in _split_key(segments[-1])]
+    words = [w.casefold() for w in split_key(keys[-1])]
     content = [w for w in words if w not in FUNCTION_WORDS and (len(w) > 1 or w.isdigit())]
     if not content or all(w in _GENERIC_KEYS for w in content):
         return []
-    return [_stem(w) for w in content]
+    return [loose_stem(w) for w in content]
 
 
 def _prefixes(record: Record) -> set[str]:
@@ -367,18 +367,18 @@ def _prefixes(record: Record) -> set[str]:
     seen: set[str] = set()
     shared: set[str] = set()
     for path in {path for path, _ in record.fields} | set(record.nulls):
-        words = _key_words(path)
+        words = key_stems(path)
         if len(words) >= 2:
             (shared if words[0] in seen else seen).add(words[0])
     return shared
 
 
-def _sentence_stems(sentence: str) -> set[str]:
+def sentence_stems(sentence: str) -> set[str]:
     """The stems of the words of ``sentence``, and of each two and three words run together (``Wi-Fi`` = ``wifi``)."""
-    tokens = [t.casefold() for t in _SENTENCE_TOKEN.findall(sentence)]
-    stems = {_stem(t) for t in tokens}
+    tokens = [t.casefold() for t in SENTENCE_TOKEN.findall(sentence)]
+    stems = {loose_stem(t) for t in tokens}
     for size in (2, 3):
-        stems.update(_stem("".join(tokens[i:i + size])) for i in range(len(tokens) - size + 1))
+        stems.update(loose_stem("".join(tokens[i:i + size])) for i in range(len(tokens) - size + 1))
     return stems
 
 
@@ -400,11 +400,11 @@ def asserted_nulls(record: Record, sentence: str) -> list[str]:
     """
     if not record.nulls or not isinstance(sentence, str):
         return []
-    stems = _sentence_stems(sentence)
+    stems = sentence_stems(sentence)
     prefixes = _prefixes(record)
     found = []
     for path in record.nulls:
-        words = _key_words(path)
+        words = key_stems(path)
         if not words:
             continue
         needed = words[1:] if len(words) >= 3 or (len(words) == 2 and words[0] in prefixes) else words
@@ -435,15 +435,15 @@ def field_for(record: Record, sentence: str, matches: Callable[[str], bool], nea
     >>> field_for(record, text, lambda value: ":" in value, near=text.index("9 am"))
     ('hours.Sunday', '12:0-16:0')
     """
-    stems = _sentence_stems(sentence)
+    stems = sentence_stems(sentence)
     where: dict[str, list[int]] = {}
-    for match in _SENTENCE_TOKEN.finditer(sentence):
-        where.setdefault(_stem(match.group(0).casefold()), []).append(match.start())
+    for match in SENTENCE_TOKEN.finditer(sentence):
+        where.setdefault(loose_stem(match.group(0).casefold()), []).append(match.start())
     best: tuple[tuple[int, int], str, Scalar] | None = None
     for path, value in record.fields:
         if isinstance(value, bool) or not matches(str(value)):
             continue
-        words = {_stem(w.casefold()) for part in _segments(path) for w in _split_key(part)}
+        words = {loose_stem(w.casefold()) for part in segments(path) for w in split_key(part)}
         shared = len(words & stems)
         if not shared:
             continue
@@ -462,4 +462,3 @@ def null_sentences(record: Record) -> tuple[str, ...]:
     ('attributes WiFi: unknown.',)
     """
     return tuple(s for s in (_sentence(path, "unknown") for path in record.nulls) if s)
-

@@ -190,7 +190,8 @@ class _Reader:
         return None
 
     def fillers(self, index: int) -> list[Filler]:
-        """The filler of a token, with those of its conjuncts and appositions ("A and B", "Svelvik, Vestfold")."""
+        """The filler of a token, with those of its conjuncts and appositions ("A and B", "Svelvik, Vestfold"), and the
+        name a plain noun is "of" ("the town *of Marlow*")."""
         out: list[Filler] = []
         found = self.filler(index)
         if found is not None:
@@ -199,6 +200,10 @@ class _Reader:
             dep = self.parsed.dep(child)
             if dep in ("conj", "appos"):
                 out.extend(self.fillers(child))
+            elif (dep == "prep" and found is not None and found.kind == "noun"
+                  and self.parsed.word(child).casefold() == "of"):
+                out.extend(f for noun in self.children.get(child, ()) if self.parsed.dep(noun) == "pobj"
+                           for f in [self.filler(noun)] if f is not None and f.kind == "name")
         return out
 
 
@@ -234,7 +239,7 @@ def relations(parsed: Parsed) -> list[Relation]:
                 for noun in reader.children.get(child, ()):
                     if parsed.dep(noun) == "pobj":
                         add("subj", noun)
-            elif dep == "prep":
+            elif dep in ("prep", "dative"):  # "lend X *to* B": the parser calls a recipient's "to" a dative
                 for noun in reader.children.get(child, ()):
                     if parsed.dep(noun) == "pobj":
                         add(f"prep:{parsed.word(child).casefold()}", noun)
@@ -246,7 +251,8 @@ def relations(parsed: Parsed) -> list[Relation]:
                     add("subj", child)  # "X founded A and led B": the subject is shared
         filled = {role: tuple(found) for role, found in roles.items() if found}
         if len(filled) >= 2:
-            out.append(Relation(parsed.lemma(verb).casefold(), filled, sentence_of.get(verb, parsed.text)))
+            lemma = parsed.lemma(verb).casefold()
+            out.append(Relation(SAME_VERB.get(lemma, lemma), filled, sentence_of.get(verb, parsed.text)))
     return out
 
 
@@ -316,6 +322,18 @@ def conflicts(answer: Sequence[Relation], context: Sequence[Relation], sentences
 
 def _holds(relations: Iterable[Relation], role: str, filler: Filler) -> list[Relation]:
     return [r for r in relations if any(_same(filler, other) for other in r.roles.get(role, ()))]
+
+
+#: Verbs that state the same relation with their parties in the same roles, as one ("A bought B" is "A acquired B").
+SAME_VERB = {verb: group.split()[0] for group in """
+    acquire buy purchase
+    defeat beat
+    found establish
+    lend loan
+    hire employ recruit
+    sue
+    succeed replace
+""".strip().splitlines() for verb in group.split()}
 
 
 #: Verbs whose two parties can trade places without changing the claim ("A married B" is "B married A").

@@ -208,7 +208,8 @@ OPTIONS: tuple[Option, ...] = (
            "could not confirm offline): pass, fail or skip; a check's unverified= argument wins", "ACTION"),
     Option("fail_on", _kinds, "", "Evidence kinds that fail a check with a fail_on parameter (groundedness), comma-separated "
            "(number, changed_number, name, negation, role_swap ...), 'all' or 'none'; the other kinds only warn and leave the "
-           "answer unverified (default: the kinds measured to be right at least nine times in ten; a check's fail_on= wins)",
+           "answer unverified (default: the kinds measured precise enough on support-labeled data, docs/quality.md; "
+           "a check's fail_on= wins)",
            "KINDS"),
     Option("summary", _boolean, "true", "Leave out the llmeval leaderboard from the terminal summary (ini: llmeval_summary = false)",
            flag="--llmeval-no-summary"),

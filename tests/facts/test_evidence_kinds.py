@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval import Case
-from pytest_llmeval.facts.kinds import FAILING, KIND_IDS, MIN_FIRINGS, measured_failing, resolve_fail_on
+from pytest_llmeval.facts.kinds import (FAILING, KIND_IDS, MIN_FIRINGS, MIN_PRECISION, measured_failing, pooled_precision,
+                                        resolve_fail_on, wilson_lower_bound)
 
 from tests.verdicts import check_verdict
 
@@ -29,18 +30,33 @@ def row(kind, good_fired, bad_fired, good=100, bad=100, gates=True):
     return {"kind": kind, "gates": gates, "good_fired": good_fired, "bad_fired": bad_fired, "good": good, "bad": bad}
 
 
-def test_a_kind_fails_only_when_every_measured_set_and_all_of_them_together_are_precise_enough():
-    assert measured_failing([row("name", 1, 30), row("name", 2, 40)]) == {"name"}
-    # one set where it fires often enough to measure, below 0.9: a concern everywhere
-    assert measured_failing([row("name", 1, 30), row("name", 6, 20)]) == frozenset()
-    # rare on each set, measured on the sets together
-    assert measured_failing([row("time", 0, 6), row("time", 0, 5)]) == {"time"}
-    assert measured_failing([row("time", 0, MIN_FIRINGS - 1)]) == frozenset()  # too few to measure at all
-    assert measured_failing([row("time", 1, 6), row("time", 1, 5)]) == frozenset()  # pooled 11/13, 1:1: 0.846
-    # a set whose labels do not measure support is shown, not gated on
-    assert measured_failing([row("name", 1, 30), row("name", 40, 40, gates=False)]) == {"name"}
+def test_a_kind_fails_when_the_lower_bound_of_its_pooled_precision_reaches_the_target():
+    assert MIN_PRECISION == 0.85
+    assert measured_failing([row("name", 1, 30), row("name", 2, 40)]) == {"name"}  # 3 / 70 of 200 each: 0.959, bound 0.902
+    # no set vetoes: 0.70 on a small set moves the pooled figure by its share of the firings (0.957, bound 0.898)
+    assert measured_failing([row("name", 0, 60), row("name", 3, 7)]) == {"name"}
+    # a rare kind cannot reach the bound: 11 firings, all on bad answers, bound 0.803; 16 of them: 0.855
+    assert measured_failing([row("time", 0, 6), row("time", 0, 5)]) == frozenset()
+    assert measured_failing([row("time", 0, 8), row("time", 0, 8)]) == {"time"}
+    assert measured_failing([row("time", 0, MIN_FIRINGS - 1)]) == frozenset()
+    # precise, but on too few answers to be sure: 1 good and 20 bad, 0.952 with a bound of 0.812; with 40 bad, 0.898
+    assert measured_failing([row("name", 1, 20)]) == frozenset()
+    assert measured_failing([row("name", 1, 40)]) == {"name"}
+    # a set whose labels do not judge support by the context alone is shown, not gated on
+    assert measured_failing([row("name", 1, 30), row("name", 2, 40), row("name", 40, 40, gates=False)]) == {"name"}
+    assert measured_failing([row("name", 40, 40, gates=False)]) == frozenset()
     # the two classes weigh 1:1: twice as many bad answers do not make a kind look precise
     assert measured_failing([row("date", 10, 40, good=100, bad=200)]) == frozenset()
+    pooled = pooled_precision([row("date", 10, 40, good=100, bad=200), row("date", 0, 0, good=50, bad=0)])
+    assert pooled["date"]["precision"] == pytest.approx(2 / 3) and pooled["date"]["lower"] == pytest.approx(0.551, abs=1e-3)
+
+
+def test_the_bound_is_the_one_sided_95_percent_wilson_score_bound():
+    proportion_confint = pytest.importorskip("statsmodels.stats.proportion").proportion_confint
+    for bad, firings in ((16, 16), (15, 16), (70, 73), (1, 3), (0, 5)):
+        low, _ = proportion_confint(bad, firings, alpha=0.10, method="wilson")  # a two-sided 90% interval's lower end
+        assert wilson_lower_bound(bad / firings, firings) == pytest.approx(low)
+    assert wilson_lower_bound(1.0, 0) == 0.0
 
 
 def test_the_default_kinds_are_the_measured_ones():

@@ -42,8 +42,10 @@ def assert_grounded(
 
     ``method="facts"`` (default): the check fails only on evidence it names: a
     number, date, unit or name the context does not state (``'Mumbai' (sentence 1)
-    appears nowhere in the context``), a negation flip, a role swap or conflicting
-    relation, a claim sharing nothing with the context. Without evidence, the answer
+    appears nowhere in the context``), a name with one word changed (``'Pierre Curie'``
+    where the context says ``'Marie Curie'``), a predicate the context states in the
+    opposite sense (open / closed), a negation flip, a role swap or conflicting
+    relation, a claim or an added clause sharing nothing with the context. Without evidence, the answer
     passes when every claim's support (similarity plus word support) reaches the
     threshold calibrated for the embedding model (0.70 for the embedded
     all-MiniLM-L6-v2), and is *unverified* otherwise (``unverified=`` says what that
@@ -54,8 +56,8 @@ def assert_grounded(
     alone (0.75). ``method="nli"``: the evidence plus the NLI cross-encoder
     ``nli_model``, which decides. ``scorer``: the embedding model
     (``embedding_model=`` is its deprecated name). ``fail_on``: the evidence kinds
-    that fail the answer (default: the kinds measured to be right at least nine
-    times in ten, `pytest_llmeval.facts.kinds.FAILING`; ``"all"``, ``"none"``
+    that fail the answer (default: the kinds measured to be right at least 0.85 of
+    the time at 95% confidence, `pytest_llmeval.facts.kinds.FAILING`; ``"all"``, ``"none"``
     or kind ids); evidence of the other kinds is a *concern*: named, the answer
     unverified. ``detector="FAMILY:MODEL"`` (default: ``--llmeval-detector``): a local
     model that decides the unverified answers before any judge
@@ -87,7 +89,7 @@ class Groundedness(EmbeddingEvaluator):
     context does not state, a negation flip, a role swap or conflicting relation,
     or a claim that shares no word with the context, a field a record context leaves
     empty. Evidence of a kind in ``fail_on`` (by default the kinds measured to be right
-    at least nine times in ten, `pytest_llmeval.facts.kinds.FAILING`) fails the
+    at least 0.85 of the time at 95% confidence, `pytest_llmeval.facts.kinds.FAILING`) fails the
     check and is quoted; evidence of another kind is a concern: quoted, the answer
     unverified. Sentences about the sources or the answer, prompt echoes, headings and
     closings are not checked; a refusal is recorded (``details["refusal"]``) and left
@@ -113,7 +115,7 @@ class Groundedness(EmbeddingEvaluator):
     name = "groundedness"
     helper = "assert_grounded"
     extra = "embeddings"
-    version = "5"  # 5: evidence kinds fail only where measured (fail_on), facts read in one form, record contexts
+    version = "6"  # 6: opposite predicates, changed names, invented clauses, claims a record field states; 5: fail_on
     description = "The answer's claims are stated in the retrieved context: fails on named evidence, unverified when too reworded to tell"
     requires = ("actual", "context")
     uses = ("question",)
@@ -127,7 +129,7 @@ class Groundedness(EmbeddingEvaluator):
         MetricSpec("support", "least supported claim: mean of its similarity to the context and its word support",
                    threshold=0.7, primary=True, calibrated={"all-minilm-l6-v2": 0.7}, weak=True),
         MetricSpec("evidence", "pieces of named evidence against the answer of the kinds that fail it (fail_on: by default "
-                   "the kinds measured to be right at least nine times in ten)", higher_is_better=False, range=(0.0, math.inf),
+                   "the kinds measured to be right at least 0.85 of the time at 95% confidence)", higher_is_better=False, range=(0.0, math.inf),
                    threshold=0.0, gates=True),
         MetricSpec("concerns", "pieces of named evidence of the kinds that only warn (measured below the precision to fail "
                    "on): the answer is unverified, the concern named", higher_is_better=False, range=(0.0, math.inf),
@@ -340,7 +342,7 @@ class Groundedness(EmbeddingEvaluator):
         joined: bool, claim_sims: Any, unit_parses: list[Parsed | None], context_parse: Parsed | None,
         question_parse: Parsed | None, given_context: Sequence[str], answer: Answer | None,
     ) -> Score:
-        from ...facts.grounding import SHOWN, failing_first, find_evidence, said, unlinked
+        from ...facts.grounding import SHOWN, confirmed_by_record, failing_first, find_evidence, said, unlinked
         from ...facts.layer import Cooccurrence, content_stems, summarize_checks, word_pair_support
 
         source = self._source(case, context_parse, context, given_context)
@@ -360,6 +362,11 @@ class Groundedness(EmbeddingEvaluator):
         own = [float(v) for v in (sims.max(axis=1) if not joined else [float(sims.max())])]
         evidence, notes = find_evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
                                         own, numbered=not joined, fail_on=self.fail_on)
+        # A claim about a record that one field states whole is confirmed ("closed on Sundays" / {"Sunday": "closed"}).
+        confirmed = {i: field for i in claimed if source.records and not any(e.sentence == i + 1 for e in evidence)
+                     and (field := confirmed_by_record(source.records, checked[i], checks[i].facts)) is not None}
+        for i in confirmed:
+            support_per_claim[i] = max(support_per_claim[i], 1.0)
         if case.question:
             together = Cooccurrence(pair_index.stems)  # the context's sentences, and the question
             evidence.extend(unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined,
@@ -387,6 +394,7 @@ class Groundedness(EmbeddingEvaluator):
             "claims": [
                 {"claim": excerpt(claim_texts[i] if joined else checked[i], 200), "makes_claim": claiming[i],
                  "similarity": float(claim_sims[i]), "word_pair_support": pairs[i], "support": support_per_claim[i],
+                 **({"confirmed_by": confirmed[i]} if i in confirmed else {}),
                  **({"not_a_claim": skipped[i]} if i in skipped else {})}
                 for i in range(len(checked))
             ],
@@ -408,8 +416,9 @@ class Groundedness(EmbeddingEvaluator):
         else:
             weakest = min(claimed, key=support_per_claim.__getitem__)
             closeness = (f"least supported {'answer' if joined else f'sentence {weakest + 1}'} {excerpt(checked[weakest], 100)!r} "
-                         f"(support {support_per_claim[weakest]:.3f}: similarity {float(claim_sims[weakest]):.3f}, "
-                         f"word pairs {pairs[weakest]:.3f})")
+                         + (f"(the record states it: {confirmed[weakest]})" if weakest in confirmed else
+                            f"(support {support_per_claim[weakest]:.3f}: similarity {float(claim_sims[weakest]):.3f}, "
+                            f"word pairs {pairs[weakest]:.3f})"))
         return Score(metrics, "; ".join([*shown, closeness]), details, unverified=bool(refused) and not claimed)
 
     def _with_entailment(self, claims: list[tuple[list[str], bool]], contexts: list[list[str]], scores: list[Score]) -> list[Score]:
