@@ -34,9 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -98,28 +96,11 @@ def load(path: str) -> list[dict[str, Any]]:
 
 
 def run(rows: list[dict[str, Any]], workers: int) -> dict[str, Any]:
-    """Run the rows as a user's pytest suite and return its JSON report."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "rows.jsonl")
-        with open(path, "w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
-        with open(os.path.join(tmp, "test_user_suite.py"), "w", encoding="utf-8") as handle:
-            handle.write(TEST_MODULE.format(path=path))
-        report = os.path.join(tmp, "report.json")
-        command = [sys.executable, "-m", "pytest", tmp, "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:randomly",
-                   f"--llmeval-report={report}", "-W", "ignore::UserWarning"]
-        if workers > 1:
-            command += ["-n", str(workers)]
-        done = subprocess.run(command, cwd=tmp, capture_output=True, text=True)
-        if not os.path.exists(report):
-            sys.exit(f"pytest wrote no report (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-        lines = done.stdout.strip().splitlines()
-        if lines:
-            print(lines[-1], file=sys.stderr)
-        with open(report, encoding="utf-8") as handle:
-            loaded: dict[str, Any] = json.load(handle)
-        return loaded
+    """Run the rows as a user's pytest suite and return its JSON report (bench_verdicts.py's runner)."""
+    sys.path.insert(0, HERE)
+    from bench_verdicts import run_suite
+
+    return run_suite(rows, TEST_MODULE, "test_user_suite.py", workers)
 
 
 def first_line(text: Any) -> str:

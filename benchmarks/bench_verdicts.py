@@ -260,30 +260,40 @@ SUPPORT_SETS = frozenset({"HaluEval QA", "QAGS CNN/DM", "ours: grounded pairs", 
 
 def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, cache_dir: str | None,
         judge: tuple[str, str] | None = None) -> dict[str, Any]:
+    args = []
+    if embedding_model:
+        args.append(f"--llmeval-embedding-model={embedding_model}")
+    if cache_dir:
+        args.append(f"--llmeval-cache-dir={cache_dir}")
+    if judge:
+        args += [f"--llmeval-judge-model={judge[0]}", f"--llmeval-judge-base-url={judge[1]}", "--llmeval-judge-cache=off"]
+    return run_suite(rows, TEST_MODULE, "test_verdicts.py", workers, args)
+
+
+def run_suite(rows: Sequence[dict[str, Any]], module: str, name: str, workers: int, args: Sequence[str] = ()) -> dict[str, Any]:
+    """Run ``rows`` as a user's pytest suite (``module``, a test module's source with a ``{path}`` to the rows, written
+    as ``name``) first to last, with ``--llmeval-report``, and return the JSON report."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.jsonl")
         with open(path, "w", encoding="utf-8") as handle:
             for row in rows:
                 handle.write(json.dumps(row) + "\n")
-        with open(os.path.join(tmp, "test_verdicts.py"), "w", encoding="utf-8") as handle:
-            handle.write(TEST_MODULE.format(path=path))
+        with open(os.path.join(tmp, name), "w", encoding="utf-8") as handle:
+            handle.write(module.format(path=path))
         report = os.path.join(tmp, "report.json")
         command = [sys.executable, "-m", "pytest", tmp, "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:randomly",
-                   f"--llmeval-report={report}", "-W", "ignore::UserWarning"]
+                   f"--llmeval-report={report}", "-W", "ignore::UserWarning", *args]
         if workers > 1:
             command += ["-n", str(workers)]
-        if embedding_model:
-            command.append(f"--llmeval-embedding-model={embedding_model}")
-        if cache_dir:
-            command.append(f"--llmeval-cache-dir={cache_dir}")
-        if judge:
-            command += [f"--llmeval-judge-model={judge[0]}", f"--llmeval-judge-base-url={judge[1]}", "--llmeval-judge-cache=off"]
         done = subprocess.run(command, cwd=tmp, capture_output=True, text=True)
         if not os.path.exists(report):
             sys.exit(f"pytest wrote no report (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-        print(done.stdout.strip().splitlines()[-1], file=sys.stderr)
+        lines = done.stdout.strip().splitlines()
+        if lines:
+            print(lines[-1], file=sys.stderr)
         with open(report, encoding="utf-8") as handle:
-            return json.load(handle)
+            loaded: dict[str, Any] = json.load(handle)
+        return loaded
 
 
 def auc(good: Sequence[float], bad: Sequence[float]) -> float:

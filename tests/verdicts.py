@@ -29,3 +29,17 @@ def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
         assert result.verdict == "pass" or (result.verdict == "unverified" and nothing_to_judge), result.verdict
     assert result.decided_by in ("rules", "detector", "judge", "")  # "": the check could not be computed
     assert result.passed == (result.verdict == "pass" or (result.verdict == "unverified" and unverified != "fail"))
+
+
+def one(evaluator, **fields) -> Result:
+    """Score one case with ``evaluator`` (a bound check) and check its verdict against its metrics."""
+    from pytest_llmeval import Case
+
+    [result] = evaluator.evaluate([Case(**fields)])
+    check_verdict(evaluator, result)
+    return result
+
+
+def kinds(result: Result, fails: bool | None = None) -> set[str]:
+    """The evidence kinds a result names (only those that fail, or only the concerns, with ``fails``)."""
+    return {e["kind"] for e in result.details["evidence"] if fails is None or e["fails"] == fails}

@@ -7,13 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_llmeval import Case
 from pytest_llmeval.facts.contrasts import GROUPS, OPPOSITES, ClauseIndex, changed_name, head_index, invented_clauses, opposite
 from pytest_llmeval.facts.layer import content_stems
 from pytest_llmeval.facts.fields import confirming_field
 from pytest_llmeval.facts.records import read_record
 
-from tests.verdicts import check_verdict
+from tests.verdicts import kinds, one
 
 #: (word, its opposite) for every pair of groups, one word of each.
 PAIRS = sorted((min(GROUPS[a]), min(GROUPS[b])) for a, b in (sorted(pair) for pair in OPPOSITES))
@@ -114,14 +113,6 @@ def test_a_record_field_that_states_the_whole_claim_confirms_it():
 pytest.importorskip("sentence_transformers")
 
 
-def one(evaluator, **fields):
-    [result] = evaluator.evaluate([Case(**fields)])
-    check_verdict(evaluator, result)
-    return result
-
-
-def kinds(result):
-    return {e["kind"] for e in result.details["evidence"]}
 
 
 @pytest.mark.parametrize(("context", "answer", "kind", "quoted"), [

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_llmeval import Case
 from pytest_llmeval.facts.kinds import (FAILING, KIND_IDS, MIN_FIRINGS, MIN_PRECISION, measured_failing, pooled_precision,
                                         resolve_fail_on, wilson_lower_bound)
 
-from tests.verdicts import check_verdict
+from tests.verdicts import kinds, one
 
 
 def test_fail_on_takes_measured_all_none_or_kinds_and_names_what_it_expects():
@@ -75,14 +74,6 @@ RECORD = {"name": "Blue Door Cafe", "city": "Fresno", "state": "CA", "stars": 4.
           "hours": {"Monday": "10:0-20:0", "Sunday": "12:0-16:0"}, "attributes": {"WiFi": None, "OutdoorSeating": True}}
 
 
-def one(evaluator, **fields):
-    [result] = evaluator.evaluate([Case(**fields)])
-    check_verdict(evaluator, result)
-    return result
-
-
-def kinds(result, fails=None):
-    return {e["kind"] for e in result.details["evidence"] if fails is None or e["fails"] == fails}
 
 
 def test_evidence_of_a_kind_that_only_warns_leaves_the_answer_unverified_naming_the_concern(make):

@@ -14,7 +14,7 @@ from pytest_llmeval.core.result import verdict_of
 from pytest_llmeval.facts.evidence import makes_claim
 from pytest_llmeval.facts.names import spacy_model
 
-from tests.verdicts import check_verdict
+from tests.verdicts import check_verdict, kinds, one
 
 pytest.importorskip("sentence_transformers")
 
@@ -25,14 +25,6 @@ VERBS = ["acquired", "sued", "defeated", "hired", "replaced", "overtook", "beat"
 MUSEUM = ["The Harbour Museum opens at 9 a.m. and closes at 5 p.m. from Monday to Friday. Entry is free for children under 12."]
 
 
-def one(evaluator, **fields):
-    [result] = evaluator.evaluate([Case(**fields)])
-    check_verdict(evaluator, result)
-    return result
-
-
-def kinds(result):
-    return {e["kind"] for e in result.details["evidence"]}
 
 
 @pytest.mark.parametrize("entities", EXTRACTORS)
