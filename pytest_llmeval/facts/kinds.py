@@ -88,7 +88,7 @@ FAILING: frozenset[str] = frozenset({"antonym", "changed_name", "changed_number"
 
 def resolve_fail_on(value: Any, *, owner: str = "groundedness") -> frozenset[str]:
     """The kinds that fail an answer: ``None`` or ``"measured"`` for `FAILING`, ``"all"``, ``"none"``, or kind ids
-    (a comma-separated string or a sequence; ``"measured"`` among them adds `FAILING`: ``"measured,name"``); an
+    (a comma-separated string or a sequence; ``"measured"`` among them adds `FAILING`: ``"measured,negation"``); an
     unknown id raises ``ValueError`` naming the known ones."""
     if value is None:
         return FAILING
@@ -110,7 +110,7 @@ def resolve_fail_on(value: Any, *, owner: str = "groundedness") -> frozenset[str
     for item in items:
         key = str(item).strip().replace(" ", "_").replace("-", "_").lower()
         if key in ("measured", "default"):
-            kinds |= FAILING  # "measured,name": the measured kinds and names too
+            kinds |= FAILING  # "measured,negation": the measured kinds and negations too
             continue
         if key not in KIND_IDS:
             raise ValueError(f"{owner}: argument 'fail_on' names an unknown evidence kind {item!r:.40}; "
