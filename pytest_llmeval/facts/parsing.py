@@ -321,9 +321,11 @@ def number_facts(text: str) -> tuple[Fact, ...]:
         last = merged[-1] if merged else None
         if last is not None and fact.start < last.start + len(last.text):
             continue  # "two" of "two thirds"
-        if (last is not None and last.unit == "s" and fact.unit == "s"
+        # The parts of one duration go from larger units to smaller ("2 hours, 7 minutes and 42 seconds"); "2 hours 9
+        # minutes, two minutes ahead" is two durations.
+        if (last is not None and last.unit == "s" and fact.unit == "s" and last.step > fact.step
                 and (_DURATION_JOIN.match(text[last.start + len(last.text):fact.start])
-                     or (last.step > fact.step and _DURATION_SPACE.match(text[last.start + len(last.text):fact.start])))):
+                     or _DURATION_SPACE.match(text[last.start + len(last.text):fact.start]))):
             merged[-1] = Fact("number", text[last.start:fact.start + len(fact.text)], last.value + fact.value, "s",
                               min(last.step, fact.step), last.start, approx=last.approx)
         else:

@@ -327,6 +327,15 @@ def test_hours_and_minutes_are_one_duration(hours, half):
     assert values(f"The trip took {hours}{half} hours.") != values(f"The trip took {minutes + 1} minutes.")
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 59), st.integers(1, 59), st.sampled_from([", ", " and ", ", and "]))
+def test_two_durations_of_the_same_unit_side_by_side_are_two(hours, minutes, lead, joint):
+    """A duration's parts go from larger units to smaller: "2 hours 9 minutes, two minutes ahead" is two durations."""
+    text = f"She won in {hours} hours {minutes} minutes{joint}{lead} minutes ahead of the runner-up."
+    assert values(text) == [hours * 3600 + minutes * 60, lead * 60]
+    assert values(f"It took {hours} hours{joint}{minutes} minutes.") == [hours * 3600 + minutes * 60]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 100), st.sampled_from(["%", " percent", " per cent"]), st.sampled_from(["%", " percent", " per cent"]))
 def test_a_percentage_written_any_way_is_one_value(number, left, right):
