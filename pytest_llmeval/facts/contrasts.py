@@ -28,7 +28,7 @@ Three kinds of evidence that need no model, each read from the answer and the co
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -134,6 +134,11 @@ _BY_WORD: dict[str, frozenset[str]] = {}
 for _name, _words in GROUPS.items():
     for _word in _words:
         _BY_WORD[_word] = _BY_WORD.get(_word, frozenset()) | {_name}
+
+
+#: Each group's opposite words: the words of the groups `OPPOSITES` pairs it with.
+_AGAINST: dict[str, frozenset[str]] = {name: frozenset(word for pair in OPPOSITES if name in pair for other in pair - {name}
+                                                       for word in GROUPS[other]) for name in GROUPS}
 
 
 #: Groups whose opposite is the same event told from the other side ("A won" / "B lost"): a subject must be named.
@@ -247,73 +252,78 @@ class ClauseIndex:
                 read = _read(clause, sentence)
                 self.clauses.append(read)
                 self.stems |= read.stems
-        self.by_word: dict[str, list[int]] = {}
+        by_word: dict[str, list[int]] = {}
         for number, read in enumerate(self.clauses):
             for word in set(read.words):
-                self.by_word.setdefault(word, []).append(number)
+                by_word.setdefault(word, []).append(number)
+        #: The clauses holding each word, by the word without its hyphens ("nonrefundable": "non-refundable" too).
+        self.spellings: dict[str, dict[str, list[int]]] = {}
+        for word, numbers in by_word.items():
+            self.spellings.setdefault(word.replace("-", ""), {})[word] = numbers
 
     def _opposites(self, word: str) -> list[tuple[str, int]]:
-        """The context's words of the opposite sense to ``word``, with the clauses holding them."""
+        """The context's words of the opposite sense to ``word`` (as written, each spelling the candidate's first),
+        with the clauses holding them."""
         out: list[tuple[str, int]] = []
         bare = word.replace("-", "")
         candidates: set[str] = set()
         for group in _BY_WORD.get(word, _BY_WORD.get(bare, frozenset())):
-            for pair in OPPOSITES:
-                if group in pair:
-                    (other,) = pair - {group} or {group}
-                    candidates |= GROUPS[other]
+            candidates |= _AGAINST[group]
         for prefix in ("un", "non", *_LATIN_PREFIXES):
             candidates.add(prefix + bare)
             if bare.startswith(prefix):
                 candidates.add(bare[len(prefix):])
         for candidate in candidates:
             if candidate != word and opposite(word, candidate):
-                out.extend((candidate, number) for number in self.by_word.get(candidate, ()))
-                hyphenated = [w for w in self.by_word if w.replace("-", "") == candidate and w != candidate]
-                out.extend((w, number) for w in hyphenated for number in self.by_word[w])
+                spellings = self.spellings.get(candidate.replace("-", ""), {})
+                for written in sorted(spellings, key=lambda w: w != candidate):
+                    if written == candidate or written.replace("-", "") == candidate:
+                        out.extend((written, number) for number in spellings[written])
         return out
 
     def contrasts(self, sentence: str) -> list[Contrast]:
-        """The predicates of an answer ``sentence`` the context states in the opposite sense (the words a question
-        gives count among what the two clauses share: "Is it open on Mondays?" asks of what the context says)."""
+        """The predicates of an answer ``sentence`` the context states in the opposite sense, the first of each clause
+        (the words a question gives count among what the two clauses share: "Is it open on Mondays?" asks of what the
+        context says)."""
         out: list[Contrast] = []
         for clause in clauses(sentence):
             mine = _read(clause, sentence)
-            for position, word in enumerate(mine.words):
-                if (word in FUNCTION_WORDS and word not in _BY_WORD) or position in mine.names:
-                    continue
-                for instead, number in self._opposites(word):
-                    theirs = self.clauses[number]
-                    if word in theirs.words or mine.negated != theirs.negated:
-                        continue  # the context says both, or one side's negation turns the opposite into agreement
-                    their_position = theirs.words.index(instead)
-                    if their_position in theirs.names:
-                        continue  # part of a name ("the North Fork"), not a predicate
-                    own = word_stem(word)
-                    rest = {s for s in mine.stems - {own} if s in self.keys} if self.keys else mine.stems - {own}
-                    if not rest:
-                        continue
-                    if instead in mine.words:
-                        continue  # the answer says both ("required to carry a voluntary label")
-                    if len(rest & theirs.stems) < SAME_REST * len(rest):
-                        # The answer may join what the context says in two clauses of one sentence ("non-refundable,
-                        # but can be moved up to 48 hours before"): the sentence holds the rest, and never the word.
-                        stems, words = self.sentences[theirs.sentence]
-                        if word in words or len(rest & stems) < SAME_REST * len(rest) or 2 * len(rest & theirs.stems) < len(rest):
-                            continue
-                    before = {word_stem(w) for w in mine.words[:position] if w not in FUNCTION_WORDS}
-                    if self.keys:
-                        before &= self.keys
-                    their_before = {word_stem(w) for w in theirs.words[:their_position] if w not in FUNCTION_WORDS}
-                    if not before <= their_before:
-                        continue  # another subject: "B won" beside "A lost to B", "skin repair" beside "wound cleaning"
-                    if not before and _BY_WORD.get(word, frozenset()) & _CONVERSE:
-                        continue  # "won" of no one named: the other side of the same event may have lost
-                    out.append(Contrast(word, instead, clause, theirs.text))
-                    break
-                if out and out[-1].clause == clause:
-                    break
+            found = next((contrast for position, word in enumerate(mine.words)
+                          if not ((word in FUNCTION_WORDS and word not in _BY_WORD) or position in mine.names)
+                          for instead, number in self._opposites(word)
+                          if (contrast := self._contrast(mine, position, word, instead, self.clauses[number])) is not None),
+                         None)
+            if found is not None:
+                out.append(found)
         return out
+
+    def _contrast(self, mine: _Clause, position: int, word: str, instead: str, theirs: _Clause) -> Contrast | None:
+        """The contrast of answer clause ``mine``'s word at ``position`` with the opposite word ``instead`` of context
+        clause ``theirs``, when the two say the same of the same thing but for it; else ``None``."""
+        if word in theirs.words or mine.negated != theirs.negated:
+            return None  # the context says both, or one side's negation turns the opposite into agreement
+        their_position = theirs.words.index(instead)
+        if their_position in theirs.names:
+            return None  # part of a name ("the North Fork"), not a predicate
+        own = word_stem(word)
+        rest = {s for s in mine.stems - {own} if s in self.keys} if self.keys else mine.stems - {own}
+        if not rest or instead in mine.words:
+            return None  # nothing else to compare, or the answer says both ("required to carry a voluntary label")
+        if len(rest & theirs.stems) < SAME_REST * len(rest):
+            # The answer may join what the context says in two clauses of one sentence ("non-refundable, but can be
+            # moved up to 48 hours before"): the sentence holds the rest, and never the word.
+            stems, words = self.sentences[theirs.sentence]
+            if word in words or len(rest & stems) < SAME_REST * len(rest) or 2 * len(rest & theirs.stems) < len(rest):
+                return None
+        before = {word_stem(w) for w in mine.words[:position] if w not in FUNCTION_WORDS}
+        if self.keys:
+            before &= self.keys
+        their_before = {word_stem(w) for w in theirs.words[:their_position] if w not in FUNCTION_WORDS}
+        if not before <= their_before:
+            return None  # another subject: "B won" beside "A lost to B", "skin repair" beside "wound cleaning"
+        if not before and _BY_WORD.get(word, frozenset()) & _CONVERSE:
+            return None  # "won" of no one named: the other side of the same event may have lost
+        return Contrast(word, instead, mine.text, theirs.text)
 
 
 #: Prepositions that begin a name's complement ("Prize *in* Physics", "University *of* Warsaw"): the head is before.
@@ -344,12 +354,11 @@ def _nickname(left: str, right: str) -> bool:
 
 
 def changed_name(keys: Sequence[str], text: str, context_names: Iterable[tuple[tuple[str, ...], str]],
-                 has_word: object) -> str | None:
+                 has_word: Callable[[str], bool]) -> str | None:
     """The context's name (as written) that an answer name repeats with one word other than its head changed, that
     word absent from the context (``has_word``: the context's look-up), or ``None``."""
     if len(keys) < 2:
         return None
-    look_up = has_word if callable(has_word) else (lambda word: False)
     mine = [inflection_of(k) for k in keys]
     head = head_index(keys, text)
     for other_keys, other_text in context_names:
@@ -360,7 +369,7 @@ def changed_name(keys: Sequence[str], text: str, context_names: Iterable[tuple[t
         if len(differ) != 1:
             continue
         (i,) = differ
-        if i == head or look_up(keys[i]) or head_index(other_keys, other_text) != head or _nickname(mine[i], theirs[i]):
+        if i == head or has_word(keys[i]) or head_index(other_keys, other_text) != head or _nickname(mine[i], theirs[i]):
             continue
         return other_text
     return None
@@ -375,11 +384,11 @@ CLAUSE_WORDS = 3
 
 
 def invented_clauses(sentence: str, context_stems: set[str] | frozenset[str], given: set[str] | frozenset[str],
-                     stems_of: object) -> list[tuple[str, list[str]]]:
+                     stems_of: Callable[[str], Iterable[str]]) -> list[tuple[str, list[str]]]:
     """The coordinated or relative clauses of ``sentence`` (not its first) whose own content words (those the
     question does not give) the context holds none of, or one of more than `CLAUSE_WORDS`: each with those words."""
     parts = [p.strip(" ,;") for p in _CLAUSE_START.split(sentence)]
-    if len(parts) < 2 or not callable(stems_of):
+    if len(parts) < 2:
         return []
     out = []
     for part in parts[1:]:

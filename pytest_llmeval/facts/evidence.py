@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from ..text.basics import excerpt
 from .extract import NEGATION, FactIndex, raw_number, ordinal_century
 from .names import CONTRACTION, FUNCTION_WORDS, WORD, CONVERSATIONAL, EVALUATIVE
+from .fact import states_value
 from .parsing import Fact
 
 __all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "NumberSentences", "fact_kind"]
@@ -235,9 +236,8 @@ class NumberSentences:
         if fact.unit is None and noun is None:
             return None
         best: tuple[float, Fact, str] | None = None
-        tolerance = fact.step / 2 + 1e-9 * max(1.0, abs(fact.value))
         for other, context_sentence, stems, other_noun in self.entries:
-            if other.kind != fact.kind or other.unit != fact.unit or abs(other.value - fact.value) <= tolerance:
+            if other.kind != fact.kind or other.unit != fact.unit or states_value(fact, other.value):
                 continue
             if fact.unit is None and other_noun != noun:
                 continue

@@ -42,6 +42,12 @@ class Fact:
     approx: bool = False
 
 
+def states_value(fact: Fact, value: float) -> bool:
+    """Whether ``value`` is the number ``fact`` states, to the precision it is written to (``15.9 million`` holds
+    anything from 15.85 to 15.95 million)."""
+    return bool(abs(value - fact.value) <= fact.step / 2 + 1e-9 * max(1.0, abs(fact.value)))
+
+
 def fact_end(fact: Fact) -> int:
     """Where ``fact`` ends in its text."""
     return fact.start + len(fact.text)

@@ -13,15 +13,18 @@ from .records import (
     BARE_NUMBER,
     SENTENCE_TOKEN,
     Record,
+    describe,
     key_stems,
+    leaf_text,
+    loose_stem,
+    path_stems,
+    read_record,
     segments,
     sentence_stems,
     split_key,
-    loose_stem,
-    leaf_text,
-    describe,
-    read_record,
 )
+
+from .fact import states_value
 
 if TYPE_CHECKING:
     from .parsing import Fact
@@ -63,7 +66,7 @@ def confirming_field(record: Record, sentence: str, facts: Sequence[Fact]) -> st
     named: set[str] = set()  # what the record is of: the words of its top-level text fields ("Page Turner Books")
     fields = []
     for path, value in record.fields:
-        key = {loose_stem(w.casefold()) for part in segments(path) for w in split_key(part)}
+        key = path_stems(path)
         said = {loose_stem(t.casefold()) for t in SENTENCE_TOKEN.findall(leaf_text(value)) if not t[:1].isdigit()}
         known |= key | said
         if "." not in path and "[" not in path and isinstance(value, str):
@@ -71,10 +74,10 @@ def confirming_field(record: Record, sentence: str, facts: Sequence[Fact]) -> st
         fields.append((path, value, key, said))
     if len(words - known) > FRAMING_WORDS:
         return None
+    stated = [fact for fact in facts if fact.kind != "name"]  # names are the record's words, read above
     for path, value, key, said in fields:
         if not words & key or not (words & known) - named <= key | said:
             continue
-        stated = [fact for fact in facts if fact.kind != "name"]  # names are the record's words, read above
         index = FactIndex(leaf_text(value)) if stated else None
         if index is not None and not all(index.supports(fact) for fact in stated):
             continue
@@ -109,5 +112,4 @@ def mismatched_field(record: Record, sentence: str, fact: Fact) -> str | None:
     if len(named) != 1:
         return None
     path, value = named[0]
-    tolerance = fact.step / 2 + 1e-9 * max(1.0, abs(fact.value))
-    return describe(path, value) if abs(float(leaf_text(value).replace(",", "")) - fact.value) > tolerance else None
+    return None if states_value(fact, float(leaf_text(value).replace(",", ""))) else describe(path, value)

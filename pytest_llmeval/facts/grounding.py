@@ -97,7 +97,6 @@ class Source:
     def clauses(self) -> ClauseIndex:
         """The context's clauses by their predicate words (read on first use), to find an opposite predicate."""
         from .contrasts import ClauseIndex
-
         from .fields import key_words
 
         return ClauseIndex(self.sentences, keys=[w for record in self.records for w in key_words(record)])
@@ -182,8 +181,8 @@ def find_evidence(
                                              f"{', '.join(map(repr, missing))} appear{'s' if len(missing) == 1 else ''} nowhere in it")
                 continue
             add(kind, number, fact.text, describe_fact(fact, where, "context", instead))
-        for fact in check.facts:
-            if fact in check.unsupported or fact.kind not in ("number", "money") or not source.records:
+        for fact in check.facts if source.records else ():
+            if fact in check.unsupported or fact.kind not in ("number", "money"):
                 continue
             stated = record_mismatch(source.records, text, fact)  # the record's number, but another field's
             if stated is not None:
@@ -268,23 +267,15 @@ def record_mismatch(records: Sequence[Record], sentence: str, fact: Fact) -> str
     for another key), described; else ``None``."""
     from .fields import mismatched_field
 
-    for record in records:
-        found = mismatched_field(record, sentence, fact)
-        if found is not None:
-            return found
-    return None
+    return next((found for record in records if (found := mismatched_field(record, sentence, fact)) is not None), None)
 
 
 def confirmed_by_record(records: Sequence[Record], sentence: str, facts: Sequence[Fact]) -> str | None:
-    """The record field that states the whole of an answer sentence (`pytest_llmeval.facts.records.confirming_field`),
+    """The record field that states the whole of an answer sentence (`pytest_llmeval.facts.fields.confirming_field`),
     described, or ``None``."""
     from .fields import confirming_field
 
-    for record in records:
-        found = confirming_field(record, sentence, facts)
-        if found is not None:
-            return found
-    return None
+    return next((found for record in records if (found := confirming_field(record, sentence, facts)) is not None), None)
 
 
 def unlinked(checked: list[str], claimed: list[int], support: list[float], together: Any, near: Any,

@@ -20,7 +20,6 @@ from typing import Any
 from ..text.basics import replace_surrogates, split_sentences
 from .parsing import NUMBER_WORDS, Fact
 
-
 __all__ = ["word_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
 
 

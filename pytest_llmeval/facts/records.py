@@ -349,6 +349,11 @@ def loose_stem(word: str) -> str:
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
 
+def path_stems(path: str) -> set[str]:
+    """The loose stems of every word of every key of ``path`` (``hours.Sunday``: ``hour``, ``sunday``)."""
+    return {loose_stem(w.casefold()) for part in segments(path) for w in split_key(part)}
+
+
 def key_stems(path: str) -> list[str]:
     """The content words of the last key of ``path``, stemmed; none for a generic key (``name``, ``type``)."""
     keys = segments(path)
@@ -443,7 +448,7 @@ def field_for(record: Record, sentence: str, matches: Callable[[str], bool], nea
     for path, value in record.fields:
         if isinstance(value, bool) or not matches(str(value)):
             continue
-        words = {loose_stem(w.casefold()) for part in segments(path) for w in split_key(part)}
+        words = path_stems(path)
         shared = len(words & stems)
         if not shared:
             continue

@@ -331,7 +331,6 @@ SAME_VERB = {verb: group.split()[0] for group in """
     found establish
     lend loan
     hire employ recruit
-    sue
     succeed replace
 """.strip().splitlines() for verb in group.split()}
 
