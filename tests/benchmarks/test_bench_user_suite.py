@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SCRIPT = os.path.join(ROOT, "benchmarks", "bench_user_suite.py")
-DATA = os.path.join(ROOT, "benchmarks", "data", "user_suite.jsonl")
+from tests.benchmarks import BENCHMARKS, load_bench
+
+DATA = str(BENCHMARKS / "data" / "user_suite.jsonl")
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_user_suite", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_user_suite")
 
 
 def test_the_data_file_holds_45_well_formed_cases():

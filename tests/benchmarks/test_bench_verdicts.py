@@ -4,20 +4,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "benchmarks", "bench_verdicts.py")
+from tests.benchmarks import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_verdicts", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_verdicts")
 
 
 def test_auc_counts_ties_as_half(bench):
