@@ -7,6 +7,7 @@ Run by hand (nothing of the data is committed; paths are arguments)::
     python benchmarks/bench_verdicts.py --nli-model ~/models/nli-deberta-v3-base   # adds method="nli"
     python benchmarks/bench_verdicts.py --judge-model M --judge-url http://127.0.0.1:8080/v1   # a judge decides
     python benchmarks/bench_verdicts.py --scripted-judge      # which answers reach a judge (its verdicts mean nothing)
+    python benchmarks/bench_verdicts.py --verifier on         # adds the claim verifier's rows (on: the shipped one)
 
 Each labeled answer becomes one parametrized pytest test that calls the check's
 ``assert_*`` form (``assert_check``); the script runs pytest on them, first to
@@ -25,6 +26,13 @@ by default). Per check, scoring setup and data set it prints:
 - AUC of the primary metric (answers failing on evidence rank below every other
   answer), and the threshold of the primary metric that would maximise balanced
   accuracy were low scores failures (a diagnostic, not the verdict).
+
+With ``--verifier``, groundedness's default rows run a second time through pytest with
+``--llmeval-verifier`` (setup ``rules then verifier``: the claim verifier decides what the
+rules leave unverified), and the verifier reads every answer of those sets by itself
+(setup ``verifier alone``: `pytest_llmeval.models.verifier.Verifier.detect` called
+directly, in batches, not through pytest; its AUC is that of its support score). It also
+times the verifier: cold load, claims per second and the process's peak memory.
 
 Labeled data (an evidence kind's right to fail is gated on the sets in ``SUPPORT_SETS``, whose
 labels judge support by the given context alone; the others are measured and shown):
@@ -259,8 +267,8 @@ SUPPORT_SETS = frozenset({"HaluEval QA", "QAGS CNN/DM", "ours: grounded pairs", 
 
 
 def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, cache_dir: str | None,
-        judge: tuple[str, str] | None = None) -> dict[str, Any]:
-    args = []
+        judge: tuple[str, str] | None = None, more: Sequence[str] = ()) -> dict[str, Any]:
+    args = list(more)
     if embedding_model:
         args.append(f"--llmeval-embedding-model={embedding_model}")
     if cache_dir:
@@ -453,7 +461,7 @@ def render_published(table: list[dict[str, Any]]) -> str:
     def cell(value: float) -> str:
         return "-" if value != value else f"{value:.3f}"
 
-    order = {"facts": 0, "facts, fail_on=all": 1, "nli": 2, "embeddings": 3}
+    order = {"facts": 0, "rules then verifier": 1, "verifier alone": 2, "facts, fail_on=all": 3, "nli": 4, "embeddings": 5}
     rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 2), r["data"]))
     lines = ["| check (setup) | labeled data | good / bad | good failed | good passed | bad caught | failure precision | "
              "unverified | balanced | AUC |", "|---|---|---|---|---|---|---|---|---|---|"]
@@ -478,6 +486,58 @@ def render(table: list[dict[str, Any]], *, escalated: bool = False) -> str:
                      f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])}"
                      + (f" | {cell(row['escalated'])}" if escalated else "") + f" | {cell(row['balanced'])} | {cell(row['auc'])} |")
     return "\n".join(lines)
+
+
+def verifier_alone(setting: str, rows: Sequence[dict[str, Any]], labels: dict[str, bool],
+                   groups: dict[str, tuple[str, str, str]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The claim verifier's own reading of every groundedness answer of ``rows`` (called directly, in batches): per set
+    its verdict quality and the AUC of its support, and how fast it reads (cold load, claims per second, peak memory)."""
+    import resource
+    import time
+
+    from pytest_llmeval.facts.claims import non_claim
+    from pytest_llmeval.facts.records import read_record
+    from pytest_llmeval.models.cache import ModelCache
+    from pytest_llmeval.models.verifier import Verifier
+
+    verifier = Verifier(ModelCache(device="cpu"), None if setting == "on" else setting, skip=non_claim, record=read_record)
+    start = time.perf_counter()
+    verifier.score([("The museum opens at 9.", "It opens at 9.")])
+    cold = time.perf_counter() - start
+    items = [r for r in rows if r["check"] == "groundedness" and r["params"].get("method") == "facts" and "fail_on" not in r["params"]]
+    start = time.perf_counter()
+    readings = verifier.detect([(list(r["fields"]["context"]), r["fields"].get("question"), str(r["fields"]["actual"])) for r in items])
+    seconds = time.perf_counter() - start
+    claims = sum(len(d.claims) for d in readings)
+    by_set: dict[str, list[tuple[bool, str, float]]] = defaultdict(list)
+    for row, reading in zip(items, readings):
+        by_set[groups[row["id"]][2]].append((labels[row["id"]], reading.verdict, reading.support))
+    table = []
+    for data, found in sorted(by_set.items()):
+        good = [(v, s) for g, v, s in found if g]
+        bad = [(v, s) for g, v, s in found if not g]
+        failed = [g for g, v, _ in found if v == "fail"]
+        failed_good = _share(good, lambda r: r[0] == "fail")
+        catch = _share(bad, lambda r: r[0] == "fail")
+        table.append({"check": "groundedness", "setup": "verifier alone", "data": data, "primary": "support", "threshold": None,
+                      "good": len(good), "bad": len(bad), "auc": auc([s for _, s in good], [s for _, s in bad]),
+                      "failed_good": failed_good, "pass_good": _share(good, lambda r: r[0] == "pass"), "catch_bad": catch,
+                      "failure_precision": _share(failed, lambda g: not g), "unverified": _share(found, lambda r: r[1] == "unverified"),
+                      "unverified_good": _share(good, lambda r: r[0] == "unverified"),
+                      "unverified_bad": _share(bad, lambda r: r[0] == "unverified"), "escalated": 0.0,
+                      "balanced": ((1 - failed_good) + catch) / 2, "best_threshold": None, "best_balanced": None,
+                      "model": verifier.label})
+    speed = {"verifier": verifier.label, "thresholds": {"fail_below": verifier.card.fail_below, "pass_at": verifier.card.pass_at},
+             "cold_load_s": round(cold, 2), "answers": len(items), "claims": claims, "seconds": round(seconds, 1),
+             "claims_per_s": round(claims / seconds, 1) if seconds else None,
+             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "threads": _threads()}
+    return table, speed
+
+
+def _threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
 
 
 def _scripted_judge() -> Any:
@@ -513,6 +573,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fail-on", default=None, help="groundedness fail_on for this run (default: the measured kinds)")
     parser.add_argument("--judge-model", default=None, help="a judge on an OpenAI-protocol server decides unverified answers")
     parser.add_argument("--judge-url", default=None, help="the judge server's base URL (with --judge-model)")
+    parser.add_argument("--verifier", default=None, metavar="on|FOLDER",
+                        help="add the claim verifier's rows: groundedness's default rows with --llmeval-verifier (rules then "
+                             "verifier) and the verifier's own reading of every answer (verifier alone)")
     parser.add_argument("--scripted-judge", action="store_true",
                         help="a local scripted judge that finds every claim supported: measures which answers reach a judge "
                              "(the escalated share), not how well one decides")
@@ -552,12 +615,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         if server is not None:
             server.stop()
     by_group: dict[tuple[str, str, str], list[dict[str, Any]]] = defaultdict(list)
+    extra: list[dict[str, Any]] = []
+    speed = None
+    if args.verifier:
+        chained = []
+        for row in rows:
+            check, setup, data = groups[row["id"]]
+            if check == "groundedness" and setup == "facts":
+                case = row["id"].replace("/facts/", "/rules then verifier/", 1)
+                labels[case], groups[case] = labels[row["id"]], (check, "rules then verifier", data)
+                chained.append({**row, "id": case})
+        second = run(chained, args.workers, args.embedding_model, args.cache_dir, None, [f"--llmeval-verifier={args.verifier}"])
+        report["results"] += second["results"]
+        extra, speed = verifier_alone(args.verifier, [r for r in rows if groups[r["id"]][1] == "facts"], labels, groups)
     for record in report["results"]:
         if record.get("case_id") in groups:
             by_group[groups[record["case_id"]]].append(record)
     table = []
     for key in sorted(by_group, key=lambda k: (k[0], k[2], k[1])):
         table.append({"check": key[0], "setup": key[1], "data": key[2], **measure(by_group[key], labels)})
+    table += extra
     print(render(table, escalated=judge is not None))
     kinds = [row for key in sorted(by_group, key=lambda k: k[2]) if key[0] == "groundedness" and key[1] == "facts"
              for row in measure_kinds(by_group[key], labels, key[2], answers, spans)]
@@ -567,6 +644,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     footer = (f"Scoring model(s): {'; '.join(models)}; entities={args.entities}; judge: {judge[0] if judge else 'none'}; "
               f"{len(rows)} tests in {report['run']['duration_s']:.0f} s through pytest ({report['run']['workers'] or 1} worker(s), "
               f"{'an embedding and parse cache given' if args.cache_dir else 'no cache: every text encoded and parsed'}).")
+    if speed is not None:
+        footer += (f" Verifier: {speed['verifier']}, cold load {speed['cold_load_s']} s, {speed['claims_per_s']} claims/s over "
+                   f"{speed['claims']} claims ({speed['threads']} CPU threads), peak memory {speed['peak_rss_mb']} MB.")
     print("\n" + footer)
     if args.results:
         os.makedirs(args.results, exist_ok=True)
@@ -576,6 +656,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(os.path.join(args.results, "evidence_kinds.json"), "w", encoding="utf-8") as handle:
             json.dump(kinds, handle, indent=1, sort_keys=True)
             handle.write("\n")
+        if speed is not None:
+            with open(os.path.join(args.results, "verifier.json"), "w", encoding="utf-8") as handle:
+                json.dump(speed, handle, indent=1, sort_keys=True)
+                handle.write("\n")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(table, handle, indent=2)

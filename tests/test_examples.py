@@ -23,7 +23,8 @@ def test_the_example_suite_ends_clean(model_stack, pytester):
     assert outcomes.get("xpassed", 0) == 0 and outcomes["xfailed"] == 17
     xfails = [line for line in result.stdout.lines if line.startswith("XFAIL")]
     assert len(xfails) == 17 and all(" - " in line for line in xfails)  # each one explained
-    result.stdout.fnmatch_lines(["*checks on 3 model(s): * passed (*), 17 expected failures (xfail)"])
+    # The claim verifier's example leaves its reworded answer unverified (docs/verifier.md): one unverified check.
+    result.stdout.fnmatch_lines(["*checks on 3 model(s): * passed (*), 1 unverified, 17 expected failures (xfail)"])
     summary = json.loads((pytester.path / "out" / "report.json").read_text())["summary"]
     assert summary["expected_failures"] == 17
     assert sum(row["expected"] for row in summary["leaderboard"]) == 14  # the 3 on perturbed inputs are no leaderboard row

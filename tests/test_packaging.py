@@ -39,7 +39,9 @@ def test_the_wheel_has_the_package_its_data_and_no_tests(wheel: pathlib.Path):
     names = zipfile.ZipFile(wheel).namelist()
     for needed in ("pytest_llmeval/__init__.py", "pytest_llmeval/plugin.py", "pytest_llmeval/py.typed",
                    "pytest_llmeval/report/templates/report.html.j2", "pytest_llmeval/report/report.schema.json",
-                   "pytest_llmeval/checks/embedding/groundedness.py", "pytest_llmeval/models/detectors.py"):
+                   "pytest_llmeval/checks/embedding/groundedness.py", "pytest_llmeval/models/detectors.py",
+                   *(f"pytest_llmeval/models/weights/verifier/{name}" for name in ("model.safetensors", "config.json",
+                                                                                 "tokenizer.json", "card.json"))):
         assert needed in names, needed
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/", "examples/"))]
 

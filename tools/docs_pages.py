@@ -186,11 +186,48 @@ def failing_block() -> str:
     return f"FAILING: frozenset[str] = frozenset({{{kinds}}})" if kinds else "FAILING: frozenset[str] = frozenset()"
 
 
+def verifier_block() -> str:
+    """The shipped verifier: its card's development AUC and thresholds, how fast it read in the committed benchmark run,
+    and per set the rules alone beside rules then verifier and the verifier alone (from ``verdicts.json``)."""
+    from pytest_llmeval.models.verifier import SHIPPED, VerifierCard
+
+    card = VerifierCard.read(SHIPPED)
+    speed = _results("verifier.json") if (RESULTS / "verifier.json").exists() else None
+    lines = [f"Shipped: verifier {card.version} (card {card.digest[:12]}), {card.data['run']['layers']} layers of "
+             f"{card.base}; fails a claim below {card.fail_below:g}, passes an answer whose every claim reaches "
+             f"{card.pass_at:g}.", ""]
+    if speed:
+        lines += [f"Speed (benchmark run, {speed['threads']} CPU threads): cold load {speed['cold_load_s']} s, "
+                  f"{speed['claims_per_s']} claims per second over {speed['claims']} claims of {speed['answers']} answers, "
+                  f"peak memory of the process {speed['peak_rss_mb']} MB.", ""]
+    rows = [r for r in _results("verdicts.json")["table"] if r["check"] == "groundedness"
+            and r["setup"] in ("facts", "rules then verifier", "verifier alone")]
+    order = {"facts": 0, "rules then verifier": 1, "verifier alone": 2}
+    names = {"facts": "rules alone (default)", "rules then verifier": "rules then verifier", "verifier alone": "verifier alone"}
+
+    def cell(value: Any) -> str:
+        return "-" if value is None or value != value else f"{value:.3f}"
+
+    lines += ["| data | setup | good failed | good passed | bad caught | failure precision | unverified | AUC (verifier's support: "
+              "card) |", "|---|---|---|---|---|---|---|---|"]
+    aucs = card.data.get("development_auc", {})
+    for row in sorted(rows, key=lambda r: (r["data"], order[r["setup"]])):
+        mark = row["auc"] if row["setup"] == "verifier alone" else None
+        shown = cell(mark)
+        if row["setup"] == "verifier alone":
+            known = next((v for k, v in aucs.items() if row["data"].startswith(k.split(" (")[0])), None)
+            shown += f" ({cell(known)})"
+        lines.append(f"| {row['data']} | {names[row['setup']]} | {cell(row['failed_good'])} | {cell(row['pass_good'])} | "
+                     f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])} | {shown} |")
+    return "\n".join(lines)
+
+
 def blocks() -> dict[tuple[pathlib.Path, str], str]:
     out = {(DOCS / "checks" / "index.md", "catalog"): catalog_block(), (DOCS / "options.md", "options"): options_block(),
            (DOCS / "coverage.md", "coverage"): coverage_block(), (DOCS / "quality.md", "verdicts"): verdicts_block(),
            (DOCS / "quality.md", "evidence-kinds"): kinds_block(),
-           (ROOT / "pytest_llmeval" / "facts" / "kinds.py", "failing"): failing_block()}
+           (ROOT / "pytest_llmeval" / "facts" / "kinds.py", "failing"): failing_block(),
+           (DOCS / "verifier.md", "verifier"): verifier_block()}
     for family in families():
         out[(DOCS / "checks" / f"{family}.md", "checks")] = family_block(family)
     return out

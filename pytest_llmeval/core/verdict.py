@@ -21,9 +21,10 @@ __all__ = ["Verdict", "OUTCOMES", "DECIDERS", "concerns"]
 #: What a check can say about an answer.
 OUTCOMES = ("pass", "fail", "unverified")
 
-#: Who decides: ``rules`` (deterministic scoring and named evidence), ``detector`` (a scoring model: embeddings,
-#: NLI, a classifier), ``judge`` (an LLM judge, or a judge check a check escalated to).
-DECIDERS = ("rules", "detector", "judge")
+#: Who decides: ``rules`` (deterministic scoring and named evidence), ``verifier`` (the plugin's claim verifier, reading
+#: the answers the rules leave unverified), ``detector`` (a scoring model: embeddings, NLI, a classifier), ``judge`` (an
+#: LLM judge, or a judge check a check escalated to).
+DECIDERS = ("rules", "verifier", "detector", "judge")
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ def evaluate(
     record: bool = True,
     unverified: str | None = None,
     detector: str | None = None,
+    verifier: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run evaluator ``name`` on one case and return the result without asserting.
@@ -60,7 +61,8 @@ def evaluate(
     evaluator. Inside a test the result is recorded unless ``record=False``.
     ``unverified`` (``pass``, ``fail``, ``skip``; default ``--llmeval-unverified``) is
     what an unverified verdict makes of ``passed`` (``skip`` passes it here). ``detector``
-    (``FAMILY:MODEL``) decides the unverified answers of a check that reads an answer against its context.
+    (``FAMILY:MODEL``) decides the unverified answers of a check that reads an answer against its context, after the
+    claim verifier when ``verifier`` (``on``, ``off`` or a folder; default ``--llmeval-verifier``) switches it on.
     ``classification`` also takes label lists (``actual=predicted, expected=truth``, and
     ``metadata={"scores": [...], "ids": [...]}``), as ``assert_classification`` does.
 
@@ -68,7 +70,7 @@ def evaluate(
     True
     """
     return run_check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, record=record,
-                     unverified=unverified, detector=detector, **fields)
+                     unverified=unverified, detector=detector, verifier=verifier, **fields)
 
 
 def assert_check(
@@ -80,6 +82,7 @@ def assert_check(
     case: str | None = None,
     unverified: str | None = None,
     detector: str | None = None,
+    verifier: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run evaluator ``name`` and fail the test if the case misses a threshold.
@@ -91,7 +94,7 @@ def assert_check(
     """
     __tracebackhide__ = True
     return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified,
-                 detector=detector, **fields)
+                 detector=detector, verifier=verifier, **fields)
 
 
 def evaluate_many(
@@ -104,6 +107,7 @@ def evaluate_many(
     record: bool = True,
     unverified: str | None = None,
     detector: str | None = None,
+    verifier: str | None = None,
 ) -> list[Result]:
     """Run evaluator ``name`` on many cases as one batch (one encode, one parse, one judge fan-out) and return their
     results in order, without asserting: what `evaluate()` does for one case, for a notebook or a script scoring a set.
@@ -138,7 +142,7 @@ def evaluate_many(
     if not built:
         return []
     return run_cases(cls, built, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
-                     detector=detector)
+                     detector=detector, verifier=verifier)
 
 
 def calibrate(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..models.config import DEFAULT_EMBEDDING_MODEL, endpoint, parse_device, parse_precision
+from ..models.config import DEFAULT_EMBEDDING_MODEL, endpoint, parse_device, parse_precision, parse_verifier
 from .values import parse_band, parse_defer, parse_floors
 
 __all__ = ["Option", "OPTIONS", "Settings", "add_options", "load_settings", "options_table", "parse_threshold"]
@@ -292,6 +292,9 @@ OPTIONS: tuple[Option, ...] = (
            "NAME=VALUE,..."),
     Option("calibration_precision", _number("a share above 0 and at most 1, e.g. 0.9", low=1e-9, high=1.0), "0.9",
            "The failure precision a calibration's threshold suggestion aims at (printed, never applied)", "SHARE"),
+    Option("verifier", parse_verifier, "off", "The plugin's claim verifier decides the unverified answers of checks that read an answer "
+           "against its context (groundedness), before a detector or judge: on (the shipped one), off, or a retrained one's folder",
+           "on|off|FOLDER"),
     Option("detector", _text, "", "A local model that decides the unverified answers of checks that read an answer against its "
            "context (groundedness) before any judge: FAMILY:MODEL, FAMILY token (LettuceDetect), sequence (HHEM, MiniCheck) "
            "or nli, MODEL a hub name or local folder (a call's detector= wins)", "FAMILY:MODEL"),
@@ -371,6 +374,7 @@ class Settings:
     record_secrets: tuple[str, ...] = ()
     repeat: int | str = 1  # draws, or "auto:MAX"
     min_pass: int | None = None
+    verifier: str = ""  # "": off; "on": the shipped verifier; else a folder
     detector: str = ""
     detector_band: tuple[float, float] = (0.5, 0.5)
     calibrate: str = ""

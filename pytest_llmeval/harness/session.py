@@ -204,6 +204,7 @@ class EvalSession:
         return CheckingContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
                            registry=self.registry, escalation=functools.partial(tiers.escalation, self),
                            detector=functools.partial(tiers.detector, self),
+                           verifier=functools.partial(tiers.verifier, self),
                            threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
                            model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
                            gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides

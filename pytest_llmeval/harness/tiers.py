@@ -1,7 +1,8 @@
-"""Who decides a check's unverified answers in this run, after its own rules: the run's detector, then its judge.
+"""Who decides a check's unverified answers in this run, after its own rules: the claim verifier, the run's detector, then
+its judge.
 
 The session hands these to each test's context (`pytest_llmeval.run.recording.TestContext`), which the check runner
-asks (`pytest_llmeval.run.check.run_cases`): the escalation chain is rules, then detector, then judge.
+asks (`pytest_llmeval.run.check.run_cases`): the escalation chain is rules, then the claim verifier, then detector, then judge.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ..core.evaluator import Evaluator
     from ..models.detectors import Detector
+    from ..models.verifier import Verifier
     from .options import Settings
 
 
@@ -27,7 +29,7 @@ class EvalSession(Protocol):
 
     def evaluator(self, check: type[Evaluator] | str, params: Mapping[str, Any]) -> Evaluator: ...
 
-__all__ = ["escalation", "detector"]
+__all__ = ["escalation", "detector", "verifier"]
 
 
 def escalation(session: EvalSession, evaluator: Evaluator) -> Evaluator | None:
@@ -46,3 +48,12 @@ def detector(session: EvalSession, evaluator: Evaluator, spec: str | None) -> De
 
     spec = spec if spec is not None else (session.settings.detector or None)
     return detector_for(evaluator, spec, session.models, band=session.settings.detector_band)
+
+
+def verifier(session: EvalSession, evaluator: Evaluator, setting: str | None) -> Verifier | None:
+    """The claim verifier that decides ``evaluator``'s unverified answers before any detector or judge: the call's
+    ``verifier=``, else the run's ``--llmeval-verifier``, its model loaded once per run through the session's model
+    cache; ``None`` when it is off or the check reads no context."""
+    from ..run.check import verifier_for
+
+    return verifier_for(evaluator, setting if setting is not None else session.settings.verifier, session.models)

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 from ..core.errors import SetupError
 
-__all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "endpoint",
+__all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "parse_verifier", "endpoint",
            "folder_config", "CLIENT_HEADER"]
 
 
@@ -60,6 +60,21 @@ def parse_precision(text: str) -> str:
     value = str(text).strip().lower()
     if value not in PRECISIONS:
         raise argparse.ArgumentTypeError(f"invalid precision {text!r}: expected one of {', '.join(PRECISIONS)}")
+    return value
+
+
+def parse_verifier(text: str) -> str:
+    """A verifier setting: ``"on"`` (the shipped verifier), ``""`` (off) or a folder holding a verifier's card.json;
+    ``ValueError`` says what was expected."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected on, off or a verifier folder, got {type(text).__name__}")
+    value = text.strip()
+    if value.lower() in ("", "off", "false", "no", "0"):
+        return ""
+    if value.lower() in ("on", "true", "yes", "1", "shipped"):
+        return "on"
+    if not os.path.isfile(os.path.join(value, "card.json")):
+        raise ValueError(f"expected on, off or a verifier folder holding card.json (tools/train_verifier.py --out); got {value!r}")
     return value
 
 

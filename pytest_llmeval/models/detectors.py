@@ -121,15 +121,21 @@ class Detection:
     reason: str
     spans: tuple[tuple[int, int, str, float], ...] = ()
     claims: tuple[tuple[str, float], ...] = field(default_factory=tuple)
+    closest: tuple[str, ...] = ()  # per claim, the context window that supports it best (where the reader says)
 
     def to_dict(self) -> dict[str, Any]:
+        claims = [{"claim": c, "support": round(p, 6)} for c, p in self.claims]
+        for claim, window in zip(claims, self.closest):
+            claim["closest"] = window
         return {"support": round(self.support, 6), "verdict": self.verdict,
                 "spans": [{"start": s, "end": e, "text": t, "score": round(p, 6)} for s, e, t, p in self.spans],
-                "claims": [{"claim": c, "support": round(p, 6)} for c, p in self.claims]}
+                "claims": claims}
 
 
 class Detector:
     """One detector model, loaded once through the session's model cache (on its device), scoring in batches."""
+
+    tier = "detector"
 
     batch_size = 16  # on the CPU; on a GPU `gpu_batch_size`
     gpu_batch_size = 64
@@ -143,6 +149,10 @@ class Detector:
     def __init__(self, spec: DetectorSpec, cache: ModelCache) -> None:
         self.spec = spec
         self.cache = cache
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
 
     def _load(self) -> tuple[Any, Any, str, int]:
         def build() -> tuple[Any, Any, str, int]:

@@ -185,6 +185,7 @@ class Summary:
     unverified: Mapping[str, int] = field(default_factory=dict)
     escalated: Mapping[str, int] = field(default_factory=dict)
     detected: Mapping[str, int] = field(default_factory=dict)  # verdicts of the answers a detector read
+    verified: Mapping[str, int] = field(default_factory=dict)  # verdicts of the answers the claim verifier read
     #: Every repeated case's draws per check and model, and the interval level of the rows (1 - alpha).
     repeats: tuple[CaseDraws, ...] = ()
     alpha: float = 0.05
@@ -230,6 +231,7 @@ class Summary:
             "escalated": sum(self.escalated.values()),
             "escalated_verdicts": dict(self.escalated),
             "detected_verdicts": dict(self.detected),
+            "verifier_verdicts": dict(self.verified),
             "models": [m for m in self.models if m != NO_MODEL],
             "model_totals": {m: {"passed": p, "count": c} for m, (p, c) in self.model_totals.items() if m != NO_MODEL},
             "best_model": self.best_model,
@@ -389,8 +391,8 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         operations=operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
         unverified=dict(Counter(r["evaluator"] for r in records if verdict_of(r) == "unverified")),
         escalated=dict(Counter(verdict_of(r) for r in records if isinstance(r.get("details"), dict) and "escalated" in r["details"])),
-        detected=dict(Counter(str((r.get("details") or {}).get("detector", {}).get("verdict")) for r in records
-                              if isinstance(r.get("details"), dict) and isinstance(r["details"].get("detector"), dict))),
+        detected=_tier_verdicts(records, "detector"),
+        verified=_tier_verdicts(records, "verifier"),
         repeats=tuple(sorted(repeats, key=lambda c: (order[c.check], c.model, c.case_id))),
         alpha=alpha,
     )
@@ -408,6 +410,12 @@ class ClassificationRow:
     labels: tuple[str, ...]
     report: Mapping[str, Any]
     curves: Mapping[str, Any]
+
+
+def _tier_verdicts(records: list[Record], tier: str) -> dict[str, int]:
+    """The verdicts of the answers a model tier (``verifier``, ``detector``) read, counted."""
+    return dict(Counter(str(r["details"][tier].get("verdict")) for r in records
+                        if isinstance(r.get("details"), dict) and isinstance(r["details"].get(tier), dict)))
 
 
 def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.result import Signature, diagnostic, verdict_of
+from ..core.verdict import DECIDERS
 from ..stats.agreement import LABELS, ThresholdSuggestion, agreement, suggest_threshold
 from .gate import is_error
 
@@ -93,7 +94,7 @@ def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float =
         errors = sum(is_error(r) for r in group)
         found = agreement(((r["tags"]["label"], _call(r)) for r in group), alpha=alpha)
         tiers = {}
-        for tier in ("rules", "detector", "judge"):
+        for tier in DECIDERS:
             decided = [r for r in group if r.get("decided_by") == tier and _call(r) != "unverified"]
             if decided:
                 tiers[tier] = agreement(((r["tags"]["label"], _call(r)) for r in decided), alpha=alpha).to_dict()

@@ -35,10 +35,12 @@ def _floor_line(floor: Mapping[str, Any]) -> str:
 def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
     """What could not be verified offline, and what a judge decided (from the JSON summary: the terminal and the
     Markdown and HTML reports say the same)."""
-    lines, detected = [], summary.get("detected_verdicts") or {}
-    if detected:
-        lines.append(f"{sum(detected.values())} answer(s) the offline evidence left unverified went to the detector: "
-                     + ", ".join(f"{n} {({'pass': 'passed', 'fail': 'failed'}).get(v, 'still unverified')}" for v, n in sorted(detected.items())))
+    lines = []
+    for tier, key in (("the claim verifier", "verifier_verdicts"), ("the detector", "detected_verdicts")):
+        counts = summary.get(key) or {}
+        if counts:
+            lines.append(f"{sum(counts.values())} answer(s) the offline evidence left unverified went to {tier}: "
+                         + ", ".join(f"{n} {({'pass': 'passed', 'fail': 'failed'}).get(v, 'still unverified')}" for v, n in sorted(counts.items())))
     escalated = summary.get("escalated_verdicts") or {}
     if escalated:
         decided = ", ".join(f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
@@ -245,7 +247,7 @@ class ResultRow:
     answer: str
     verdict: str = ""  # "pass", "fail" or "unverified"
     expected: bool = False  # a failure of a test that failed as its xfail marker expected
-    decided_by: str = ""  # "rules", "detector" or "judge" ("": not said, or the check could not be computed)
+    decided_by: str = ""  # "rules", "verifier", "detector" or "judge" ("": not said, or the check could not be computed)
     new: bool = False  # a failure the baseline did not have (it passed there)
 
 

@@ -48,6 +48,7 @@ from ..core.verdict import concerns
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
+    from ..models.verifier import Verifier
     from .recording import TestContext
 from .escalation import detect, escalate
 from .recording import current_context
@@ -106,8 +107,9 @@ def format_failure(result: Result, length: int | None = None) -> str:
     lines = []
     failed = result.failed_metrics()
     escalated = result.details.get("escalated") if result.details else None
-    if result.verdict == "fail" and isinstance(result.details.get("detector") if result.details else None, Mapping):
-        lines.append(f"llmeval {result.evaluator} failed: the detector ({result.details['detector']['model']}) found the answer "
+    tier = result.decided_by if result.decided_by in ("verifier", "detector") else None
+    if result.verdict == "fail" and tier and isinstance(result.details.get(tier), Mapping):
+        lines.append(f"llmeval {result.evaluator} failed: the {tier} ({result.details[tier]['model']}) found the answer "
                      "unsupported, where the offline evidence could not decide")
     elif isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
         lines.append(f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where the "
@@ -122,7 +124,8 @@ def format_failure(result: Result, length: int | None = None) -> str:
         else:
             opening = "no evidence against the answer, but it could not be confirmed offline"
         lines.append(f"llmeval {result.evaluator} unverified: {opening}" + (f" ({missed})" if missed else ""))
-        lines.append("  decide it: set a detector (--llmeval-detector=FAMILY:MODEL) or a judge (--llmeval-judge-model); "
+        lines.append("  decide it: the claim verifier (--llmeval-verifier), a detector (--llmeval-detector=FAMILY:MODEL) or a judge "
+                     "(--llmeval-judge-model); "
                      "--llmeval-unverified or unverified= chooses what an unverified answer does to the test")
     elif failed:
         lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(_missed(result, metric) for metric in failed))
@@ -174,6 +177,7 @@ def run_check(
     unverified: str | None = None,
     prompts: Mapping[str, str] | None = None,
     detector: str | None = None,
+    verifier: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run check ``cls`` on one case and return the result without asserting.
@@ -185,15 +189,16 @@ def run_check(
     label lists, `cases_from()`): one result is recorded.
     ``prompts``: a judge check's prompts to replace for this call (``{name: template}``). ``detector``: the detector
     that decides this call's unverified answers (``FAMILY:MODEL``, `pytest_llmeval.models.detectors`; default: the
-    run's ``--llmeval-detector``).
+    run's ``--llmeval-detector``). ``verifier``: ``on``, ``off`` or a verifier folder, the claim verifier that decides
+    them first (`pytest_llmeval.models.verifier`; default: the run's ``--llmeval-verifier``).
     """
     params, cases = _call_cases(cls, params, prompts, case, fields)
     if len(cases) == 1:
         [result] = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
-                             detector=detector)
+                             detector=detector, verifier=verifier)
         return result
     result = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=False, unverified=unverified,
-                       detector=detector)[0]
+                       detector=detector, verifier=verifier)[0]
     context = current_context()
     if record and context is not None:
         context.record(result)
@@ -225,6 +230,7 @@ def check(
     unverified: str | None = None,
     prompts: Mapping[str, str] | None = None,
     detector: str | None = None,
+    verifier: str | None = None,
     **fields: Any,
 ) -> Result:
     """Run check ``cls`` on one case, record it, and fail the test if the verdict is *fail*.
@@ -237,11 +243,11 @@ def check(
     action = unverified_action(cls.name, unverified)
     context = current_context()
     if context is not None and context.deferred is not None:  # the test does not need the verdict at once
-        deferred = _defer(cls, context, threshold, thresholds, params, case, action, prompts, detector, fields)
+        deferred = _defer(cls, context, threshold, thresholds, params, case, action, prompts, (detector, verifier), fields)
         if deferred is not None:
             return deferred
     result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, prompts=prompts,
-                       detector=detector, **fields)
+                       detector=detector, verifier=verifier, **fields)
     if not result.passed:
         actual = fields.get("actual")
         raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
@@ -254,8 +260,8 @@ def check(
 
 
 def _defer(cls: type[Evaluator], context: TestContext, threshold: float | None, thresholds: Mapping[str, float | None] | None,
-           params: Mapping[str, Any] | None, case: str | None, action: str, prompts: Mapping[str, str] | None, detector: str | None,
-           fields: dict[str, Any]) -> Result | None:
+           params: Mapping[str, Any] | None, case: str | None, action: str, prompts: Mapping[str, str] | None,
+           tiers: tuple[str | None, str | None], fields: dict[str, Any]) -> Result | None:
     """Queue the check on the test's deferred queue, its arguments checked as scoring checks them; ``None``: a call that
     reads several cases, scored in place."""
     params, cases = _call_cases(cls, params, prompts, case, fields)
@@ -264,9 +270,10 @@ def _defer(cls: type[Evaluator], context: TestContext, threshold: float | None, 
     evaluator, in_force = _instance(cls, context, params, threshold, thresholds)
     evaluator.resolve_thresholds(in_force)
     evaluator.check_inputs(cases[0])
-    context.detector(evaluator, detector)
+    context.detector(evaluator, tiers[0])
+    context.verifier(evaluator, tiers[1])
     actual = fields.get("actual")
-    deferred: Result = context.deferred.add(evaluator, cases[0], in_force, action, detector, context,
+    deferred: Result = context.deferred.add(evaluator, cases[0], in_force, action, tiers, context,
                                             len(actual) if isinstance(actual, str) else None, _caller())
     return deferred
 
@@ -311,6 +318,7 @@ def run_cases(
     record: bool = True,
     unverified: str | None = None,
     detector: str | None = None,
+    verifier: str | None = None,
 ) -> list[Result]:
     """Score ``cases`` as one batch with the session's instance of ``cls``; record the results on the test.
 
@@ -323,8 +331,9 @@ def run_cases(
     action = unverified_action(name, unverified)
     if context is None:
         results = evaluator.evaluate(cases, thresholds=in_force, unverified=action)
-        found = standalone().detector(evaluator, detector)
-        return results if found is None else detect(evaluator, found, cases, results, action)
+        for found in (standalone().verifier(evaluator, verifier), standalone().detector(evaluator, detector)):
+            results = results if found is None else detect(evaluator, found, cases, results, action)
+        return results
     context.prefetch(evaluator, cases)
     import pytest
 
@@ -356,7 +365,7 @@ def run_cases(
         pytest.skip(skip)
     if fail is not None:
         pytest.fail(fail, pytrace=False)
-    results = context.calibrated(decide_unverified(evaluator, context, cases, results, action, detector))
+    results = context.calibrated(decide_unverified(evaluator, context, cases, results, action, (detector, verifier)))
     context.mask(masked_values(cases, results))
     if record:
         for result in results:
@@ -365,10 +374,14 @@ def run_cases(
 
 
 def decide_unverified(evaluator: Evaluator, context: TestContext, cases: Sequence[Case], results: list[Result], action: str,
-                      detector: str | None) -> list[Result]:
-    """``results`` with their unverified answers decided by the run's detector (or the call's ``detector``), then by
-    the check's judge, as the test's context provides them (the escalation chain: rules, detector, judge)."""
-    found = context.detector(evaluator, detector)
+                      tiers: tuple[str | None, str | None]) -> list[Result]:
+    """``results`` with their unverified answers decided by the claim verifier and the detector the run (or the call:
+    ``tiers``, its ``detector`` and ``verifier``) has, then by the check's judge, as the test's context provides them
+    (the escalation chain: rules, verifier, detector, judge)."""
+    verifier = context.verifier(evaluator, tiers[1])
+    if verifier is not None:
+        results = detect(evaluator, verifier, cases, results, action)
+    found = context.detector(evaluator, tiers[0])
     if found is not None:
         results = detect(evaluator, found, cases, results, action)
     judge = context.escalation(evaluator)
@@ -407,8 +420,27 @@ def detector_for(evaluator: Evaluator, spec: str | None, models: Any, band: tupl
         raise TypeError(f"{evaluator.name}: argument 'detector': {exc}") from None
 
 
+def verifier_for(evaluator: Evaluator, setting: str | None, models: Any) -> Verifier | None:
+    """The claim verifier ``setting`` names (``on``: the shipped one; a folder: a retrained one; ``off`` or ``""``: none)
+    for ``evaluator`` over the model cache ``models`` (``None``: off, or a check no model tier decides)."""
+    from ..models.config import parse_verifier
+    from ..models.verifier import Verifier
+
+    if setting is not None:
+        try:
+            setting = parse_verifier(setting)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{evaluator.name}: argument 'verifier': {exc}") from None
+    if not setting or not evaluator.detects:
+        return None
+    from ..facts.claims import non_claim
+    from ..facts.records import read_record
+
+    return Verifier(models, None if setting == "on" else setting, skip=non_claim, record=read_record)
+
+
 def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
-    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified", "prompts", "detector"})
+    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified", "prompts", "detector", "verifier"})
     if bad:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
 
@@ -457,6 +489,10 @@ class Standalone:
     def detector(self, evaluator: Evaluator, spec: str | None) -> Detector | None:
         """The detector ``spec`` names for ``evaluator`` (outside pytest only a call's ``detector=`` names one)."""
         return detector_for(evaluator, spec, self.models)
+
+    def verifier(self, evaluator: Evaluator, setting: str | None) -> Verifier | None:
+        """The claim verifier ``setting`` names for ``evaluator`` (outside pytest only a call's ``verifier=`` does)."""
+        return verifier_for(evaluator, setting, self.models)
 
 
 @functools.lru_cache(maxsize=1)

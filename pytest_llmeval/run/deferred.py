@@ -47,7 +47,7 @@ class Entry:
     case: Case
     thresholds: Mapping[str, float | None]
     action: str  # what an unverified verdict makes of ``passed`` (pass, fail, skip)
-    detector: str | None
+    tiers: tuple[str | None, str | None]  # the call's detector and verifier (None: the run's)
     context: TestContext
     length: int | None  # the answer's length, for the message
     where: str | None = None  # file:line of the call, for the message
@@ -56,8 +56,8 @@ class Entry:
     scored: bool = False
     raised: bool = False  # the outcome was raised in the test (it read the result)
 
-    def group(self) -> tuple[int, str, str, str | None]:
-        return id(self.evaluator), json.dumps(self.thresholds, sort_keys=True), self.action, self.detector
+    def group(self) -> tuple[int, str, str, tuple[str | None, str | None]]:
+        return id(self.evaluator), json.dumps(self.thresholds, sort_keys=True), self.action, self.tiers
 
 
 class Queue:
@@ -81,7 +81,7 @@ class Queue:
         entries, self.pending = self.pending, []
         if not entries:
             return
-        groups: dict[tuple[int, str, str, str | None], list[Entry]] = {}
+        groups: dict[tuple[int, str, str, tuple[str | None, str | None]], list[Entry]] = {}
         for entry in entries:
             groups.setdefault(entry.group(), []).append(entry)
         for group in groups.values():
@@ -113,7 +113,7 @@ def _decided(entry: Entry, cases: list[Case]) -> list[Result]:
 
     evaluator = entry.evaluator
     results = evaluator.evaluate(cases, thresholds=entry.thresholds, unverified=entry.action)
-    return decide_unverified(evaluator, entry.context, cases, results, entry.action, entry.detector)
+    return decide_unverified(evaluator, entry.context, cases, results, entry.action, entry.tiers)
 
 
 def _failed(entry: Entry, exc: BaseException) -> None:

@@ -1,4 +1,5 @@
-"""Escalation: a check's unverified answers decided by a detector (`detect()`), then by a judge check.
+"""Escalation: a check's unverified answers decided by the claim verifier and a detector (`detect()`), then by a judge
+check.
 
 An offline check that cannot confirm an answer, and finds no evidence against it, says *unverified*. Its class
 names the judge check that may decide such answers (``escalates_to``: groundedness to faithfulness, answer
@@ -19,6 +20,7 @@ from ..core.result import Result, passed_for
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
+    from ..models.verifier import Verifier
 
 __all__ = ["escalate", "escalated_signature", "detect"]
 
@@ -70,16 +72,18 @@ def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results:
     return out
 
 
-def detect(check: Evaluator, detector: Detector, cases: Sequence[Case], results: list[Result], unverified: str) -> list[Result]:
-    """The unverified results decided by the run's detector (`pytest_llmeval.models.detectors`), in one batch.
+def detect(check: Evaluator, detector: Detector | Verifier, cases: Sequence[Case], results: list[Result],
+           unverified: str) -> list[Result]:
+    """The unverified results decided by a model tier in one batch: the run's claim verifier
+    (`pytest_llmeval.models.verifier`) or its detector (`pytest_llmeval.models.detectors`); ``detector.tier`` says which.
 
-    Every result of the check gets the detector in its signature. The detector's verdict becomes the check's, its
-    reason first and the offline one after it; its reading (support, the spans of the answer it finds unsupported,
-    each claim's support) is kept under ``detector``, and ``decided_by`` says ``detector``. Within the detector's
-    band the answer stays unverified, for the judge.
+    Every result of the check gets the model in its signature (under the tier's name). The model's verdict becomes the
+    check's, its reason first and the offline one after it; its reading (support, the spans of the answer it finds
+    unsupported, each claim's support) is kept under the tier's name with the tier it overruled (``after``), and
+    ``decided_by`` names the tier. Where it cannot decide, the answer stays unverified, for the next tier.
     """
-    label = detector.spec.label
-    results = [replace(r, signature=replace(r.signature, params={**r.signature.params, "detector": label})) for r in results]
+    tier, label = detector.tier, detector.label
+    results = [replace(r, signature=replace(r.signature, params={**r.signature.params, tier: label})) for r in results]
     pending = [i for i, r in enumerate(results) if r.verdict == "unverified" and cases[i].actual and cases[i].context]
     if not pending:
         return results
@@ -87,12 +91,13 @@ def detect(check: Evaluator, detector: Detector, cases: Sequence[Case], results:
     out = list(results)
     for index, detection in zip(pending, found):
         offline = out[index]
-        details = {**offline.details, "detector": {"model": label, **detection.to_dict()}}
+        after = "verifier" if tier != "verifier" and "verifier" in offline.details else "rules"  # the tier that left it unverified
+        details = {**offline.details, tier: {"model": label, "after": after, **detection.to_dict()}}
         if detection.verdict == "unverified":
-            reason = f"{offline.reason}; the detector ({label}) could not decide: {detection.reason}"
+            reason = f"{offline.reason}; the {tier} ({label}) could not decide: {detection.reason}"
             out[index] = replace(offline, reason=reason[:2000], details=details)
             continue
-        reason = f"the detector ({label}) decided {detection.verdict}: {detection.reason}; offline: {offline.reason}"
-        out[index] = replace(offline, verdict=detection.verdict, decided_by="detector", reason=reason[:2000], details=details,
+        reason = f"the {tier} ({label}) decided {detection.verdict}: {detection.reason}; offline: {offline.reason}"
+        out[index] = replace(offline, verdict=detection.verdict, decided_by=tier, reason=reason[:2000], details=details,
                              passed=passed_for(detection.verdict, unverified))
     return out

@@ -193,6 +193,7 @@ class TestContext:
         escalation: Callable[[Evaluator], Evaluator | None] | None = None,
         calibration: Callable[[list[Result]], list[Result]] | None = None,
         detector: Callable[[Evaluator, str | None], Any] | None = None,
+        verifier: Callable[[Evaluator, str | None], Any] | None = None,
     ) -> None:
         self.nodeid = nodeid
         #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on (``--llmeval-gate``).
@@ -211,6 +212,7 @@ class TestContext:
         self._escalation = escalation
         self._calibration = calibration
         self._detector = detector
+        self._verifier = verifier
         #: Values a check masked in this test's answers (a phone number, an e-mail) -> how it showed them: every record of
         #: the test shows them so, whichever check recorded it (`mask()`).
         self._masks: dict[str, str] = {}
@@ -243,6 +245,11 @@ class TestContext:
     def detector(self, evaluator: Evaluator, spec: str | None) -> Any:
         """The detector that decides ``evaluator``'s unverified answers: the call's ``spec``, else the run's (or ``None``)."""
         return None if self._detector is None else self._detector(evaluator, spec)
+
+    def verifier(self, evaluator: Evaluator, setting: str | None) -> Any:
+        """The claim verifier that decides ``evaluator``'s unverified answers: the call's ``setting``, else the run's
+        (or ``None``)."""
+        return None if self._verifier is None else self._verifier(evaluator, setting)
 
     def calibrated(self, results: list[Result]) -> list[Result]:
         """``results`` as the run's calibration requirement leaves them (a check that may not gate: diagnostic)."""

@@ -15,7 +15,7 @@ RIGHT = ("Refunds are issued within 5 business days.", "Refunds are issued withi
 
 @pytest.mark.parametrize(("outcome", "by", "evidence", "error"), [
     ("maybe", "rules", (), "outcome must be one of pass, fail, unverified"),
-    ("fail", "oracle", (), "decided_by must be one of rules, detector, judge"),
+    ("fail", "oracle", (), "decided_by must be one of rules, verifier, detector, judge"),
     ("fail", "rules", "a string", "evidence must be a tuple of str"),
 ])
 def test_a_verdict_refuses_what_it_cannot_mean(outcome, by, evidence, error):
@@ -51,7 +51,7 @@ def test_rules_checks_say_rules_and_judges_say_judge():
     assert registry.create("exact_match").decider() == "rules"
     assert registry.create("faithfulness").decider() == "judge"
     assert registry.create("semantic_similarity").decider() == "detector"
-    assert set(DECIDERS) == {"rules", "detector", "judge"}
+    assert set(DECIDERS) == {"rules", "verifier", "detector", "judge"}
 
 
 def test_a_result_refuses_an_unknown_decider():
