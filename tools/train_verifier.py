@@ -38,6 +38,7 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "benchmarks")]
 
 from pytest_llmeval.facts.claims import non_claim  # noqa: E402
 from pytest_llmeval.facts.contrasts import OPPOSITES  # noqa: E402
+from pytest_llmeval.facts.records import read_record  # noqa: E402
 from pytest_llmeval.models import verifier as v  # noqa: E402
 
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
@@ -220,23 +221,9 @@ def development(data: str, per_set: int | None, seed: int) -> dict[str, list[Ans
 
 def supports(model: Any, tokenizer: Any, answers: Sequence[Answer]) -> list[float]:
     """Each answer's support as the shipped verifier reads it: its least supported claim's best window."""
-    jobs, pairs = [], []
-    for context, question, answer, _ in answers:
-        found = v.windows(context)
-        claims = v.claims_of(answer, question, non_claim)
-        picks = [v.best_windows(c, found) for c in claims] if found else []
-        jobs.append([len(p) for p in picks])
-        pairs += [(found[i], v.hypothesis(c, question)) for c, p in zip(claims, picks) for i in p]
-    scores = iter(v.score_pairs(model, tokenizer, pairs, "cpu", 32))
-    return [min((max(next(scores) for _ in range(n)) for n in shape), default=1.0) for shape in jobs]
-
-
-def auc(good: Sequence[float], bad: Sequence[float]) -> float:
-    """The chance that a good answer scores above a bad one (ties count half)."""
-    if not good or not bad:
-        return float("nan")
-    wins = sum((g > b) + 0.5 * (g == b) for g in good for b in bad)
-    return wins / (len(good) * len(bad))
+    read = v.readings([(context, question, answer) for context, question, answer, _ in answers],
+                      lambda pairs: v.score_pairs(model, tokenizer, pairs, "cpu", 32), non_claim, read_record)
+    return [min((max(s for s, _ in claim) for claim in scored), default=1.0) for _, _, scored in read]
 
 
 def thresholds(scored: dict[str, list[tuple[float, bool]]], fail: float = 0.9, passing: float = 0.95) -> dict[str, float]:
@@ -263,7 +250,9 @@ def thresholds(scored: dict[str, list[tuple[float, bool]]], fail: float = 0.9, p
 
 def figures(model: Any, tokenizer: Any, sets: dict[str, list[Answer]]) -> tuple[dict[str, Any], dict[str, list[tuple[float, bool]]]]:
     scored = {name: list(zip(supports(model, tokenizer, answers), (a[3] for a in answers))) for name, answers in sets.items()}
-    per = {name: round(auc([s for s, g in rows if g], [s for s, g in rows if not g]), 4) for name, rows in scored.items()}
+    import bench_verdicts as bench
+
+    per = {name: round(bench.auc([s for s, g in rows if g], [s for s, g in rows if not g]), 4) for name, rows in scored.items()}
     return per, scored
 
 

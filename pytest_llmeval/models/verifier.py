@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .cache import ModelCache
 
 __all__ = ["SHIPPED", "Verifier", "VerifierCard", "windows", "best_windows", "hypothesis", "claims_of", "train",
-           "write_card", "MAX_TOKENS", "WINDOW_WORDS", "TOP_WINDOWS"]
+           "write_card", "readings", "score_pairs", "MAX_TOKENS", "WINDOW_WORDS", "TOP_WINDOWS"]
 
 #: The verifier that ships with the plugin (package data).
 SHIPPED = Path(__file__).parent / "weights" / "verifier"
@@ -201,17 +201,7 @@ class Verifier:
     def detect(self, items: Sequence[tuple[Sequence[str], str | None, str]]) -> list[Detection]:
         """``(context, question, answer)`` per answer: its `Detection` (``claims``: each claim's support;
         ``closest``: the window that supports it best)."""
-        jobs: list[tuple[list[str], list[list[int]], list[str]]] = []
-        pairs: list[tuple[str, str]] = []
-        for context, question, answer in items:
-            found = [] if self.record and any(self.record(chunk) is not None for chunk in context) else windows(context)
-            claims = claims_of(answer, question, self.skip)
-            picks = [best_windows(claim, found) for claim in claims] if found else []
-            jobs.append((claims, picks, found))
-            pairs.extend((found[i], hypothesis(claim, question)) for claim, pick in zip(claims, picks) for i in pick)
-        scores = iter(self.score(pairs))
-        return [self._reading(claims, found, [[(next(scores), i) for i in pick] for pick in picks])
-                for claims, picks, found in jobs]
+        return [self._reading(*read) for read in readings(items, self.score, self.skip, self.record)]
 
     def _reading(self, claims: list[str], found: list[str], scored: list[list[tuple[float, int]]]) -> Detection:
         if not claims or not found:
@@ -233,6 +223,26 @@ class Verifier:
                       f"{card.fail_below:.2f} and {card.pass_at:.2f}; {closest})")
         return Detection(support, verdict, reason, claims=tuple((c, s) for c, (s, _) in zip(claims, best)),
                          closest=tuple(found[i] for _, i in best))
+
+
+Reading = tuple[list[str], list[str], list[list[tuple[float, int]]]]
+
+
+def readings(items: Sequence[tuple[Sequence[str], str | None, str]], score: Callable[[list[tuple[str, str]]], list[float]],
+             skip: Callable[[str, str | None], Any] | None = None, record: Callable[[str], Any] | None = None) -> list[Reading]:
+    """How the verifier reads each ``(context, question, answer)``: the answer's claims, the context's windows (none for
+    a record context) and, per claim, ``(score, window index)`` of each of its best windows, all pairs scored by
+    ``score`` in one call (what `Verifier.detect` and the training script's development figures both read)."""
+    jobs: list[tuple[list[str], list[list[int]], list[str]]] = []
+    pairs: list[tuple[str, str]] = []
+    for context, question, answer in items:
+        found = [] if record and any(record(chunk) is not None for chunk in context) else windows(context)
+        claims = claims_of(answer, question, skip)
+        picks = [best_windows(claim, found) for claim in claims] if found else []
+        jobs.append((claims, picks, found))
+        pairs.extend((found[i], hypothesis(claim, question)) for claim, pick in zip(claims, picks) for i in pick)
+    scores = iter(score(pairs))
+    return [(claims, found, [[(next(scores), i) for i in pick] for pick in picks]) for claims, picks, found in jobs]
 
 
 def score_pairs(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], device: str, batch_size: int) -> list[float]:
