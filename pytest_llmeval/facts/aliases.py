@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from .names import CONNECTORS, DEMONYM, FUNCTION_WORDS, TITLES, WORD, fold, inflection_of
 
-__all__ = ["ContextForms", "Places", "alias_supported", "capital_words", "context_forms", "demonym_forms", "initialisms",
+__all__ = ["doctrine_forms", "ContextForms", "Places", "alias_supported", "capital_words", "context_forms", "demonym_forms", "initialisms",
            "name_key", "places"]
 
 #: A name as looked up: its words' bases, without connectors, function words and titles.
@@ -61,6 +61,20 @@ LONGEST_RUN = 12
 
 
 @lru_cache(maxsize=1 << 16)
+def doctrine_forms(word: str) -> set[str]:
+    """The doctrine and its adherent or adjective of a folded word: ``stoic`` -> ``stoicism``, ``buddhist`` -> ``buddhism``,
+    ``stoicism`` -> ``stoic`` and ``stoicist``; none for a short word.
+
+    >>> sorted(doctrine_forms("buddhist")), sorted(doctrine_forms("stoicism"))
+    (['buddhism', 'buddhistism'], ['stoic', 'stoicist'])
+    """
+    if len(word) < 4:
+        return set()
+    if word.endswith("ism"):
+        return {word[:-3], word[:-3] + "ist"}
+    return {word + "ism", *([word[:-3] + "ism"] if word.endswith("ist") else [])}
+
+
 def demonym_forms(base: str) -> frozenset[str]:
     """The words a demonym, or a place name, may stand for by its ending (both ways, one step).
 

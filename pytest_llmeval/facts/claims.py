@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ..text.basics import split_sentences
+from .markdown import markdown_sentences
 from .names import FUNCTION_WORDS
 
 __all__ = ["framing", "non_claim", "refusal", "markdown_sentences", "REASONS"]
@@ -213,6 +213,17 @@ _REFUSALS = _rx(r"^<OPENER><SRC><TAIL> <NOT_AUX> (?:(?:explicitly|specifically|d
                 r"provided|given|included|present|found|mentioned|stated|specified|contained|listed|known)\b")
 
 
+# "It is not clear which country ...", "It is not specified what denomination ...": what the answer does not know, an
+# indirect question, not a claim.
+_UNKNOWN = _rx(r"^<OPENER>(?:it|this|that) (?:(?:is|was|remains) (?:not (?:(?:entirely|quite|immediately|explicitly|exactly|fully) )?(?:clear|"
+               r"specified|mentioned|stated|known|indicated|evident|certain|said|given)|unclear|unknown|uncertain)|(?:isn't|wasn't) (?:clear|"
+               r"specified|mentioned|stated|known|certain)) (?:what|which|who|whom|whose|when|where|whether|how|if|why)\b")
+# After a lead-in that names the sources ("Based on the given context, there is no indication that ..."): the sources lack it.
+_SOURCE_LACKS = _rx(r"^<OPENER>(?:there (?:is|are|was|were)|there's) (?:no|not any) (?:(?:clear|explicit|direct|specific|such|further) )?"
+                    r"(?:indications?|evidence|suggestions?|signs?|proof|hints?)\b")
+_NAMES_SOURCE = _rx(r"\b<STRONG>\b")
+
+
 def refusal(sentence: str) -> bool:
     """Whether the sentence says that the sources lack the answer: neither a hallucination nor a confirmed fact.
 
@@ -227,7 +238,16 @@ def refusal(sentence: str) -> bool:
     """
     text = _norm(sentence)
     framed = framing(text)
-    return any(_REFUSALS.search(t) for t in (text, framed[1] if framed else "") if t)
+    return _refuses(text) or (framed is not None and (_refuses(framed[1]) or _lacks(framed)))
+
+
+def _refuses(text: str) -> bool:
+    return bool(_REFUSALS.search(text) or _UNKNOWN.match(text))
+
+
+def _lacks(framed: tuple[str, str]) -> bool:
+    """A lead-in that names the sources, then "there is no indication that ...": the sources lack it."""
+    return bool(_NAMES_SOURCE.search(framed[0]) and _SOURCE_LACKS.match(framed[1]))
 
 
 _TASK = (r"(?:summary|summaries|summari[sz]ation|description|answer|response|reply|list|overview|breakdown|rewrite|paraphrase|translation|version|draft|"
@@ -295,7 +315,7 @@ def _heading(text: str) -> bool:
 
 
 # "According to the context:", "The passages are not relevant.", "The answer is in passage 3.", "Let me analyze the passages."
-_ABOUT = _rx(r"^<OPENER><PREP> <SRC_LEAD>\W*$|^<OPENER>(?:(?:all|both|each|some|most|several|many|one|two|three|only|only one|neither|"
+_ABOUT = _rx(r"^<OPENER><PREP> <SRC_LEAD>\W*$|^\W*<SRC_LEAD>\W*$|^<OPENER>(?:(?:all|both|each|some|most|several|many|one|two|three|only|only one|neither|"
              r"none) (?:of )?)?<SRC><TAIL> <ADV>(?:(?:is|are|was|were|seems?|appears?)(?: to be)?(?: not)?(?: the)?(?: (?:very|most|highly|directly|"
              r"somewhat|partially|partly|all|both|quite|fairly|more|less|least|equally|also|only|not))? (?:relevant|irrelevant|related|unrelated|helpful|"
              r"unhelpful|useful|consistent|inconsistent|contradictory|conflicting|ambiguous|unclear|vague|incomplete|sufficient|insufficient|limited|brief|"
@@ -377,7 +397,7 @@ _OTHERS = (("closing", _CLOSINGS), ("self-assessment", _ASSESSMENTS), ("hedge", 
 
 
 def _reason(text: str, question: str | None) -> str | None:
-    if _REFUSALS.search(text):
+    if _refuses(text):
         return "refusal"
     if _ECHOES.search(text) or (question and _restates(text, question)):
         return "prompt echo"
@@ -414,105 +434,5 @@ def non_claim(sentence: str, question: str | None = None) -> str | None:
     if reason is None:
         framed = framing(text)
         if framed:
-            reason = _reason(framed[1], question)
+            reason = "refusal" if _lacks(framed) else _reason(framed[1], question)
     return reason
-
-
-_MD_BLOCK = re.compile(r"^[ \t]*(?:#{1,6}(?:[ \t]|$)|[-*+•][ \t]+\S|\d{1,3}[.)][ \t]+\S|[a-z]\)[ \t]+\S|>|\||```|~~~|step[ \t]+\d{1,3}[ \t]*"
-                       r"[:.)]|(?:[-*_][ \t]*){3,}$|={3,}[ \t]*$)", re.MULTILINE | _I)
-_MD_INLINE = re.compile(r"\*\*|__|`|~~|\[[^\]\n]{1,200}\]\(|(?<![\w*])\*[^\s*]|(?<!\w)_[^\s_]|\|.*\|")
-_ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)]|[a-z]\))[ \t]+(?:\[[ xX]\][ \t]+)?(?=\S)")
-_STEP = re.compile(r"^[ \t]*step[ \t]+\d{1,3}[ \t]*[:.)-][ \t]*", _I)
-_LABEL = re.compile(r"^[ \t]*(?:(?:\*\*|__)[^*_\n]{1,80}(?:\*\*|__)|[^\W\d_][^:\n]{0,40}:[ \t]+\S)")
-_RULE = re.compile(r"^[ \t]*(?:(?:[-*_][ \t]*){3,}|={3,}[ \t]*)$")
-_TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
-_BOLD_LINE = re.compile(r"(?:\*\*|__)[^*_\n]{1,150}(?:\*\*|__) ?:?")
-_INLINE = tuple((re.compile(pattern), replacement) for pattern, replacement in (
-    (r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1"), (r"<(https?://[^>\s]{1,500})>", r"\1"), (r"<[bB][rR] ?/?>", " "), (r"`+([^`\n]*)`+", r"\1"),
-    (r"\*\*([^*\n]+)\*\*", r"\1"), (r"__([^_\n]+)__", r"\1"), (r"~~([^~\n]+)~~", r"\1"),
-    (r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*\\])\*(?![\w*])", r"\1"), (r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_\\])_(?!\w)", r"\1"),
-    (r"\*\*([^*\n]+)\*\*", r"\1"), (r"\\([\\`*_{}\[\]()#+\-.!|>~])", r"\1"),
-))
-
-
-def _inline(text: str) -> str:
-    for pattern, replacement in _INLINE:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-def _cells(line: str) -> list[str]:
-    inner = line.strip().removeprefix("|")
-    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return [_norm(_inline(cell)) for cell in re.split(r"(?<!\\)\|", inner)]
-
-
-def _heading_text(text: str) -> str:
-    text = _norm(_inline(text)).rstrip("#").strip()
-    return text + ":" if text and len(text.split()) <= 10 and text[-1] not in ".:!?;" else text
-
-
-def _flush(prose: list[str], out: list[str]) -> list[str]:
-    """Split the paragraph in ``prose`` into ``out``; the next paragraph's (empty) list."""
-    if prose:
-        out.extend(split_sentences(_inline(" ".join(prose))))
-    return []
-
-
-def markdown_sentences(text: str) -> list[str]:
-    r"""The sentences of an answer written in Markdown; plain prose is `split_sentences()`'s.
-
-    List items (``-``, ``*``, ``+``, ``1.``, ``1)``, ``Step 1:``) lose their markers, and emphasis, inline code and links
-    theirs (``**Hours:** 10 am`` reads ``Hours: 10 am``); each item, ``Key: value`` line and paragraph is split. A heading
-    of few words ends with ``:`` (a ``heading`` to `non_claim()`); a table row reads ``Header: cell; Header: cell``.
-
-    >>> markdown_sentences("| Day | Hours |\n|---|---|\n| Monday | 9-5 |")
-    ['Day: Monday; Hours: 9-5']
-    >>> markdown_sentences("One. Two.") == split_sentences("One. Two.")
-    True
-    """
-    if not _MD_BLOCK.search(text) and not _MD_INLINE.search(text):
-        return split_sentences(text)
-    out: list[str] = []
-    prose: list[str] = []
-    header: list[str] | None = None
-    lines, fenced, item = text.splitlines(), False, False
-    for index, line in enumerate(lines):
-        stripped, following = line.strip(), lines[index + 1] if index + 1 < len(lines) else ""
-        if stripped.startswith(("```", "~~~")):
-            fenced, prose = not fenced, _flush(prose, out)
-        elif fenced:
-            out.extend([stripped] if stripped else [])
-        elif "|" in stripped and (stripped.startswith("|") or _TABLE_SEP.match(following) or header is not None):
-            prose = _flush(prose, out)
-            if _TABLE_SEP.match(stripped):
-                continue
-            cells = _cells(stripped)
-            if _TABLE_SEP.match(following):
-                header = cells
-                continue
-            pairs = zip(header, cells) if header is not None and len(header) == len(cells) else (("", c) for c in cells)
-            row = "; ".join(f"{h}: {c}" if h else c for h, c in pairs if c)
-            out.extend([row] if row else [])
-            continue
-        elif not stripped:
-            prose = _flush(prose, out)
-        elif _RULE.match(line):
-            last = prose.pop() if prose and re.match(r"^[ \t]*(?:=+|-+)[ \t]*$", line) else None  # a Setext heading's underline
-            prose = _flush(prose, out)
-            out.extend([_heading_text(last)] if last else [])
-        elif re.match(r"^ {0,3}#{1,6}(?:[ \t]|$)", line) or _BOLD_LINE.fullmatch(stripped):
-            prose, heading = _flush(prose, out), _heading_text(stripped.lstrip("#"))
-            out.extend([heading] if heading else [])
-        elif _ITEM.match(line) or _STEP.match(line):
-            _flush(prose, out)
-            prose, item = [_STEP.sub("", _ITEM.sub("", line, count=1), count=1)], True
-        elif line[:1] in (" ", "\t") and prose:
-            prose.append(stripped)  # the continuation of a list item or a paragraph
-        else:
-            if item or _LABEL.match(line):  # "**Hours:** 10 am - 8 pm" lines are read one by one
-                prose, item = _flush(prose, out), False
-            prose.append(stripped.lstrip("> ").strip() if stripped.startswith(">") else stripped)
-        header = header if "|" in stripped else None
-    _flush(prose, out)
-    return out

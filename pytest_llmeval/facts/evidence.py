@@ -25,11 +25,12 @@ the answer's closeness.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..text.basics import excerpt
-from .extract import NEGATION, FactIndex, raw_number, ordinal_century
+from .extract import FactIndex, raw_number, ordinal_century
+from .negation import NEGATION
 from .names import CONTRACTION, FUNCTION_WORDS, WORD, CONVERSATIONAL, EVALUATIVE
 from .fact import states_value
 from .parsing import Fact
@@ -139,16 +140,17 @@ def makes_claim(sentence: str, facts: Sequence[Fact] = ()) -> bool:
 
 def unshared_words(
     sentence: str, facts: Sequence[Fact], source: FactIndex, source_stems: set[str], given_stems: set[str],
-    given: FactIndex | None = None,
+    given: FactIndex | None = None, *, roots: tuple[Collection[str], Collection[str]] = ((), ()),
 ) -> list[str]:
     """The words of a claim that show it shares nothing with the source, or ``[]``.
 
     The sentence's own content words are those the question (``given`` and
     ``given_stems``) does not already give; the claim shares nothing when it has
     some, none of them is in the source (``source_stems``), and it states no fact of
-    its own that the source supports.
+    its own that the source supports. ``roots``: the source's and the question's words without inflection
+    (`root_stems()`): a word they hold in another form ("worked" for "working") is shared.
     """
-    from .layer import content_stems
+    from .layer import content_stems, root_stems
 
     if _SPEAKER.match(sentence):
         return []  # "I have never seen them play": the speaker's words, only its facts are checked
@@ -163,9 +165,11 @@ def unshared_words(
         for stem in stems:
             if stem in given_stems:
                 continue
-            if stem in source_stems:
+            rooted = root_stems(word) if any(roots) else []
+            if stem in source_stems or any(r in roots[0] for r in rooted):
                 return []
-            words.append(word)
+            if not any(r in roots[1] for r in rooted):
+                words.append(word)
     return list(dict.fromkeys(words))
 
 

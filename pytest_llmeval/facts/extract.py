@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..text.basics import split_sentences
-from .aliases import ContextForms, alias_supported, context_forms, demonym_forms
+from .aliases import ContextForms, alias_supported, context_forms, demonym_forms, doctrine_forms
 from .names import (
     FUNCTION_WORDS,
     SPACY_LABELS,
@@ -56,6 +56,7 @@ from .names import (
     one_typo,
     word_stem,
 )
+from .negation import clause_index, content_words, polarity_conflict
 from .parsing import (
     CURRENCY_SYMBOLS,
     CURRENCY_WORDS,
@@ -81,12 +82,6 @@ __all__ = ["FactIndex", "FactCheck", "extract_facts", "unsupported_facts", "chec
 EXTRACTORS = ("auto", "rules", "spacy")
 
 
-NEGATION = re.compile(
-    r"(?i)\b(?:not(?!\s+only\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
-    r"|without|cannot)\b|n['’]t\b"
-)
-
-
 _DECIMAL = re.compile(r"(?<![\d.])(\d+)\.(\d+)(?![\d.])")
 
 
@@ -97,11 +92,6 @@ def ordinal_century(fact: Fact) -> int | None:
     """The century an ordinal names ("19th century": 19), a period of years rather than an amount; else ``None``."""
     match = _ORDINAL_CENTURY.match(fact.text) if fact.unit == "year" else None
     return int(match.group(1)) if match else None
-
-
-def negated(sentence: str) -> bool:
-    """Whether a sentence carries a negation cue."""
-    return NEGATION.search(sentence) is not None
 
 
 def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -> list[Fact]:
@@ -200,6 +190,7 @@ class FactIndex:
         self._by_initial: dict[str, list[str]] | None = None
         self._aliases: ContextForms | None = None
         self._found: dict[str, bool] = {}
+        self._joined: set[str] | None = None
         self.sentences = [s for chunk in chunks for s in (split_sentences(chunk) or [chunk.strip()]) if s]
 
     @property
@@ -273,7 +264,19 @@ class FactIndex:
             return True
         if not self.bases.isdisjoint(demonym_forms(base)):
             return True
+        # A doctrine's adherent or adjective ("Stoic" / "Stoicism", "Buddhist" / "Buddhism"), and two words written as one
+        # ("HunterGirl" / "Hunter Girl").
+        if not self.words.isdisjoint(doctrine_forms(base)) or word in self.joined:
+            return True
         return self._misspelt(word)
+
+    @property
+    def joined(self) -> set[str]:
+        """Each two neighbouring words of the text written as one, folded (made on first use)."""
+        if self._joined is None:
+            words = [fold(m.group(0)) for m in WORD.finditer(self.text)]
+            self._joined = {left + right for left, right in zip(words, words[1:])}
+        return self._joined
 
     def _misspelt(self, word: str) -> bool:
         """A long word of the context one typo away (a letter added, dropped, changed or two swapped, not the first):
@@ -370,8 +373,8 @@ class FactIndex:
         if same_number:
             return same_number[0]
         same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
-        words, word = (_content_words(sentence) if sentence else set()), _unit_word(fact.text)
-        return min(same_unit, key=lambda o: (-len(words & _content_words(self.sentence_at(o.start))), _unit_word(o.text) != word,
+        words, word = (content_words(sentence) if sentence else set()), _unit_word(fact.text)
+        return min(same_unit, key=lambda o: (-len(words & content_words(self.sentence_at(o.start))), _unit_word(o.text) != word,
                                              abs(o.value - fact.value))) if same_unit else None
 
     def sentence_at(self, offset: int) -> str:
@@ -382,65 +385,10 @@ class FactIndex:
     # -- negation --------------------------------------------------------------
 
     def polarity_conflict(self, sentence: str) -> str | None:
-        """A negation the answer and the context passage it restates disagree on.
-
-        Both texts are cut into clauses (at commas, semicolons, dashes, brackets and
-        "but"); each answer clause of three or more content words is matched with the
-        context clauses holding at least 70% of its content words. The clause is in
-        conflict when it is negated and none of those is, or the reverse; the
-        conflicting context clause is returned, else ``None``.
-        """
+        """A negation the answer and the context passage it restates disagree on (`negation.polarity_conflict()`)."""
         if self._clauses is None:
-            self._clauses = [(c, _content_words(c), negated(c)) for s in self.sentences for c in _clauses(s)]
-        for clause in _clauses(sentence):
-            content = _content_words(clause)
-            if len(content) < 3:
-                continue
-            matches = [(c, words, neg) for c, words, neg in self._clauses if len(content & words) >= 0.7 * len(content)]
-            if not matches:
-                continue
-            mine = negated(clause)
-            if any(neg == mine for _, _, neg in matches):
-                continue
-            for other, words, _ in matches:
-                # The negation must bear on what the two clauses share ("has not been fined ... and will be in
-                # the squad" says nothing against "will be in the squad").
-                scope = negation_scope(clause if mine else other)
-                if scope & (words if mine else content):
-                    return other
-        return None
-
-
-#: Content words after a negation cue that it bears on (the first: "not *dishwasher* safe", "not *support* backups").
-SCOPE_WORDS = 1
-
-
-def negation_scope(clause: str) -> set[str]:
-    """The stems of the first content words after each negation cue of ``clause`` ("not *dishwasher safe*")."""
-    scope: set[str] = set()
-    for cue in NEGATION.finditer(clause):
-        taken = 0
-        for match in WORD.finditer(clause, cue.end()):
-            word = match.group(0)
-            if word.casefold() in FUNCTION_WORDS or NEGATION.fullmatch(word):
-                continue
-            scope.add(word_stem(word))
-            taken += 1
-            if taken == SCOPE_WORDS:
-                break
-    return scope
-
-
-_CLAUSE = re.compile(r"[,;:()\[\]]|\s-\s|--|—|–|\bbut\b|\bwhile\b|\bwhereas\b|\balthough\b", re.IGNORECASE)
-
-
-def _clauses(sentence: str) -> list[str]:
-    return [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
-
-
-def _content_words(sentence: str) -> set[str]:
-    return {word_stem(m.group(0)) for m in WORD.finditer(sentence)
-            if m.group(0).casefold() not in FUNCTION_WORDS and not NEGATION.fullmatch(m.group(0))}
+            self._clauses = clause_index(self.sentences)
+        return polarity_conflict(self._clauses, sentence)
 
 
 #: How far a hedged number ("about", "nearly", "over") may be from the one it restates, as a share of the larger.

@@ -76,6 +76,13 @@ class Source:
         return self.pairs.words
 
     @cached_property
+    def roots(self) -> set[str]:
+        """Its content words without inflection (read on first use), to tell a word it never uses in any form."""
+        from .layer import root_stems
+
+        return {r for sentence in self.sentences for r in root_stems(sentence)}
+
+    @cached_property
     def verbs(self) -> set[str]:
         """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to compare."""
         parse = self.parse
@@ -203,7 +210,8 @@ def find_evidence(
         for path in (p for record in source.records for p in record.asserted_nulls(text)):
             add("null_field", number, text, f"{where} speaks of what the record leaves empty: {path} is not given")
         if not check.unsupported:
-            words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given)
+            words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given,
+                                   roots=(source.roots, _roots(question)))
             # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
             # with a word or two of its own ("... was actually a wrestler.").
             if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
@@ -217,6 +225,12 @@ def find_evidence(
                     add("clause", number, clause, f"{where} adds a clause of its own: {excerpt(clause, 80)!r} "
                                                   f"({shown} appear{'s' if len(own) == 1 else ''} nowhere in the context)")
     return out, notes
+
+
+def _roots(text: str | None) -> set[str]:
+    from .layer import root_stems
+
+    return set(root_stems(text)) if text else set()
 
 
 #: Words before a name that make it the answer's source ("According to a news article by *NPR*", "published in
@@ -371,12 +385,12 @@ def read_answer(text: str, question: str | None, limit: int) -> Answer:
     refusals: list[int] = []
     for sentence in markdown_sentences(text)[:limit]:
         sentence = _CITATION_MARKS.sub("", sentence) or sentence  # "[2][5]": which passage, not a number of the claim
-        framed = framing(sentence)
+        framed, whole = framing(sentence), sentence
         if framed is not None and framed[1].strip():
             sentence = framed[1].strip()
         index = len(sentences)
         sentences.append(sentence)
-        if refusal(sentence):
+        if refusal(whole):  # with its lead-in: "Based on the context, there is no indication that ..."
             not_claims[index] = "refusal"
             refusals.append(index)
             continue

@@ -54,7 +54,7 @@ KINDS: tuple[EvidenceKind, ...] = (
                  "(open / closed, approved / rejected, increased / decreased, refundable / non-refundable)"),
     EvidenceKind("role_swap", "role swap", "the context's own names in exchanged roles of one relation"),
     EvidenceKind("conflict", "conflicting relation", "the context's relation with another name or number in it"),
-    EvidenceKind("unshared", "unshared claim", "a claim none of whose own words the context uses"),
+    EvidenceKind("unshared", "unshared claim", "a claim none of whose own words the context uses in any form"),
     EvidenceKind("clause", "invented clause", "a coordinated or relative clause ('..., and X') none of whose own words the "
                  "context uses (or one of four or more)"),
     EvidenceKind("word_pair", "unlinked word pair",

@@ -19,14 +19,14 @@ from ..models.evaluator import ModelEvaluator
 from ..text.basics import excerpt
 from .extract import GLUED, EXTRACTORS, FactCheck, FactIndex, check_facts, join_chunks
 from .names import FUNCTION_WORDS
-from .names import spacy_model, word_stem
+from .names import root_stem, spacy_model, word_stem
 from .parsing import Fact, canonical_numbers
 from .syntax import parser_for
 
 if TYPE_CHECKING:
     from .syntax import Parsed, Parser
 
-__all__ = ["FactLayer", "describe_fact", "sentence_label", "word_pair_support", "content_stems", "unlinked_pairs", "Cooccurrence"]
+__all__ = ["FactLayer", "describe_fact", "sentence_label", "word_pair_support", "content_stems", "root_stems", "unlinked_pairs", "Cooccurrence"]
 
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -51,6 +51,12 @@ def content_stems(text: str) -> list[str]:
     """The stems of the content words of ``text``, in order (function words dropped; words glued together without a
     space, as text pasted from tables comes, read apart: "RocknRollaRocknRolla")."""
     return [word_stem(m.group(0)) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
+            if m.group(0).casefold() not in FUNCTION_WORDS]
+
+
+def root_stems(text: str) -> list[str]:
+    """`content_stems()` with inflection removed (`root_stem()`): "worked" and "working" meet."""
+    return [root_stem(m.group(0)) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
             if m.group(0).casefold() not in FUNCTION_WORDS]
 
 

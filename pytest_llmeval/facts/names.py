@@ -12,6 +12,7 @@ accents and inflection.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -20,7 +21,7 @@ from typing import Any
 from ..text.basics import replace_surrogates, split_sentences
 from .parsing import NUMBER_WORDS, Fact
 
-__all__ = ["word_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
+__all__ = ["word_stem", "root_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
 
 
 # Words that start sentences or sit inside capitalised titles without naming anything.
@@ -34,7 +35,7 @@ FUNCTION_WORDS = frozenset(
     either neither each every all any some many much most more few several such other another one ones own
     same is are was were be been being am do does did done have has had having can could may might must shall
     should will would also although though because however moreover furthermore meanwhile therefore thus
-    hence instead indeed still even just only already almost always never often sometimes usually perhaps
+    hence instead indeed still even just only already anymore almost always never often sometimes usually perhaps
     maybe ok okay well now today tomorrow yesterday again once first second third last next finally later
     earlier currently recently overall additionally according based given note please thank thanks sure
     certainly unfortunately fortunately sorry hello hi dear answer question let lets while whereas unless
@@ -136,6 +137,32 @@ def word_stem(word: str) -> str:
     while len(folded) > 3 and folded[-1] in "aeiouy":
         folded = folded[:-1]
     return folded
+
+
+@lru_cache(maxsize=1 << 16)
+def root_stem(word: str) -> str:
+    """`word_stem()` through Snowball's English stemmer first (the ``snowballstemmer`` package), so that inflected forms
+    meet: "worked", "working" -> ``work``; "become", "becoming" -> ``becom``. For evidence that a word is *absent*
+    from a context, where a missed inflection would be a wrong failure.
+
+    >>> root_stem("working") == root_stem("worked"), root_stem("becoming") == root_stem("become")
+    (True, True)
+    """
+    folded = fold(word)
+    if len(folded) > 3 and folded.isalpha():
+        with _STEMMER_LOCK:
+            folded = _stemmer().stemWord(folded)
+    return word_stem(folded)
+
+
+_STEMMER_LOCK = threading.Lock()  # a Snowball stemmer holds the word it works on
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer  # type: ignore[import-untyped]
+
+    return snowballstemmer.stemmer("english")
 
 
 def rule_names(text: str) -> Iterable[Fact]:

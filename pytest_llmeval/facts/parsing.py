@@ -149,7 +149,7 @@ NUMBER = re.compile(
     r"|\d+(?:\.\d+)?|\.\d+"
     r"|(?i:" + _WORD_NUMBER + r"))"
     r"(?P<ord>st|nd|rd|th)?"
-    r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(SCALES, key=len, reverse=True)) + r"))(?!\w)"
+    r"(?:[ \t]?-?[ \t]?(?P<scale>(?i:" + "|".join(sorted(SCALES, key=len, reverse=True)) + r"))(?!\w|\.\w)"  # not "B.C."
     r"|(?!\w)|(?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w)))"
     r"(?:(?:[ \t]|-(?=[^\W\d]))?(?P<unit>(?i:" + _UNIT_ALTERNATIVES + r"))(?!\w))?"
 )
@@ -463,18 +463,24 @@ _SPLIT_INITIALS = re.compile(r"\b([^\W\d_])\. (?=[^\W\d_]\.(?!\w))")
 
 
 _SPLIT_APOSTROPHE = re.compile(r"(?<![\w'])([^\W\d_])' (?=[^\W\d_]{2})")
-
-
 _SPLIT_UNIT = re.compile(r"(\d|\b(?i:" + "|".join(NUMBER_WORDS) + r"))[ \t]-[ \t](?=(?i:" + _UNIT_ALTERNATIVES + r")(?!\w))")
+
+
+#: A no-break, figure, thin or narrow space after a number and before its unit ("24\u00a0mm", "232,752 \u00a0km"): one space.
+_UNIT_SPACE = re.compile(r"(?<=\d)[ \t]*[\u00a0\u2007\u2009\u202f][ \t\u00a0\u2007\u2009\u202f]*(?!\d)")
 
 
 @keeps_text
 def detokenize_numbers(text: str) -> str:
-    """Join numbers (and dotted initials, an initial's apostrophe) a tokeniser split; the length changes.
+    """Join numbers (and dotted initials, an initial's apostrophe) a tokeniser split, and read a unit after a no-break
+    space as after a space; the length changes.
 
     >>> detokenize_numbers("viewed 235, 000 times, 98. 7 per cent, a two - hour film in the U. S. by o' malley")
     "viewed 235,000 times, 98.7 per cent, a two-hour film in the U.S. by o'malley"
+    >>> detokenize_numbers("24\u00a0mm, 1\u00a0000 km")
+    '24 mm, 1\xa0000 km'
     """
+    text = _UNIT_SPACE.sub(" ", text)
     text = _SPLIT_THOUSANDS.sub(lambda m: m.group(1) + m.group(2).replace(", ", ","), text)
     text = _SPLIT_DECIMAL.sub(r"\1.\2", text)
     if ". " in text:

@@ -309,6 +309,11 @@ REFUSALS = [
     "It is not possible to determine the opening time from the passages.",
     "I am unable to answer this question based on the provided context.",
     "The passages do not provide a clear answer.",
+    "Based on the given context, it is not clear which country is the largest producer of rye.",
+    "According to the context, it is not specified what denomination the church belongs to.",
+    "It is unclear whether the museum opens on Sundays.",
+    "Based on the given context, there is no indication that she has super powers.",
+    "According to the passages, there is no evidence that the drug was tested on children.",
 ]
 
 
@@ -331,12 +336,20 @@ NOT_REFUSALS = [
     "The text does not rhyme.",
     "The passage is narrow and steep.",
     "Passage 2 says the museum does not open on Mondays.",
+    "Based in Paris, there is no sign of a slowdown at the firm.",
+    "It is not clear water that flows from the tap.",
 ]
 
 
 @pytest.mark.parametrize("sentence", NOT_REFUSALS)
 def test_a_negative_claim_about_the_world_is_not_a_refusal(sentence):
     assert not refusal(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["(Contexts,", "[Passages 1-3]", "Passage 2."])
+def test_a_bare_mention_of_the_sources_is_about_them(sentence):
+    """What is left of a truncated citation ("... (Contexts [1], [2]") names the sources and claims nothing."""
+    assert non_claim(sentence) == "about the sources"
 
 
 @pytest.mark.parametrize(

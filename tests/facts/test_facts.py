@@ -51,6 +51,14 @@ def test_numbers_are_read_with_their_magnitude(written, value):
         ("Twenty people came.", "20 people came."),
         ("Approximately 330 metres.", "It is 330 m tall."),
         ("Canadians and Italians came.", "Visitors from Canada and Italy came."),
+        ("The orbit part is 24 mm long.", "Lengths are 1\u00a0mm in the globe and 24\u00a0mm in the orbit."),
+        ("Sales exceeded 1.73 million.", "By March 2004 sales exceeded 1.73\u202fmillion."),
+        ("The area is 232,752 km.", "The total area of Bengal is 232,752 \u00a0km."),
+        ("It premiered on June 10, 1865.", "It premiered on 10\u00a0June 1865 in Munich."),
+        ("Babylon fell in 539 BC.", "In 539 B.C., the armies of Cyrus conquered Babylon."),
+        ("HunterGirl was the oldest.", "Of the three finalists, Hunter Girl was the oldest."),
+        ("The Stoic philosophy spread.", "Stoicism played a key role."),
+        ("He was a Buddhist monk.", "Buddhism reached Japan in 552."),
     ],
 )
 def test_the_same_fact_written_two_ways_is_supported(answer, context):
@@ -146,6 +154,28 @@ def test_reformatting_a_number_keeps_it_supported(number, unit):
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10**6), st.sampled_from(["mm", "km", "kg", "million", "percent", "metres"]),
+       st.sampled_from(["\u00a0", "\u202f", "\u2009", " \u00a0", "\u00a0 "]))
+def test_a_unit_after_a_no_break_space_is_read_as_after_a_space(number, unit, space):
+    """Text pasted from the web sets a unit apart by a no-break or thin space; the number and its unit are one fact."""
+    assert unsupported_facts(f"It is {number:,} {unit}.", f"It measures {number:,}{space}{unit}.") == []
+    assert [f.text for f in unsupported_facts(f"It is {number + 1:,} {unit}.", f"It measures {number:,}{space}{unit}.")] != []
+
+
+def test_a_capital_b_before_c_is_no_billion():
+    """"539 B.C." is a year before Christ, not 539 billion; "7B" and "$5 B." stay billions."""
+    assert [(f.kind, f.value) for f in extract_facts("In 539 B.C., Babylon fell.") if f.kind != "name"] == [("number", 539.0)]
+    assert [f.value for f in extract_facts("Revenue hit 7B. It cost $5 B.") if f.kind != "name"] == [7e9, 5e9]
+
+
+def test_a_name_is_not_found_by_a_longer_word_it_begins():
+    """Doctrines and words written as one are the only longer forms found: "Walker" is not "walking", "Stoic" is
+    "Stoicism"."""
+    context = FactIndex("They were walking home. Stoicism spread. Hunter Girl sang.")
+    found = {f.text: context.supports(f) for f in extract_facts("Walker, a Stoic, met HunterGirl.")}
+    assert found["Walker"] is False and found["Stoic"] is True and found["HunterGirl"] is True
+
+
 @given(st.integers(1000, 10**9), st.data())
 def test_changing_a_digit_makes_a_number_unsupported(number, data):
     digits = list(str(number))

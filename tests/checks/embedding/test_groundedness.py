@@ -90,6 +90,24 @@ def test_an_unstated_fact_after_a_sentence_that_claims_nothing_names_its_own_sen
     assert [(f["fact"], f["sentence"]) for f in result.details["unsupported_facts"]] == [("7 p.m.", 2)]
 
 
+@pytest.mark.parametrize(("answer", "context", "question"), [
+    ("One in eight workers once worked at McDonald's.", ["One in eight Americans have been working at McDonald's."], None),
+    ("No, you need not go to university to become a technician.", ["Becoming a technician means going to a short course."],
+     "Do you need university to become a technician?"),
+])
+def test_a_word_the_context_holds_in_another_form_is_shared(make, answer, context, question):
+    """"Shares nothing with the context" is said of a claim none of whose words the context uses in any form: "worked"
+    is the context's "working"."""
+    result = one(make("groundedness"), actual=answer, context=context, question=question)
+    assert "shares nothing" not in result.reason and "unshared" not in kinds(result)
+
+
+def test_an_abstention_after_a_lead_in_claims_nothing(make):
+    answer = "Based on the given context, there is no indication that the castle has a moat. It has four towers."
+    result = one(make("groundedness"), actual=answer, context=["The castle has four towers and a chapel."])
+    assert result.verdict == "pass" and result.metrics["claims"] == 1, result.reason
+
+
 def test_a_finding_repeated_in_several_sentences_is_said_once(make):
     looping = " ".join(["Refunds are possible."] * 4)
     result = one(make("groundedness", fail_on="all"), actual=looping, context=MUSEUM)
