@@ -27,7 +27,7 @@ def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
         # a judge check that found nothing to judge, or an answer that says the sources lack the answer (a refusal)
         nothing_to_judge = evaluator.needs_judge or bool(result.details.get("refusal"))
         assert result.verdict == "pass" or (result.verdict == "unverified" and nothing_to_judge), result.verdict
-    assert result.decided_by in ("rules", "detector", "judge", "")  # "": the check could not be computed
+    assert result.decided_by in ("rules", "embedding", "verifier", "detector", "judge", "")  # "": not computed
     assert result.passed == (result.verdict == "pass" or (result.verdict == "unverified" and unverified != "fail"))
 
 

@@ -113,6 +113,9 @@ class Evaluator:
     reproducible: ClassVar[bool] = True
     needs_judge: ClassVar[bool] = False
     uses_models: ClassVar[bool] = False
+    #: Who decides when a model scores the check (`DECIDERS`): ``embedding`` for an embedding model's similarity,
+    #: ``detector`` for any other scoring model.
+    model_decider: ClassVar[str] = "detector"
     gpu: ClassVar[bool] = False
     helper: ClassVar[str] = ""
     extra: ClassVar[str] = ""
@@ -229,7 +232,7 @@ class Evaluator:
     def decider(self) -> str:
         """Who decides this check's verdicts (`DECIDERS`): its judge, its scoring
         model, else its rules."""
-        return "judge" if self.needs_judge else "detector" if self.uses_models else "rules"
+        return "judge" if self.needs_judge else self.model_decider if self.uses_models else "rules"
 
     def decide(self, failed: Sequence[str], unscored: bool, score: Score) -> Verdict:
         """The verdict from the metrics that missed their thresholds (``failed``): *fail* when one that is not weak

@@ -246,8 +246,8 @@ class Result:
             not enough to confirm it offline); ``passed`` then says what the run made of
             it (``--llmeval-unverified``). Left out, it follows ``passed``. A *diagnostic* result (`diagnostic()`)
             is passed whatever its verdict.
-        decided_by: Who decided the verdict: ``rules``, ``verifier`` (the claim verifier), ``detector`` (a scoring model) or
-            ``judge`` (`Verdict`); ``""`` for a check
+        decided_by: Who decided the verdict: ``rules``, ``embedding`` (an embedding model's similarity), ``verifier``
+            (the claim verifier), ``detector`` (another scoring model) or ``judge`` (`Verdict`); ``""`` for a check
             that could not be computed, and in records written before verdicts said so.
     """
 

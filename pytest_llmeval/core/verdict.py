@@ -21,15 +21,16 @@ __all__ = ["Verdict", "OUTCOMES", "DECIDERS", "concerns"]
 #: What a check can say about an answer.
 OUTCOMES = ("pass", "fail", "unverified")
 
-#: Who decides: ``rules`` (deterministic scoring and named evidence), ``verifier`` (the plugin's claim verifier, reading
-#: the answers the rules leave unverified), ``detector`` (a scoring model: embeddings, NLI, a classifier), ``judge`` (an
-#: LLM judge, or a judge check a check escalated to).
-DECIDERS = ("rules", "verifier", "detector", "judge")
+#: Who decides: ``rules`` (deterministic scoring and named evidence), ``embedding`` (an embedding model's similarity),
+#: ``verifier`` (the plugin's claim verifier, reading the answers the rules leave unverified), ``detector`` (another
+#: scoring model: NLI, a classifier, a hallucination detector), ``judge`` (an LLM judge, or a judge check a check
+#: escalated to).
+DECIDERS = ("rules", "embedding", "verifier", "detector", "judge")
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """``outcome`` (pass, fail, unverified), ``decided_by`` (rules, detector, judge) and ``evidence``: the metrics that
+    """``outcome`` (pass, fail, unverified), ``decided_by`` (one of `DECIDERS`) and ``evidence``: the metrics that
     missed their thresholds, or the evidence a check names (quoted as the check gives it)."""
 
     outcome: str

@@ -382,6 +382,15 @@ class ModelCache:
                     self._models[key] = self.load(key, build)
         return cast(_Model, self._models[key])  # what ``build`` made for this key
 
+    def keep(self, key: str, build: Callable[[], _Model]) -> _Model:
+        """Something small built once per session under ``key`` without a loading line (a model's card and settings,
+        whose weights `model()` loads)."""
+        if key not in self._models:
+            with self.loading:
+                if key not in self._models:
+                    self._models[key] = build()
+        return cast(_Model, self._models[key])
+
     def load(self, what: str, build: Callable[[], _Model]) -> _Model:
         self._announce(f"llmeval: loading {what} (device {self.device}, precision {self.precision})...")
         start = time.perf_counter()

@@ -247,7 +247,7 @@ class ResultRow:
     answer: str
     verdict: str = ""  # "pass", "fail" or "unverified"
     expected: bool = False  # a failure of a test that failed as its xfail marker expected
-    decided_by: str = ""  # "rules", "verifier", "detector" or "judge" ("": not said, or the check could not be computed)
+    decided_by: str = ""  # one of DECIDERS ("": not said, or the check could not be computed)
     new: bool = False  # a failure the baseline did not have (it passed there)
 
 
@@ -480,7 +480,8 @@ def _baseline(baseline: Mapping[str, Any] | None, limit: int) -> Baseline | None
         note = r.get("test", "")
         if r.get("verdict") == "inconclusive":
             note = f"{note}; {_sizing(r)}"
-        return CompareRow(r["check"], "fail rate" if r["measure"] == "fail rate" else r["metric"], shown_model(r.get("model")),
+        # a rate row is labelled by its rate (fail rate, unverified rate), a mean row by its metric
+        return CompareRow(r["check"], r["metric"] if r["measure"] == "mean" else r["measure"], shown_model(r.get("model")),
                           number(r["before"]), number(r["after"]), f"{r['difference']:+.3f}",
                           interval(r.get("ci_low"), r.get("ci_high"), signed=True), f"{r['p_adjusted']:.3g}", int(r["cases"]),
                           r["verdict"], note)

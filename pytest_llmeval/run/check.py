@@ -436,7 +436,10 @@ def verifier_for(evaluator: Evaluator, setting: str | None, models: Any) -> Veri
     from ..facts.claims import non_claim
     from ..facts.records import read_record
 
-    return Verifier(models, None if setting == "on" else setting, skip=non_claim, record=read_record)
+    folder = None if setting == "on" else setting
+    # one Verifier per setting and run: its card is read and hashed once, its weights loaded on first use
+    made: Verifier = models.keep(f"verifier card {setting}", lambda: Verifier(models, folder, skip=non_claim, record=read_record))
+    return made
 
 
 def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:

@@ -15,7 +15,7 @@ RIGHT = ("Refunds are issued within 5 business days.", "Refunds are issued withi
 
 @pytest.mark.parametrize(("outcome", "by", "evidence", "error"), [
     ("maybe", "rules", (), "outcome must be one of pass, fail, unverified"),
-    ("fail", "oracle", (), "decided_by must be one of rules, verifier, detector, judge"),
+    ("fail", "oracle", (), "decided_by must be one of rules, embedding, verifier, detector, judge"),
     ("fail", "rules", "a string", "evidence must be a tuple of str"),
 ])
 def test_a_verdict_refuses_what_it_cannot_mean(outcome, by, evidence, error):
@@ -25,11 +25,15 @@ def test_a_verdict_refuses_what_it_cannot_mean(outcome, by, evidence, error):
 
 def test_groundedness_decides_in_its_own_decide(make):
     """Named evidence of a failing kind: the rules decide, and the verdict quotes the evidence; a supported answer:
-    the embedding model (the detector) decides."""
+    the embedding model decides; a concern alone leaves it unverified by the rules, weak support by the embedding model."""
     check = make("groundedness")
     wrong, right = check.evaluate([Case(actual=WRONG[0], context=WRONG[1]), Case(actual=RIGHT[0], context=RIGHT[1])])
     assert (wrong.verdict, wrong.decided_by) == ("fail", "rules")
-    assert (right.verdict, right.decided_by) == ("pass", "detector")
+    assert (right.verdict, right.decided_by) == ("pass", "embedding")
+    concern, reworded = check.evaluate([Case(actual="Sale items are refundable.", context=["Sale items are not refundable."]),
+                                        Case(actual="Youngsters get in at no cost.", context=["Entry is free for children under 12."])])
+    assert (concern.verdict, concern.decided_by) == ("unverified", "rules"), concern.reason
+    assert (reworded.verdict, reworded.decided_by) == ("unverified", "embedding"), reworded.reason
     [score] = check.score_batch([Case(actual=WRONG[0], context=WRONG[1])])
     failed = ["evidence"]
     verdict = check.decide(failed, False, score)
@@ -50,8 +54,9 @@ def test_rules_checks_say_rules_and_judges_say_judge():
     registry = Registry(entry_points=False)
     assert registry.create("exact_match").decider() == "rules"
     assert registry.create("faithfulness").decider() == "judge"
-    assert registry.create("semantic_similarity").decider() == "detector"
-    assert set(DECIDERS) == {"rules", "verifier", "detector", "judge"}
+    assert registry.create("semantic_similarity").decider() == "embedding"
+    assert registry.create("toxicity").decider() == "detector"
+    assert set(DECIDERS) == {"rules", "embedding", "verifier", "detector", "judge"}
 
 
 def test_a_result_refuses_an_unknown_decider():

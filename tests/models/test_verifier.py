@@ -112,6 +112,18 @@ def test_a_folder_without_a_card_or_weights_names_what_it_needs(base, tmp_path):
         v.Verifier(ModelCache(device="cpu"), tmp_path)
 
 
+def test_a_run_reads_a_verifier_card_once(base, tmp_path):
+    """Every check call of a run with the verifier on gets the same Verifier: its card is read and hashed once."""
+    from pytest_llmeval.checks.embedding.groundedness import Groundedness
+    from pytest_llmeval.run.check import verifier_for
+
+    folder, _ = trained(base, tmp_path / "v", fail_below=0.1, pass_at=0.9)
+    models = ModelCache(device="cpu")
+    first = verifier_for(Groundedness(), folder, models)
+    assert first is not None and verifier_for(Groundedness(), folder, models) is first
+    assert verifier_for(Groundedness(), "off", models) is None and verifier_for(Groundedness(), folder, ModelCache()) is not first
+
+
 def test_the_shipped_verifier_loads_offline_and_reads_a_claim():
     card = v.VerifierCard.read(v.SHIPPED)
     assert (v.SHIPPED / "model.safetensors").stat().st_size <= 50 * 2**20

@@ -77,6 +77,11 @@ def test_more_unverified_than_the_baseline_is_indeterminate_not_a_regression():
     assert comparison.verdict == "indeterminate" and not comparison.regressions
     assert [r.verdict for r in comparison.rows if r.measure == "unverified rate"] == ["indeterminate"]
     assert comparison.verdict_line().startswith("indeterminate: g unverified rate on x 0.000 -> 0.667: the run measured less")
+    # every report labels the row by its rate, as the terminal does, not by the check's metric
+    from pytest_llmeval.report.view import _baseline
+
+    shown = _baseline(comparison.to_dict(), 50)
+    assert shown is not None and {r.metric for r in shown.rows.rows} == {"fail rate", "unverified rate"}
 
 
 def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read_json, junit_properties):

@@ -44,6 +44,7 @@ class EmbeddingEvaluator(ModelEvaluator):
     """
 
     defaults: ClassVar[Mapping[str, Any]] = {"model": None}
+    model_decider: ClassVar[str] = "embedding"
     #: Whether scoring encodes through `encode_all()` first, so `planned_texts()` can find the texts
     #: of cases to come without scoring them (BERTScore reads token vectors of its own model: it does not).
     plans_texts: ClassVar[bool] = True

@@ -183,12 +183,14 @@ class Groundedness(EmbeddingEvaluator):
 
         - *fail*, by the **rules**, when the answer carries evidence of a kind in ``fail_on`` (``evidence`` > 0): the
           verdict quotes each piece (``'Mumbai' (sentence 1) appears nowhere in the context``);
-        - *fail*, by the **detector**, when the NLI model finds a claim not entailed (``method="nli"``) or the
-          embeddings alone fall short (``method="embeddings"``);
-        - *unverified*, when there is no failing evidence but a claim is too far from the context's wording to
-          confirm (``support`` is weak), or evidence of a kind not in ``fail_on`` is named (a *concern*), or the
-          answer refuses; a judge check may decide it then (``escalates_to``, `pytest_llmeval.run.escalation`);
-        - *pass*, by the **detector** (the embedding model), when every claim's support reaches the threshold.
+        - *fail*, by the **detector** when the NLI model finds a claim not entailed (``method="nli"``), by the
+          **embedding** model when its similarity alone falls short (``method="embeddings"``);
+        - *unverified*, by the **embedding** model when there is no failing evidence but a claim is too far from the
+          context's wording to confirm (``support`` is weak), by the **rules** when only evidence of a kind not in
+          ``fail_on`` is named (a *concern*) or the answer refuses; a verifier, detector or judge may decide it then
+          (``escalates_to``, `pytest_llmeval.run.escalation`);
+        - *pass*, by the **embedding** model (the NLI model with ``method="nli"``), when every claim's support
+          reaches the threshold.
         """
         listed = score.details.get("evidence", []) if score.details else []
         failing = tuple(str(e.get("message", "")) for e in listed if isinstance(e, Mapping) and e.get("fails", True))
@@ -196,7 +198,11 @@ class Groundedness(EmbeddingEvaluator):
             return Verdict("fail", "rules", failing or ("evidence",))
         verdict = super().decide(failed, unscored, score)
         concerns = tuple(str(e.get("message", "")) for e in listed if isinstance(e, Mapping) and not e.get("fails", True))
-        return Verdict(verdict.outcome, "detector", concerns + tuple(m for m in verdict.evidence if m != "concerns"))
+        # The embedding support decides (an NLI model with method="nli"), unless a concern or a refusal, not the
+        # support, left the answer unverified.
+        model = "detector" if self.params["method"] == "nli" else "embedding"
+        by = "rules" if verdict.outcome == "unverified" and not set(failed) - {"concerns"} else model
+        return Verdict(verdict.outcome, by, concerns + tuple(m for m in verdict.evidence if m != "concerns"))
 
     def scoring_model(self) -> str | None:
         model = super().scoring_model()
