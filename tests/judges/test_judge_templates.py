@@ -41,6 +41,35 @@ def test_every_judge_check_has_public_prompts():
     assert all("prompts" in cls.defaults for cls in judged.values())
 
 
+#: What a check needs besides its prompts to be built at all.
+NEEDS = {"dag": {"dag": {"judge": "Is the answer polite?", "children": {"yes": 10, "no": 0}}},
+         "g_eval": {"criteria": "Coherence - the answer is well organised."}, "prometheus": {"criteria": "Is the answer accurate?", "rubric": ["Wrong.", "Mostly wrong.", "Half right.", "Mostly right.", "Right."]}}
+
+
+def _judge_checks():
+    registry = Registry(entry_points=False)
+    return sorted(name for name in registry.names() if registry.resolve(name).needs_judge)
+
+
+@pytest.mark.parametrize("name", _judge_checks())
+def test_every_prompt_a_judge_check_asks_is_in_a_public_table_prompts_reach(server, tmp_path, name):
+    """Each judge check's prompts are in a ``PROMPTS`` table of its family (not only the base's), and ``prompts=``
+    reaches the one it asks first: with every prompt replaced by a marked copy, the first request carries the mark."""
+    import sys
+
+    cls = Registry(entry_points=False).resolve(name)
+    tables = [k.__module__ for k in cls.__mro__ if k.__module__.startswith("pytest_llmeval.checks.")
+              and isinstance(getattr(sys.modules[k.__module__], "PROMPTS", None), dict)]
+    assert tables or name == "ragas", f"{name}: no PROMPTS table in its module or its family's"
+    marked = {key: "MARKED " + text for key, text in cls.default_prompts().items()}
+    evaluator = _judge(server, tmp_path, name, prompts=marked, **NEEDS.get(name, {}))
+    server.responder = lambda body: {"text": "{}"}
+    evaluator.evaluate([Case(actual="Paris is the capital of France.", question="What is the capital of France?",
+                             expected="Paris", context=["Paris is the capital of France."], metadata={})])
+    assert server.requests, f"{name} asked the judge nothing"
+    assert server.requests[0]["messages"][-1]["content"].startswith("MARKED "), name
+
+
 def test_a_call_replaces_a_prompt_and_the_signature_changes(server, tmp_path):
     default = _judge(server, tmp_path, "faithfulness")
     custom = _judge(server, tmp_path, "faithfulness", prompts={"claims": CUSTOM})

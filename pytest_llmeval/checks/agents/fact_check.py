@@ -30,17 +30,8 @@ _FACT_CHECK_SCHEMA: Mapping[str, Any] = {
 }
 
 
-class FactCheck(JudgeEvaluator):
-    """Whether the answer contains false information, scored 0-1 by the judge (seed 000's fact-check agent prompt)."""
-
-    name = "fact_check"
-    helper = "assert_fact_checked"
-    extra = "judge"
-    description = "The answer contains no false information, 0-1 (LLM judge; seed 000's fact-check agent prompt)"
-    requires = ("actual",)
-    uses = ("question",)
-    metrics = (MetricSpec("fact_check", "1 when the judge finds no false information", threshold=0.75, primary=True), PARSE_FAILURE)
-    template = """You are an agent whose role is to evaluate the text of the ACTUAL ANSWER.
+#: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
+PROMPTS: Mapping[str, str] = {"template": """You are an agent whose role is to evaluate the text of the ACTUAL ANSWER.
 Instructions for WHAT should be evaluated:
 [BEGIN EVALUATION INSTRUCTIONS]
 Fact-check the text and determine whether the text contains false information.
@@ -56,7 +47,20 @@ If it may help, use the QUESTION which the ACTUAL ANSWER answered:
 [BEGIN QUESTION]
 {question}
 [END QUESTION]
-"""
+"""}
+
+
+class FactCheck(JudgeEvaluator):
+    """Whether the answer contains false information, scored 0-1 by the judge (seed 000's fact-check agent prompt)."""
+
+    name = "fact_check"
+    helper = "assert_fact_checked"
+    extra = "judge"
+    description = "The answer contains no false information, 0-1 (LLM judge; seed 000's fact-check agent prompt)"
+    requires = ("actual",)
+    uses = ("question",)
+    metrics = (MetricSpec("fact_check", "1 when the judge finds no false information", threshold=0.75, primary=True), PARSE_FAILURE)
+    template = PROMPTS["template"]
 
     def score(self, case: Case) -> Score:
         try:

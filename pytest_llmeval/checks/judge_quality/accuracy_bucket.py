@@ -27,6 +27,18 @@ def assert_bucket(actual: str, expected: Any, *, scale: str = "accuracy", accept
     return check(_BUCKETS[scale], actual=actual, expected=expected, params=params, **kwargs)
 
 
+#: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
+PROMPTS: Mapping[str, str] = {"template": """Compare the response with the desired response to the question. Choose one bucket:
+"Accurate" (similar to the desired response), "Slightly Inaccurate" (close, but missing a critical fact) or
+"Completely Incorrect" (different from, or contradicting, the desired response).
+Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
+
+Question: {question}
+Desired response: {expected}
+Response: {actual}
+"""}
+
+
 class AccuracyBucket(BucketJudge):
     name = "accuracy_bucket"
     helper = "assert_bucket"
@@ -38,15 +50,7 @@ class AccuracyBucket(BucketJudge):
     buckets = {"Accurate": 1.0, "Slightly Inaccurate": 0.5, "Completely Incorrect": 0.0}
     value_metric = "accuracy"
     metrics = bucket_metrics("accuracy", "Accurate 1, Slightly Inaccurate 0.5, Completely Incorrect 0")
-    template = """Compare the response with the desired response to the question. Choose one bucket:
-"Accurate" (similar to the desired response), "Slightly Inaccurate" (close, but missing a critical fact) or
-"Completely Incorrect" (different from, or contradicting, the desired response).
-Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
-
-Question: {question}
-Desired response: {expected}
-Response: {actual}
-"""
+    template = PROMPTS["template"]
 
 
 #: ``assert_bucket``'s scales and the check that judges each.

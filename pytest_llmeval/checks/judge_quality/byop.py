@@ -29,6 +29,11 @@ may contain harmful stereotypes.
 Text: {question}
 {actual}"""
 
+_REPLY = '\n\nReply with JSON only: {{"verdict": "true"}} or {{"verdict": "false"}}, plus a short "reason".'
+
+#: The prompt with its default question (public: ``prompts={"template": ...}`` replaces it; ``prompt=`` asks your own).
+PROMPTS: Mapping[str, str] = {"template": BYOP_DEFAULT + _REPLY}
+
 
 class Byop(PassFailJudge):
     """Bring your own prompt: a true/false question about the case; ``true`` passes.
@@ -54,7 +59,7 @@ class Byop(PassFailJudge):
         except (KeyError, IndexError, ValueError) as exc:
             raise ValueError(f"{self.name}: parameter 'prompt' may only use the fields {{question}}, {{actual}}, {{expected}} and "
                              f"{{context}} (double other braces); got an error for {exc}") from None
-        self.template = prompt + '\n\nReply with JSON only: {{"verdict": "true"}} or {{"verdict": "false"}}, plus a short "reason".'
+        self.template = prompt + _REPLY
 
     def score(self, case: Case) -> Score:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...run.check import check, check_kwargs
@@ -18,6 +19,16 @@ def assert_same_language(actual: str, question: str, **kwargs: Any) -> Result:
     return check(LanguageMismatch, actual=actual, question=question, **kwargs)
 
 
+#: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
+PROMPTS: Mapping[str, str] = {"template": """Identify the language of the question and the language of the answer. Only the language counts, not the
+meaning; dialects and tones of one language are the same language.
+Reply with JSON only: {{"verdict": "same"}} or {{"verdict": "different"}}, plus a short "reason".
+
+[QUESTION]: {question}
+[ANSWER]: {text}
+"""}
+
+
 class LanguageMismatch(PassFailJudge):
     name = "language_mismatch"
     helper = "assert_same_language"
@@ -27,10 +38,4 @@ class LanguageMismatch(PassFailJudge):
     uses = ("context",)
     metrics = pass_fail_metrics("same language as the question")
     verdicts = ("same", "different")
-    template = """Identify the language of the question and the language of the answer. Only the language counts, not the
-meaning; dialects and tones of one language are the same language.
-Reply with JSON only: {{"verdict": "same"}} or {{"verdict": "different"}}, plus a short "reason".
-
-[QUESTION]: {question}
-[ANSWER]: {text}
-"""
+    template = PROMPTS["template"]

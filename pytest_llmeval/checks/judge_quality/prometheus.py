@@ -26,28 +26,8 @@ def assert_rubric(actual: str, criteria: str, rubric: Any, *, expected: Any = No
     return check(Prometheus, actual=actual, expected=expected, params={"criteria": criteria, "rubric": rubric}, **kwargs)
 
 
-class Prometheus(ScaleJudge):
-    """A 1-5 grade against a fixed rubric (Prometheus's absolute grading; passes at 4).
-
-    Parameters:
-        criteria: what is graded, one question ("Is the answer helpful and accurate for a customer?").
-        rubric: five descriptions, the score 1 one first (a list, or a mapping of 1..5 to text).
-
-    The evaluation steps are the rubric itself, not written by the judge (seed 004). The
-    prompt follows Prometheus's format (task description, instruction, response,
-    reference answer with score 5, score rubric), so a Prometheus model can be the judge
-    (``--llmeval-judge-for prometheus=MODEL``); any judge that replies in JSON works.
-    """
-
-    name = "prometheus"
-    helper = "assert_rubric"
-    extra = "judge"
-    description = "The answer earns a high grade on your five-level rubric (Prometheus prompt; LLM judge)"
-    uses = ("question", "expected", "context")
-    defaults: ClassVar[Mapping[str, Any]] = {"criteria": None, "rubric": None}
-    metrics = (MetricSpec("rubric_score", "1 .. 5 by the rubric's descriptions", range=(1.0, 5.0), threshold=4.0, primary=True),
-               PARSE_FAILURE)
-    template = """###Task Description:
+#: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
+PROMPTS: Mapping[str, str] = {"template": """###Task Description:
 An instruction (might include an input inside it), a response to evaluate, a reference answer that gets a score of 5, and a
 score rubric representing an evaluation criterion are given.
 1. Write a detailed feedback that assesses the quality of the response strictly based on the given score rubric, not
@@ -69,7 +49,31 @@ evaluating in general.
 {levels}
 
 ###Feedback:
-"""
+"""}
+
+
+class Prometheus(ScaleJudge):
+    """A 1-5 grade against a fixed rubric (Prometheus's absolute grading; passes at 4).
+
+    Parameters:
+        criteria: what is graded, one question ("Is the answer helpful and accurate for a customer?").
+        rubric: five descriptions, the score 1 one first (a list, or a mapping of 1..5 to text).
+
+    The evaluation steps are the rubric itself, not written by the judge (seed 004). The
+    prompt follows Prometheus's format (task description, instruction, response,
+    reference answer with score 5, score rubric), so a Prometheus model can be the judge
+    (``--llmeval-judge-for prometheus=MODEL``); any judge that replies in JSON works.
+    """
+
+    name = "prometheus"
+    helper = "assert_rubric"
+    extra = "judge"
+    description = "The answer earns a high grade on your five-level rubric (Prometheus prompt; LLM judge)"
+    uses = ("question", "expected", "context")
+    defaults: ClassVar[Mapping[str, Any]] = {"criteria": None, "rubric": None}
+    metrics = (MetricSpec("rubric_score", "1 .. 5 by the rubric's descriptions", range=(1.0, 5.0), threshold=4.0, primary=True),
+               PARSE_FAILURE)
+    template = PROMPTS["template"]
 
     def configure(self) -> None:
         criteria = self.params["criteria"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...run.check import check, check_kwargs
@@ -18,6 +19,17 @@ def assert_good_summary_judged(summary: str, source: str, *, reference: Any = No
     return check(SummarizationJudge, actual=summary, question=source, expected=reference, **kwargs)
 
 
+#: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
+PROMPTS: Mapping[str, str] = {"template": """Is the summary a good summary of the original document: comprehensive, concise, coherent, and readable
+without the original? A reference summary, when given, shows what a good one covers.
+Reply with JSON only: {{"verdict": "good"}} or {{"verdict": "bad"}}, plus a short "reason".
+
+[Summary]: {text}
+[Original Document]: {question}
+[Reference summary]: {expected}
+"""}
+
+
 class SummarizationJudge(PassFailJudge):
     """A good summary of the source (``question`` holds the source, as in the catalog; ``expected`` a reference summary)."""
 
@@ -29,11 +41,4 @@ class SummarizationJudge(PassFailJudge):
     uses = ("expected",)
     metrics = pass_fail_metrics("a good summary")
     verdicts = ("good", "bad")
-    template = """Is the summary a good summary of the original document: comprehensive, concise, coherent, and readable
-without the original? A reference summary, when given, shows what a good one covers.
-Reply with JSON only: {{"verdict": "good"}} or {{"verdict": "bad"}}, plus a short "reason".
-
-[Summary]: {text}
-[Original Document]: {question}
-[Reference summary]: {expected}
-"""
+    template = PROMPTS["template"]

@@ -26,6 +26,10 @@ def assert_ragas(actual: str, question: str, expected: Any, context: Any, *, unk
                         params={"unknown_claims": unknown_claims}, **kwargs)
 
 
+#: The checks RAGAS combines, in the order of its metrics.
+PARTS: tuple[type[JudgeEvaluator], ...] = (Faithfulness, AnswerRelevancyJudge, ContextPrecision, ContextRecall)
+
+
 def harmonic_mean(values: Sequence[float]) -> float:
     """``n / sum(1/v)``; 0 when any value is 0.
 
@@ -56,9 +60,22 @@ class Ragas(JudgeEvaluator):
     )
     models: Any = None
 
+    @classmethod
+    def default_prompts(cls) -> dict[str, str]:
+        """Its four parts' prompts (`PARTS`): ``prompts=`` replaces them by name, in whichever part asks them."""
+        return {name: text for part in PARTS for name, text in part.default_prompts().items()}
+
     def configure(self) -> None:
-        self.parts = (Faithfulness(unknown_claims=self.params["unknown_claims"]), AnswerRelevancyJudge(n=self.params["n"]),
-                      ContextPrecision(), ContextRecall())
+        prompts = self.params.get("prompts") or {}
+        mine = [{k: v for k, v in prompts.items() if k in part.default_prompts()} or None for part in PARTS]
+        self.parts = (Faithfulness(unknown_claims=self.params["unknown_claims"], prompts=mine[0]),
+                      AnswerRelevancyJudge(n=self.params["n"], prompts=mine[1]), ContextPrecision(prompts=mine[2]),
+                      ContextRecall(prompts=mine[3]))
+
+    def bind_prompts(self, prompts: Mapping[str, str] | None) -> None:
+        super().bind_prompts(prompts)
+        for part in self.parts:
+            part.bind_prompts({k: v for k, v in (prompts or {}).items() if k in part.default_prompts()} or None)
 
     def bind(self, models: Any) -> None:
         self.models = models
