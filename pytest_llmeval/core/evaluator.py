@@ -247,7 +247,8 @@ class Evaluator:
         return Verdict("fail", by, (self.active_primary().name,)) if unscored else Verdict("pass", by)
 
     def split(self, score: Score, thresholds: Mapping[str, float]) -> str | None:
-        """Why a decided verdict is left unverified after all (its scorer disagreed with itself), or ``None``.
+        """Why a decided verdict is left unverified after all (its scorer disagreed with itself), or ``None``; the
+        result says it in its reason and under ``details["split"]``.
 
         The base says ``None``; a judge check asked several times says why when its repeats fall on both sides of the
         threshold in force (`pytest_llmeval.judges.evaluator.JudgeEvaluator.split`)."""
@@ -357,7 +358,7 @@ class Evaluator:
                     higher_is_better=directions,
                     signature=signature,
                     reason=f"{split}; {score.reason}" if split else score.reason,
-                    details=score.details,
+                    details={**score.details, "split": split} if split else score.details,  # said as data, not only in words
                     model=case.model,
                     case_id=case.case_id,
                     excerpt=None if case.actual is None else self.redact(case.actual, score)[:EXCERPT_CHARS],

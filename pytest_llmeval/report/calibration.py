@@ -73,7 +73,7 @@ def _self_agreement(records: list[Mapping[str, Any]]) -> dict[str, Any] | None:
     many rows it split on (left unverified); ``None`` without repeats."""
     shares = [float(r["details"]["repeats"]["agreement"]) for r in records if isinstance(r.get("details"), Mapping)
               and isinstance(r["details"].get("repeats"), Mapping) and r["details"]["repeats"].get("agreement") is not None]
-    split = sum("the judge split" in str(r.get("reason", "")) for r in records)
+    split = sum(isinstance(r.get("details"), Mapping) and bool(r["details"].get("split")) for r in records)
     if not shares and not split:
         return None
     return {"rows": len(shares), "self_agreement": sum(shares) / len(shares) if shares else None, "split": split}

@@ -114,7 +114,7 @@ def format_failure(result: Result, length: int | None = None) -> str:
     elif isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
         lines.append(f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where the "
                      "offline evidence could not decide")
-    elif result.verdict == "unverified" and result.reason.startswith("the judge split"):
+    elif result.verdict == "unverified" and result.details and result.details.get("split"):
         lines.append(f"llmeval {result.evaluator} unverified: the judge disagreed with itself across its repeats, so it "
                      "decided nothing; --llmeval-unverified or unverified= chooses what that does to the test")
     elif result.verdict == "unverified":

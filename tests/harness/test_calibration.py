@@ -266,6 +266,7 @@ def test_a_judge_asked_three_times_that_splits_leaves_the_answer_unverified_and_
     for record in report["results"]:
         assert record["verdict"] == "unverified" and record["reason"].startswith("the judge split: its 3 repeats (1, 0, 1)")
         assert record["details"]["repeats"]["agreement"] == pytest.approx(2 / 3)
+        assert record["details"]["split"].startswith("the judge split")  # the split is data, not only words
     assert len(server.requests) == 6
 
 
