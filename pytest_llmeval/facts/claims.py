@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from .markdown import markdown_sentences
+from .markdown import markdown_sentences, plain_spaces as _norm
 from .names import FUNCTION_WORDS
 
 __all__ = ["framing", "non_claim", "refusal", "markdown_sentences", "REASONS"]
@@ -117,11 +117,6 @@ _TRAILING = _rx(r"^(?P<rest>.+?)(?:,? \(?(?P<lead>(?:according to|as (?:stated|m
 _CITATION = _rx(r"(?<=\S) ?(?:\[(?:<SRC_ANY>|\d{1,3}(?: ?[,–-] ?\d{1,3}){0,9})\](?=[ .,;:!?)]|$)|\((?:(?:see|source|sources|cf\.?|from|per|via|"
                 r"ref\.?) ?:? )?<SRC_ANY>\)|【[^】]{0,60}】)")
 _WORDY = re.compile(r"[^\W_]")
-
-
-def _norm(sentence: str) -> str:
-    """Whitespace runs as one space, curly apostrophes straight."""
-    return " ".join(sentence.replace("’", "'").split())
 
 
 def framing(sentence: str) -> tuple[str, str] | None:

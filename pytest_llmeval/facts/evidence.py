@@ -162,10 +162,10 @@ def unshared_words(
         if CONTRACTION.sub("", word).casefold() in _TALK:
             continue
         stems = [s for s in content_stems(word) if not _NUMBER_STEM.match(s)]
+        rooted = root_stems(word) if stems and any(roots) else []
         for stem in stems:
             if stem in given_stems:
                 continue
-            rooted = root_stems(word) if any(roots) else []
             if stem in source_stems or any(r in roots[0] for r in rooted):
                 return []
             if not any(r in roots[1] for r in rooted):

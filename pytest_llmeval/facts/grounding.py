@@ -131,9 +131,12 @@ def find_evidence(
     as failing the answer when its kind is in ``fail_on``, and notes on what was too weak to count."""
     from .relations import conflicts, relations, surface_swaps
 
+    from .layer import root_stems
+
     out: list[Evidence] = []
     notes: list[str] = []
     verbs = source.verbs if claimed else set()
+    asked = set(root_stems(question)) if question and claimed else set()  # the question's words, in any form
 
     def add(kind: str, number: int, text: str, message: str) -> None:
         out.append(Evidence(kind, number, text, message, kind in fail_on))
@@ -211,7 +214,7 @@ def find_evidence(
             add("null_field", number, text, f"{where} speaks of what the record leaves empty: {path} is not given")
         if not check.unsupported:
             words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given,
-                                   roots=(source.roots, _roots(question)))
+                                   roots=(source.roots, asked))
             # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
             # with a word or two of its own ("... was actually a wrestler.").
             if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
@@ -225,12 +228,6 @@ def find_evidence(
                     add("clause", number, clause, f"{where} adds a clause of its own: {excerpt(clause, 80)!r} "
                                                   f"({shown} appear{'s' if len(own) == 1 else ''} nowhere in the context)")
     return out, notes
-
-
-def _roots(text: str | None) -> set[str]:
-    from .layer import root_stems
-
-    return set(root_stems(text)) if text else set()
 
 
 #: Words before a name that make it the answer's source ("According to a news article by *NPR*", "published in

@@ -50,13 +50,16 @@ PAIR_WINDOW = 3
 def content_stems(text: str) -> list[str]:
     """The stems of the content words of ``text``, in order (function words dropped; words glued together without a
     space, as text pasted from tables comes, read apart: "RocknRollaRocknRolla")."""
-    return [word_stem(m.group(0)) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
-            if m.group(0).casefold() not in FUNCTION_WORDS]
+    return [word_stem(word) for word in _content_words(text)]
 
 
 def root_stems(text: str) -> list[str]:
     """`content_stems()` with inflection removed (`root_stem()`): "worked" and "working" meet."""
-    return [root_stem(m.group(0)) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
+    return [root_stem(word) for word in _content_words(text)]
+
+
+def _content_words(text: str) -> list[str]:
+    return [m.group(0) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
             if m.group(0).casefold() not in FUNCTION_WORDS]
 
 

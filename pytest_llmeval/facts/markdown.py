@@ -11,12 +11,12 @@ import re
 
 from ..text.basics import split_sentences
 
-__all__ = ["markdown_sentences"]
+__all__ = ["markdown_sentences", "plain_spaces"]
 
 _I = re.IGNORECASE
 
 
-def _norm(sentence: str) -> str:
+def plain_spaces(sentence: str) -> str:
     """Whitespace runs as one space, curly apostrophes straight."""
     return " ".join(sentence.replace("’", "'").split())
 
@@ -46,11 +46,11 @@ def _inline(text: str) -> str:
 def _cells(line: str) -> list[str]:
     inner = line.strip().removeprefix("|")
     inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return [_norm(_inline(cell)) for cell in re.split(r"(?<!\\)\|", inner)]
+    return [plain_spaces(_inline(cell)) for cell in re.split(r"(?<!\\)\|", inner)]
 
 
 def _heading_text(text: str) -> str:
-    text = _norm(_inline(text)).rstrip("#").strip()
+    text = plain_spaces(_inline(text)).rstrip("#").strip()
     return text + ":" if text and len(text.split()) <= 10 and text[-1] not in ".:!?;" else text
 
 

@@ -30,6 +30,11 @@ def assert_ragas(actual: str, question: str, expected: Any, context: Any, *, unk
 PARTS: tuple[type[JudgeEvaluator], ...] = (Faithfulness, AnswerRelevancyJudge, ContextPrecision, ContextRecall)
 
 
+def _asked_by(part: type[JudgeEvaluator], prompts: Mapping[str, str] | None) -> dict[str, str] | None:
+    """The replacements among ``prompts`` of the prompts ``part`` asks (``None``: none)."""
+    return {k: v for k, v in (prompts or {}).items() if k in part.default_prompts()} or None
+
+
 def harmonic_mean(values: Sequence[float]) -> float:
     """``n / sum(1/v)``; 0 when any value is 0.
 
@@ -66,8 +71,7 @@ class Ragas(JudgeEvaluator):
         return {name: text for part in PARTS for name, text in part.default_prompts().items()}
 
     def configure(self) -> None:
-        prompts = self.params.get("prompts") or {}
-        mine = [{k: v for k, v in prompts.items() if k in part.default_prompts()} or None for part in PARTS]
+        mine = [_asked_by(part, self.params.get("prompts")) for part in PARTS]
         self.parts = (Faithfulness(unknown_claims=self.params["unknown_claims"], prompts=mine[0]),
                       AnswerRelevancyJudge(n=self.params["n"], prompts=mine[1]), ContextPrecision(prompts=mine[2]),
                       ContextRecall(prompts=mine[3]))
@@ -75,7 +79,7 @@ class Ragas(JudgeEvaluator):
     def bind_prompts(self, prompts: Mapping[str, str] | None) -> None:
         super().bind_prompts(prompts)
         for part in self.parts:
-            part.bind_prompts({k: v for k, v in (prompts or {}).items() if k in part.default_prompts()} or None)
+            part.bind_prompts(_asked_by(type(part), prompts))
 
     def bind(self, models: Any) -> None:
         self.models = models
