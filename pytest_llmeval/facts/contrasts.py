@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from .names import FUNCTION_WORDS, fold, inflection_of, word_stem
 
-__all__ = ["OPPOSITES", "opposite", "Contrast", "ClauseIndex", "changed_name", "head_index", "invented_clauses", "clauses"]
+__all__ = ["OPPOSITES", "opposite", "Contrast", "ClauseIndex", "changed_name", "head_index", "nickname", "invented_clauses", "clauses"]
 
 
 def _groups(text: str) -> dict[str, frozenset[str]]:
@@ -343,7 +343,7 @@ def head_index(keys: Sequence[str], text: str) -> int:
     return len(keys) - 1
 
 
-def _nickname(left: str, right: str) -> bool:
+def nickname(left: str, right: str) -> bool:
     """A short form of a given name ("Joe" / "Joseph", "Tom" / "Thomas"; "Bill" / "William" aside): the same first
     letter, and the short one's letters in the long one's order."""
     short, long = sorted((left, right), key=len)
@@ -369,7 +369,7 @@ def changed_name(keys: Sequence[str], text: str, context_names: Iterable[tuple[t
         if len(differ) != 1:
             continue
         (i,) = differ
-        if i == head or has_word(keys[i]) or head_index(other_keys, other_text) != head or _nickname(mine[i], theirs[i]):
+        if i == head or has_word(keys[i]) or head_index(other_keys, other_text) != head or nickname(mine[i], theirs[i]):
             continue
         return other_text
     return None

@@ -4,9 +4,10 @@
 What a context gives once (`Source`: its fact index, words, relations, numbers and records) and
 `find_evidence()`: per claim, facts the context does not state (by kind: ``number``, ``changed_number``, ``unit``,
 ``date``, ``time``, ``name``), a field the record leaves empty (``null_field``), a negation flip, role swaps and
-conflicting relations, claims sharing nothing with the context; `unlinked()` adds the word pairs an answer to a
-question puts together that the context never does. Each piece is marked as failing the answer or as a concern by
-``fail_on`` (`pytest_llmeval.facts.kinds`). `read_answer()` and `read_chunk()` read an answer (Markdown,
+conflicting relations, a comparison whose order the context's own dates or figures reverse (``order``), claims
+sharing nothing with the context; `unlinked()` adds the word pairs an answer to a question puts together that the
+context never does. Each piece is marked as failing the answer or as a concern by ``fail_on``
+(`pytest_llmeval.facts.kinds`). `read_answer()` and `read_chunk()` read an answer (Markdown,
 lead-ins about the sources, sentences that claim nothing, refusals) and a context chunk (records) first.
 """
 
@@ -129,6 +130,7 @@ def find_evidence(
 ) -> tuple[list[Evidence], list[str]]:
     """The named evidence against each claim (``checked[i]`` for ``i`` in ``claimed``), in sentence order, each marked
     as failing the answer when its kind is in ``fail_on``, and notes on what was too weak to count."""
+    from .order import reversed_orders
     from .relations import conflicts, relations, surface_swaps
 
     from .layer import root_stems
@@ -210,6 +212,8 @@ def find_evidence(
             found = surface_swaps(text, source.sentences)
         for conflict in found:
             add(conflict.kind.replace(" ", "_"), number, conflict.answer, conflict.describe(where))
+        for order in reversed_orders(text, question, source.sentences):
+            add("order", number, order.claim, order.describe(where))
         for path in (p for record in source.records for p in record.asserted_nulls(text)):
             add("null_field", number, text, f"{where} speaks of what the record leaves empty: {path} is not given")
         if not check.unsupported:

@@ -53,6 +53,9 @@ KINDS: tuple[EvidenceKind, ...] = (
     EvidenceKind("antonym", "opposite predicate", "a predicate the context states in the opposite sense of the same thing "
                  "(open / closed, approved / rejected, increased / decreased, refundable / non-refundable)"),
     EvidenceKind("role_swap", "role swap", "the context's own names in exchanged roles of one relation"),
+    EvidenceKind("order", "reversed order", "a comparison the context's own dates or figures reverse ('born before', "
+                 "'older than', 'released first', 'more species' where the context gives the other the earlier year or "
+                 "the larger number)"),
     EvidenceKind("conflict", "conflicting relation", "the context's relation with another name or number in it"),
     EvidenceKind("unshared", "unshared claim", "a claim none of whose own words the context uses in any form"),
     EvidenceKind("clause", "invented clause", "a coordinated or relative clause ('..., and X') none of whose own words the "
