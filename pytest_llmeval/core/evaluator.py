@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from .case import CASE_FIELDS, Case
 from .errors import MissingInputError
 from .params import require_choice
-from .verdict import Verdict
+from .verdict import Measure, Verdict
 from .result import UNVERIFIED_ACTIONS, Result, Signature, missed_thresholds, passed_for
 
 __all__ = ["Evaluator", "MetricSpec", "Score", "Verdict", "EXCERPT_CHARS", "package_version"]
@@ -309,6 +309,21 @@ class Evaluator:
             for case in cases
         ]
 
+    def _deciding(self, outcome: str, failed: Sequence[str], in_force: Mapping[str, float]) -> list[str]:
+        """The metrics a verdict rests on: for a failure, those that are not weak and missed (the primary when it could
+        not be scored); for an unverified answer, those that missed; for a pass, every metric held to a threshold."""
+        if outcome == "fail":
+            strong = [m for m in failed if m not in self.weak_metrics()]
+            return strong or list(failed) or [self.active_primary().name]
+        if outcome == "unverified":
+            return list(failed)
+        return list(in_force)
+
+    @staticmethod
+    def _measures(names: Sequence[str], metrics: Mapping[str, float | None], in_force: Mapping[str, float],
+                  directions: Mapping[str, bool]) -> tuple[Measure, ...]:
+        return tuple(Measure(name, metrics.get(name), in_force.get(name), directions.get(name, True)) for name in names)
+
     def evaluate(
         self,
         cases: Sequence[Case],
@@ -343,17 +358,19 @@ class Evaluator:
             # A primary metric that could not be computed never counts as a pass.
             unscored = metrics[primary] is None and primary in in_force
             verdict = self.decide(failed, unscored, score)
+            if not verdict.metrics:
+                verdict = replace(verdict, metrics=self._measures(self._deciding(verdict.outcome, failed, in_force), metrics,
+                                                                  in_force, directions))
             split = self.split(score, in_force) if verdict.outcome != "unverified" else None
-            if split:
-                verdict = Verdict("unverified", verdict.decided_by, (split,))
+            if split:  # the scorer disagreed with itself: a new verdict, overruling the one it would have made
+                verdict = verdict.overrule("unverified", verdict.decided_by, (split,), self._measures([primary], metrics, in_force, directions))
             results.append(
                 Result(
                     evaluator=self.name,
                     metrics=metrics,
                     primary=primary,
                     passed=passed_for(verdict.outcome, unverified),
-                    verdict=verdict.outcome,
-                    decided_by=verdict.decided_by,
+                    decision=verdict,
                     thresholds=in_force,
                     higher_is_better=directions,
                     signature=signature,

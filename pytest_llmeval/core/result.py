@@ -20,13 +20,13 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, TypedDict
 
-from .verdict import DECIDERS
+from .verdict import DECIDERS, Measure, Verdict
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "passed_for", "diagnostic", "NO_MODEL"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "deciding_measure", "passed_for", "diagnostic", "NO_MODEL"]
 
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
@@ -37,8 +37,10 @@ VERDICTS = ("pass", "fail", "unverified")
 UNVERIFIED_ACTIONS = ("pass", "fail", "skip")
 
 
-#: Version of the record layout written to ``user_properties`` and reports.
-RECORD_VERSION = 1
+#: Version of the record layout written to ``user_properties`` and reports: 2 added ``decision`` (the whole
+#: `Verdict`: the metrics that decided and the verdict it overruled); a record of version 1 reads as one whose
+#: decision is its verdict and decider alone.
+RECORD_VERSION = 2
 
 
 class _RecordFields(TypedDict):
@@ -58,6 +60,7 @@ class Record(_RecordFields, total=False):
     record: int
     verdict: str
     decided_by: str
+    decision: dict[str, Any]
     thresholds: dict[str, float | None]
     higher_is_better: dict[str, bool]
     signature: dict[str, Any]
@@ -211,6 +214,15 @@ def verdict_of(record: Mapping[str, Any]) -> str:
     return "pass" if record.get("passed") else "fail"
 
 
+def deciding_measure(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The first metric a record's decision rests on, as `Measure.to_dict()` wrote it (``None`` in records of version
+    1, and where no metric decided)."""
+    decision = record.get("decision")
+    measures = decision.get("metrics") if isinstance(decision, Mapping) else None
+    first = measures[0] if isinstance(measures, list) and measures else None
+    return first if isinstance(first, Mapping) and isinstance(first.get("metric"), str) else None
+
+
 def missed_thresholds(metrics: Mapping[str, float | None], thresholds: Mapping[str, float],
                       higher_is_better: Mapping[str, bool]) -> list[str]:
     """Names of the ``metrics`` that miss their threshold (a metric with no value misses none)."""
@@ -249,6 +261,10 @@ class Result:
         decided_by: Who decided the verdict: ``rules``, ``embedding`` (an embedding model's similarity), ``verifier``
             (the claim verifier), ``detector`` (another scoring model) or ``judge`` (`Verdict`); ``""`` for a check
             that could not be computed, and in records written before verdicts said so.
+        decision: The whole `Verdict`: its outcome and decider (``verdict`` and ``decided_by`` are those), the metrics
+            that decided with their values and thresholds, the evidence, and the verdict of the tier it overruled.
+            Left out, it is the verdict and decider alone (none where ``decided_by`` is empty). A later tier replaces
+            it through `overruled_by()`, never by rewriting the fields.
     """
 
     evaluator: str
@@ -265,8 +281,18 @@ class Result:
     excerpt: str | None = None
     verdict: str = ""
     decided_by: str = ""
+    decision: Verdict | None = None
 
     def __post_init__(self) -> None:
+        decision = self.decision
+        if decision is not None:
+            if not isinstance(decision, Verdict):
+                raise TypeError(f"Result: decision must be a Verdict or None; got {decision!r:.80}")
+            if (self.verdict or decision.outcome, self.decided_by or decision.decided_by) != (decision.outcome, decision.decided_by):
+                raise ValueError(f"Result: verdict {self.verdict!r} and decided_by {self.decided_by!r} disagree with the decision "
+                                 f"({decision.outcome!r} by {decision.decided_by!r}); a later tier uses overruled_by()")
+            object.__setattr__(self, "verdict", decision.outcome)
+            object.__setattr__(self, "decided_by", decision.decided_by)
         if not self.verdict:
             object.__setattr__(self, "verdict", "pass" if self.passed else "fail")
         elif self.verdict not in VERDICTS:
@@ -275,6 +301,8 @@ class Result:
             raise ValueError(f"Result: a {self.verdict} verdict cannot have passed={self.passed!r}")
         if self.decided_by and self.decided_by not in DECIDERS:
             raise ValueError(f"Result: decided_by must be one of {', '.join(DECIDERS)} or empty; got {self.decided_by!r}")
+        if decision is None and self.decided_by:
+            object.__setattr__(self, "decision", Verdict(self.verdict, self.decided_by))
         metrics: dict[str, float | None] = {}
         for name, value in _items(self.metrics):
             if value is not None:
@@ -316,9 +344,19 @@ class Result:
         """Names of the metrics that missed their threshold."""
         return missed_thresholds(self.metrics, self.thresholds, self.higher_is_better)
 
+    def overruled_by(self, outcome: str, decided_by: str, *, evidence: tuple[str, ...] = (), metrics: tuple[Measure, ...] = (),
+                     unverified: str, reason: str, details: Mapping[str, Any]) -> Result:
+        """This result as a later tier decided it: a new decision (``outcome`` by ``decided_by``, on ``evidence`` and
+        ``metrics``) that keeps this result's as the one it overruled (`Verdict.overrule`); ``passed`` follows it
+        (``unverified``: what the run makes of an unverified verdict), with the tier's ``reason`` and ``details``."""
+        below = self.decision or Verdict(self.verdict, self.decided_by or "rules")
+        verdict = below.overrule(outcome, decided_by, tuple(evidence), tuple(metrics))
+        return replace(self, decision=verdict, verdict=outcome, decided_by=decided_by, passed=passed_for(outcome, unverified),
+                       reason=reason, details=details)
+
     def to_dict(self) -> Record:
         """A JSON-serialisable dict; `from_dict()` reads it back equal."""
-        return {
+        record: Record = {
             "record": RECORD_VERSION,
             "evaluator": self.evaluator,
             "metrics": dict(self.metrics),
@@ -335,6 +373,9 @@ class Result:
             "case_id": self.case_id,
             "excerpt": self.excerpt,
         }
+        if self.decision is not None:
+            record["decision"] = self.decision.to_dict()
+        return record
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Result:
@@ -356,4 +397,5 @@ class Result:
             excerpt=data.get("excerpt"),
             verdict=data.get("verdict") or verdict_of(data),  # a record of before verdicts: from passed
             decided_by=data.get("decided_by") or "",
+            decision=Verdict.from_dict(data["decision"]) if isinstance(data.get("decision"), Mapping) else None,
         )

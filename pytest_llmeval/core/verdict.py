@@ -1,21 +1,29 @@
-"""A check's decision on one answer: the outcome, who decided it, and what it rests on.
+"""A check's decision on one answer: the outcome, who decided it, the metrics and evidence it rests on, and the
+decision it overruled.
 
-`decide()` returns one `Verdict`; the result keeps its outcome
-(``Result.verdict``) and who decided (``Result.decided_by``), and the failure message, the record and every report
-quote them.
+`decide()` returns one `Verdict`; the evaluator adds the metrics that decided (`Measure`: value and threshold) and
+the result carries it whole (``Result.decision``; ``Result.verdict`` and ``Result.decided_by`` are its outcome and
+decider). A later tier (a judge split, the claim verifier, a detector, a judge) never rewrites it: it makes a new
+`Verdict` whose ``overruled`` is the one before (`Verdict.overrule`). The failure message, the record and every
+report read it.
 
->>> Verdict("fail", "rules", ("'Mumbai' appears nowhere in the context",)).outcome
-'fail'
+>>> first = Verdict("unverified", "embedding", metrics=(Measure("support", 0.61, 0.7),))
+>>> final = first.overrule("fail", "judge", ("the answer names a city the context does not",), (Measure("faithfulness", 0.2, 0.5),))
+>>> final.outcome, final.overruled.decided_by, str(final.metrics[0])
+('fail', 'embedding', 'faithfulness 0.200 < 0.5')
+>>> Verdict.from_dict(final.to_dict()) == final
+True
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Verdict", "OUTCOMES", "DECIDERS", "concerns"]
+__all__ = ["Verdict", "Measure", "OUTCOMES", "DECIDERS", "concerns"]
 
 
 #: What a check can say about an answer.
@@ -29,13 +37,58 @@ DECIDERS = ("rules", "embedding", "verifier", "detector", "judge")
 
 
 @dataclass(frozen=True)
+class Measure:
+    """One metric a verdict rests on: its ``value`` and the ``threshold`` it was held to (``None``: none in force)."""
+
+    metric: str
+    value: float | None
+    threshold: float | None = None
+    higher_is_better: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.metric, str) or not self.metric:
+            raise TypeError(f"Measure: metric must be a non-empty str; got {self.metric!r:.80}")
+        for name in ("value", "threshold"):
+            number = getattr(self, name)
+            if number is not None:
+                if isinstance(number, bool) or not isinstance(number, (int, float)):
+                    raise TypeError(f"Measure: {name} must be a number or None; got {number!r:.80}")
+                object.__setattr__(self, name, float(number) if math.isfinite(number) else None)
+
+    @property
+    def met(self) -> bool | None:
+        """Whether the value meets the threshold (``None`` without both)."""
+        if self.value is None or self.threshold is None:
+            return None
+        return self.value >= self.threshold if self.higher_is_better else self.value <= self.threshold
+
+    def __str__(self) -> str:
+        """``support 0.753 >= 0.7``, ``evidence 1.000 > 0``; the value alone without a threshold."""
+        value = "n/a" if self.value is None else f"{self.value:.3f}"
+        if self.threshold is None or self.value is None:
+            return f"{self.metric} {value}"
+        sign = (">=" if self.met else "<") if self.higher_is_better else ("<=" if self.met else ">")
+        return f"{self.metric} {value} {sign} {self.threshold:g}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "value": self.value, "threshold": self.threshold, "higher_is_better": self.higher_is_better}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Measure:
+        return cls(str(data["metric"]), data.get("value"), data.get("threshold"), bool(data.get("higher_is_better", True)))
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """``outcome`` (pass, fail, unverified), ``decided_by`` (one of `DECIDERS`) and ``evidence``: the metrics that
-    missed their thresholds, or the evidence a check names (quoted as the check gives it)."""
+    """``outcome`` (pass, fail, unverified), ``decided_by`` (one of `DECIDERS`), ``evidence`` (the metrics that
+    missed their thresholds, or the evidence a check names, quoted as the check gives it), ``metrics`` (the `Measure`
+    of each metric that decided) and ``overruled`` (the verdict of the tier below, which this one replaced)."""
 
     outcome: str
     decided_by: str
     evidence: tuple[str, ...] = ()
+    metrics: tuple[Measure, ...] = ()
+    overruled: Verdict | None = None
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -44,6 +97,40 @@ class Verdict:
             raise ValueError(f"Verdict: decided_by must be one of {', '.join(DECIDERS)}; got {self.decided_by!r}")
         if isinstance(self.evidence, str) or not all(isinstance(item, str) for item in self.evidence):
             raise TypeError(f"Verdict: evidence must be a tuple of str; got {self.evidence!r:.80}")
+        if not all(isinstance(item, Measure) for item in self.metrics):
+            raise TypeError(f"Verdict: metrics must be a tuple of Measure; got {self.metrics!r:.80}")
+        if self.overruled is not None and not isinstance(self.overruled, Verdict):
+            raise TypeError(f"Verdict: overruled must be a Verdict or None; got {self.overruled!r:.80}")
+        object.__setattr__(self, "evidence", tuple(self.evidence))
+        object.__setattr__(self, "metrics", tuple(self.metrics))
+
+    def overrule(self, outcome: str, decided_by: str, evidence: tuple[str, ...] = (),
+                 metrics: tuple[Measure, ...] = ()) -> Verdict:
+        """The verdict of a later tier, which keeps this one as the one it overruled."""
+        return Verdict(outcome, decided_by, tuple(evidence), tuple(metrics), self)
+
+    def chain(self) -> list[Verdict]:
+        """This verdict and the ones it overruled, latest first."""
+        out: list[Verdict] = []
+        verdict: Verdict | None = self
+        while verdict is not None:
+            out.append(verdict)
+            verdict = verdict.overruled
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"outcome": self.outcome, "decided_by": self.decided_by, "evidence": list(self.evidence),
+                "metrics": [m.to_dict() for m in self.metrics],
+                "overruled": None if self.overruled is None else self.overruled.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
+        """Read back `to_dict()` (a record's ``decision``)."""
+        if not isinstance(data, Mapping) or "outcome" not in data:
+            raise ValueError(f"Verdict.from_dict: not a verdict: {data!r:.80}")
+        below = data.get("overruled")
+        return cls(str(data["outcome"]), str(data.get("decided_by") or "rules"), tuple(str(e) for e in data.get("evidence") or ()),
+                   tuple(Measure.from_dict(m) for m in data.get("metrics") or ()), None if below is None else cls.from_dict(below))
 
 
 #: What a reason says before a concern: ``concern (name: a kind that only warns, see fail_on): 'Berlin' (sentence 1) ...``.

@@ -122,6 +122,7 @@ class Detection:
     spans: tuple[tuple[int, int, str, float], ...] = ()
     claims: tuple[tuple[str, float], ...] = field(default_factory=tuple)
     closest: tuple[str, ...] = ()  # per claim, the context window that supports it best (where the reader says)
+    threshold: float | None = None  # the bound the verdict was held to (the fail bound for a failure, the pass bound for a pass)
 
     def to_dict(self) -> dict[str, Any]:
         claims = [{"claim": c, "support": round(p, 6)} for c, p in self.claims]
@@ -178,6 +179,11 @@ class Detector:
 
     def _verdict(self, support: float) -> str:
         return "fail" if support < self.spec.low else "pass" if support >= self.spec.high else "unverified"
+
+    def _threshold(self, support: float) -> float | None:
+        """The bound of the band ``support``'s verdict was held to (``None`` within the band)."""
+        verdict = self._verdict(support)
+        return self.spec.low if verdict == "fail" else self.spec.high if verdict == "pass" else None
 
     def detect(self, items: Sequence[tuple[Sequence[str], str | None, str]]) -> list[Detection]:
         """``(context chunks, question, answer)`` per answer: each answer's `Detection`."""
@@ -246,7 +252,7 @@ class Detector:
             start = answer.find(claim)
             spans = ((start, start + len(claim), claim, 1.0 - low),) if start >= 0 and self._verdict(low) == "fail" else ()
             reason = f"least supported claim {claim[:100]!r} ({low:.3f}, best of {n_premises} context chunk(s))"
-            out.append(Detection(low, self._verdict(low), reason, spans, tuple(scored)))
+            out.append(Detection(low, self._verdict(low), reason, spans, tuple(scored), threshold=self._threshold(low)))
         return out
 
     # -- token classifiers (LettuceDetect) ---------------------------------------------------------------------------
@@ -302,6 +308,6 @@ class Detector:
             found = tuple((b, e, answer[b:e], p) for b, e, _, p in spans)
             reason = (f"{len(found)} unsupported span(s), first {found[0][2][:100]!r} (hallucination {found[0][3]:.3f})" if found
                       else f"no unsupported token (highest hallucination score {worst:.3f})")
-            out.append(Detection(support, self._verdict(support), reason, found))
+            out.append(Detection(support, self._verdict(support), reason, found, threshold=self._threshold(support)))
         return out
 

@@ -222,7 +222,8 @@ class Verifier:
             reason = (f"{said} is neither supported nor contradicted clearly ({self.tier} {support:.2f}, between "
                       f"{card.fail_below:.2f} and {card.pass_at:.2f}; {closest})")
         return Detection(support, verdict, reason, claims=tuple((c, s) for c, (s, _) in zip(claims, best)),
-                         closest=tuple(found[i] for _, i in best))
+                         closest=tuple(found[i] for _, i in best),
+                         threshold=card.fail_below if verdict == "fail" else card.pass_at if verdict == "pass" else None)
 
 
 Reading = tuple[list[str], list[str], list[list[tuple[float, int]]]]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from ..core.result import NO_MODEL, verdict_of
+from ..core.result import NO_MODEL, deciding_measure, verdict_of
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from .ranking import ModelMatrix, matrix
 
@@ -240,7 +240,7 @@ class ResultRow:
     test: str
     model: str  # "" for tests without a model
     check: str
-    score: str
+    score: str  # the score of the metric that decided: "1.000 (evidence)" where it is not the primary
     threshold: str
     passed: bool
     reason: str
@@ -368,15 +368,15 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         baseline=_baseline(report.get("baseline"), limits.changes),
         insights=tuple(InsightRow(i["check"], i["metric"], shown_model(i["model"]), i.get("case_id") or "", number(i["score"]),
                                   i["reason"]) for i in summary.get("insights", [])),
-        failures=_capped(failures, limits.failures, partial(_result, new=_new_failures(report.get("baseline")))),
-        expected_failures=_capped(expected, limits.failures, _result),
-        results=Capped(tuple(_result(r) for group in by_test.values() for r in group), len(records)),
+        failures=_capped(failures, limits.failures, partial(result_row, new=_new_failures(report.get("baseline")))),
+        expected_failures=_capped(expected, limits.failures, result_row),
+        results=Capped(tuple(result_row(r) for group in by_test.values() for r in group), len(records)),
         footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
         classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
         operations=tuple(_operations_row(row) for row in summary.get("operations", [])),
         problems=tuple(problem_line(row) for row in summary.get("problems", [])),
         verdicts=tuple(verdict_lines(summary)),
-        unverified=_capped(unverified, limits.failures, _result),
+        unverified=_capped(unverified, limits.failures, result_row),
         operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
                                       for key, model in (summary.get("operations_insights") or {}).items()),
         repeats=tuple(repeats_line(row) for row in rows if row.get("k")),
@@ -506,13 +506,14 @@ def _new_failures(baseline: Any) -> frozenset[str]:
     return frozenset(str(c.get("nodeid")) for c in baseline.get("changes") or [] if isinstance(c, Mapping) and c.get("kind") == "worse")
 
 
-def _result(record: Mapping[str, Any], new: frozenset[str] = frozenset()) -> ResultRow:
+def result_row(record: Mapping[str, Any], new: frozenset[str] = frozenset()) -> ResultRow:
+    """One result as a report row (test, model, check, score, threshold, verdict, why, answer)."""
     primary = record["primary"]
-    return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], number(record["metrics"].get(primary)),
-                     number(record.get("thresholds", {}).get(primary)), bool(record.get("passed")), record.get("reason", ""),
-                     record.get("excerpt") or "", verdict_of(record), not record.get("passed") and record.get("outcome") == "xfailed",
-                     str(record.get("decided_by") or ""), record.get("nodeid", "") in new)
-
-
-#: One result as a report row (test, model, check, score, threshold, verdict, why, answer).
-result_row = _result
+    score, threshold = number(record["metrics"].get(primary)), number(record.get("thresholds", {}).get(primary))
+    decided = deciding_measure(record)
+    if decided is not None and decided["metric"] != primary:  # the metric that decided, not the primary
+        score, threshold = f"{number(decided.get('value'))} ({decided['metric']})", number(decided.get("threshold"))
+    return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], score, threshold,
+                     bool(record.get("passed")), record.get("reason", ""), record.get("excerpt") or "", verdict_of(record),
+                     not record.get("passed") and record.get("outcome") == "xfailed", str(record.get("decided_by") or ""),
+                     record.get("nodeid", "") in new)

@@ -44,7 +44,7 @@ from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, SetupError, VerdictMissing
 from ..core.evaluator import Evaluator
 from ..core.result import UNVERIFIED_ACTIONS, Result
-from ..core.verdict import concerns
+from ..core.verdict import Verdict, concerns
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
@@ -101,6 +101,12 @@ def _missed(result: Result, metric: str) -> str:
     return f"{metric} {_fmt(value)} {sign} threshold {_fmt(limit)}"
 
 
+def _decided(verdict: Verdict) -> str:
+    """``rules (evidence 1.000 > 0)``: who decided a verdict, and on which metrics."""
+    on = ", ".join(str(m) for m in verdict.metrics)
+    return f"{verdict.decided_by} ({on})" if on else verdict.decided_by
+
+
 def format_failure(result: Result, length: int | None = None) -> str:
     """The message of a failed check (or of an unverified one the run fails: it opens with the concern it names, if
     any, else with no evidence against the answer)."""
@@ -133,8 +139,11 @@ def format_failure(result: Result, length: int | None = None) -> str:
         lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")
     if result.reason:
         lines.append(f"  why: {result.reason}")
-    if result.decided_by:
-        lines.append(f"  decided by: {result.decided_by}")
+    decision = result.decision
+    if decision is not None:
+        lines.append(f"  decided by: {_decided(decision)}")
+        if decision.overruled is not None:
+            lines.append(f"  overruled: {decision.overruled.outcome} by {_decided(decision.overruled)}")
     scores = ", ".join(f"{k}={_fmt(v)}" for k, v in result.metrics.items() if v is not None)
     lines.append(f"  scores: {scores}")
     who = []

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, VerdictMissing
 from ..core.evaluator import Evaluator
-from ..core.result import Result, passed_for
+from ..core.result import Result
+from ..core.verdict import Measure
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
@@ -67,8 +68,9 @@ def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results:
             continue
         details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
         reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
-        out[index] = replace(offline, verdict=verdict.verdict, decided_by="judge", passed=passed_for(verdict.verdict, unverified),
-                             reason=reason[:2000], details=details)
+        judged = verdict.decision.metrics if verdict.decision is not None else ()
+        out[index] = offline.overruled_by(verdict.verdict, "judge", evidence=(f"{judge.name}: {verdict.reason[:500]}",),
+                                          metrics=judged, unverified=unverified, reason=reason[:2000], details=details)
     return out
 
 
@@ -98,6 +100,7 @@ def detect(check: Evaluator, detector: Detector | Verifier, cases: Sequence[Case
             out[index] = replace(offline, reason=reason[:2000], details=details)
             continue
         reason = f"the {tier} ({label}) decided {detection.verdict}: {detection.reason}; offline: {offline.reason}"
-        out[index] = replace(offline, verdict=detection.verdict, decided_by=tier, reason=reason[:2000], details=details,
-                             passed=passed_for(detection.verdict, unverified))
+        measure = Measure("support", detection.support, detection.threshold)
+        out[index] = offline.overruled_by(detection.verdict, tier, evidence=(detection.reason[:500],), metrics=(measure,),
+                                          unverified=unverified, reason=reason[:2000], details=details)
     return out

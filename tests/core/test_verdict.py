@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_llmeval import Case, Result
-from pytest_llmeval.core.verdict import DECIDERS, Verdict
+from pytest_llmeval import Case, Result, Signature
+from pytest_llmeval.core.verdict import DECIDERS, Measure, Verdict
 from pytest_llmeval.run.check import format_failure
 
 WRONG = ("Refunds are issued within 10 business days.", "Refunds are issued within 5 business days of the return.")
@@ -43,9 +43,67 @@ def test_groundedness_decides_in_its_own_decide(make):
 
 def test_who_decided_is_in_the_message_and_survives_the_record(make):
     [wrong] = make("groundedness").evaluate([Case(actual=WRONG[0], context=WRONG[1])])
-    assert "  decided by: rules" in format_failure(wrong).splitlines()
+    assert "  decided by: rules (evidence 1.000 > 0)" in format_failure(wrong).splitlines()
     again = Result.from_dict(wrong.to_dict())
-    assert again == wrong and again.decided_by == "rules"
+    assert again == wrong and again.decided_by == "rules" and again.decision == wrong.decision
+
+
+def test_the_verdict_carries_the_metrics_that_decided_with_value_and_threshold(make):
+    """The failure rests on the evidence metric (which failed), not the primary support (which passed); a pass on
+    every metric held to a threshold; an unverified answer on the weak metric that missed."""
+    check = make("groundedness")
+    wrong, right, reworded = check.evaluate([Case(actual=WRONG[0], context=WRONG[1]), Case(actual=RIGHT[0], context=RIGHT[1]),
+                                             Case(actual="Youngsters get in at no cost.", context=["Entry is free for children under 12."])])
+    assert wrong.decision.metrics == (Measure("evidence", 1.0, 0.0, higher_is_better=False),)
+    assert wrong.metrics["support"] >= wrong.thresholds["support"]  # the primary passed: it did not decide
+    assert {m.metric for m in right.decision.metrics} == set(right.thresholds) and all(m.met for m in right.decision.metrics)
+    [support] = reworded.decision.metrics
+    assert support.metric == "support" and support.met is False and support.value == reworded.metrics["support"]
+    assert all(r.decision.overruled is None for r in (wrong, right, reworded))
+
+
+def test_a_later_tier_makes_a_new_verdict_over_the_old_one_and_rewrites_nothing():
+    offline = Result("groundedness", {"support": 0.61}, primary="support", passed=True, thresholds={"support": 0.7},
+                     higher_is_better={"support": True}, signature=Signature("groundedness", "1"),
+                     decision=Verdict("unverified", "embedding", metrics=(Measure("support", 0.61, 0.7),)))
+    judged = offline.overruled_by("fail", "judge", evidence=("names a city the context does not",),
+                                  metrics=(Measure("faithfulness", 0.2, 0.5),), unverified="pass", reason="the judge said no",
+                                  details={})
+    assert (judged.verdict, judged.decided_by, judged.passed) == ("fail", "judge", False)
+    assert judged.decision.overruled == offline.decision and [v.decided_by for v in judged.decision.chain()] == ["judge", "embedding"]
+    assert offline.verdict == "unverified"  # the result it came from is unchanged
+    assert Result.from_dict(judged.to_dict()) == judged
+    message = format_failure(judged)
+    assert "  decided by: judge (faithfulness 0.200 < 0.5)" in message.splitlines()
+    assert "  overruled: unverified by embedding (support 0.610 < 0.7)" in message.splitlines()
+    with pytest.raises(ValueError, match="disagree with the decision"):
+        Result("groundedness", {"support": 0.61}, primary="support", passed=False, thresholds={}, higher_is_better={},
+               signature=Signature("groundedness", "1"), verdict="fail", decision=offline.decision)
+
+
+def test_a_record_of_the_previous_version_reads_with_its_verdict_as_the_decision():
+    """A record of version 1 (before the decision travelled whole) reads back: its verdict and decider are the decision."""
+    old = {"record": 1, "evaluator": "groundedness", "metrics": {"support": 0.9, "evidence": 1.0}, "primary": "support",
+           "passed": False, "verdict": "fail", "decided_by": "rules", "thresholds": {"support": 0.7, "evidence": 0.0},
+           "higher_is_better": {"support": True, "evidence": False},
+           "signature": {"evaluator": "groundedness", "version": "7"}, "reason": "'10' is not what the context says"}
+    result = Result.from_dict(old)
+    assert result.decision == Verdict("fail", "rules") and result.verdict == "fail"
+    assert result.to_dict()["record"] == 2 and result.to_dict()["decision"]["overruled"] is None
+
+
+@pytest.mark.parametrize(("measure", "said"), [(Measure("support", 0.753, 0.7), "support 0.753 >= 0.7"),
+                                               (Measure("evidence", 2, 0, higher_is_better=False), "evidence 2.000 > 0"),
+                                               (Measure("bleu", None, 0.3), "bleu n/a"), (Measure("rouge", 0.5), "rouge 0.500")])
+def test_a_measure_says_its_value_against_its_threshold(measure, said):
+    assert str(measure) == said
+    assert Measure.from_dict(measure.to_dict()) == measure
+
+
+@pytest.mark.parametrize(("fields", "error"), [(("", 1.0), "metric must be a non-empty str"), (("x", "high"), "value must be a number")])
+def test_a_measure_refuses_what_it_cannot_mean(fields, error):
+    with pytest.raises(TypeError, match=error):
+        Measure(*fields)
 
 
 def test_rules_checks_say_rules_and_judges_say_judge():
@@ -61,8 +119,13 @@ def test_rules_checks_say_rules_and_judges_say_judge():
 
 def test_a_result_refuses_an_unknown_decider():
     [result] = __import__("pytest_llmeval").Registry(entry_points=False).create("exact_match").evaluate([Case(actual="a", expected="a")])
+    record = result.to_dict()
     with pytest.raises(ValueError, match="decided_by must be one of"):
-        Result.from_dict({**result.to_dict(), "decided_by": "oracle"})
+        Result.from_dict({**{k: v for k, v in record.items() if k != "decision"}, "decided_by": "oracle"})  # version 1
+    with pytest.raises(ValueError, match="decided_by must be one of"):
+        Result.from_dict({**record, "decision": {**record["decision"], "decided_by": "oracle"}})
+    with pytest.raises(ValueError, match="disagree with the decision"):
+        Result.from_dict({**record, "decided_by": "judge"})
 
 
 def test_the_markdown_report_says_who_decided_a_failure(pytester):

@@ -153,6 +153,10 @@ def test_the_verifier_decides_groundedness_unverified_answers_in_a_run(pytester,
     reworded, wrong = records["test_reworded"], records["test_wrong_age"]
     assert reworded["verdict"] == verdict and reworded["decided_by"] == "verifier"
     assert reworded["details"]["verifier"]["after"] == "rules"
+    decision = reworded["decision"]
+    assert decision["decided_by"] == "verifier" and decision["overruled"]["outcome"] == "unverified"
+    assert decision["metrics"][0]["metric"] == "support"
+    assert decision["metrics"][0]["threshold"] == (1.0 if verdict == "fail" else 0.0)  # the card's bound it was held to
     assert reworded["details"]["verifier"]["claims"][0]["closest"].startswith("The Harbour Museum")
     assert wrong["decided_by"] == "rules" and "verifier" not in wrong["details"]  # the rules decided it: no model call
     for record in (reworded, wrong):

@@ -104,3 +104,23 @@ def test_text_from_the_run_is_kept_raw_for_each_renderer_to_escape():
     assert v.failures.rows[0].reason == "a | <b>\ud800"
     assert v.heatmap.rows[0][0] == "m|<x>"
     assert "m|&lt;x&gt;" in html.render({"summary": summarize(recs).to_dict(), "results": recs, "run": RUN})
+
+
+def test_a_failed_row_shows_the_metric_that_decided_and_an_old_record_its_primary():
+    """A groundedness failure on evidence: its support (the primary) passed, so the row shows the evidence metric that
+    decided; a record of version 1 (no decision) still reads, with its primary."""
+    from pytest_llmeval.core.result import Signature
+
+    record = {"record": 2, "evaluator": "groundedness", "metrics": {"support": 0.753, "evidence": 1.0}, "primary": "support",
+              "passed": False, "verdict": "fail", "decided_by": "rules", "thresholds": {"support": 0.7, "evidence": 0.0},
+              "higher_is_better": {"support": True, "evidence": False}, "nodeid": "t::tour",
+              "signature": Signature("groundedness", "7").to_dict(), "reason": "'12 euros' is not what the context says",
+              "decision": {"outcome": "fail", "decided_by": "rules", "evidence": ["'12 euros' is not what the context says"],
+                           "metrics": [{"metric": "evidence", "value": 1.0, "threshold": 0.0, "higher_is_better": False}],
+                           "overruled": None}}
+    old = {k: v for k, v in record.items() if k != "decision"} | {"record": 1, "nodeid": "t::old"}
+    v = view(report_of([record, old]))
+    new_row, old_row = v.failures.rows
+    assert (new_row.score, new_row.threshold) == ("1.000 (evidence)", "0.000")
+    assert (old_row.score, old_row.threshold) == ("0.753", "0.700")
+    assert "| groundedness | 1.000 (evidence) | 0.000 |" in markdown.render(report_of([record, old]))

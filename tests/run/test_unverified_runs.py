@@ -132,6 +132,12 @@ def test_only_unverified_answers_go_to_the_judge_and_its_verdict_decides(pyteste
     [escalated] = [r for r in report["results"] if r["nodeid"].endswith("test_reworded")]
     assert escalated["verdict"] == "pass" and escalated["details"]["escalated"]["check"] == "faithfulness"
     assert escalated["decided_by"] == "judge"  # who decided: the record says so
+    # the judge's verdict is a new one, over the offline verdict it overruled, each with the metric it rests on
+    judged = escalated["decision"]
+    assert (judged["outcome"], judged["decided_by"]) == ("pass", "judge") and judged["metrics"][0]["metric"] == "faithfulness"
+    below = judged["overruled"]
+    assert (below["outcome"], below["decided_by"], below["overruled"]) == ("unverified", "embedding", None)
+    assert [m["metric"] for m in below["metrics"]] == ["support"] and below["metrics"][0]["value"] < below["metrics"][0]["threshold"]
     [wrong] = [r for r in report["results"] if r["verdict"] == "fail"]
     assert wrong["decided_by"] == "rules"  # named evidence decides without the judge
     assert escalated["reason"].startswith("the judge (faithfulness) decided pass: 1/1 claims supported; offline: ")
