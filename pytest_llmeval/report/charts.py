@@ -86,6 +86,10 @@ def _range(values: Sequence[float], threshold: float | None) -> tuple[float, flo
 VERDICT_COLOURS = (("fail", "#cf222e"), ("unverified", "#bf8700"), ("pass", "#2da44e"))
 
 
+#: A cell's background by its answer's verdict (light tints of `VERDICT_COLOURS`, the text stays readable); grey: none.
+VERDICT_TINTS = {"fail": "#ffd8d3", "unverified": "#fff1c2", "pass": "#d5f5dc", "": "#eaeef2"}
+
+
 def _histogram(scored: Sequence[tuple[float, str]], low: float, high: float, threshold: float | None, higher: bool, label: str,
                width: int = 240, height: int = 56) -> str:
     """``(score, verdict)`` pairs as a histogram whose bars stack the verdicts of their answers (failed at the bottom)."""
@@ -165,7 +169,8 @@ class Grid:
 
 
 def grids(records: Sequence[Mapping[str, Any]], anchors: Mapping[int, str], max_cases: int = 100) -> list[Grid]:
-    """Per check: one row per case, one column per model, each cell the case's primary score, coloured (direction-aware).
+    """Per check: one row per case, one column per model, each cell the case's primary score, coloured by its verdict
+    (an answer that fails on evidence is red whatever its score).
 
     ``anchors`` maps ``id(record)`` to the results table's anchor of that record, where it is shown.
     """
@@ -197,12 +202,13 @@ def grids(records: Sequence[Mapping[str, Any]], anchors: Mapping[int, str], max_
             for model in models:
                 found = cells[case].get(model)
                 if found is None:
-                    row.append(GridCell("", "", colour(None), "", "no result"))
+                    row.append(GridCell("", "", VERDICT_TINTS[""], "", "no result"))
                     continue
                 value = _primary(found)
                 tip = f"{found.get('reason', '')}\n\n{found.get('excerpt') or ''}"
-                row.append(GridCell(number(value), verdict_of(found), colour(goodness(value, low, high, higher)),
-                                    anchors.get(id(found), ""), tip[:600]))
+                verdict = verdict_of(found)
+                row.append(GridCell(number(value), verdict, VERDICT_TINTS.get(verdict, VERDICT_TINTS[""]), anchors.get(id(found), ""),
+                                    tip[:600]))
             rows.append((case, tuple(row)))
         out.append(Grid(check, metric, "higher is better" if higher else "lower is better", models, tuple(rows),
                         max(0, len(cases) - max_cases)))

@@ -138,7 +138,7 @@ class HeatCell:
     pass_rate: str
     count: int
     signature: str
-    goodness: float  # 0 bad .. 1 good, direction-aware: the mean, else the pass rate
+    goodness: float  # 0 bad .. 1 good: the share of its answers that passed (the colour follows verdicts, not scores)
     unverified: int = 0
     ci: str = ""  # the mean's interval
     pass_ci: str = ""  # the pass rate's
@@ -448,8 +448,7 @@ def _heatmap(rows: list[dict[str, Any]]) -> Heatmap:
         if row is None:
             return None
         mean = row["mean"]
-        goodness = row["pass_rate"] if mean is None else (mean if higher else 1.0 - mean)
-        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), goodness, row.get("unverified", 0),
+        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), row["pass_rate"], row.get("unverified", 0),
                         interval(row.get("ci_low"), row.get("ci_high")),
                         interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True), row.get("expected", 0))
 

@@ -190,6 +190,27 @@ def test_chart_bars_are_coloured_by_verdict_not_by_the_side_of_the_threshold():
     assert '<rect class="bar-fail"' in chart.svg and 'fill="#cf222e"' in chart.svg and "1 fail, 1 pass" in chart.svg
 
 
+def test_grid_and_leaderboard_cells_are_coloured_by_verdicts_not_by_scores():
+    """A failed answer's 0.933 is a red cell, an unverified one amber; a leaderboard cell where one answer in five
+    passed is red whatever its mean (it was green: coloured by the mean score)."""
+    from pytest_llmeval.report.charts import VERDICT_TINTS, grids
+    from pytest_llmeval.report.view import view
+
+    def rec(case, score, verdict):
+        return {"evaluator": "groundedness", "primary": "support", "metrics": {"support": score}, "passed": verdict != "fail",
+                "verdict": verdict, "thresholds": {"support": 0.7}, "higher_is_better": {"support": True}, "model": "m",
+                "case_id": case, "nodeid": f"t::{case}", "signature": {"evaluator": "groundedness", "version": "7"}}
+    recs = [rec("a", 0.933, "fail"), rec("b", 0.95, "fail"), rec("c", 0.91, "fail"), rec("d", 0.55, "unverified"), rec("e", 0.2, "pass")]
+    [grid] = grids(recs, {})
+    colours = {case: cells[0].colour for case, cells in grid.rows}
+    assert colours == {"a": VERDICT_TINTS["fail"], "b": VERDICT_TINTS["fail"], "c": VERDICT_TINTS["fail"],
+                       "d": VERDICT_TINTS["unverified"], "e": VERDICT_TINTS["pass"]}
+    report = {"summary": summarize(recs).to_dict(), "results": recs}
+    [[_, [cell]]] = view(report).heatmap.rows
+    assert cell.goodness == pytest.approx(0.2) and cell.mean == "0.709"  # the colour is the pass rate, not the mean
+    assert "hsl(24," in html.render(report)  # 0.2 of the way from red to green
+
+
 @pytest.mark.subprocess
 def test_the_report_fits_a_phone_width_in_chromium(browser, two_model_report: pathlib.Path):
     """At 390 px the page never scrolls sideways (wide tables scroll in their own box) and each filter's label sits on
