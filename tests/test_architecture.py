@@ -1,9 +1,10 @@
 """Facts about the code anyone can check: layers import downward only, no import cycles, no private name crosses a
-module, no pytest internals, modules of a readable size."""
+module and every name that crosses one is in its ``__all__``, no pytest internals, modules of a readable size."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import pathlib
 
 import pytest
@@ -180,6 +181,28 @@ def test_no_private_name_crosses_a_module():
     crossing = {f"{module_name(p)}: {target}.{name}" for p in PACKAGE.rglob("*.py") for target, name in _imported_names(p)
                 if name.startswith("_") and not name.startswith("__")}
     assert sorted(crossing) == []
+
+
+def _declared_all(path: pathlib.Path) -> set[str] | None:
+    """The names a module lists in ``__all__`` (``None`` without one; one built from others is read by importing it)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            try:
+                return set(ast.literal_eval(node.value))
+            except ValueError:
+                return set(importlib.import_module(module_name(path)).__all__)
+    return None
+
+
+def test_every_name_a_module_takes_from_another_is_in_that_module_s_all():
+    """What crosses a module is its public surface: a name imported from another module of the package is listed in
+    that module's ``__all__`` (a submodule imported from its package is a module, not a name)."""
+    paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    declared = {name: _declared_all(path) for name, path in paths.items()}
+    missing = sorted(f"{module_name(p)}: {target}.{name}" for p in PACKAGE.rglob("*.py") for target, name in _imported_names(p)
+                     if target in paths and f"{target}.{name}" not in paths and not name.startswith("__")
+                     and name not in (declared[target] or set()))
+    assert missing == []
 
 
 def test_the_contract_needs_no_pytest():

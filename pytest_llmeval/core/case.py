@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "ROW_KEYS", "load_cases", "read_cases", "read_case_rows", "parse_case_rows", "row_fields", "check_fields"]
+__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "ROW_KEYS", "load_cases", "read_cases", "read_case_rows",
+           "parse_case_rows", "row_fields", "check_fields", "beside_caller"]
 
 
 #: What each field of a case means, used in error messages.

@@ -26,7 +26,8 @@ from typing import Any, TypedDict
 
 from .verdict import DECIDERS, Measure, Verdict
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of", "deciding_measure", "passed_for", "diagnostic", "NO_MODEL"]
+__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of",
+           "deciding_measure", "passed_for", "diagnostic", "NO_MODEL", "missed_thresholds"]
 
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.

@@ -14,6 +14,8 @@ from dataclasses import replace
 
 from .fact import Fact, fact_end, is_hedged, keeps_text
 
+__all__ = ["MONTHS", "clock_time_facts", "date_facts", "weekday_facts"]
+
 
 _ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 

@@ -35,7 +35,8 @@ from .names import CONTRACTION, FUNCTION_WORDS, WORD, CONVERSATIONAL, EVALUATIVE
 from .fact import states_value
 from .parsing import Fact
 
-__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "NumberSentences", "fact_kind"]
+__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "NumberSentences", "fact_kind",
+           "YES_NO", "describe_unshared"]
 
 
 _NUMBER_STEM = re.compile(r"^n[\dmp]")

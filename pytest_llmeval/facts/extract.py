@@ -75,7 +75,8 @@ from .parsing import (
 if TYPE_CHECKING:
     from .syntax import Parsed
 
-__all__ = ["FactIndex", "FactCheck", "extract_facts", "unsupported_facts", "check_facts", "EXTRACTORS"]
+__all__ = ["FactIndex", "FactCheck", "extract_facts", "unsupported_facts", "check_facts", "EXTRACTORS", "GLUED",
+           "join_chunks", "ordinal_century", "raw_number"]
 
 
 #: Names of the entity extractors: rule-based, spaCy's small English model, or spaCy when installed.

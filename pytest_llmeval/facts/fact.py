@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import Any, TypeVar
 
+__all__ = ["Fact", "states_value", "fact_end", "CACHED_CHARS", "keeps_text", "is_hedged", "facts_outside"]
+
 
 @dataclass(frozen=True)
 class Fact:

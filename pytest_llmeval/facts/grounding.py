@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from .relations import Relation
     from .syntax import Parsed
 
-__all__ = ["Source", "find_evidence", "confirmed_by_record", "unlinked", "said", "failing_first", "read_answer", "read_chunk", "Answer", "SHOWN"]
+__all__ = ["Source", "find_evidence", "confirmed_by_record", "unlinked", "said", "failing_first", "read_answer",
+           "read_chunk", "Answer", "SHOWN", "context_chunks"]
 
 
 #: Pieces of evidence named in a reason (the details list more).

@@ -26,7 +26,8 @@ from .syntax import parser_for
 if TYPE_CHECKING:
     from .syntax import Parsed, Parser
 
-__all__ = ["FactLayer", "describe_fact", "sentence_label", "word_pair_support", "content_stems", "root_stems", "unlinked_pairs", "Cooccurrence"]
+__all__ = ["FactLayer", "describe_fact", "sentence_label", "word_pair_support", "content_stems", "root_stems",
+           "unlinked_pairs", "Cooccurrence", "PairIndex", "summarize_checks"]
 
 
 _TOKEN = re.compile(r"[^\W_]+")

@@ -21,7 +21,9 @@ from typing import Any
 from ..text.basics import replace_surrogates, split_sentences
 from .parsing import NUMBER_WORDS, Fact
 
-__all__ = ["word_stem", "root_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE"]
+__all__ = ["word_stem", "root_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE", "CONNECTORS",
+           "CONTRACTION", "DEMONYM", "FUNCTION_WORDS", "SPACY_LABELS", "TITLES", "TYPO_MIN_LENGTH", "WORD",
+           "entity_name", "fold", "inflection_of", "one_typo", "rule_names", "spacy_names"]
 
 
 # Words that start sentences or sit inside capitalised titles without naming anything.

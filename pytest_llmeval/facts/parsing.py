@@ -24,14 +24,12 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .dates import MONTHS as MONTHS
-from .dates import clock_time_facts as clock_time_facts
-from .dates import date_facts as date_facts
-from .dates import weekday_facts as weekday_facts
-from .fact import CACHED_CHARS as CACHED_CHARS
-from .fact import Fact, fact_end, is_hedged, keeps_text, facts_outside
+from .dates import MONTHS, clock_time_facts, date_facts, weekday_facts
+from .fact import CACHED_CHARS, Fact, fact_end, facts_outside, is_hedged, keeps_text
 
-__all__ = ["Fact", "parse_number", "detokenize_numbers", "canonical_numbers"]
+__all__ = ["Fact", "parse_number", "detokenize_numbers", "canonical_numbers", "CURRENCY_SYMBOLS", "CURRENCY_WORDS",
+           "MONTHS", "NUMBER", "NUMBER_WORDS", "SCALES", "UNITS", "clock_time_facts", "date_facts", "weekday_facts",
+           "number_facts", "number_value", "scaled", "CACHED_CHARS"]
 
 
 SCALES = {

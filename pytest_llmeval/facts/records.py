@@ -28,7 +28,9 @@ from typing import Any, Union
 from ..text.basics import excerpt
 from .names import FUNCTION_WORDS, fold
 
-__all__ = ["field_for", "null_sentences", "Record", "read_record", "asserted_nulls", "describe", "humanize_key", "MAX_RECORD_CHARS"]
+__all__ = ["field_for", "null_sentences", "Record", "read_record", "asserted_nulls", "describe", "humanize_key",
+           "MAX_RECORD_CHARS", "BARE_NUMBER", "SENTENCE_TOKEN", "key_stems", "leaf_text", "loose_stem", "path_stems",
+           "segments", "sentence_stems", "split_key"]
 
 
 #: A longer text is not read as a record (parsing it would cost too much); it stays prose.

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from ..models.cache import ModelCache
     from .parsing import Fact
 
-__all__ = ["Parsed", "Parser", "ModelSource", "PARSER_VERSION", "MAX_PARSE_CHARS", "prepare", "parser_for"]
+__all__ = ["Parsed", "Parser", "ModelSource", "PARSER_VERSION", "MAX_PARSE_CHARS", "prepare", "parser_for",
+           "proper_runs"]
 
 
 #: Bumped whenever what is kept of a parse, or how a text is prepared for it, changes.

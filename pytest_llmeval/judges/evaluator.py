@@ -14,7 +14,9 @@ from ..core.case import Case
 from ..core.evaluator import Evaluator, MetricSpec, Score
 from .base import JudgeParseError
 
-__all__ = ["JudgeEvaluator", "PROMPTS", "STATEMENTS_PROMPT", "check_prompts", "template_fields"]
+__all__ = ["JudgeEvaluator", "PROMPTS", "STATEMENTS_PROMPT", "check_prompts", "template_fields", "PARSE_FAILURE",
+           "ask_choice", "ask_yes_no", "judge_metrics", "judge_statements", "list_schema", "prompt_fields",
+           "score_schema", "verdict_schema"]
 
 
 T = TypeVar("T")

@@ -18,7 +18,7 @@ from ..core.evaluator import MetricSpec, Score
 from .base import JudgeParseError
 from .evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields, verdict_schema
 
-__all__ = ["PassFailJudge"]
+__all__ = ["PassFailJudge", "pass_fail_metrics"]
 
 
 def pass_fail_metrics(what: str) -> tuple[MetricSpec, ...]:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-__all__ = ["SharedBlocks", "block_bounds", "block_of"]
+__all__ = ["SharedBlocks", "block_bounds", "block_of", "FIRST", "MOST"]
 
 
 FIRST = 32

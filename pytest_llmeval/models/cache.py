@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 
     from .server import EmbeddingServer
 
-__all__ = ["ModelCache", "Embedder", "ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "parse_device", "parse_precision", "resolve_device"]
+__all__ = ["ModelCache", "Embedder", "ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "parse_device", "parse_precision",
+           "resolve_device", "EMBEDDED_ALIASES", "embedded_model_path", "model_identity", "place",
+           "predicted_precision"]
 
 
 EMBEDDED_ALIASES = {DEFAULT_EMBEDDING_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}

@@ -30,7 +30,8 @@ from .generations import OperationsRow, operations, operations_insights
 from .rowstats import CaseDraws, row_stats
 from .ranking import ModelPair, rank_models
 
-__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "check_labels", "Flip", "Insight", "Summary", "summarize", "ORIGINAL", "perturbation_of", "ClassificationRow"]
+__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "check_labels", "Flip",
+           "Insight", "Summary", "summarize", "ORIGINAL", "perturbation_of", "ClassificationRow", "signature_keys"]
 
 
 #: The tag value of an unperturbed sibling in a perturbation family.

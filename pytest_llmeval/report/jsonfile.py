@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.result import Result
 
-__all__ = ["chunks", "dumps", "load", "results", "schema", "validate"]
+__all__ = ["chunks", "dumps", "load", "results", "schema", "validate", "FORMAT", "VERSION", "assemble"]
 
 
 FORMAT = "pytest-llmeval-report"

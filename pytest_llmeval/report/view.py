@@ -17,7 +17,8 @@ from ..core.result import NO_MODEL, deciding_measure, verdict_of
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from .ranking import ModelMatrix, matrix
 
-__all__ = ["view", "result_row", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "Capped", "number", "verdict_lines"]
+__all__ = ["view", "result_row", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS",
+           "Capped", "number", "verdict_lines", "ResultRow"]
 
 
 T = TypeVar("T")

@@ -53,8 +53,9 @@ if TYPE_CHECKING:
 from .escalation import detect, escalate
 from .recording import current_context
 
-__all__ = ["LLMEvalAssertionError", "format_failure", "check", "run_check", "run_cases", "raise_failure", "unverified_action",
-           "standalone", "check_kwargs", "group_defaults", "scorer_argument", "CASE_ARGUMENTS"]
+__all__ = ["LLMEvalAssertionError", "format_failure", "check", "run_check", "run_cases", "raise_failure",
+           "unverified_action", "standalone", "check_kwargs", "group_defaults", "scorer_argument", "CASE_ARGUMENTS",
+           "decide_unverified", "detector_for", "masked_values", "verifier_for"]
 
 
 #: The keyword arguments of a case (the rest of a check's arguments are its parameters).

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Union
 
-__all__ = ["Condition", "ConditionSyntaxError", "parse_condition"]
+__all__ = ["Condition", "ConditionSyntaxError", "parse_condition", "compile_user_regex", "search_user_regex"]
 
 
 _EXCERPT = 30

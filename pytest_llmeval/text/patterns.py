@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Detector", "Finding", "PII_DETECTORS", "SECRET_DETECTORS", "scan", "mask"]
+__all__ = ["Detector", "Finding", "PII_DETECTORS", "SECRET_DETECTORS", "scan", "mask", "kinds_of"]
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...core.case import Case
 
-__all__ = ["label_cases", "label_set", "label_scores"]
+__all__ = ["label_cases", "label_set", "label_scores", "shown"]
 
 
 MAX_LABEL = 200  # characters of a label kept in records and reports (labels are compared whole)

@@ -17,6 +17,7 @@ from .base import EmbeddingEvaluator, cosine_matrix
 if TYPE_CHECKING:
     import numpy as np
 
+__all__ = ["FACT_METRICS", "FactChecked", "with_facts", "pick_answer", "SentenceMatch"]
 
 
 FACT_METRICS = (

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from ...core.case import Case
     from ...models.cache import Embedder
 
-__all__ = ["EmbeddingEvaluator", "SHORT_STRING_METRICS", "calibrated", "model_family", "planned_texts", "short_string_similarity"]
+__all__ = ["EmbeddingEvaluator", "SHORT_STRING_METRICS", "calibrated", "model_family", "planned_texts",
+           "short_string_similarity", "cosine_matrix"]
 
 
 SHORT_STRING_METRICS = ("normalized_edit_distance", "exact_match", "token_jaccard", "embeddings")

@@ -8,6 +8,8 @@ from ...core.case import Case
 from ...text.basics import embedded_sentences as _sentences
 from .base import EmbeddingEvaluator, cosine_matrix
 
+__all__ = ["chunk_relevance"]
+
 
 def chunk_relevance(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> list[list[float]]:
     """Per case, per context chunk: max over the chunk's sentences of S(question, sentence)."""

@@ -30,6 +30,8 @@ from collections.abc import Sequence
 
 from ...core.case import Case
 
+__all__ = ["FIELD_LABELS", "case_block"]
+
 FIELD_LABELS = {"question": "Input", "actual": "Actual output", "expected": "Expected output", "context": "Context"}
 
 

@@ -24,7 +24,7 @@ from ...core.params import require_type
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields, score_schema
 
-__all__ = ["ScaleJudge", "BucketJudge"]
+__all__ = ["ScaleJudge", "BucketJudge", "bucket_metrics"]
 
 
 class ScaleJudge(JudgeEvaluator):

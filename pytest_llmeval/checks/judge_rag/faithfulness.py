@@ -13,7 +13,7 @@ from ...core.result import Result
 from ...judges.base import JudgeParseError
 from ...judges.evaluator import JudgeEvaluator, ask_choice, judge_metrics, list_schema
 
-__all__ = ["assert_faithful", "Faithfulness"]
+__all__ = ["assert_faithful", "Faithfulness", "CLAIMS_PROMPT"]
 
 
 def assert_faithful(actual: str, context: Any, *, unknown_claims: str = "unsupported", binary: bool = False, **kwargs: Any) -> Result:

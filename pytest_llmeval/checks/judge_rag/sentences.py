@@ -28,6 +28,9 @@ from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, ask_yes_no
 from ...text.basics import excerpt, sentences_or_text
 
+__all__ = ["MAX_SENTENCES", "SENTENCE_SUPPORTED_PROMPT", "sentences_of", "check_max_sentences", "capped_sentences",
+           "support_metrics", "SentenceSupport", "PROMPTS"]
+
 #: Judge calls one case may make at most by default (one per sentence).
 MAX_SENTENCES = 100
 

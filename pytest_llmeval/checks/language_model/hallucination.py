@@ -14,7 +14,7 @@ from ...core.result import Result
 from ...text.basics import excerpt, split_sentences
 from ...models.evaluator import load_classifier
 
-__all__ = ["assert_no_hallucination", "Hallucination"]
+__all__ = ["assert_no_hallucination", "Hallucination", "nli_entailment"]
 
 
 def assert_no_hallucination(

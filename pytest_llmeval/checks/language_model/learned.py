@@ -62,6 +62,8 @@ from ...core.params import require_number, require_type
 
 from ...models.evaluator import ModelEvaluator
 
+__all__ = ["BATCH_SIZE", "declared_architecture", "one_line", "load_error", "check_folder", "LearnedEvaluator"]
+
 BATCH_SIZE = 16
 
 

@@ -31,7 +31,8 @@ from ...core.params import require_number, require_type
 from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 
-__all__ = ["assert_fluent", "Perplexity", "embedded_lm_file", "load_language_model", "continuation_nll", "continuation_nlls"]
+__all__ = ["assert_fluent", "Perplexity", "embedded_lm_file", "load_language_model", "continuation_nll",
+           "continuation_nlls", "EMBEDDED_LM"]
 
 
 def assert_fluent(actual: str, *, scorer: str | None = None, language_model: str | None = None, **kwargs: Any) -> Result:

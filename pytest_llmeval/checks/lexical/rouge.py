@@ -12,7 +12,7 @@ from ...core.params import require_choice, require_type
 from ...core.result import Result
 from ...text.basics import normalize, split_sentences
 
-__all__ = ["assert_rouge", "Rouge"]
+__all__ = ["assert_rouge", "Rouge", "Normalising"]
 
 
 def assert_rouge(

@@ -12,6 +12,8 @@ from ...core.evaluator import Score, package_version
 from ...core.params import require_number, require_type
 from ...models.evaluator import ModelEvaluator, load_classifier, max_positions
 
+__all__ = ["ClassProbability"]
+
 _BATCH = 16
 
 

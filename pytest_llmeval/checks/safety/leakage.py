@@ -16,6 +16,8 @@ from ...core.evaluator import Evaluator, MetricSpec, Score
 from ...core.params import require_choice, require_type
 from ...text.patterns import Detector, Finding, kinds_of, scan
 
+__all__ = ["leak_metrics", "leak_metric_specs", "PatternLeakage"]
+
 _MAX_SHOWN = 5
 
 

@@ -30,7 +30,9 @@ from ...core.result import Result
 from ...text.basics import nltk_sentence_splitter, split_sentences
 from .syllable_rules import guess_syllables
 
-__all__ = ["words", "syllables"]
+__all__ = ["words", "syllables", "ANSWER_FIELDS", "EXTRA_HINT", "INF", "ReadabilityStatistic", "SentenceStatistic",
+           "TextStatistic", "bounded_metrics", "cmudict_syllables", "package_dir", "plural_s", "sentence_count",
+           "statistic_check", "syllable_total"]
 
 
 ANSWER_FIELDS = ("actual",)
