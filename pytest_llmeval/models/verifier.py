@@ -282,7 +282,7 @@ def train(pairs: Sequence[tuple[str, str, int]], base: str | os.PathLike[str], o
     random.Random(seed).shuffle(rows)
     total = max(1, int(len(rows) * epochs) // batch_size)
     tokenizer = AutoTokenizer.from_pretrained(str(base))
-    extra = {"num_hidden_layers": layers} if layers else {}
+    extra: dict[str, Any] = {"num_hidden_layers": layers} if layers else {}
     model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1, **extra)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=rate, weight_decay=0.01)
