@@ -27,7 +27,7 @@ from typing import Any, TypedDict
 from .verdict import DECIDERS, Measure, Verdict
 
 __all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of",
-           "deciding_measure", "passed_for", "diagnostic", "NO_MODEL", "missed_thresholds"]
+           "deciding_measure", "passed_for", "diagnostic", "NO_MODEL", "missed_thresholds", "RECORD_VERSION"]
 
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
@@ -289,9 +289,11 @@ class Result:
         if decision is not None:
             if not isinstance(decision, Verdict):
                 raise TypeError(f"Result: decision must be a Verdict or None; got {decision!r:.80}")
-            if (self.verdict or decision.outcome, self.decided_by or decision.decided_by) != (decision.outcome, decision.decided_by):
-                raise ValueError(f"Result: verdict {self.verdict!r} and decided_by {self.decided_by!r} disagree with the decision "
-                                 f"({decision.outcome!r} by {decision.decided_by!r}); a later tier uses overruled_by()")
+            said = (self.verdict or decision.outcome, self.decided_by or decision.decided_by)
+            if said != (decision.outcome, decision.decided_by):
+                raise ValueError(f"Result: verdict {self.verdict!r} and decided_by {self.decided_by!r} disagree with "
+                                 f"the decision ({decision.outcome!r} by {decision.decided_by!r}); a later tier uses "
+                                 "overruled_by()")
             object.__setattr__(self, "verdict", decision.outcome)
             object.__setattr__(self, "decided_by", decision.decided_by)
         if not self.verdict:

@@ -14,10 +14,11 @@ first, A or B?"). A short answer that only picks one of the question's choices (
 comparison with it. Nothing is said when either figure is missing, has no year, or the two are equal or overlap: the
 evidence is only the context reversing the answer's order.
 
->>> reversed_orders("George Marshall was born before Allan Dwan.", None,
-...                 ["Allan Dwan (3 April 1885 - 28 December 1981) was a director.",
-...                  "George E. Marshall (December 29, 1891 - February 17, 1975) was an actor."])[0].describe("sentence 1")
-"the context reverses sentence 1's order: it gives 'George Marshall' 1891 and 'Allan Dwan' 1885"
+>>> [found] = reversed_orders("George Marshall was born before Allan Dwan.", None,
+...                           ["Allan Dwan (3 April 1885 - 28 December 1981) was a director.",
+...                            "George E. Marshall (December 29, 1891 - February 17, 1975) was an actor."])
+>>> found.describe("sentence 1")
+"sentence 1 reverses the context's order: the context gives 'George Marshall' 1891 and 'Allan Dwan' 1885"
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ _WORD = re.compile(r"[^\W\d_][\w'’.-]*|\d[\d,]*", re.UNICODE)
 
 
 #: A run of capitalised words (with the small words titles keep) or a quoted title: one choice of "A or B".
-_CAPS = r"(?:\"[^\"]{1,80}\"|[A-Z][\w'’.-]*(?:\s+(?:(?:of|the|de|and|in|on|for|von|van|la|le|du|da)\s+)*[A-Z0-9][\w'’.-]*)*)"
+_SMALL_WORDS = r"(?:of|the|de|and|in|on|for|von|van|la|le|du|da)"
+_CAPS = rf"(?:\"[^\"]{{1,80}}\"|[A-Z][\w'’.-]*(?:\s+(?:{_SMALL_WORDS}\s+)*[A-Z0-9][\w'’.-]*)*)"
 
 
 _CHOICES = re.compile(rf"({_CAPS})\s*,?\s+or\s+(?:the\s+)?({_CAPS})")
@@ -139,7 +141,8 @@ def _count(sentence: str, start: int, noun: str) -> tuple[float, float] | None:
 _GLUED = re.compile(r"(?<=[a-z0-9)\]\"][.!?])(?=[A-Z][a-z])")
 
 
-def _figure(key: frozenset[str], other: frozenset[str], context: Sequence[str], noun: str | None) -> tuple[tuple[float, ...], str] | None:
+def _figure(key: frozenset[str], other: frozenset[str], context: Sequence[str],
+            noun: str | None) -> tuple[tuple[float, ...], str] | None:
     parts = [part for text in context for part in _GLUED.split(text)]
     for index, sentence in enumerate(parts):
         while index + 1 < len(parts) and (parts[index + 1][:1].isdigit() or parts[index + 1][:1].islower()):
@@ -183,7 +186,8 @@ def reversed_orders(sentence: str, question: str | None, context: Sequence[str])
     """The comparisons of ``sentence`` whose order the ``context`` sentences reverse (none when unsure)."""
     cue = sentence
     pair = _choices(question, sentence)
-    if pair is not None and len(_WORD.findall(sentence)) <= 6 and not (_TIME.search(sentence) or _COUNT.search(sentence)):
+    bare = not (_TIME.search(sentence) or _COUNT.search(sentence))
+    if pair is not None and len(_WORD.findall(sentence)) <= 6 and bare:
         cue = question or ""  # "Allan Dwan" answers "Who was born first, A or B?": the question's comparison
     if pair is None:
         other = _OTHER.search(sentence)

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from pytest_llmeval.run.recording import RecordStore
-from pytest_llmeval.core.result import Result, Signature, freeze
+from pytest_llmeval.core.result import RECORD_VERSION, Result, Signature, freeze
 from pytest_llmeval.harness.session import session_key
 
 SUITE = """
@@ -96,7 +96,7 @@ def test_records_travel_as_json_under_xdist_and_are_shared_on_the_controller(pyt
     parallel = run(pytester, "-n", "2")
     check_shared(parallel.records)
     records = [json.loads(v) for props in parallel.properties for k, v in props if k == "llmeval"]
-    assert len(records) == 12 and all(r["record"] == 1 for r in records)
+    assert len(records) == 12 and all(r["record"] == RECORD_VERSION for r in records)
     # the same records and aggregates as one process (only the run's own facts differ)
     one, two = json.loads(written), json.loads((pytester.path / "r.json").read_text())
     assert one["results"] == two["results"] and one["summary"] == two["summary"]
