@@ -141,9 +141,9 @@ def _count(sentence: str, start: int, noun: str) -> tuple[float, float] | None:
 _GLUED = re.compile(r"(?<=[a-z0-9)\]\"][.!?])(?=[A-Z][a-z])")
 
 
-def _figure(key: frozenset[str], other: frozenset[str], context: Sequence[str],
+def _figure(key: frozenset[str], other: frozenset[str], parts: Sequence[str],
             noun: str | None) -> tuple[tuple[float, ...], str] | None:
-    parts = [part for text in context for part in _GLUED.split(text)]
+    """The figure ``parts`` (the context's sentences, glued ones apart) give the thing named ``key``, and as shown."""
     for index, sentence in enumerate(parts):
         while index + 1 < len(parts) and (parts[index + 1][:1].isdigit() or parts[index + 1][:1].islower()):
             index += 1
@@ -184,9 +184,11 @@ def _choices(question: str | None, answer: str) -> tuple[str, str] | None:
 
 def reversed_orders(sentence: str, question: str | None, context: Sequence[str]) -> list[Order]:
     """The comparisons of ``sentence`` whose order the ``context`` sentences reverse (none when unsure)."""
+    bare = not (_TIME.search(sentence) or _COUNT.search(sentence))
+    if bare and not (question and (_TIME.search(question) or _COUNT.search(question))):
+        return []  # no word of either orders anything (most claims): nothing to read
     cue = sentence
     pair = _choices(question, sentence)
-    bare = not (_TIME.search(sentence) or _COUNT.search(sentence))
     if pair is not None and len(_WORD.findall(sentence)) <= 6 and bare:
         cue = question or ""  # "Allan Dwan" answers "Who was born first, A or B?": the question's comparison
     if pair is None:
@@ -210,8 +212,9 @@ def reversed_orders(sentence: str, question: str | None, context: Sequence[str])
         noun, earlier = None, time.group(1) is not None
     else:
         return []
-    mine = _figure(first_key, second_key, context, noun)
-    theirs = _figure(second_key, first_key, context, noun)
+    parts = [part for text in context for part in _GLUED.split(text)]
+    mine = _figure(first_key, second_key, parts, noun)
+    theirs = _figure(second_key, first_key, parts, noun)
     if mine is None or theirs is None:
         return []
     if noun is not None:
