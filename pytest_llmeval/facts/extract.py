@@ -281,15 +281,19 @@ class FactIndex:
 
     def _misspelt(self, word: str) -> bool:
         """A long word of the context one typo away (a letter added, dropped, changed or two swapped, not the first):
-        "Siddharta" for "Siddhartha"; short words are left alone ("Paula" is not "Paul")."""
-        if len(word) < TYPO_MIN_LENGTH:
+        "Siddharta" for "Siddhartha"; a short one only with a letter doubled or single ("Raj" for "Raaj", "Philip" for
+        "Phillip"); other short words are left alone ("Paula" is not "Paul")."""
+        if len(word) < 3:
             return False
         if self._by_initial is None:
             self._by_initial = {}
             for known in self.words:
-                if len(known) >= TYPO_MIN_LENGTH - 1:
+                if len(known) >= 3:
                     self._by_initial.setdefault(known[:1], []).append(known)
-        return any(abs(len(known) - len(word)) <= 1 and one_typo(word, known) for known in self._by_initial.get(word[:1], ()))
+        if len(word) < TYPO_MIN_LENGTH:
+            return any(_undoubled(word) == _undoubled(known) and word != known for known in self._by_initial.get(word[:1], ()))
+        return any(abs(len(known) - len(word)) <= 1 and len(known) >= TYPO_MIN_LENGTH - 1 and one_typo(word, known)
+                   for known in self._by_initial.get(word[:1], ()))
 
     def _shares_stem(self, word: str) -> bool:
         """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
@@ -390,6 +394,11 @@ class FactIndex:
         if self._clauses is None:
             self._clauses = clause_index(self.sentences)
         return polarity_conflict(self._clauses, sentence)
+
+
+def _undoubled(word: str) -> str:
+    """The word with each run of one letter written once ("raaj" -> "raj", "phillip" -> "philip")."""
+    return re.sub(r"(.)\1+", r"\1", word)
 
 
 #: How far a hedged number ("about", "nearly", "over") may be from the one it restates, as a share of the larger.

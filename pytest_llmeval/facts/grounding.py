@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..text.basics import excerpt
+from .fact import fact_end
 from .evidence import Evidence, describe_unshared, fact_kind, messages, small_count, unshared_words
 from .layer import PairIndex, describe_fact, sentence_label
 from .names import FUNCTION_WORDS
@@ -165,7 +166,8 @@ def find_evidence(
             if kind == "date" and source.index.yearless(fact):
                 notes.append(f"{fact.text!r} ({where}) adds a year to a date the context gives without one")
                 continue
-            if kind == "name" and _SOURCE_BEFORE.search(text, 0, max(0, fact.start)):
+            if kind in ("name", "name_part") and (_SOURCE_BEFORE.search(text, 0, max(0, fact.start))
+                                                  or _SOURCE_AFTER.match(text, fact_end(fact))):
                 notes.append(f"{fact.text!r} ({where}) names where the answer comes from, not what it claims")
                 continue
             if kind == "name" and _spelled_out(fact.text, text, source.index):
@@ -186,6 +188,9 @@ def find_evidence(
                     add("changed_name", number, fact.text, f"{fact.text!r} ({where}) is not the context's name: it says {named!r}")
                     continue
                 missing = [w for w in fact.value if w not in FUNCTION_WORDS and not source.index.has_word(w)]
+                if given is not None and all(given.has_word(w) for w in missing):
+                    notes.append(f"{fact.text!r} ({where}) is partly in the context and partly in the question")
+                    continue
                 if missing == [fact.value[head_index(fact.value, fact.text)]]:
                     notes.append(f"{fact.text!r} ({where}) is only partly in the context ({missing[0]!r} is not), but the "
                                  "head of a name is often another word for the same thing ('Summer Games', 'Summer Olympics')")
@@ -226,19 +231,24 @@ def find_evidence(
                 add("unshared", number, text, describe_unshared(number, text, words, numbered=numbered))
             elif not words:
                 from .contrasts import invented_clauses
-                from .layer import content_stems
 
-                for clause, own in invented_clauses(text, source.stems, given_stems, content_stems):
+                # Words in any form: "account" is the context's "accounting", "punish" its "Punishing".
+                for clause, own in invented_clauses(text, source.roots, asked, root_stems):
                     shown = ", ".join(repr(w) for w in own[:4]) + (" ..." if len(own) > 4 else "")
                     add("clause", number, clause, f"{where} adds a clause of its own: {excerpt(clause, 80)!r} "
                                                   f"({shown} appear{'s' if len(own) == 1 else ''} nowhere in the context)")
     return out, notes
 
 
+#: Words after a name that make it the answer's source ("a *Pew Research* survey found", "the *Gallup* poll shows").
+_SOURCE_AFTER = re.compile(r"(?:['’]s)?\s+(?:survey|study|poll|report|analysis|article|paper|census|review)s?\s+"
+                           r"(?:found|finds|shows?|showed|says?|said|reports?|reported|suggests?|suggested|estimates?|"
+                           r"estimated|concluded|concludes|states?|stated|notes?|noted)\b", re.IGNORECASE)
+
 #: Words before a name that make it the answer's source ("According to a news article by *NPR*", "published in
 #: *Nature*"): the name says where the claim comes from, not what it is.
 _SOURCE_BEFORE = re.compile(
-    r"(?:\baccording\s+to|\b(?:reported|published|posted|written|cited|quoted|stated)\s+(?:by|in|on)|\b(?:article|report|"
+    r"(?:\baccording\s+to|\b(?:reported|posted|cited|quoted|stated)\s+(?:by|in|on)|\bpublished\s+(?:in|on)|\b(?:article|report|"
     r"study|survey|post|page|blog|paper|interview|entry|website|site)\s+(?:by|from|in|on)|\bas\s+reported\s+(?:by|in))"
     r"(?:\s+(?:a|an|the|its|their|his|her))?(?:\s+[\w'’.-]+){0,3}\s*\Z", re.IGNORECASE)
 

@@ -17,12 +17,19 @@ from .names import FUNCTION_WORDS, WORD, word_stem
 __all__ = ["NEGATION", "negated", "negation_scope", "content_words", "clause_index", "polarity_conflict", "SCOPE_WORDS"]
 
 NEGATION = re.compile(
-    r"(?i)\b(?:not(?!\s+only\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
+    r"(?i)(?<!\bor\s)\b(?:not(?!\s+(?:only|currently)\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
     r"|without|cannot)\b|n['’]t\b"
 )
 
-#: Content words after a negation cue that it bears on (the first: "not *dishwasher* safe", "not *support* backups").
-SCOPE_WORDS = 1
+#: Content words after a negation cue that it bears on (the first two: "not *dishwasher safe*", "not *support
+#: backups*", "is not *in orbit around the Earth*"); the other clause must hold them all to restate what is denied.
+SCOPE_WORDS = 2
+
+#: "not ... until" dates an event rather than denying it ("was not founded until 1608": founded in 1608).
+_UNTIL = re.compile(r"(?i)\b(?:until|till)\b")
+
+#: Words that finish a cue rather than tell what it denies ("not *yet* open": it bears on "open").
+_CUE_ENDS = frozenset({"yet", "ever", "anymore"})
 
 _CLAUSE = re.compile(r"[,;:()\[\]]|\s-\s|--|—|–|\bbut\b|\bwhile\b|\bwhereas\b|\balthough\b", re.IGNORECASE)
 
@@ -31,24 +38,33 @@ Clause = tuple[str, set[str], bool]
 
 
 def negated(sentence: str) -> bool:
-    """Whether a sentence carries a negation cue."""
-    return NEGATION.search(sentence) is not None
+    """Whether a sentence carries a negation cue ("whether or not" is none, and "not ... until" dates an event)."""
+    return any(not _UNTIL.search(sentence, cue.end()) for cue in NEGATION.finditer(sentence))
+
+
+def cue_scopes(clause: str) -> list[set[str]]:
+    """Per negation cue of ``clause`` (less one that "until" follows), the stems of the first `SCOPE_WORDS` content
+    words after it ("not *dishwasher safe*")."""
+    scopes = []
+    for cue in NEGATION.finditer(clause):
+        if _UNTIL.search(clause, cue.end()):
+            continue
+        scope: set[str] = set()
+        for match in WORD.finditer(clause, cue.end()):
+            word = match.group(0)
+            if word.casefold() in FUNCTION_WORDS or word.casefold() in _CUE_ENDS or NEGATION.fullmatch(word):
+                continue
+            scope.add(word_stem(word))
+            if len(scope) == SCOPE_WORDS:
+                break
+        if scope:
+            scopes.append(scope)
+    return scopes
 
 
 def negation_scope(clause: str) -> set[str]:
-    """The stems of the first content words after each negation cue of ``clause`` ("not *dishwasher safe*")."""
-    scope: set[str] = set()
-    for cue in NEGATION.finditer(clause):
-        taken = 0
-        for match in WORD.finditer(clause, cue.end()):
-            word = match.group(0)
-            if word.casefold() in FUNCTION_WORDS or NEGATION.fullmatch(word):
-                continue
-            scope.add(word_stem(word))
-            taken += 1
-            if taken == SCOPE_WORDS:
-                break
-    return scope
+    """The stems of the first content words after each negation cue of ``clause`` (`cue_scopes()`, joined)."""
+    return set().union(*cue_scopes(clause))
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -70,11 +86,13 @@ def polarity_conflict(index: list[Clause], sentence: str) -> str | None:
     """A negation the answer and the context passage it restates disagree on.
 
     Each answer clause of three or more content words is matched with the context clauses (``index``) holding at least
-    70% of its content words. The clause is in conflict when it is negated and none of those is, or the reverse; the
-    conflicting context clause is returned, else ``None``.
+    70% of its content words. The clause is in conflict when it is negated and none of those is, or the reverse, the
+    negation bears on words both clauses hold, and no other clause of the sentence restates that context clause as it
+    stands ("Although I-75 is the longest Interstate Highway, it is not the longest highway" knows what the context
+    says); the conflicting context clause is returned, else ``None``.
     """
-    for clause in _clauses(sentence):
-        content = content_words(clause)
+    clauses = [(clause, content_words(clause)) for clause in _clauses(sentence)]
+    for clause, content in clauses:
         if len(content) < 3:
             continue
         matches = [(c, words, neg) for c, words, neg in index if len(content & words) >= 0.7 * len(content)]
@@ -85,8 +103,11 @@ def polarity_conflict(index: list[Clause], sentence: str) -> str | None:
             continue
         for other, words, _ in matches:
             # The negation must bear on what the two clauses share ("has not been fined ... and will be in
-            # the squad" says nothing against "will be in the squad").
-            scope = negation_scope(clause if mine else other)
-            if scope & (words if mine else content):
+            # the squad" says nothing against "will be in the squad"; "is not in orbit around the Earth" nothing
+            # against "orbits the Sun").
+            if not any(scope <= (words if mine else content) for scope in cue_scopes(clause if mine else other)):
+                continue
+            if not any(len(theirs) >= 3 and len(theirs & words) >= 0.7 * len(theirs) and negated(said) != mine
+                       for said, theirs in clauses if said != clause):
                 return other
     return None

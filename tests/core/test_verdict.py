@@ -30,7 +30,8 @@ def test_groundedness_decides_in_its_own_decide(make):
     wrong, right = check.evaluate([Case(actual=WRONG[0], context=WRONG[1]), Case(actual=RIGHT[0], context=RIGHT[1])])
     assert (wrong.verdict, wrong.decided_by) == ("fail", "rules")
     assert (right.verdict, right.decided_by) == ("pass", "embedding")
-    concern, reworded = check.evaluate([Case(actual="Sale items are refundable.", context=["Sale items are not refundable."]),
+    concern, reworded = check.evaluate([Case(actual="Beta Labs acquired Acme Corp in 2021.",
+                                             context=["Acme Corp acquired Beta Labs in 2021."]),
                                         Case(actual="Youngsters get in at no cost.", context=["Entry is free for children under 12."])])
     assert (concern.verdict, concern.decided_by) == ("unverified", "rules"), concern.reason
     assert (reworded.verdict, reworded.decided_by) == ("unverified", "embedding"), reworded.reason

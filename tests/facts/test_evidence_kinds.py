@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.facts.kinds import (FAILING, KIND_IDS, MIN_FIRINGS, MIN_PRECISION, measured_failing, pooled_precision,
@@ -173,3 +173,66 @@ def test_the_run_chooses_the_failing_kinds(pytester: pytest.Pytester):
     pytester.makeini("[pytest]\nllmeval_fail_on = measured, name\n")
     assert pytester.runpytest("-p", "no:randomly").ret == pytest.ExitCode.TESTS_FAILED  # the ini file's kinds
     assert pytester.runpytest("-p", "no:randomly", "--llmeval-fail-on=none").ret == pytest.ExitCode.OK  # the command line wins
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(["Silver", "Gold", "Diamond"]), st.sampled_from(["Play Button", "Creator Award", "Channel Plaque"]))
+def test_a_name_whose_other_words_the_question_gives_is_no_concern(make, tier, award):
+    context = ["Silver: 100,000 subscribers. Gold: 1,000,000 subscribers. Diamond: 10,000,000 subscribers."]
+    answer = f"The {tier} {award} is awarded at the subscriber count the channel reaches."
+    asked = one(make("groundedness", fail_on="all"), actual=answer, context=context,
+                question=f"When does a channel get each {award}?")
+    assert "name_part" not in kinds(asked), asked.reason
+    unasked = one(make("groundedness", fail_on="all"), actual=answer, context=context)
+    assert "name_part" in kinds(unasked), unasked.reason
+
+
+def test_a_name_the_answer_cites_as_its_source_is_no_concern(make):
+    context = ["The average weekly earnings for all employees in Australia is AU$1,344, according to the Bureau."]
+    cited = one(make("groundedness", fail_on="all"), context=context,
+                actual="According to Jobted Australia, the average weekly earnings for all employees is AU$1,344.")
+    assert not kinds(cited) & {"name", "name_part"}, cited.reason
+
+
+@pytest.mark.parametrize(("answer", "invented"), [
+    ("Soybean is grown in many countries, and Brazil accounts for the largest production.", False),
+    ("Keep the litter box clean, and never punish pets in one room.", False),
+    ("Keep the litter box clean, and the cat prefers salmon biscuits daily.", True),
+])
+def test_a_clause_whose_words_the_context_holds_in_another_form_is_not_invented(make, answer, invented):
+    context = ["Soybean is grown commercially in many countries, with the USA and Brazil accounting for 90% of the crop.",
+               "Keep the litter box clean. Punishing your cat for accidents makes things worse."]
+    result = one(make("groundedness", fail_on="all"), actual=answer, context=context)
+    assert ("clause" in kinds(result)) is invented, result.reason
+
+
+@pytest.mark.parametrize(("answer", "named"), [
+    ("The novel was written by Jacques Curie in 1911.", True),
+    ("The novel was published by Harbour Press in 1911.", True),
+    ("According to the Harbour Gazette, the novel appeared in 1911.", False),
+    ("A study published in Nature says the novel appeared in 1911.", False),
+])
+def test_a_name_is_a_source_only_where_the_answer_cites_it(make, answer, named):
+    context = ["The novel was written by Marie Curie and appeared in 1911 from Lindqvist Books."]
+    result = one(make("groundedness", fail_on="all"), actual=answer, context=context)
+    assert bool(kinds(result) & {"name", "name_part", "changed_name"}) is named, result.reason
+
+
+@pytest.mark.parametrize("answer", [
+    "However, a Harbour Gazette survey found that two-thirds of readers cycle to work.",
+    "The Lindqvist Institute's study shows that two-thirds of readers cycle to work.",
+])
+def test_a_name_the_answer_cites_before_its_finding_is_no_concern(make, answer):
+    result = one(make("groundedness", fail_on="all"), actual=answer,
+                 context=["Two-thirds of readers cycle to work, and a third of them in the rain."])
+    assert not kinds(result) & {"name", "name_part"}, result.reason
+
+
+def test_a_name_spelled_with_a_letter_doubled_is_the_context_s_name(make):
+    context = ["Sourabh Raaj Jain (born 1 December 1985) is an Indian actor who played Lord Krishna in Mahabharat."]
+    same = one(make("groundedness", fail_on="all"), actual="Saurabh Raj Jain played Lord Krishna in Mahabharat.",
+               context=context)
+    assert not kinds(same) & {"name", "name_part", "changed_name"}, same.reason
+    other = one(make("groundedness", fail_on="all"), actual="Saurabh Ravi Jain played Lord Krishna in Mahabharat.",
+                context=context)
+    assert kinds(other) & {"name", "name_part", "changed_name"}, other.reason
