@@ -4,12 +4,33 @@ strict and explained, and the leaderboard shows those failures as expected."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_sample() -> list[str]:
+    """The summary README.md shows for the example suite, as fnmatch patterns: its lines but the "..." that stands for
+    rows left out, the counts of the model and parse caches (they depend on what the disk cache holds) and a check's
+    parameter digest masked, and the report directory README's command names replaced by this test's."""
+    text = README.read_text(encoding="utf-8")
+    block = text[text.rindex("\n", 0, text.index("= llmeval summary =")) + 1:]
+    block = block[:block.index("```")]
+    lines = []
+    for line in block.splitlines():
+        if not line.strip() or line.strip() == "...":
+            continue
+        pattern = re.sub(r"([][?*])", r"[\1]", line).replace("llmeval-report/", "out/")
+        if line.startswith(("llmeval models:", "llmeval parses:")):
+            pattern = re.sub(r"\d+", "*", pattern)
+        pattern = re.sub(r"#[0-9a-f]{6}\b", "#*", pattern)  # a check's parameters, digested
+        lines.append(pattern)
+    return lines
 
 
 @pytest.mark.subprocess
@@ -19,12 +40,14 @@ def test_the_example_suite_ends_clean(model_stack, pytester):
             shutil.copy(path, pytester.path / path.name)
     result = pytester.runpytest("-p", "no:randomly", "-rxX", "--llmeval-report=out")
     assert result.ret == 0
+    # README shows the end of this run: its lines are the run's, in order (the model cache's counts masked).
+    result.stdout.fnmatch_lines(readme_sample())
     outcomes = result.parseoutcomes()
     assert outcomes.get("xpassed", 0) == 0 and outcomes["xfailed"] == 17
     xfails = [line for line in result.stdout.lines if line.startswith("XFAIL")]
     assert len(xfails) == 17 and all(" - " in line for line in xfails)  # each one explained
     # The claim verifier's example leaves its reworded answer unverified (docs/verifier.md): one unverified check.
-    result.stdout.fnmatch_lines(["*checks on 3 model(s): * passed (*), 1 unverified, 17 expected failures (xfail)"])
+    result.stdout.fnmatch_lines(["*checks on 3 models: * passed (*), 1 unverified, 17 expected failures (xfail)"])
     summary = json.loads((pytester.path / "out" / "report.json").read_text())["summary"]
     assert summary["expected_failures"] == 17
     assert sum(row["expected"] for row in summary["leaderboard"]) == 14  # the 3 on perturbed inputs are no leaderboard row

@@ -95,7 +95,7 @@ def test_summary_leaderboard_best_model_and_hardest_case(pytester):
     result.stdout.fnmatch_lines(
         [
             "*= llmeval summary =*",
-            "7 checks on 2 model(s): 4 passed (57%)",
+            "7 checks on 2 models: 4 passed (57%)",
             "check*model*mean*pass*n",
             "text_matching pass*big*1.000*100%*1",
             "*small*0.000*0%*1",
@@ -106,7 +106,7 @@ def test_summary_leaderboard_best_model_and_hardest_case(pytester):
             "*small*0.000*0%*1",
             # 4 of 4 against 0 of 3 on 3 shared cases: too few to call a best model
             "no clear best: big and small are within noise (1.00 vs 0.00 on 3 cases, p *)",
-            "most difficult case: q1 (failed by 1/2 model(s))",
+            "most difficult case: q1 (failed by 1/2 models)",
             "  failed by: small",
         ]
     )
@@ -403,7 +403,7 @@ def test_xdist_gives_the_same_leaderboard(pytester):
     single = pytester.runpytest("--llmeval-report=single.json")
     parallel = pytester.runpytest("-n", "2", "--llmeval-report=parallel.json")
     parallel.assert_outcomes(passed=3, failed=3)
-    parallel.stdout.fnmatch_lines(["*= llmeval summary =*", "7 checks on 2 model(s): 4 passed (57%)", "no clear best: big and small*"])
+    parallel.stdout.fnmatch_lines(["*= llmeval summary =*", "7 checks on 2 models: 4 passed (57%)", "no clear best: big and small*"])
     one = json.loads((pytester.path / "single.json").read_text())
     two = json.loads((pytester.path / "parallel.json").read_text())
     assert one["summary"] == two["summary"]

@@ -15,12 +15,13 @@ this module imports torch or sentence-transformers until a model is needed (none
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
@@ -396,7 +397,8 @@ class ModelCache:
     def load(self, what: str, build: Callable[[], _Model]) -> _Model:
         self._announce(f"llmeval: loading {what} (device {self.device}, precision {self.precision})...")
         start = time.perf_counter()
-        model = build()
+        with quiet_progress():
+            model = build()
         if "torch" in sys.modules and (threads := share_cpu_threads(sys.modules["torch"])):
             self._announce(f"llmeval: torch uses {threads} CPU thread(s) in this xdist worker (set OMP_NUM_THREADS to choose)")
         seconds = time.perf_counter() - start
@@ -444,3 +446,30 @@ class ModelCache:
             "embedders": [e.stats() for e in self._embedders.values()],
             **{kind: [kept.stats() for kept in group.values()] for kind, group in self._kept.items()},
         }
+
+
+@contextlib.contextmanager
+def quiet_progress() -> Iterator[None]:
+    """Library progress bars off while a model loads (transformers' "Loading weights" bar, the hub's download bars):
+    they would land in pytest's captured output and the terminal. They are on again after, if they were before.
+
+    transformers reads the hub's setting when it is first imported (often by the load itself), so the hub's bars are
+    turned off first; transformers' own switch too when it is already imported."""
+    if "huggingface_hub" not in sys.modules and find_spec("huggingface_hub") is None:
+        yield
+        return
+    from importlib import import_module
+
+    hub = import_module("huggingface_hub.utils")  # its switches are exported lazily
+    if hub.are_progress_bars_disabled():
+        yield
+        return
+    hub.disable_progress_bars()
+    if "transformers" in sys.modules:
+        sys.modules["transformers"].utils.logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hub.enable_progress_bars()
+        if "transformers" in sys.modules:
+            sys.modules["transformers"].utils.logging.enable_progress_bar()

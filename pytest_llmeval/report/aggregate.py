@@ -64,9 +64,9 @@ def shown_model(model: str | None) -> str:
 
 
 def models_phrase(models: Iterable[str | None]) -> str:
-    """`` on 3 model(s)`` for a summary line; empty when no check named a model (tests without one are no model)."""
+    """`` on 3 models`` for a summary line; empty when no check named a model (tests without one are no model)."""
     named = [m for m in models if m is not None and m != NO_MODEL]
-    return f" on {len(named)} model(s)" if named else ""
+    return f" on {len(named)} model{'' if len(named) == 1 else 's'}" if named else ""
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,12 @@ class RowComparison:
 
 def sizing_text(detectable: float | None, cases_for: int | None, repeats_for: int | None, target: float) -> str:
     """``this suite could detect a change of about 21 points; needs about 1100 cases, or 18 repeats, to see a 5-point
-    change``: what an inconclusive row's suite can tell apart from noise."""
+    change``: what an inconclusive row's suite can tell apart from noise (``this suite cannot detect a change under 100
+    points; ...`` when the change it could see is larger than any share can move).
+
+    >>> sizing_text(2.29, 170, None, 0.05)
+    'this suite cannot detect a change under 100 points; needs about 170 cases to see a 5-point change'
+    """
     if detectable is None:
         return "too few cases to estimate what it could detect"
     ways = [f"about {cases_for} cases"] if cases_for is not None else []
@@ -146,6 +151,8 @@ def sizing_text(detectable: float | None, cases_for: int | None, repeats_for: in
         ways.append(f"{repeats_for} repeats")
     ways_text = f"{ways[0]}, or {ways[1]}," if len(ways) == 2 else "".join(ways)
     need = f"; needs {ways_text} to see a {_points(target)}-point change" if ways else ""
+    if abs(detectable) >= 1.0:  # a share moves at most 100 points: no change this suite could see
+        return f"this suite cannot detect a change under 100 points{need}"
     return f"this suite could detect a change of about {_points(detectable)} points{need}"
 
 

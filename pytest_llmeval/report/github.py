@@ -76,23 +76,33 @@ def _sections(v: Any) -> list[Section]:
     return sections
 
 
-def render_comment(report: Mapping[str, Any], *, limit: int = COMMENT_LIMIT, artifact: str = "llmeval-report") -> str:
-    """The pull-request comment for ``report``: at most ``limit`` characters, the verdict and regressions first."""
+def render_comment(report: Mapping[str, Any], *, limit: int = COMMENT_LIMIT, artifact: str = "llmeval-report",
+                   environ: Mapping[str, str] | None = None) -> str:
+    """The pull-request comment for ``report``: at most ``limit`` characters, the verdict and regressions first.
+
+    Under GitHub Actions (``GITHUB_ACTIONS=true`` in ``environ``, by default the process's) it points to the
+    ``artifact`` of the workflow run for the whole report; elsewhere to the reports written beside it."""
     v = view(dict(report), COMMENT_ROWS)
-    footer = [f"<sub>The whole run (JSON, Markdown, HTML reports): the `{cell(artifact)}` artifact of this workflow run.</sub>"]
+    if (os.environ if environ is None else environ).get("GITHUB_ACTIONS") == "true":
+        footer = [f"<sub>The whole run (JSON, Markdown, HTML reports): the `{cell(artifact)}` artifact of this workflow "
+                  "run.</sub>"]
+        where = "the report artifact"
+    else:
+        footer = ["<sub>The whole run: the JSON, Markdown and HTML reports written beside this comment.</sub>"]
+        where = "the full report"
     lines = _headline(v)
     used = sum(len(line) + 1 for line in lines + footer)
     if used > limit:  # only a pathological interruption line could do this: keep the marker and say so
-        return f"{MARKER}\n## LLM evaluation\n\nThe summary does not fit a comment; see the report artifact.\n"
+        return f"{MARKER}\n## LLM evaluation\n\nThe summary does not fit a comment; see {where}.\n"
     budget = limit - used  # what the sections may take, every line counted with its newline
 
     def size(new: list[str]) -> int:
         return sum(len(line) + 1 for line in new)
 
     for head, rows, what, total in _sections(v):
-        cut = [f"_{total} more {what} (of {total}) are in the report artifact._", ""]  # the longest the cut line gets
+        cut = [f"_{total} more {what} (of {total}) are in {where}._", ""]  # the longest the cut line gets
         if not rows or size(head) + size(rows[:1]) + size([""]) + size(cut) > budget:
-            skipped = [f"_{head[0].lstrip('# ')}: {total} {what} left out for length; see the report artifact._", ""]
+            skipped = [f"_{head[0].lstrip('# ')}: {total} {what} left out for length; see {where}._", ""]
             if size(skipped) <= budget:
                 lines += skipped
                 budget -= size(skipped)
@@ -109,7 +119,7 @@ def render_comment(report: Mapping[str, Any], *, limit: int = COMMENT_LIMIT, art
         lines.append("")
         budget -= 1
         if total > shown:
-            note = [f"_{total - shown} more {what} (of {total}) are in the report artifact._", ""]
+            note = [f"_{total - shown} more {what} (of {total}) are in {where}._", ""]
             lines += note
             budget -= size(note)
     return "\n".join(lines + footer) + "\n"

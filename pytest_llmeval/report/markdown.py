@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..text.basics import counted
 from .view import MARKDOWN_LIMITS, Capped, ReportView, ResultRow, view
 
 __all__ = ["render", "cell", "opening", "MAX_FAILURES"]
@@ -54,7 +55,8 @@ def opening(v: ReportView) -> list[str]:
                   *(f"- {cell(line.strip(), 400)}" for line in v.calibration), ""]
     extra = f", {head.unverified} unverified" if head.unverified else ""
     extra += f", {head.expected} expected failures (xfail)" if head.expected else ""
-    return [*lines, f"{head.checks} checks{head.models}: **{head.passed} passed** ({head.pass_rate}){extra}."]
+    return [*lines, f"{counted(head.checks, 'check')}{head.models}: **{head.passed} passed** ({head.pass_rate})"
+                    f"{extra}."]
 
 
 def render(report: dict[str, Any]) -> str:

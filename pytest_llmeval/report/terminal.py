@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from ..core.result import NO_MODEL
+from ..text.basics import counted
 from .aggregate import Summary, models_phrase, shown_model
 from .view import interval, repeats_line
 
@@ -46,7 +47,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     """Lines of the llmeval section, fitting ``width`` columns (80 at least)."""
     width = max(width, 80)
     unverified = summary.unverified_count
-    lines = [f"{summary.checks} checks{models_phrase(summary.models)}: {summary.passed} passed ({summary.pass_rate:.0%})"
+    lines = [f"{counted(summary.checks, 'check')}{models_phrase(summary.models)}: {summary.passed} passed "
+             f"({summary.pass_rate:.0%})"
              + (f", {unverified} unverified" if unverified else "")
              + (f", {summary.expected_failures} expected failures (xfail)" if summary.expected_failures else "")]
     unv = "  unv" if unverified else ""  # a column of unverified results, when there are any
@@ -81,7 +83,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         hard = summary.hardest_case
         failed = [m for m in hard.failed_models if m != NO_MODEL]
         if failed:
-            line = f"most difficult case: {hard.case_id} (failed by {len(hard.failed_models)}/{hard.models} model(s))"
+            failed_by = f"{len(hard.failed_models)}/{counted(hard.models, 'model')}"
+            line = f"most difficult case: {hard.case_id} (failed by {failed_by})"
             lines.append(_cut(line, width))
             lines.append(_cut(f"  failed by: {', '.join(hard.failed_models)}", width))
         else:

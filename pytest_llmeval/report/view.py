@@ -14,6 +14,7 @@ from functools import partial
 from typing import Any, Generic, TypeVar
 
 from ..core.result import NO_MODEL, deciding_measure, verdict_of
+from ..text.basics import counted
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from .ranking import ModelMatrix, matrix
 
@@ -40,18 +41,18 @@ def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
     for tier, key in (("the claim verifier", "verifier_verdicts"), ("the detector", "detected_verdicts")):
         counts = summary.get(key) or {}
         if counts:
-            lines.append(f"{sum(counts.values())} answer(s) the offline evidence left unverified went to {tier}: "
+            lines.append(f"{counted(sum(counts.values()), 'answer')} the offline evidence left unverified went to {tier}: "
                          + ", ".join(f"{n} {({'pass': 'passed', 'fail': 'failed'}).get(v, 'still unverified')}" for v, n in sorted(counts.items())))
     escalated = summary.get("escalated_verdicts") or {}
     if escalated:
         decided = ", ".join(f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
                             for verdict, count in sorted(escalated.items()))
-        lines.append(f"{sum(escalated.values())} answer(s) no offline evidence could decide went to the judge: {decided}")
+        lines.append(f"{counted(sum(escalated.values()), 'answer')} no offline evidence could decide went to the judge: {decided}")
     left = summary.get("unverified") or 0
     if left:
         by_check = ", ".join(f"{name} {count}" for name, count in sorted((summary.get("unverified_by_check") or {}).items()))
         advice = "the judge could not decide them" if escalated else "set a detector or a judge to decide them"
-        lines.append(f"{left} answer(s) could not be verified offline ({by_check}): {advice}")
+        lines.append(f"{counted(left, 'answer')} could not be verified offline ({by_check}): {advice}")
     return lines
 
 
@@ -327,7 +328,7 @@ def problem_line(row: Mapping[str, Any]) -> str:
     """One model whose mean misses a check's threshold, in words (terminal, Markdown, HTML)."""
     side = "below" if row.get("higher_is_better", True) else "above"
     return (f"{row['check']} {row['metric']}: model {shown_model(row.get('model'))} mean {number(row.get('mean'))} {side} its "
-            f"threshold {number(row.get('threshold'))} ({row.get('count', 0)} checks)")
+            f"threshold {number(row.get('threshold'))} ({counted(row.get('count', 0), 'check')})")
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -361,7 +362,7 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
         best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
         no_clear_best=str(summary.get("no_clear_best") or ""),
         models_compared=matrix(summary.get("model_pairs")),
-        hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{hard['models']} model(s)" if failed else None, ", ".join(failed))
+        hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{counted(hard['models'], 'model')}" if failed else None, ", ".join(failed))
         if hard else None,
         leaderboard=_boards(rows),
         heatmap=_heatmap(rows),
@@ -463,7 +464,7 @@ def _perturbation(summary: Mapping[str, Any], limit: int) -> Perturbation | None
     if not summary.get("perturbed_checks"):
         return None
     flips = summary.get("flips", [])
-    sentence = f"{len(flips)} flip(s) in {summary['perturbed_checks']} checks on perturbed inputs."
+    sentence = f"{counted(len(flips), 'flip')} in {counted(summary['perturbed_checks'], 'check')} on perturbed inputs."
     return Perturbation(sentence, _capped(flips, limit, lambda f: FlipRow(
         f["case_id"], shown_model(f["model"]), f["check"], f["metric"], f["perturbation"], number(f["original_score"]),
         number(f["perturbed_score"]), f["kind"], f["kind"] == "broke", f.get("nodeid") or "")))

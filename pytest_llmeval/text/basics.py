@@ -25,7 +25,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["split_sentences", "nltk_sentence_splitter", "embedded_sentences", "sentences_or_text", "MAX_SENTENCES", "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8"]
+__all__ = ["split_sentences", "nltk_sentence_splitter", "embedded_sentences", "sentences_or_text", "MAX_SENTENCES",
+           "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8", "counted"]
 
 
 #: Lone surrogates: valid in a Python ``str`` (model output may hold them), not encodable as UTF-8.
@@ -192,3 +193,12 @@ def sentences_or_text(text: str) -> list[str]:
 def embedded_sentences(text: str) -> list[str]:
     """The sentences of ``text`` the embedding checks encode (and the model cache warms)."""
     return sentences_or_text(text)[:MAX_SENTENCES]
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun``, the noun in the plural unless the count is one.
+
+    >>> counted(1, "check"), counted(3, "check"), counted(0, "model"), counted(2, "repeat", "repeats")
+    ('1 check', '3 checks', '0 models', '2 repeats')
+    """
+    return f"{count} {noun if count == 1 else (plural or noun + 's')}"

@@ -206,7 +206,7 @@ def test_a_detector_decides_groundedness_unverified_answers_in_a_run(pytester, t
                                 "--llmeval-report=out.html")
     result.assert_outcomes(**({"passed": 2} if supported else {"failed": 2}))
     verdict = "pass" if supported else "fail"
-    result.stdout.fnmatch_lines([f"*answer(s) the offline evidence left unverified went to the detector: 2 "
+    result.stdout.fnmatch_lines([f"*answers the offline evidence left unverified went to the detector: 2 "
                                  f"{'passed' if supported else 'failed'}*"])
     report = json.loads((pytester.path / "out.json").read_text())
     for record in report["results"]:

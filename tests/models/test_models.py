@@ -273,3 +273,21 @@ def test_warming_encodes_the_sentences_the_checks_look_up(pytester):
     result.assert_outcomes(passed=1)
     embedder = report["models"]["controller"]["embedders"][0]
     assert embedder["encoded"] == 4  # the four sentences, once each, up front; the check encodes nothing more
+
+
+def test_a_model_loads_without_library_progress_bars(capfd):
+    """transformers draws a "Loading weights" bar as a model loads; the cache turns library bars off while it
+    builds one, and on again after."""
+    logging = pytest.importorskip("transformers.utils.logging")
+    from pytest_llmeval.models.cache import ModelCache
+
+    def build():
+        for _ in logging.tqdm(range(3), desc="Loading weights"):
+            pass
+        return object()
+
+    ModelCache(device="cpu", cache_dir=None, announce=lambda line: None).load("a model", build)
+    assert "Loading weights" not in capfd.readouterr().err
+    assert logging.is_progress_bar_enabled()
+    build()  # outside a load, the bar is the library's business
+    assert "Loading weights" in capfd.readouterr().err

@@ -144,7 +144,7 @@ def test_the_verifier_decides_groundedness_unverified_answers_in_a_run(pytester,
                         f"def test_wrong_age():\n    assert_grounded('Entry is free for children under 15.', [{MUSEUM!r}])\n")
     result = pytester.runpytest("-p", "no:randomly", f"--llmeval-verifier={folder}", "--llmeval-report=out.json")
     result.assert_outcomes(**({"passed": 1, "failed": 1} if verdict == "pass" else {"failed": 2}))
-    result.stdout.fnmatch_lines([f"*1 answer(s) the offline evidence left unverified went to the claim verifier: 1 "
+    result.stdout.fnmatch_lines([f"*1 answer the offline evidence left unverified went to the claim verifier: 1 "
                                  f"{'passed' if verdict == 'pass' else 'failed'}*"])
     if verdict == "fail":
         result.stdout.fnmatch_lines(["*the verifier (verifier test card *) found the answer unsupported*",

@@ -152,7 +152,7 @@ def test_a_run_under_github_actions_appends_its_summary_with_no_flag(pytester: p
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=12)
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("earlier step\n# LLM evaluation\n") and "12 checks on 1 model(s): **12 passed**" in text
+    assert text.startswith("earlier step\n# LLM evaluation\n") and "12 checks on 1 model: **12 passed**" in text
     summary.write_text("")
     pytester.runpytest("-p", "no:randomly", "--llmeval-step-summary=off").assert_outcomes(passed=12)
     assert summary.read_text() == ""
@@ -172,15 +172,20 @@ def test_the_comment_of_30000_checks_fits_and_leads_with_what_decides():
     now = _records(30_000, "no")
     report = {"summary": summarize(now).to_dict(), "results": now, "tests": {},
               "baseline": compare(now, {"results": before}, name="main").to_dict()}
-    comment = render_comment(report)
+    actions = {"GITHUB_ACTIONS": "true"}
+    comment = render_comment(report, environ=actions)
     assert len(comment) <= COMMENT_LIMIT < 65_536
     assert comment.startswith(MARKER)
     verdict, regressed, failed = (comment.index(s) for s in ("**Verdict: regressed", "### Regressed", "### Failed checks"))
     assert verdict < regressed < failed
     assert "more failed checks (of 20000) are in the report artifact" in comment
-    small = render_comment(report, limit=3_000)
+    small = render_comment(report, limit=3_000, environ=actions)
     assert len(small) <= 3_000 and "**Verdict: regressed" in small and "### Regressed" in small
     assert "more failed checks (of 20000)" in small and small.endswith("artifact of this workflow run.</sub>\n")
+    # A local run's comment.md points to the reports beside it: there is no workflow run, and no artifact.
+    local = render_comment(report, limit=3_000, environ={})
+    assert "artifact" not in local and "more failed checks (of 20000) are in the full report" in local
+    assert local.endswith("the JSON, Markdown and HTML reports written beside this comment.</sub>\n")
 
 
 # -- the action, run as the runner runs it ---------------------------------------------

@@ -45,7 +45,7 @@ def test_shards_merge_into_the_single_runs_report(pytester):
     assert both["summary"]["flips"] and both["summary"]["classification"]
     for name in ("report.md", "report.html"):
         assert (pytester.path / "out" / name).exists()
-    merged.stdout.fnmatch_lines(["*llmeval summary*", "*checks on 2 model(s)*"])
+    merged.stdout.fnmatch_lines(["*llmeval summary*", "*checks on 2 models*"])
 
 
 def test_a_test_in_two_shards_or_a_bad_file_is_a_usage_error(pytester):

@@ -33,10 +33,10 @@ def report_of(recs, **extra):
 def test_headline_best_model_hardest_case_and_leaderboard():
     v = view(report_of(records(("a", "q1", "yes"), ("a", "q2", "yes"), ("b", "q1", "no"), ("b", "q2", "yes"), ("c", "q1", "no")),
                        tests={"t::x": "passed", "t::y": "failed"}))
-    assert (v.headline.checks, v.headline.models, v.headline.passed, v.headline.pass_rate) == (5, " on 3 model(s)", 3, "60%")
+    assert (v.headline.checks, v.headline.models, v.headline.passed, v.headline.pass_rate) == (5, " on 3 models", 3, "60%")
     assert v.outcomes_line == "2 tests: 1 passed, 1 failed"
     assert v.best_model is None and v.no_clear_best.startswith("no clear best: a and b are within noise")  # 2 cases
-    assert v.hardest_case.case_id == "q1" and v.hardest_case.failed_by == "2/3 model(s)" and v.hardest_case.failed_models == "b, c"
+    assert v.hardest_case.case_id == "q1" and v.hardest_case.failed_by == "2/3 models" and v.hardest_case.failed_models == "b, c"
     [board] = v.leaderboard
     assert board.direction == "higher is better" and [(r.rank, r.model, r.mean, r.pass_rate) for r in board.rows] == [
         ("1", "a", "1.000", "100%"), ("2", "b", "0.500", "50%"), ("3", "c", "0.000", "0%")]
@@ -50,7 +50,7 @@ def test_tests_without_a_model_show_a_dash_and_their_hardest_case_reads_failed()
     [bad] = Rouge().evaluate([Case(actual="x y z", expected="a b c")])
     recs = [{**bad.to_dict(), "model": None, "nodeid": "t::u", "case_id": "u"}, {**good.to_dict(), "model": "alpha", "nodeid": "t::a"}]
     v = view(report_of(recs))
-    assert v.headline.models == " on 1 model(s)"
+    assert v.headline.models == " on 1 model"
     assert v.hardest_case.case_id == "u" and v.hardest_case.failed_by is None
     assert [model for model, _ in v.heatmap.rows] == ["alpha", "-"]  # named models first, tests without one last
     assert {r.model for board in v.leaderboard for r in board.rows} == {"alpha", "-"}
@@ -77,7 +77,7 @@ def test_flips_and_baseline_changes_are_capped():
                                      "improvements": 0, "changes": [change] * 60, "not_comparable": [{}]})
     report["summary"].update(perturbed_checks=9, flips=[flip] * 60)
     v = view(report, Limits(flips=5, changes=4))
-    assert v.perturbation.sentence == "60 flip(s) in 9 checks on perturbed inputs."
+    assert v.perturbation.sentence == "60 flips in 9 checks on perturbed inputs."
     assert len(v.perturbation.flips.rows) == 5 and v.perturbation.flips.more == 55
     row = v.perturbation.flips.rows[0]
     assert (row.model, row.before, row.after, row.broke, row.test) == ("-", "1.000", "n/a", True, "")
@@ -94,7 +94,7 @@ def test_an_empty_report_and_one_without_summary_or_run():
     assert validate(bare) is None
     v = view(bare)  # the schema allows a report without summary and run: the summary is computed from its results
     assert (v.headline.checks, v.headline.passed, v.footer) == (1, 0, None)
-    assert "1 checks on 1 model(s): **0 passed** (0%)." in markdown.render(bare)
+    assert "1 check on 1 model: **0 passed** (0%)." in markdown.render(bare)
     assert '<h2 id="results">All results</h2>' in html.render(bare) and "pytest-llm-verdict" not in html.render(bare)
 
 

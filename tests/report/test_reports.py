@@ -51,7 +51,7 @@ def test_lower_is_better_ranking_and_unnamed_model():
     summary = summarize([rec])
     assert summary.models == (NO_MODEL,) and summary.best_model is None
     lines = render_summary(summary)
-    assert lines[0] == "1 checks: 1 passed (100%)"  # a test without a model is no model
+    assert lines[0] == "1 check: 1 passed (100%)"  # a test without a model is no model
     assert lines[3].split()[2] == "-"
     assert all(len(line) <= 80 for line in lines)
 

@@ -127,7 +127,7 @@ def test_no_judge_or_offline_skips_with_a_reason(pytester, server):
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["llmeval judge: 0 call(s)*; 2 check(s) skipped",
                                  "*llmeval judge unavailable: no judge configured (set --llmeval-judge-model*"])
-    assert "0 checks on 0 model(s)" not in result.stdout.str()
+    assert "0 checks on 0 models" not in result.stdout.str()
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     offline = pytester.runpytest("--llmeval-offline", "-rs")
     offline.assert_outcomes(skipped=2)

@@ -42,7 +42,7 @@ def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pyte
         "*why: '7 p.m.' (sentence 1) is not stated in the context*",
         "3 checks: 1 passed (33%), 1 unverified",
         "check*model*mean*CI*pass*CI*unv*n",
-        "1 answer(s) could not be verified offline (groundedness 1): set a detector or a judge to decide them",
+        "1 answer could not be verified offline (groundedness 1): set a detector or a judge to decide them",
         "*= unverified test summary info =*",
         "UNVERIFIED *::test_reworded*",  # its concern follows where the terminal is wide enough
     ])
@@ -59,7 +59,7 @@ def test_an_unverified_answer_is_recorded_counted_and_shown_in_every_report(pyte
     assert "**1 passed** (33%), 1 unverified." in markdown and "## Could not be verified offline" in markdown
     assert "| rank | model | mean | 95% CI | sd | pass rate | 95% CI | passed | unverified | n |" in markdown
     html = (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
-    assert '<span class="badge unverified">unverified</span>' in html and "1 answer(s) could not be verified offline" in html
+    assert '<span class="badge unverified">unverified</span>' in html and "1 answer could not be verified offline" in html
     cases, suite = junit_properties(pytester.path / "junit.xml")
     assert suite["llmeval.unverified"] == "1"
     assert ("llmeval.groundedness.verdict", "unverified") in cases["test_reworded"]
@@ -127,7 +127,7 @@ def test_only_unverified_answers_go_to_the_judge_and_its_verdict_decides(pyteste
     assert "Kids below twelve" in asked and "7 p.m." not in asked and "Entry is free for children under 12." not in asked.split("Context")[0]
     assert len(server.requests) == 2  # one claim list, one verdict: the decided answers cost nothing
     result.stdout.fnmatch_lines(["3 checks: 2 passed (67%)",
-                                 "1 answer(s) no offline evidence could decide went to the judge: 1 passed"])
+                                 "1 answer no offline evidence could decide went to the judge: 1 passed"])
     report = read_json(pytester.path / "r.json")
     [escalated] = [r for r in report["results"] if r["nodeid"].endswith("test_reworded")]
     assert escalated["verdict"] == "pass" and escalated["details"]["escalated"]["check"] == "faithfulness"
@@ -162,8 +162,8 @@ def test_a_judge_that_cannot_decide_leaves_the_answer_unverified_and_says_why(py
     [record] = [r for r in read_json(pytester.path / "r.json")["results"] if r["nodeid"].endswith("test_reworded")]
     assert record["verdict"] == "unverified" and record["passed"]
     assert "the judge (faithfulness) could not decide" in record["reason"]
-    result.stdout.fnmatch_lines(["1 answer(s) no offline evidence could decide went to the judge: 1 still unverified",
-                                 "1 answer(s) could not be verified offline (groundedness 1): the judge could not decide them"])
+    result.stdout.fnmatch_lines(["1 answer no offline evidence could decide went to the judge: 1 still unverified",
+                                 "1 answer could not be verified offline (groundedness 1): the judge could not decide them"])
 
 
 WARM = SUITE + '''
