@@ -12,13 +12,14 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 README = Path(__file__).resolve().parents[1] / "README.md"
+INDEX = Path(__file__).resolve().parents[1] / "docs" / "index.md"
 
 
-def readme_sample() -> list[str]:
-    """The summary README.md shows for the example suite, as fnmatch patterns: its lines but the "..." that stands for
+def readme_sample(page: Path = README) -> list[str]:
+    """The summary README.md (or another ``page``) shows for the example suite, as fnmatch patterns: its lines but the "..." that stands for
     rows left out, the counts of the model and parse caches (they depend on what the disk cache holds) and a check's
     parameter digest masked, and the report directory README's command names replaced by this test's."""
-    text = README.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     block = text[text.rindex("\n", 0, text.index("= llmeval summary =")) + 1:]
     block = block[:block.index("```")]
     lines = []
@@ -40,8 +41,9 @@ def test_the_example_suite_ends_clean(model_stack, pytester):
             shutil.copy(path, pytester.path / path.name)
     result = pytester.runpytest("-p", "no:randomly", "-rxX", "--llmeval-report=out")
     assert result.ret == 0
-    # README shows the end of this run: its lines are the run's, in order (the model cache's counts masked).
+    # README and the docs' home page show the end of this run: its lines, in order (the model cache's counts masked).
     result.stdout.fnmatch_lines(readme_sample())
+    result.stdout.fnmatch_lines(readme_sample(INDEX))
     outcomes = result.parseoutcomes()
     assert outcomes.get("xpassed", 0) == 0 and outcomes["xfailed"] == 17
     xfails = [line for line in result.stdout.lines if line.startswith("XFAIL")]
