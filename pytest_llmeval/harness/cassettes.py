@@ -171,14 +171,25 @@ class Cassettes:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, Any, Any]:
+        missing = None
         if self.wants(item):
-            manager = self._recorder().use_cassette(str(cassette_path(item)))
-            cassette = manager.__enter__()
-            item.stash[_stash] = (manager, cassette)
-            context, before = item.stash.get(context_key, None), len(cassette.data)
-            if context is not None:
-                context.source = lambda: provenance(cassette, before)
-        return (yield)
+            try:
+                recorder = self._recorder()
+            except pytest.UsageError as exc:
+                # Raised once the other plugins have set the test up: raised here, before them, their teardown
+                # would fail too (pytest's logging plugin misses its stash key), two errors for one missing extra.
+                missing = exc
+            else:
+                manager = recorder.use_cassette(str(cassette_path(item)))
+                cassette = manager.__enter__()
+                item.stash[_stash] = (manager, cassette)
+                context, before = item.stash.get(context_key, None), len(cassette.data)
+                if context is not None:
+                    context.source = lambda: provenance(cassette, before)
+        result = yield
+        if missing is not None:
+            raise missing
+        return result
 
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, Any, Any]:
@@ -248,5 +259,8 @@ def _miss_message(miss: Any, mode: str) -> str:
         text = last.get("content") if isinstance(last, Mapping) else last
         detail = f" (model {body.get('model')!r}" + (f", {str(text)[:120]!r}" if text else "") + ")"
     where = getattr(cassette, "_path", None) or "its cassette"
+    # once records only a cassette that does not exist yet: where one exists, only new_episodes adds a request to it
+    how = ("--llmeval-record-mode=new_episodes (the cassette exists: the new request is added to it)"
+           if isinstance(where, str) and os.path.exists(where) else "--llmeval-record-mode=once (no cassette yet)")
     return (f"llmeval: no recording of {what}{detail} in the cassette {where} (record mode {mode}); record it with "
-            f"--llmeval-record-mode=once (a new cassette) or new_episodes (new requests), then commit the cassette")
+            f"{how}, then commit the cassette")

@@ -64,6 +64,12 @@ def test_record_then_replay_with_the_server_stopped(app, server):
 
 
 def test_a_request_with_no_recording_fails_naming_it_and_the_cassette(app, server):
+    # No cassette yet: once records one.
+    unrecorded = app.runpytest("-p", "no:randomly")
+    unrecorded.assert_outcomes(failed=1)
+    unrecorded.stdout.fnmatch_lines(["llmeval: no recording of POST * (record mode none); record it with "
+                                     "--llmeval-record-mode=once (no cassette yet), then commit the cassette"])
+    assert len(server.requests) == 0
     _green(app.runpytest("-p", "no:randomly", "--llmeval-record-mode=once"))
     source = (app.path / "rag_test.py").read_text()
     (app.path / "rag_test.py").write_text(source.replace("How much is a guided tour", "When does the museum open"))
@@ -71,7 +77,8 @@ def test_a_request_with_no_recording_fails_naming_it_and_the_cassette(app, serve
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["llmeval: no recording of POST http://127.0.0.1:*/v1/chat/completions (model 'gpt-4o-mini', "
                                  "'When does the museum open of the museum?') in the cassette *test_museum_prices.yaml (record "
-                                 "mode none); record it with --llmeval-record-mode=once*"])
+                                 "mode none); record it with --llmeval-record-mode=new_episodes (the cassette exists: the "
+                                 "new request is added to it), then commit the cassette"])
     assert len(server.requests) == 1  # the miss made no request
     _green(app.runpytest("-p", "no:randomly", "--llmeval-record-mode=new_episodes"))
     assert len(server.requests) == 2
