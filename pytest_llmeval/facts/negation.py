@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from .names import FUNCTION_WORDS, WORD, word_stem
 
-__all__ = ["NEGATION", "negated", "negation_scope", "content_words", "clause_index", "polarity_conflict", "SCOPE_WORDS"]
+__all__ = ["NEGATION", "negated", "cue_scopes", "content_words", "clause_index", "polarity_conflict", "SCOPE_WORDS"]
 
 NEGATION = re.compile(
     r"(?i)(?<!\bor\s)\b(?:not(?!\s+(?:only|currently)\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
@@ -62,11 +62,6 @@ def cue_scopes(clause: str) -> list[set[str]]:
     return scopes
 
 
-def negation_scope(clause: str) -> set[str]:
-    """The stems of the first content words after each negation cue of ``clause`` (`cue_scopes()`, joined)."""
-    return set().union(*cue_scopes(clause))
-
-
 def _clauses(sentence: str) -> list[str]:
     return [c.strip() for c in _CLAUSE.split(sentence) if c and c.strip()]
 
@@ -91,14 +86,13 @@ def polarity_conflict(index: list[Clause], sentence: str) -> str | None:
     stands ("Although I-75 is the longest Interstate Highway, it is not the longest highway" knows what the context
     says); the conflicting context clause is returned, else ``None``.
     """
-    clauses = [(clause, content_words(clause)) for clause in _clauses(sentence)]
-    for clause, content in clauses:
+    clauses = clause_index([sentence])  # the answer's clauses, read as the context's are
+    for clause, content, mine in clauses:
         if len(content) < 3:
             continue
         matches = [(c, words, neg) for c, words, neg in index if len(content & words) >= 0.7 * len(content)]
         if not matches:
             continue
-        mine = negated(clause)
         if any(neg == mine for _, _, neg in matches):
             continue
         for other, words, _ in matches:
@@ -107,7 +101,7 @@ def polarity_conflict(index: list[Clause], sentence: str) -> str | None:
             # against "orbits the Sun").
             if not any(scope <= (words if mine else content) for scope in cue_scopes(clause if mine else other)):
                 continue
-            if not any(len(theirs) >= 3 and len(theirs & words) >= 0.7 * len(theirs) and negated(said) != mine
-                       for said, theirs in clauses if said != clause):
+            if not any(len(theirs) >= 3 and len(theirs & words) >= 0.7 * len(theirs) and polar != mine
+                       for said, theirs, polar in clauses if said != clause):
                 return other
     return None

@@ -7,7 +7,8 @@ from typing import Any
 
 from ...core.evaluator import MetricSpec
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, TextStatistic, plural_s, bounded_metrics, statistic_check
+from ...text.basics import counted
+from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check
 
 __all__ = ["assert_japanese_character_count", "JapaneseCharacterCount", "japanese_characters"]
 
@@ -49,4 +50,4 @@ class JapaneseCharacterCount(TextStatistic):
         count = sum(japanese_characters(text) for text in texts)
         visible = sum(len(text) - sum(ch.isspace() for ch in text) for text in texts)
         share = count / visible if visible else 0.0
-        return {"japanese_character_count": float(count), "japanese_share": share}, f"{count} Japanese character{plural_s(count)} ({share:.0%})", {}
+        return {"japanese_character_count": float(count), "japanese_share": share}, f"{counted(count, 'Japanese character')} ({share:.0%})", {}

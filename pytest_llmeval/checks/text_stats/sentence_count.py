@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, SentenceStatistic, plural_s, bounded_metrics, sentence_count, statistic_check
+from ...text.basics import counted
+from .statistics import ANSWER_FIELDS, SentenceStatistic, bounded_metrics, sentence_count, statistic_check
 
 __all__ = ["assert_sentence_count", "SentenceCount"]
 
@@ -29,4 +30,4 @@ class SentenceCount(SentenceStatistic):
 
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         count = sum(sentence_count(text, self.splitter[1]) for text in texts)
-        return {"sentence_count": float(count)}, f"{count} sentence{plural_s(count)}", {}
+        return {"sentence_count": float(count)}, counted(count, "sentence"), {}

@@ -31,7 +31,7 @@ from ...text.basics import nltk_sentence_splitter, split_sentences
 from .syllable_rules import guess_syllables
 
 __all__ = ["words", "syllables", "ANSWER_FIELDS", "EXTRA_HINT", "INF", "ReadabilityStatistic", "SentenceStatistic",
-           "TextStatistic", "bounded_metrics", "cmudict_syllables", "package_dir", "plural_s", "sentence_count",
+           "TextStatistic", "bounded_metrics", "cmudict_syllables", "package_dir", "sentence_count",
            "statistic_check", "syllable_total"]
 
 
@@ -124,10 +124,6 @@ def package_dir(name: str) -> list[Path]:
 
 def _fmt(value: float) -> str:
     return f"{value:g}" if value == int(value) else f"{value:.2f}"
-
-
-def plural_s(count: int) -> str:
-    return "" if count == 1 else "s"
 
 
 class TextStatistic(Evaluator):

@@ -6,10 +6,10 @@ from typing import Any
 
 from ...core.evaluator import package_version
 from ...core.result import Result
+from ...text.basics import counted
 from .statistics import (
     ANSWER_FIELDS,
     TextStatistic,
-    plural_s,
     syllable_total,
     bounded_metrics,
     cmudict_syllables,
@@ -47,4 +47,4 @@ class SyllableCount(TextStatistic):
         count = syllable_total(tokens, table)
         unknown = sorted({w.lower() for w in tokens if w.lower().replace("’", "'") not in table})
         details = {"words": len(tokens), "not_in_cmudict": unknown[:20]}
-        return {"syllable_count": float(count)}, f"{count} syllable{plural_s(count)} in {len(tokens)} word{plural_s(len(tokens))}", details
+        return {"syllable_count": float(count)}, f"{counted(count, 'syllable')} in {counted(len(tokens), 'word')}", details

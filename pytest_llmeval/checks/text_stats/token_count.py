@@ -14,7 +14,8 @@ from ...core.evaluator import package_version
 
 from ...core.params import require_type
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, EXTRA_HINT, TextStatistic, plural_s, bounded_metrics, package_dir, statistic_check
+from ...text.basics import counted
+from .statistics import ANSWER_FIELDS, EXTRA_HINT, TextStatistic, bounded_metrics, package_dir, statistic_check
 
 if TYPE_CHECKING:
     import tiktoken
@@ -98,4 +99,4 @@ class TokenCount(TextStatistic):
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         encoder = encoding(self.params["encoding"])
         count = sum(len(encoder.encode_ordinary(text)) for text in texts)
-        return {"token_count": float(count)}, f"{count} {self.params['encoding']} token{plural_s(count)}", {}
+        return {"token_count": float(count)}, counted(count, f"{self.params['encoding']} token"), {}

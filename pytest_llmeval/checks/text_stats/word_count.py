@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.result import Result
-from .statistics import ANSWER_FIELDS, TextStatistic, plural_s, bounded_metrics, statistic_check, words
+from ...text.basics import counted
+from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check, words
 
 __all__ = ["assert_word_count", "WordCount"]
 
@@ -35,4 +36,4 @@ class WordCount(TextStatistic):
 
     def measure(self, texts: list[str]) -> tuple[dict[str, float | None], str, dict[str, Any]]:
         count = sum(len(words(text)) for text in texts)
-        return {"word_count": float(count)}, f"{count} word{plural_s(count)}", {}
+        return {"word_count": float(count)}, counted(count, "word"), {}
