@@ -177,15 +177,18 @@ def test_the_budget_bounds_one_call_and_retries_are_counted(server):
 
 
 def test_the_retries_option_reaches_the_judge_and_bad_values_are_named(pytester, server):
+    # In subprocesses: three in-process runs back to back, two of them usage errors, once tripped CPython
+    # 3.11.7's "AST constructor recursion depth mismatch" in the assertion rewriter under xdist load.
     server.default = {"status": 503, "message": "busy"}
     judge_ini(pytester, server)
     pytester.makepyfile(ONE_CHECK)
-    pytester.runpytest("-p", "no:randomly", "--llmeval-judge-retries=0", "--llmeval-judge-cache=off").assert_outcomes(failed=1)
+    run = pytester.runpytest_subprocess
+    run("-p", "no:randomly", "--llmeval-judge-retries=0", "--llmeval-judge-cache=off").assert_outcomes(failed=1)
     assert len(server.requests) == 1
-    bad = pytester.runpytest("--llmeval-judge-retries=-1")
+    bad = run("--llmeval-judge-retries=-1")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["*--llmeval-judge-retries*expected an integer from 0 to 10; got '-1'*"])
-    bad = pytester.runpytest("--llmeval-judge-budget=0")
+    bad = run("--llmeval-judge-budget=0")
     bad.stderr.fnmatch_lines(["*--llmeval-judge-budget*expected a positive number of seconds; got '0'*"])
 
 
