@@ -230,7 +230,7 @@ class FactIndex:
         if fact.kind == "name":
             if fact.weak and all(self._shares_stem(word) for word in fact.value):
                 return True
-            if all(self.has_word(word) for word in fact.value):
+            if self.has_words(fact.value):
                 return True
             # Written another way: "CA" / "California", "U.N." / "United Nations", "British" / "UK".
             if self._aliases is None:
@@ -270,6 +270,15 @@ class FactIndex:
         if not self.words.isdisjoint(doctrine_forms(base)) or word in self.joined:
             return True
         return self._misspelt(word)
+
+    def has_words(self, value: Sequence[str]) -> bool:
+        """Every word of a name found (`has_word`), or some two neighbours of it written as one word in the text and the
+        others found ("Super Bowl" where the text says "superbowl", "Spider Man" where it says "Spiderman")."""
+        if all(self.has_word(word) for word in value):
+            return True
+        together = {i for i, pair in enumerate(zip(value, value[1:])) if fold("".join(pair)) in self.words}
+        return bool(together) and all(self.has_word(word) for i, word in enumerate(value)
+                                      if i not in together and i - 1 not in together)
 
     @property
     def joined(self) -> set[str]:

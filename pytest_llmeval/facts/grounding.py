@@ -188,7 +188,7 @@ def find_evidence(
                     add("changed_name", number, fact.text, f"{fact.text!r} ({where}) is not the context's name: it says {named!r}")
                     continue
                 missing = [w for w in fact.value if w not in FUNCTION_WORDS and not source.index.has_word(w)]
-                if given is not None and all(given.has_word(w) for w in missing):
+                if given is not None and given.has_words(missing):
                     notes.append(f"{fact.text!r} ({where}) is partly in the context and partly in the question")
                     continue
                 if missing == [fact.value[head_index(fact.value, fact.text)]]:
