@@ -352,8 +352,10 @@ class Result:
         """This result as a later tier decided it: a new decision (``outcome`` by ``decided_by``, on ``evidence`` and
         ``metrics``) that keeps this result's as the one it overruled (`Verdict.overrule`); ``passed`` follows it
         (``unverified``: what the run makes of an unverified verdict), with the tier's ``reason`` and ``details``."""
-        below = self.decision or Verdict(self.verdict, self.decided_by or "rules")
-        verdict = below.overrule(outcome, decided_by, tuple(evidence), tuple(metrics))
+        if self.decision is None:
+            raise ValueError(f"Result.overruled_by: {self.evaluator}'s result has no decision to overrule (decided_by is empty); "
+                             "a tier overrules only a result whose decider is known")
+        verdict = self.decision.overrule(outcome, decided_by, tuple(evidence), tuple(metrics))
         return replace(self, decision=verdict, verdict=outcome, decided_by=decided_by, passed=passed_for(outcome, unverified),
                        reason=reason, details=details)
 

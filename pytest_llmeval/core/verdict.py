@@ -62,13 +62,30 @@ class Measure:
             return None
         return self.value >= self.threshold if self.higher_is_better else self.value <= self.threshold
 
+    def shown(self) -> tuple[str, str]:
+        """The value and the threshold as every message prints them: a count held to a ceiling as counts (``2``,
+        ``0``), a whole number above 1 whole, anything else to three places (``n/a`` for ``None``)."""
+        counted = (not self.higher_is_better and self.value is not None and self.threshold is not None
+                   and self.value == int(self.value) and self.threshold == int(self.threshold))
+
+        def text(number: float | None) -> str:
+            if number is None:
+                return "n/a"
+            return f"{number:.0f}" if counted or (number == int(number) and abs(number) > 1) else f"{number:.3f}"
+
+        return text(self.value), text(self.threshold)
+
+    @property
+    def sign(self) -> str:
+        """How the value stands to the threshold: ``>=`` or ``<`` (``<=`` or ``>`` where lower is better)."""
+        return (">=" if self.met else "<") if self.higher_is_better else ("<=" if self.met else ">")
+
     def __str__(self) -> str:
-        """``support 0.753 >= 0.7``, ``evidence 1.000 > 0``; the value alone without a threshold."""
-        value = "n/a" if self.value is None else f"{self.value:.3f}"
+        """``support 0.753 >= 0.700``, ``evidence 1 > 0``; the value alone without a threshold."""
+        value, threshold = self.shown()
         if self.threshold is None or self.value is None:
             return f"{self.metric} {value}"
-        sign = (">=" if self.met else "<") if self.higher_is_better else ("<=" if self.met else ">")
-        return f"{self.metric} {value} {sign} {self.threshold:g}"
+        return f"{self.metric} {value} {self.sign} {threshold}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"metric": self.metric, "value": self.value, "threshold": self.threshold, "higher_is_better": self.higher_is_better}

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .names import FUNCTION_WORDS, root_stem
+from .parsing import NUMBER_WORDS
 
 __all__ = ["Order", "reversed_orders"]
 
@@ -80,8 +81,8 @@ _OTHER = re.compile(r"\b(?:than|before|after)\s+(?:the\s+)?(" + _CAPS + ")")
 _NOT_COUNTED = frozenset("than often popular likely recent famous successful widely commonly important".split())
 
 
-_SMALL = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-          "eleven": 11, "twelve": 12, "dozen": 12}
+#: The number words a count before "more" may be (one to twelve, "dozen"), from the parser's table.
+_SMALL = {"one": 1, **{word: value for word, value in NUMBER_WORDS.items() if 1 <= value <= 12}}
 
 
 def _key(text: str) -> frozenset[str]:

@@ -83,8 +83,9 @@ def _first_line(text: str) -> str:
 
 
 def _missed(record: Mapping[str, Any]) -> str:
-    """The record's metrics that missed their thresholds: ``support 0.552 < threshold 0.7``."""
+    """The record's metrics that missed their thresholds: ``support 0.552 < threshold 0.700`` (`Measure`'s numbers)."""
     from ..core.result import missed_thresholds
+    from ..core.verdict import Measure
 
     metrics, thresholds, directions = (record.get(field) for field in ("metrics", "thresholds", "higher_is_better"))
     if not (isinstance(metrics, Mapping) and isinstance(thresholds, Mapping)):
@@ -92,22 +93,26 @@ def _missed(record: Mapping[str, Any]) -> str:
     directions = directions if isinstance(directions, Mapping) else {}
     values = {name: float(value) for name, value in metrics.items() if isinstance(value, (int, float))}
     limits = {name: float(value) for name, value in thresholds.items() if isinstance(value, (int, float))}
-    return "; ".join(f"{name} {values[name]:.3g} {'<' if directions.get(name, True) else '>'} threshold {limits[name]:.3g}"
-                     for name in missed_thresholds(values, limits, directions))
+    shown = []
+    for name in missed_thresholds(values, limits, directions):
+        value, limit = Measure(name, values[name], limits[name], bool(directions.get(name, True))).shown()
+        shown.append(f"{name} {value} {'<' if directions.get(name, True) else '>'} threshold {limit}")
+    return "; ".join(shown)
 
 
 def summary_message(records: Iterable[Mapping[str, Any]]) -> str:
     """What a test's unverified records say, one per check: ``groundedness: concern (name): 'Berlin' (sentence 1)
     appears nowhere in the context``; a check that names no concern says what missed its threshold and its reason
-    (``groundedness: not confirmed offline (support 0.552 < threshold 0.7): least supported sentence 1 ...``)."""
+    (``groundedness: not confirmed offline (support 0.552 < threshold 0.700): least supported sentence 1 ...``)."""
     from ..core.verdict import concerns
+    from ..text.basics import counted
 
     parts = []
     for record in records:
         reason = str(record.get("reason") or "")
         named = concerns(reason, record.get("details"))
         if named:
-            said = _first_line(named[0]) + (f" (and {len(named) - 1} more concern(s))" if len(named) > 1 else "")
+            said = _first_line(named[0]) + (f" (and {counted(len(named) - 1, 'more concern')})" if len(named) > 1 else "")
         else:
             missed, why = _missed(record), _first_line(reason)
             said = "not confirmed offline" + (f" ({missed})" if missed else "") + (f": {why}" if why else "")

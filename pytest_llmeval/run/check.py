@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import sys
 import warnings
@@ -44,7 +43,7 @@ from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, SetupError, VerdictMissing
 from ..core.evaluator import Evaluator
 from ..core.result import UNVERIFIED_ACTIONS, Result
-from ..core.verdict import Verdict, concerns
+from ..core.verdict import Measure, Verdict, concerns
 
 if TYPE_CHECKING:
     from ..models.detectors import Detector
@@ -94,16 +93,14 @@ def _fmt(value: float | None) -> str:
 
 def _missed(result: Result, metric: str) -> str:
     """How a metric missed its threshold: ``support 0.472 < threshold 0.700``; a count as a count (``evidence 2 >
-    threshold 0``)."""
-    sign = "<" if result.higher_is_better.get(metric, True) else ">"
-    value, limit = result.metrics[metric], result.thresholds[metric]
-    if sign == ">" and value is not None and math.isfinite(value) and value == int(value) and limit == int(limit):
-        return f"{metric} {value:.0f} > threshold {limit:.0f}"
-    return f"{metric} {_fmt(value)} {sign} threshold {_fmt(limit)}"
+    threshold 0``), in `Measure`'s numbers."""
+    measure = Measure(metric, result.metrics[metric], result.thresholds[metric], result.higher_is_better.get(metric, True))
+    value, limit = measure.shown()
+    return f"{metric} {value} {'<' if measure.higher_is_better else '>'} threshold {limit}"
 
 
 def _decided(verdict: Verdict) -> str:
-    """``rules (evidence 1.000 > 0)``: who decided a verdict, and on which metrics."""
+    """``rules (evidence 1 > 0)``: who decided a verdict, and on which metrics."""
     on = ", ".join(str(m) for m in verdict.metrics)
     return f"{verdict.decided_by} ({on})" if on else verdict.decided_by
 

@@ -44,7 +44,7 @@ def test_groundedness_decides_in_its_own_decide(make):
 
 def test_who_decided_is_in_the_message_and_survives_the_record(make):
     [wrong] = make("groundedness").evaluate([Case(actual=WRONG[0], context=WRONG[1])])
-    assert "  decided by: rules (evidence 1.000 > 0)" in format_failure(wrong).splitlines()
+    assert "  decided by: rules (evidence 1 > 0)" in format_failure(wrong).splitlines()
     again = Result.from_dict(wrong.to_dict())
     assert again == wrong and again.decided_by == "rules" and again.decision == wrong.decision
 
@@ -75,11 +75,15 @@ def test_a_later_tier_makes_a_new_verdict_over_the_old_one_and_rewrites_nothing(
     assert offline.verdict == "unverified"  # the result it came from is unchanged
     assert Result.from_dict(judged.to_dict()) == judged
     message = format_failure(judged)
-    assert "  decided by: judge (faithfulness 0.200 < 0.5)" in message.splitlines()
-    assert "  overruled: unverified by embedding (support 0.610 < 0.7)" in message.splitlines()
+    assert "  decided by: judge (faithfulness 0.200 < 0.500)" in message.splitlines()
+    assert "  overruled: unverified by embedding (support 0.610 < 0.700)" in message.splitlines()
     with pytest.raises(ValueError, match="disagree with the decision"):
         Result("groundedness", {"support": 0.61}, primary="support", passed=False, thresholds={}, higher_is_better={},
                signature=Signature("groundedness", "1"), verdict="fail", decision=offline.decision)
+    undecided = Result("length", {"chars": 3.0}, primary="chars", passed=True, thresholds={}, higher_is_better={},
+                       signature=Signature("length", "1"))
+    with pytest.raises(ValueError, match="no decision to overrule"):  # never a guessed decider below the new one
+        undecided.overruled_by("fail", "judge", unverified="pass", reason="", details={})
 
 
 def test_a_record_of_the_previous_version_reads_with_its_verdict_as_the_decision():
@@ -93,8 +97,8 @@ def test_a_record_of_the_previous_version_reads_with_its_verdict_as_the_decision
     assert result.to_dict()["record"] == 2 and result.to_dict()["decision"]["overruled"] is None
 
 
-@pytest.mark.parametrize(("measure", "said"), [(Measure("support", 0.753, 0.7), "support 0.753 >= 0.7"),
-                                               (Measure("evidence", 2, 0, higher_is_better=False), "evidence 2.000 > 0"),
+@pytest.mark.parametrize(("measure", "said"), [(Measure("support", 0.753, 0.7), "support 0.753 >= 0.700"),
+                                               (Measure("evidence", 2, 0, higher_is_better=False), "evidence 2 > 0"),
                                                (Measure("bleu", None, 0.3), "bleu n/a"), (Measure("rouge", 0.5), "rouge 0.500")])
 def test_a_measure_says_its_value_against_its_threshold(measure, said):
     assert str(measure) == said

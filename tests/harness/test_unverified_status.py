@@ -93,7 +93,7 @@ def test_a_passed_test_with_an_unverified_check_is_counted_lettered_and_listed_w
         "*= unverified test summary info =*",
         CONCERN_LINE,
         "UNVERIFIED test_suite.py::test_deferred - hunch: concern (name): 'Berlin' (sentence 1) appears nowhere in the context",
-        "UNVERIFIED test_suite.py::test_plain - hunch: not confirmed offline (confirmed 0 < threshold 1): nothing confirms it offline",
+        "UNVERIFIED test_suite.py::test_plain - hunch: not confirmed offline (confirmed 0.000 < threshold 1.000): nothing confirms it offline",
         "*= short test summary info =*",
         "FAILED test_suite.py::test_failed - *",
         "*= 1 failed, 1 passed, 1 xpassed, 3 unverified in *",
@@ -203,8 +203,8 @@ def test_what_a_summary_line_says():
                 "metrics": {"similarity": 0.6123, "fact_support": 1.0}, "thresholds": {"similarity": 0.8, "fact_support": 1.0},
                 "higher_is_better": {"similarity": True}}]
     assert summary_message(records) == ("groundedness: concern (name): 'Berlin' (sentence 1) appears nowhere in the context "
-                                        "(and 1 more concern(s)); answer_accuracy: not confirmed offline (similarity 0.612 < "
-                                        "threshold 0.8): the closest sentence is far")
+                                        "(and 1 more concern); answer_accuracy: not confirmed offline (similarity 0.612 < "
+                                        "threshold 0.800): the closest sentence is far")
     assert summary_message([{"evaluator": "x", "metrics": "?"}]) == "x: not confirmed offline"
 
 
