@@ -8,7 +8,7 @@ For each labeled set (HaluEval QA, summarization and dialogue, QAGS, ExpertQA an
 benchmarks/bench_verdicts.py and ../shared/data/README.md) it writes a label file in the dataset format (``id``,
 ``input``, ``actual_output``, ``retrieved_context``, ``label``) and runs one pytest process::
 
-    pytest --llmeval-calibrate=labels.jsonl --llmeval-calibrate-check=CHECK -n WORKERS --llmeval-report=report.json
+    pytest --llmeval-calibrate=labels.jsonl --override-ini=llmeval_calibrate_check=CHECK -n WORKERS --llmeval-report=report.json
 
 for ``groundedness`` with the defaults (offline evidence) and ``semantic_similarity`` against the context (the
 embedded embedding model; a score). It prints each calibration entry as the run wrote it (rows, kappa and its
@@ -63,7 +63,7 @@ def calibrate_set(folder: str, rows: list[dict[str, Any]], workers: int, cache_d
     with open(labels, "w", encoding="utf-8") as handle:
         handle.writelines(json.dumps(row) + "\n" for row in rows)
     command = [sys.executable, "-m", "pytest", "-q", "--tb=line", "-p", "no:cacheprovider", "-p", "no:randomly",
-               f"--rootdir={folder}", f"--llmeval-calibrate={labels}", f"--llmeval-calibration-file={record}",
+               f"--rootdir={folder}", f"--llmeval-calibrate={labels}", f"--override-ini=llmeval_calibration_file={record}",
                f"--llmeval-report={report}", "-W", "ignore::UserWarning"]
     if workers > 1:
         command += ["-n", str(workers)]

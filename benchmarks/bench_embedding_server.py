@@ -111,7 +111,7 @@ def run_suite(directory: Path, url: str | None, workers: int, label: str) -> dic
     command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", str(directory),
                "-n", str(workers), f"--llmeval-report={out}", "-W", "ignore::UserWarning"]
     if url:
-        command += [f"--llmeval-embedding-url={url}", f"--llmeval-embedding-model={MODEL_NAME}"]
+        command += [f"--override-ini=llmeval_embedding_url={url}", f"--override-ini=llmeval_embedding_model={MODEL_NAME}"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     start = time.perf_counter()
     finished = subprocess.run(command, cwd=directory, capture_output=True, text=True, env=env, timeout=1800)

@@ -180,8 +180,8 @@ def judge_down_pair(folder: str, index: int, judge_url: str, seed: str) -> dict[
     def run(url: str, *options: str) -> int:
         command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_judged.py"), "-q", "--tb=no", "-p", "no:randomly",
                    "-p", "no:cacheprovider", f"--rootdir={folder}", "--llmeval-gate=aggregate", "--llmeval-judge-model=scripted",
-                   f"--llmeval-judge-base-url={url}", "--llmeval-judge-api-key-env=JUDGE_KEY", "--llmeval-judge-cache=off",
-                   "--llmeval-judge-retries=0", "--llmeval-judge-timeout=2", f"--llmeval-cache-dir={folder}/cache", *options]
+                   f"--override-ini=llmeval_judge_base_url={url}", "--override-ini=llmeval_judge_api_key_env=JUDGE_KEY", "--override-ini=llmeval_judge_cache=off",
+                   "--override-ini=llmeval_judge_retries=0", "--override-ini=llmeval_judge_timeout=2", f"--llmeval-cache-dir={folder}/cache", *options]
         return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True).returncode
 
     if run(judge_url, f"--llmeval-report={base}") != 0:

@@ -344,10 +344,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.small:
         args.cases, args.detectors = min(args.cases, 40), ",".join(f"{d.partition(':')[0]}:tiny" for d in args.detectors.split(","))
     cuda = args.device.startswith("cuda")
-    auto = "fp16" if cuda else "fp32"  # what --llmeval-precision=auto gives on this device
+    auto = "fp16" if cuda else "fp32"  # what --override-ini=llmeval_precision=auto gives on this device
     # (row, reference mode, FAMILY:SHAPE of a detector to build, options, precision, workers)
     plan: list[tuple[str, str, str, list[str], str, int]] = [
-        (f"embeddings {p}", "embeddings", "", [f"--llmeval-precision={p}"], p, 0)
+        (f"embeddings {p}", "embeddings", "", [f"--override-ini=llmeval_precision={p}"], p, 0)
         for p in (args.precisions or ("fp16,fp32" if cuda else "fp32")).split(",")]
     if args.workers:
         plan.append((f"embeddings {auto} -n {args.workers}", "embeddings", "", [], auto, args.workers))
@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
             line: dict[str, Any] = {"row": row, "workers": workers}
             try:  # a row that fails is reported; the others still run (device time is scarce)
                 used, kind = str(model), "encode"
-                options = [f"--llmeval-device={args.device}", f"--llmeval-embedding-model={model}", *options]
+                options = [f"--llmeval-device={args.device}", f"--override-ini=llmeval_embedding_model={model}", *options]
                 if spec:
                     family, _, shape = spec.partition(":")
                     used, kind = str(build_detector(folder / f"detector-{index}", family, shape, model, args.device)), "detect"

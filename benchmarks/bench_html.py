@@ -48,7 +48,7 @@ def main() -> None:
         folder.joinpath("test_big.py").write_text(SUITE.format(cases=args.checks // 3))
         started = time.perf_counter()
         subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--llmeval-report=out",
-                        "--llmeval-no-summary"], cwd=folder, check=True, stdout=subprocess.DEVNULL,
+                        "--override-ini=llmeval_summary=false"], cwd=folder, check=True, stdout=subprocess.DEVNULL,
                        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
         run_s = time.perf_counter() - started
         page = folder / "out" / "report.html"

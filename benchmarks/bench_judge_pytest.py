@@ -89,8 +89,8 @@ def main() -> int:
                     f"llmeval_judge_max_concurrency = {concurrency if concurrency == 1 else 8}\n", encoding="utf-8")
                 before = len(server.requests)
                 report = directory / f"report-{concurrency}.json"
-                cache = (["--llmeval-judge-prefetch=true", f"--llmeval-judge-dir={directory / 'verdicts'}"] if concurrency == "prefetch"
-                         else ["--llmeval-judge-cache=off", *(["--llmeval-gate=aggregate"] if concurrency == "deferred" else [])])
+                cache = (["--override-ini=llmeval_judge_prefetch=true", f"--override-ini=llmeval_judge_dir={directory / 'verdicts'}"] if concurrency == "prefetch"
+                         else ["--override-ini=llmeval_judge_cache=off", *(["--llmeval-gate=aggregate"] if concurrency == "deferred" else [])])
                 done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
                                        str(where), f"--llmeval-report={report}", *cache],
                                       cwd=where, capture_output=True, text=True,

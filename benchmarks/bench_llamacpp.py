@@ -18,7 +18,7 @@ This proves the protocol path, not judge quality (a 135M model's verdicts mean n
 
 Prints the calls, tokens, wall time and the outcome counts of this one run. With ``--calibrate`` it also calibrates
 ``hallucination_judge`` on 12 labeled answers through ``pytest --llmeval-calibrate`` (the judge's kappa is whatever
-a 135M model gives) and checks that a run with ``--llmeval-require-calibration`` keeps that judge from gating.
+a 135M model gives) and checks that a run with ``calibration.required`` keeps that judge from gating.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def run_suite(base_url: str, directory: Path, answers: list[dict[str, str]], cac
         f"llmeval_judge_base_url = {base_url}\nllmeval_judge_max_tokens = 128\nllmeval_judge_max_concurrency = 1\n",
         encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", str(directory),
-               f"--llmeval-report={directory / 'out'}", f"--llmeval-judge-cache={cache}"]
+               f"--llmeval-report={directory / 'out'}", f"--override-ini=llmeval_judge_cache={cache}"]
     env = {**os.environ, "OPENAI_API_KEY": "no-key", "PYTHONPATH": str(ROOT)}
     start = time.perf_counter()
     finished = subprocess.run(command, cwd=directory, capture_output=True, text=True, env=env, timeout=1800)
@@ -154,7 +154,7 @@ def test_right_price():
 
 def calibrate_judge(base_url: str, directory: Path) -> dict[str, Any]:
     """Calibrate ``hallucination_judge`` on `LABELED` against the server through pytest, then run a suite with
-    ``--llmeval-require-calibration``: the judge, measured on 12 rows (below the 50-row floor), may not gate."""
+    ``calibration.required``: the judge, measured on 12 rows (below the 50-row floor), may not gate."""
     directory.mkdir(parents=True, exist_ok=True)
     rows = [{"id": f"r{i}", "actual_output": answer, "retrieved_context": [context], "label": label, "check": "hallucination_judge"}
             for i, (context, answer, label) in enumerate(LABELED)]
@@ -164,7 +164,7 @@ def calibrate_judge(base_url: str, directory: Path) -> dict[str, Any]:
         f"llmeval_judge_base_url = {base_url}\nllmeval_judge_max_tokens = 128\nllmeval_judge_max_concurrency = 1\n",
         encoding="utf-8")
     env = {**os.environ, "OPENAI_API_KEY": "no-key", "PYTHONPATH": str(ROOT)}
-    base = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", "--llmeval-judge-cache=off"]
+    base = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", "--override-ini=llmeval_judge_cache=off"]
     start = time.perf_counter()
     calibration = subprocess.run([*base, "--llmeval-calibrate=labels.jsonl"], cwd=directory, capture_output=True, text=True,
                                  env=env, timeout=1800)
@@ -172,7 +172,7 @@ def calibrate_judge(base_url: str, directory: Path) -> dict[str, Any]:
     record_path = directory / "llmeval-calibration.json"
     record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.exists() else None
     (directory / "test_calibrated.py").write_text(CALIBRATED_SUITE.format(shop=SHOP), encoding="utf-8")
-    gated = subprocess.run([*base, "--llmeval-require-calibration", "--llmeval-report=gated.json", "test_calibrated.py"],
+    gated = subprocess.run([*base, "--override-ini=llmeval_require_calibration=true", "--llmeval-report=gated.json", "test_calibrated.py"],
                            cwd=directory, capture_output=True, text=True, env=env, timeout=1800)
     report_path = directory / "gated.json"
     report = json.loads(report_path.read_text(encoding="utf-8")) if report_path.exists() else None
@@ -194,7 +194,7 @@ def check_calibration(found: dict[str, Any]) -> list[str]:
     report = found["report"] or {}
     statuses = {c["status"] for c in (report.get("calibration") or {}).get("checks", [])}
     if statuses != {"diagnostic"}:
-        problems.append(f"the judge's status under --llmeval-require-calibration: {statuses} (expected diagnostic)")
+        problems.append(f"the judge's status under calibration.required: {statuses} (expected diagnostic)")
     return problems
 
 

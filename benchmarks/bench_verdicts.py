@@ -270,11 +270,11 @@ def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, c
         judge: tuple[str, str] | None = None, more: Sequence[str] = ()) -> dict[str, Any]:
     args = list(more)
     if embedding_model:
-        args.append(f"--llmeval-embedding-model={embedding_model}")
+        args.append(f"--override-ini=llmeval_embedding_model={embedding_model}")
     if cache_dir:
         args.append(f"--llmeval-cache-dir={cache_dir}")
     if judge:
-        args += [f"--llmeval-judge-model={judge[0]}", f"--llmeval-judge-base-url={judge[1]}", "--llmeval-judge-cache=off"]
+        args += [f"--llmeval-judge-model={judge[0]}", f"--override-ini=llmeval_judge_base_url={judge[1]}", "--override-ini=llmeval_judge_cache=off"]
     return run_suite(rows, TEST_MODULE, "test_verdicts.py", workers, args)
 
 

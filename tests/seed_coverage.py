@@ -173,7 +173,7 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
     _r("000", "parameter: metric threshold", "option", "",
        "threshold= / thresholds= on every helper, --llmeval-threshold EVALUATOR.METRIC=N, llmeval_thresholds ini"),
     _r("000", "parameter: custom judge per evaluator", "option", "",
-       "--llmeval-judge-for EVALUATOR=MODEL (ini llmeval_judge_for): that check's own judge model"),
+       "--override-ini=llmeval_judge_for=EVALUATOR=MODEL (ini llmeval_judge_for): that check's own judge model"),
     # ---- 001: Valor metrics ----
     _r("001", "classification: Precision", "check", "classification label_prediction",
        "assert_classification metric precision (average= macro, weighted or micro); record_label per model"),
@@ -310,7 +310,7 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
     _r("004", "DAG", "check", "dag", "assert_dag: judgement and task nodes, scores at the leaves"),
     _r("004", "Prometheus", "check", "prometheus",
        "assert_rubric: 1-5 against a given five-level rubric in Prometheus's absolute-grading prompt "
-       "(a Prometheus model judges it through --llmeval-judge-for prometheus=MODEL)"),
+       "(a Prometheus model judges it through --override-ini=llmeval_judge_for=prometheus=MODEL)"),
     _r("004", "QAG Score", "check", "summarization_qag faithfulness",
        "assert_summary_qag (closed yes/no questions) and assert_faithful (a verdict per claim)"),
     _r("004", "GPTScore", "check", "gptscore_summary_ref gptscore_summary gptscore_translation gptscore_qa",

@@ -146,7 +146,7 @@ def test_our_judge_serves_deepeval_metrics_with_record_and_replay(pytester, serv
     assert geval["metrics"]["score"] == pytest.approx(0.8) and geval["signature"]["model"] == "llmeval:scripted"
     assert geval["details"]["judge"]["calls"] >= 2 and one["judge"]["calls"] == calls
 
-    second = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly")
     second.assert_outcomes(passed=2)
     assert len(server.requests) == calls  # replayed: zero HTTP calls
     two = json.loads((pytester.path / "second.json").read_text())

@@ -117,7 +117,7 @@ def test_a_run_that_uses_no_check_loads_only_the_plugins_modules(tmp_path):
                "pytest_llmeval.harness", "pytest_llmeval.harness.options", "pytest_llmeval.harness.markers",
                "pytest_llmeval.harness.session", "pytest_llmeval.harness.context", "pytest_llmeval.harness.hookspecs",
                "pytest_llmeval.core", "pytest_llmeval.core.errors", "pytest_llmeval.core.ids", "pytest_llmeval.run",
-               "pytest_llmeval.run.recording", "pytest_llmeval.harness.registry", "pytest_llmeval.harness.values", "pytest_llmeval.harness.deferring",
+               "pytest_llmeval.run.recording", "pytest_llmeval.harness.registry", "pytest_llmeval.harness.values", "pytest_llmeval.harness.table", "pytest_llmeval.harness.deferring",
                "pytest_llmeval.harness.cassettes", "pytest_llmeval.harness.unverified",
                "pytest_llmeval.harness.tiers", "pytest_llmeval.models", "pytest_llmeval.models.config"}
     assert sorted(set(loaded) - allowed) == []

@@ -44,17 +44,16 @@ def test_help_lists_options(pytester):
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(
         [
-            "*LLM evaluation (pytest-llm-verdict)*",
+            "*LLM evaluation (pytest-llm-verdict); every setting is also a [[]tool.llmeval[]] key*",
             "*--llmeval-report=PATH*",
             "*--llmeval-threshold=EVALUATOR.METRIC=NUMBER*",
-            "*--llmeval-no-summary*",
             "*llmeval_report (linelist)*",
             "*llmeval_thresholds (linelist)*",
         ]
     )
     text = " ".join(result.stdout.str().split())
-    for option in OPTIONS:  # every setting has its option, ini key and environment variable, with its help
-        assert option.option in text and option.ini in text and option.env in text, option.key
+    for option in OPTIONS:  # every setting has its ini key with its help; those the command line takes, their option
+        assert option.ini in text and (option.option in text) == option.cli, option.key
         assert " ".join(option.help.split())[:40] in text, option.key
     assert "--llmeval-evaluators" in text
 
@@ -125,7 +124,7 @@ def test_summary_is_quiet_without_checks(pytester):
 
 def test_no_summary_option_hides_leaderboard(pytester):
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("--llmeval-no-summary")
+    result = pytester.runpytest("--override-ini=llmeval_summary=false")
     assert "llmeval summary" not in result.stdout.str()
 
 
@@ -290,7 +289,7 @@ def test_bad_threshold_ini_names_the_source(pytester):
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*llmeval_thresholds in the config file: invalid threshold 'rouge'*"])
+    result.stderr.fnmatch_lines(["*llmeval_thresholds in the ini file (or -o): invalid threshold 'rouge'*"])
 
 
 def test_fixture_sets_model_and_case(pytester):
@@ -479,22 +478,22 @@ def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch)
 
     pytester.makeini("[pytest]\nllmeval_device = cpu\n")
     monkeypatch.setenv("LLMEVAL_JUDGE_MODEL", "env-judge")
-    config = pytester.parseconfigure("--llmeval-flip-delta=0.2")
+    config = pytester.parseconfigure("--llmeval-unverified=skip", "--override-ini=llmeval_flip_delta=0.2")
     from pytest_llmeval.harness.session import session_key
 
     settings: Settings = config.stash[session_key].settings
     assert (settings.device, settings.judge_model, settings.flip_delta, settings.precision) == ("cpu", "env-judge", 0.2, "auto")
     assert settings.sources["device"] == "config file" and settings.sources["judge_model"] == "environment"
-    assert settings.sources["flip_delta"] == "command line" and settings.sources["precision"] == "default"
+    assert settings.sources["unverified"] == "command line" and settings.sources["precision"] == "default"
+    assert settings.sources["flip_delta"] == "config file"  # -o overrides the ini file's key
 
 
-def test_a_command_line_value_that_parses_to_none_still_wins(pytester):
-    """--llmeval-judge-seed=none and an empty --llmeval-flip-delta beat the ini file's values (they were ignored)."""
+def test_an_override_that_parses_to_none_still_wins(pytester):
+    """-o llmeval_judge_seed=none and an empty -o llmeval_flip_delta= beat the ini file's values (they were ignored)."""
     from pytest_llmeval.harness.session import session_key
 
     pytester.makeini("[pytest]\nllmeval_judge_seed = 7\nllmeval_flip_delta = 0.2\n")
-    config = pytester.parseconfigure("--llmeval-judge-seed=none", "--llmeval-flip-delta=")
+    config = pytester.parseconfigure("-o", "llmeval_judge_seed=none", "-o", "llmeval_flip_delta=")
     settings = config.stash[session_key].settings
     assert (settings.judge_seed, settings.flip_delta) == (None, None)
-    assert settings.sources["judge_seed"] == settings.sources["flip_delta"] == "command line"
     assert pytester.parseconfigure().stash[session_key].settings.judge_seed == 7

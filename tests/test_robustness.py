@@ -293,7 +293,7 @@ def test_cases_and_load_cases_find_a_file_beside_the_test(pytester):
 
 def test_a_model_that_cannot_load_fails_in_one_line(pytester):
     pytester.makepyfile("from pytest_llmeval import assert_similar\ndef test_s():\n    assert_similar('a', 'b')\n")
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-embedding-model=/no/such/model", "--llmeval-cache-dir=off")
+    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_embedding_model=/no/such/model", "--llmeval-cache-dir=off")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*llmeval: could not find or load the embedding model '/no/such/model'*"])
     result.stdout.no_fnmatch_line("*During handling*")
@@ -499,7 +499,7 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
     )
     # In a process of its own: the deeply nested reply is parsed in the judge's thread, and CPython 3.11's AST converter
     # keeps its recursion depth per interpreter, so formatting a failure in the same process could meet it.
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rf", "--llmeval-report=out", "--llmeval-judge-cache=off")
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rf", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off")
     result.assert_outcomes(failed=len(faults))
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     assert len(report["results"]) == len(faults)
@@ -536,7 +536,7 @@ def test_a_session_against_a_server_that_rejects_json_schema_with_500_says_so_on
         "@pytest.mark.parametrize('n', range(3))\n"
         "def test_contact(n):\n    assert_no_contact_info(f'Answer {n}.')\n"
     )
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-judge-cache=off")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off")
     result.assert_outcomes(passed=3)
     downgrades = [line for line in result.stdout.lines if "structured output downgraded" in line]
     assert len(downgrades) == 1 and "schema -> object" in downgrades[0]
@@ -561,7 +561,7 @@ def test_a_verdict_missing_in_replay_fails_in_one_line_and_leaves_a_record(pytes
     )
     pytester.runpytest("-p", "no:randomly", "-k", "recorded").assert_outcomes(passed=1, deselected=1)
     calls = len(server.requests)
-    result = pytester.runpytest("-p", "no:randomly", "-rf", "--llmeval-report=out", "--llmeval-judge-cache=replay")
+    result = pytester.runpytest("-p", "no:randomly", "-rf", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=replay")
     result.assert_outcomes(passed=1, failed=1)
     assert len(server.requests) == calls
     result.stdout.fnmatch_lines(["*_ test_new _*", "llmeval: contact_information answer: no recorded judge verdict*"])

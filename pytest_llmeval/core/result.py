@@ -193,7 +193,7 @@ class Signature:
 
 def diagnostic(details: Any) -> bool:
     """Whether a result's (or record's) ``details`` mark it *diagnostic*: made by a check that may not gate
-    (``--llmeval-require-calibration``), so it is passed whatever its verdict and counts in no gate."""
+    (``calibration.required``), so it is passed whatever its verdict and counts in no gate."""
     found = details.get("calibration") if isinstance(details, Mapping) else None
     return isinstance(found, Mapping) and found.get("status") == "diagnostic"
 

@@ -6,10 +6,10 @@ the result with the row's label, so it works under ``-n`` and with recorded judg
 controller sums the records up (`pytest_llmeval.report.calibration.calibrate`), prints them and writes the
 calibration record.
 
-``--llmeval-require-calibration``: `Requirement` looks each result's signature up in the record; a check that may
+``calibration.required``: `Requirement` looks each result's signature up in the record; a check that may
 not gate gets its results marked *diagnostic*.
 
->>> # pytest --llmeval-calibrate=labels.jsonl --llmeval-calibrate-check=groundedness
+>>> # pytest --llmeval-calibrate=labels.jsonl -o llmeval_calibrate_check=groundedness
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class _LabelFile(pytest.File):
                 raise pytest.UsageError(f"--llmeval-calibrate: {where}: 'label' must be good or bad; got {extra.get('label')!r:.80}")
             if not check:
                 raise pytest.UsageError(f"--llmeval-calibrate: {where}: no check to calibrate: give the row a 'check' (a check name "
-                                        "such as groundedness) or the run --llmeval-calibrate-check=NAME")
+                                        "such as groundedness) or the run -o llmeval_calibrate_check=NAME")
             case_id = case.case_id or f"row{index + 1}"
             name = f"{check}:{case_id}" + (f":{case.model}" if case.model else "")
             if name in seen:
@@ -115,14 +115,14 @@ def finish_calibration(records: Sequence[Mapping[str, Any]], settings: Settings,
 
 
 class Requirement:
-    """``--llmeval-require-calibration``: whether each check signature may gate, by the calibration record."""
+    """``calibration.required``: whether each check signature may gate, by the calibration record."""
 
     def __init__(self, path: str, floors: Floors) -> None:
         self.path, self.floors = path, floors
         try:
             self.record = read_calibration(path)
         except ValueError as exc:
-            raise pytest.UsageError(f"--llmeval-require-calibration: {exc}") from None
+            raise pytest.UsageError(f"calibration.required: {exc}") from None
         self._known: dict[str, tuple[bool, str]] = {}
 
     def decide(self, signature: Signature) -> tuple[bool, str]:

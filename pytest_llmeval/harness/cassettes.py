@@ -12,7 +12,7 @@ draw of a repeated test its own) and its matchers, with one of ours: a request m
 the body read as JSON without the fields that change from call to call (``VOLATILE_FIELDS``). What never reaches a
 cassette: the plugin's own requests (the judge's and the embedding server's, which say so in the ``CLIENT_HEADER``
 header and have their own caches), credentials (``SECRET_HEADERS``, key-like query parameters) and the values of
-``--llmeval-record-secrets`` environment variables (the judge's and embedding server's key variables too), written as
+``record.secrets`` environment variables (the judge's and embedding server's key variables too), written as
 ``<redacted>``; headers that only describe the client are left out, so a cassette reads as the exchange.
 
 Each record of a test in a cassette says where its answer came from, in its tags: ``answers`` ``replayed`` (every

@@ -152,9 +152,9 @@ def check_names(registry: Registry, judge_for: Iterable[str], overrides: Mapping
     for evaluator in judge_for:
         try:
             if not registry.resolve(evaluator).needs_judge:
-                raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {evaluator} is not a judge check")
+                raise pytest.UsageError(f"judge.for / llmeval_judge_for: {evaluator} is not a judge check")
         except UnknownEvaluatorError as exc:
-            raise pytest.UsageError(f"--llmeval-judge-for / llmeval_judge_for: {exc}") from None
+            raise pytest.UsageError(f"judge.for / llmeval_judge_for: {exc}") from None
     for evaluator, metrics in overrides.items():
         try:
             known = registry.resolve(evaluator).metric_specs()

@@ -253,7 +253,7 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
         decides = ("a significant regression against the baseline fails the run" if settings.fail_on_regression
                    else "a row below its floor fails the run" if floors
                    else "no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression, or a floor: "
-                        "--llmeval-min-pass-rate=CHECK=RATE)")
+                        "min_pass_rate in [tool.llmeval.gate])")
         if settings.fail_on_regression and floors:
             decides += ", and so does a row below its floor"
         lines.append(f"llmeval gate: aggregate: {failed} failed check(s) recorded without failing their tests; {decides}")

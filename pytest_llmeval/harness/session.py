@@ -77,7 +77,7 @@ class EvalSession:
         self._comparison: tuple[int, Comparison] | None = None
         self._ordered: list[Record] | None = None
         self.share_dir: str | None = None  # xdist: where the workers share embeddings (the prefetcher's)
-        self.requirement: Requirement | None = None  # --llmeval-require-calibration (harness.calibrating)
+        self.requirement: Requirement | None = None  # calibration.required (harness.calibrating)
 
     @functools.cached_property
     def models(self) -> ModelCache:
@@ -118,7 +118,7 @@ class EvalSession:
                            why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
 
     def judge_of(self, evaluator: str) -> JudgeRunner:
-        """The judge runner of one check: its own model when ``--llmeval-judge-for`` names one, else the session's."""
+        """The judge runner of one check: its own model when ``judge.for`` names one, else the session's."""
         assigned = dict(self.settings.judge_for).get(evaluator)
         if not assigned:
             return self.judge
@@ -129,7 +129,7 @@ class EvalSession:
         return self._judges_for[assigned]
 
     def runners(self) -> list[JudgeRunner]:
-        """The judge runners built so far: the session's first, then one per ``--llmeval-judge-for`` model."""
+        """The judge runners built so far: the session's first, then one per ``judge.for`` model."""
         return [*filter(None, [self.judge_runner]), *self._judges_for.values()]
 
     def judge_parts(self) -> list[dict[str, Any]]:
@@ -268,7 +268,7 @@ class EvalSession:
         return self._ordered
 
     def gated(self) -> list[Record]:
-        """The ordered records that gate: all but a diagnostic check's (``--llmeval-require-calibration``)."""
+        """The ordered records that gate: all but a diagnostic check's (``calibration.required``)."""
         return self.ordered_records() if self.requirement is None else self.requirement.gating(self.ordered_records())
 
     def summary(self) -> Summary:

@@ -43,7 +43,7 @@ def escalation(session: EvalSession, evaluator: Evaluator) -> Evaluator | None:
 
 def detector(session: EvalSession, evaluator: Evaluator, spec: str | None) -> Detector | None:
     """The detector that decides ``evaluator``'s unverified answers: the call's ``detector=``, else the run's
-    ``--llmeval-detector`` (with ``--llmeval-detector-band``), loaded once per run through the session's model cache."""
+    ``--llmeval-detector`` (with ``detector.band``), loaded once per run through the session's model cache."""
     from ..run.check import detector_for
 
     spec = spec if spec is not None else (session.settings.detector or None)

@@ -7,7 +7,7 @@ letter ``u``, the word ``UNVERIFIED`` under ``-v``, and ``N unverified`` on pyte
 5 unverified``). Only what pytest shows changes: the test passed for pytest (``report.passed``), so the exit status
 and the JUnit XML (a passed test case with its properties) are those of a passed test. A test the run fails or skips
 on an unverified answer (``--llmeval-unverified=fail|skip``, a check's ``unverified=``) is failed or skipped, not
-unverified; a *diagnostic* result (``--llmeval-require-calibration``) gates nothing and makes no test unverified.
+unverified; a *diagnostic* result (``calibration.required``) gates nothing and makes no test unverified.
 
 The verdicts are read from the report's ``user_properties`` (the records the test carries), so the status is the
 same on xdist's controller, which gets the workers' reports, and for tests whose checks were deferred (their held

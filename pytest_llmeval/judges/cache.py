@@ -109,7 +109,7 @@ class VerdictCache:
         if self.mode == "replay":
             raise ReplayMiss(
                 f"{what}: no recorded judge verdict (replay-only mode, key {key[:12]}); run once with "
-                f"--llmeval-judge-cache=record and a judge configured, then commit the cache"
+                f"-o llmeval_judge_cache=record and a judge configured, then commit the cache"
             )
         return None
 

@@ -194,7 +194,7 @@ class JudgeEvaluator(Evaluator):
                      all(r.unverified for r in runs))
 
     def split(self, score: Score, thresholds: Mapping[str, float]) -> str | None:
-        """A judge asked several times (``--llmeval-judge-repeats``) whose answers fall on both sides of the threshold
+        """A judge asked several times (``judge.repeats``) whose answers fall on both sides of the threshold
         in force has not decided: the answer stays unverified, and this says so."""
         repeats = score.details.get("repeats") if score.details else None
         primary = self.active_primary()

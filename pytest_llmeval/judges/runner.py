@@ -46,7 +46,7 @@ TRIP_AFTER = 3
 
 
 #: What to change when a judge hangs, named in the error once it is no longer asked.
-_TIMEOUT_OPTIONS = ("--llmeval-judge-timeout / --llmeval-judge-retries / --llmeval-judge-budget "
+_TIMEOUT_OPTIONS = ("judge.timeout / judge.retries / judge.budget "
                     "(llmeval_judge_timeout, llmeval_judge_retries, llmeval_judge_budget)")
 
 

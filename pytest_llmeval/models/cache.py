@@ -5,7 +5,7 @@ and each xdist worker). It loads a model the first time a check needs it and
 keeps it for the session, on the device chosen by ``--llmeval-device``:
 ``auto`` picks CUDA, then Apple MPS, then the CPU; under xdist, workers spread
 over the visible GPUs (worker index modulo GPU count). On CUDA, models run in
-half precision unless ``--llmeval-precision=fp32``.
+half precision unless ``-o llmeval_precision=fp32``.
 
 Embeddings are cached by (model signature, exact text): in memory always, and on
 disk under the cache directory (``.llmeval_cache/`` by default) so that a rerun
@@ -223,7 +223,7 @@ class Embedder:
     def _load_failure(self, exc: Exception, *, embedded: bool) -> str:
         """Why the model did not load, naming where its name came from; the extra only when part of it is missing."""
         if self.name == self._cache.embedding_model:
-            where, fix = "set by --llmeval-embedding-model / llmeval_embedding_model (ini)", "Set it to"
+            where, fix = "set by embedding.model / llmeval_embedding_model (ini)", "Set it to"
         else:
             where, fix = "given as scorer= (params={'model': ...} of evaluate())", "Pass scorer="
         offline = " (HF_HUB_OFFLINE=1 is set: only local folders and installed packages work)" if os.environ.get("HF_HUB_OFFLINE") else ""

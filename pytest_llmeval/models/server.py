@@ -209,7 +209,7 @@ class EmbeddingClient:
         self._down = True
         tries = f"after {attempts} attempts" if attempts > 1 else "(it failed before, so no retries)"
         raise self._fail(f"did not answer {tries}: {self._redact(last)}. Start the server, or fix or unset "
-                         f"{SETTING} (--llmeval-embedding-url, LLMEVAL_EMBEDDING_URL)")
+                         f"{SETTING} (embedding.url, LLMEVAL_EMBEDDING_URL)")
 
     # -- reading the reply -----------------------------------------------------------
 

@@ -26,7 +26,7 @@ repeats it would need. The results that moved to or from a failure are listed as
 ``--llmeval-fail-on-regression`` fails a run with a regressed row. A row's **unverified rate** is
 compared too: a significant rise is lost measurement (a judge down, an offline check that can no
 longer confirm), never a regression nor a pass: the row is **indeterminate**, and so is the run's
-gate (`pytest_llmeval.report.gate`; ``--llmeval-indeterminate`` says what that does to the run).
+gate (`pytest_llmeval.report.gate`; ``gate.indeterminate`` says what that does to the run).
 
 >>> rec = lambda case, passed: {"nodeid": f"t::{case}", "case_id": case, "evaluator": "e", "primary": "m",
 ...     "metrics": {"m": float(passed)}, "passed": passed, "higher_is_better": {"m": True}, "model": "x",

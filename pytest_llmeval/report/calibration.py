@@ -7,7 +7,7 @@ version, scoring or judge model, parameters, thresholds): agreement and Cohen's 
 tokens, seconds) and, for a score, where the threshold would sit for a target failure precision.
 
 The calibration record (``llmeval-calibration.json``, meant to be committed) keeps one entry per signature, with the
-label file's hash and rows. With ``--llmeval-require-calibration`` a check whose signature has no entry, or an entry
+label file's hash and rows. With ``calibration.required`` a check whose signature has no entry, or an entry
 below a floor, is *diagnostic*: `status()` says why, and its verdicts are recorded without failing a test or the gate.
 
 >>> rec = lambda label, verdict: {"evaluator": "e", "primary": "m", "metrics": {"m": 1.0 if verdict == "pass" else 0.0},
@@ -43,7 +43,7 @@ VERSION = 1
 
 
 def is_diagnostic(record: Mapping[str, Any]) -> bool:
-    """Whether a record was made by a check that may not gate (``--llmeval-require-calibration``)."""
+    """Whether a record was made by a check that may not gate (``calibration.required``)."""
     return diagnostic(record.get("details"))
 
 
@@ -69,7 +69,7 @@ def _call(record: Mapping[str, Any]) -> str:
 
 
 def _self_agreement(records: list[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """A judge asked several times (``--llmeval-judge-repeats``): its mean agreement with itself over the rows, and how
+    """A judge asked several times (``judge.repeats``): its mean agreement with itself over the rows, and how
     many rows it split on (left unverified); ``None`` without repeats."""
     shares = [float(r["details"]["repeats"]["agreement"]) for r in records if isinstance(r.get("details"), Mapping)
               and isinstance(r["details"].get("repeats"), Mapping) and r["details"]["repeats"].get("agreement") is not None]
@@ -115,7 +115,7 @@ def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float =
 
 @dataclass(frozen=True)
 class Floors:
-    """What a calibration must show before its check may gate (``--llmeval-calibration-floors``)."""
+    """What a calibration must show before its check may gate (``calibration.floors``)."""
 
     min_kappa: float = 0.6
     min_rows: int = 50

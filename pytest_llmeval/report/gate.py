@@ -6,8 +6,8 @@
   could not be used (``parse_failure``), or an answer the offline check left to a judge that could not decide it
   (the judge was down). A judge outage therefore never looks like a clean run: the run's gate says
   *indeterminate*, why, and which rows, and (by default) the run fails.
-- **Floors.** ``CHECK[:MODEL]=VALUE`` on a row's pass rate (``--llmeval-min-pass-rate``) or primary mean
-  (``--llmeval-min-mean``): the row **fails** its floor when the upper bound of its interval is below it, **passes**
+- **Floors.** ``CHECK[:MODEL]=VALUE`` on a row's pass rate (``gate.min_pass_rate``) or primary mean
+  (``gate.min_mean``): the row **fails** its floor when the upper bound of its interval is below it, **passes**
   when the lower bound is at or above it, and is **inconclusive** between, with about how many cases would decide it.
   Works with and without a baseline.
 

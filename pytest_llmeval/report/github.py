@@ -1,7 +1,7 @@
 """GitHub: the job's step summary, and the pull-request comment as one bounded Markdown file.
 
 Under GitHub Actions (``GITHUB_ACTIONS=true``) a run appends its Markdown summary to the file that
-``$GITHUB_STEP_SUMMARY`` names, with no flag (``--llmeval-step-summary=off`` turns it off). A report directory
+``$GITHUB_STEP_SUMMARY`` names, with no flag (``-o llmeval_step_summary=off`` turns it off). A report directory
 also receives ``comment.md``: the body of the pull-request comment, at most `COMMENT_LIMIT` characters
 (GitHub refuses a comment over 65,536) whatever the run's size, the things that decide a review first: the
 verdict against the baseline, the regressed rows, the failed checks; then the other compared rows and the

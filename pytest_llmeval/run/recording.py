@@ -300,7 +300,7 @@ class TestContext:
         properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.passed"), result.passed))
         properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.verdict"), result.verdict))
         calibration = result.details.get("calibration") if result.details else None
-        if isinstance(calibration, Mapping):  # --llmeval-require-calibration: calibrated, or diagnostic (gates nothing)
+        if isinstance(calibration, Mapping):  # calibration.required: calibrated, or diagnostic (gates nothing)
             properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.calibration"), str(calibration.get("status"))))
         usage = result.details.get("judge") if result.details else None
         if isinstance(usage, Mapping):

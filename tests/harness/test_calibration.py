@@ -1,5 +1,5 @@
 """Calibration: a check's verdicts against a team's own labels (--llmeval-calibrate), the record it writes, and
---llmeval-require-calibration keeping an unmeasured check from gating. The judge is a real OpenAI-protocol server
+calibration.required = true keeping an unmeasured check from gating. The judge is a real OpenAI-protocol server
 (tests/judge_server.py) scripted to agree with the labels on a known share of rows."""
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def test_calibration_run_reports_the_scripted_agreement_and_writes_the_record(py
     write_labels(pytester.path / "labels.jsonl", rows)
     pytester.makepyfile(test_app="def test_not_run():\n    raise AssertionError('a calibration run runs the labeled rows')\n")
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl",
-                                "--llmeval-calibrate-check=hallucination_judge", "--llmeval-report=out.json")
+                                "--override-ini=llmeval_calibrate_check=hallucination_judge", "--llmeval-report=out.json")
     result.assert_outcomes(passed=40, deselected=1)
     expected = kappa_of({("good", "pass"): 16, ("good", "fail"): 4, ("bad", "pass"): 4, ("bad", "fail"): 16})
     result.stdout.fnmatch_lines([f"llmeval calibration: hallucination_judge (*): 40 rows, kappa {expected:.2f} *agreement 0.80*"
@@ -176,7 +176,7 @@ def test_a_judge_at_random_has_kappa_near_zero_and_cannot_fail_tests_when_calibr
     server.responder = lambda body: {"text": json.dumps({"verdict": "yes", "reason": "it contradicts"})}
     pytester.makepyfile(test_app=f"from pytest_llmeval import assert_no_hallucination_judged\n\n"
                                  f"def test_answer():\n    assert_no_hallucination_judged('Adults pay nothing.', [{CONTEXT!r}])\n")
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-require-calibration", "--llmeval-report=out.json",
+    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_require_calibration=true", "--llmeval-report=out.json",
                                 "--llmeval-report=out.md", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["llmeval calibration: hallucination_judge (*): diagnostic, not calibrated: kappa * on 200 rows, "
@@ -199,13 +199,13 @@ def test_a_calibrated_check_gates_and_another_signature_does_not(pytester):
     pytester.makepyfile(test_app="from pytest_llmeval import assert_exact_match\n\n"
                                  "def test_wrong():\n    assert_exact_match('Lyon', 'Paris')\n")
     done = pytester.runpytest("-p", "no:randomly", "-n", "2", "--llmeval-calibrate=labels.jsonl",
-                              "--llmeval-calibrate-check=exact_match", "--llmeval-calibration-file=cal.json")
+                              "--override-ini=llmeval_calibrate_check=exact_match", "--override-ini=llmeval_calibration_file=cal.json")
     done.assert_outcomes(passed=60)
     done.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): 60 rows, kappa 1.00 *"])
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-require-calibration", "--llmeval-calibration-file=cal.json")
+    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_require_calibration=true", "--override-ini=llmeval_calibration_file=cal.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): calibrated: kappa 1.00 on 60 rows*"])
-    other = pytester.runpytest("-p", "no:randomly", "--llmeval-require-calibration", "--llmeval-calibration-file=cal.json",
+    other = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_require_calibration=true", "--override-ini=llmeval_calibration_file=cal.json",
                                "--llmeval-threshold=exact_match.exact_match=0.9")
     other.assert_outcomes(passed=1)
     other.stdout.fnmatch_lines(["*diagnostic, not calibrated: the calibration record has 1 entry(ies) for this check under "
@@ -242,7 +242,7 @@ def test_a_missing_label_file_and_a_bad_floor_are_named(pytester):
     result = pytester.runpytest("--llmeval-calibrate=nope.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--llmeval-calibrate: no such file: *nope.jsonl"])
-    result = pytester.runpytest("--llmeval-require-calibration", "--llmeval-calibration-floors=min_kappa=2")
+    result = pytester.runpytest("--override-ini=llmeval_require_calibration=true", "--override-ini=llmeval_calibration_floors=min_kappa=2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*min_kappa out of range: '2'*"])
 
@@ -257,8 +257,8 @@ def test_a_judge_asked_three_times_that_splits_leaves_the_answer_unverified_and_
     server.responder = flicker
     judge_ini(pytester, server)
     write_labels(pytester.path / "labels.jsonl", [("good", False), ("bad", False)], check="hallucination_judge")
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl", "--llmeval-judge-repeats=3",
-                                "--llmeval-judge-temperature=0.7", "--llmeval-report=out.json")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl", "--override-ini=llmeval_judge_repeats=3",
+                                "--override-ini=llmeval_judge_temperature=0.7", "--llmeval-report=out.json")
     result.assert_outcomes()
     assert result.parseoutcomes()["unverified"] == 2  # passed, with a status of their own
     result.stdout.fnmatch_lines(["  judge asked repeatedly: agrees with itself 0.67 over 2 rows, split (left unverified) on 2"])
@@ -279,7 +279,7 @@ def test_calibration_replays_recorded_judge_verdicts(pytester, server):
     pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl").assert_outcomes(passed=4)
     first = json.loads((pytester.path / "llmeval-calibration.json").read_text())
     calls = len(server.requests)
-    pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl", "--llmeval-judge-cache=replay").assert_outcomes(passed=4)
+    pytester.runpytest("-p", "no:randomly", "--llmeval-calibrate=labels.jsonl", "--override-ini=llmeval_judge_cache=replay").assert_outcomes(passed=4)
     again = json.loads((pytester.path / "llmeval-calibration.json").read_text())
     assert len(server.requests) == calls  # every verdict replayed
     [before], [after] = first["checks"].values(), again["checks"].values()

@@ -270,7 +270,7 @@ def test_deferred_judge_checks_go_out_together_and_are_metered_per_test(pytester
         def test_answer(i):
             assert_faithful(f"The tour costs 8 euros ({i}).", ["A guided tour costs 8 euros."])
     ''')
-    env = ["-p", "no:randomly", "--llmeval-judge-cache=off", "--junitxml=j.xml"]
+    env = ["-p", "no:randomly", "--override-ini=llmeval_judge_cache=off", "--junitxml=j.xml"]
     pytester.runpytest(*env).assert_outcomes(passed=6)
     assert asked == ["extract", "verdict"] * 6  # in place: one test's check after another's
     asked.clear()

@@ -24,7 +24,7 @@ def test_a_case_passes_on_k_of_its_n_draws(pytester, how):
     args = ["-p", "no:randomly", "--llmeval-report=r.json"]
     pytester.makepyfile(SUITE.format(marker=", min_pass=2" if how in ("marker", "xdist") else ""))
     if how == "option":
-        args.append("--llmeval-min-pass=2")
+        args.append("--override-ini=llmeval_min_pass=2")
     if how == "ini":
         pytester.makeini("[pytest]\nllmeval_min_pass = 2\n")
     if how == "xdist":

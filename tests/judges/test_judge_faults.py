@@ -62,7 +62,7 @@ def test_a_verdict_from_another_version_is_untrusted_asked_again_and_rewritten(p
     assert len(report["judge"]["corrupt_cache_files"]) == len(files)
     for path in files:  # rewritten: trusted again
         assert "confidence" not in json.loads(path.read_text(encoding="utf-8"))["reply"]
-    third = pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=replay")
+    third = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_judge_cache=replay")
     third.assert_outcomes(passed=1)
     assert len(server.requests) == asked + len(files) and "untrusted cache file" not in third.stdout.str()
 
@@ -107,7 +107,7 @@ def test_a_hung_judge_is_given_up_on_after_three_timeouts_in_a_row(pytester, ser
     )
     # In a subprocess: pytester's in-process runs forget the HTTP modules first imported inside them, and a later run's
     # timeout could then escape as an exception the client no longer recognises.
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "--llmeval-report=out", "--llmeval-judge-cache=off",
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off",
                                            "--junitxml=j.xml")
     result.assert_outcomes(failed=6)
     # Three checks asked twice (a try and one retry) each; the other three never reached the server (6 x 2 before).
@@ -118,7 +118,7 @@ def test_a_hung_judge_is_given_up_on_after_three_timeouts_in_a_row(pytester, ser
     assert all("APITimeoutError" in reason for reason in reasons[:3])
     for reason in reasons[3:]:
         assert "judge 'scripted' not asked: it timed out 3 times in a row" in reason
-        assert all(name in reason for name in ("--llmeval-judge-timeout", "--llmeval-judge-retries", "--llmeval-judge-budget"))
+        assert all(name in reason for name in ("judge.timeout", "judge.retries", "judge.budget"))
     result.stdout.fnmatch_lines(["*JudgeError: judge 'scripted' not asked: it timed out 3 times in a row*"])
 
 
@@ -183,13 +183,13 @@ def test_the_retries_option_reaches_the_judge_and_bad_values_are_named(pytester,
     judge_ini(pytester, server)
     pytester.makepyfile(ONE_CHECK)
     run = pytester.runpytest_subprocess
-    run("-p", "no:randomly", "--llmeval-judge-retries=0", "--llmeval-judge-cache=off").assert_outcomes(failed=1)
+    run("-p", "no:randomly", "--override-ini=llmeval_judge_retries=0", "--override-ini=llmeval_judge_cache=off").assert_outcomes(failed=1)
     assert len(server.requests) == 1
-    bad = run("--llmeval-judge-retries=-1")
+    bad = run("--override-ini=llmeval_judge_retries=-1")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*--llmeval-judge-retries*expected an integer from 0 to 10; got '-1'*"])
-    bad = run("--llmeval-judge-budget=0")
-    bad.stderr.fnmatch_lines(["*--llmeval-judge-budget*expected a positive number of seconds; got '0'*"])
+    bad.stderr.fnmatch_lines(["*llmeval_judge_retries in the ini file (or -o): expected an integer from 0 to 10; got '-1'*"])
+    bad = run("--override-ini=llmeval_judge_budget=0")
+    bad.stderr.fnmatch_lines(["*llmeval_judge_budget in the ini file (or -o): expected a positive number of seconds; got '0'*"])
 
 
 # -- 13: a reply that echoes the API key --------------------------------------------------------------

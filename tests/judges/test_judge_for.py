@@ -1,4 +1,4 @@
-"""A judge per check (seed 000 lets each evaluator use its own judge): --llmeval-judge-for EVALUATOR=MODEL."""
+"""A judge per check (seed 000 lets each evaluator use its own judge): judge.for = { EVALUATOR = "MODEL" }."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def test_one_check_gets_its_own_judge_model_recorded_in_its_signature(pytester, 
         "def test_contact():\n    assert_no_contact_info('Nothing personal here.')\n\n"
         "def test_language():\n    assert_same_language('Paris is the capital.', 'What is the capital of France?')\n"
     )
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out.json", "--llmeval-judge-cache=off")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out.json", "--override-ini=llmeval_judge_cache=off")
     result.assert_outcomes(passed=2)
     models = {(request["model"], "contact" in json.dumps(request)) for request in server.requests}
     assert models == {("special-judge", True), ("main-judge", False)}
@@ -31,11 +31,11 @@ def test_one_check_gets_its_own_judge_model_recorded_in_its_signature(pytester, 
 
 @pytest.mark.parametrize("value, message", [
     ("faithfulness", "*invalid judge assignment 'faithfulness': expected EVALUATOR=MODEL*"),
-    ("rouge=gpt-4o", "*--llmeval-judge-for / llmeval_judge_for: rouge is not a judge check*"),
-    ("nope=gpt-4o", "*--llmeval-judge-for / llmeval_judge_for: no evaluator named 'nope'*"),
+    ("rouge=gpt-4o", "*judge.for / llmeval_judge_for: rouge is not a judge check*"),
+    ("nope=gpt-4o", "*judge.for / llmeval_judge_for: no evaluator named 'nope'*"),
 ])
 def test_bad_judge_assignments_are_usage_errors(pytester, value, message):
     pytester.makepyfile("def test_x():\n    pass\n")
-    result = pytester.runpytest(f"--llmeval-judge-for={value}")
+    result = pytester.runpytest(f"--override-ini=llmeval_judge_for={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])

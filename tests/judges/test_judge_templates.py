@@ -117,7 +117,7 @@ def test_a_plugin_replaces_prompts_for_the_run_and_a_call_wins(pytester, server)
         "def test_call():\n"
         "    assert_faithful('Paris is in France.', ['Paris is the capital of France.'],\n"
         "                    prompts={'claim_verdict': 'PER-CALL {context} {claim}'})\n")
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=off", "--llmeval-cache-dir=off")
+    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_judge_cache=off", "--llmeval-cache-dir=off")
     result.assert_outcomes(passed=2)
     assert any(text.startswith("RUN-WIDE ") for text in seen)
     assert any(text.startswith("PER-CALL ") for text in seen)

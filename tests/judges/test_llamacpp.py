@@ -52,7 +52,7 @@ def test_judge_checks_on_a_real_llama_cpp_server(tmp_path, bench, model):
 
 def test_a_judge_calibrates_on_a_real_llama_cpp_server_and_may_not_gate(tmp_path, bench, model):
     """pytest --llmeval-calibrate against llama.cpp with SmolLM2: a record whatever its kappa, and with
-    --llmeval-require-calibration the judge (12 rows, below the floor) fails no test."""
+    calibration.required = true the judge (12 rows, below the floor) fails no test."""
     process, base_url = bench.start_server(PYTHON, model, tmp_path / "server.log")
     try:
         found = bench.calibrate_judge(base_url, tmp_path / "calibration")

@@ -57,7 +57,7 @@ def test_base_urls_with_or_without_v1():
 
 def test_a_bad_url_is_a_usage_error_naming_its_source(pytester):
     pytester.makepyfile("def test_x():\n    pass\n")
-    result = pytester.runpytest("--llmeval-embedding-url=ftp://nowhere")
+    result = pytester.runpytest("--override-ini=llmeval_embedding_url=ftp://nowhere")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*expected an http(s) URL*"])
 
@@ -278,8 +278,8 @@ def run_suite(pytester, stub, *args):
     marks = pytester.path / "marks"
     marks.mkdir()
     pytester.makepyfile(SUITE.format(marks=str(marks)))
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:deepeval", f"--llmeval-embedding-url={stub.base_url}",
-                                           "--llmeval-embedding-model=stub-bow", "--llmeval-report=out", *args)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:deepeval", f"--override-ini=llmeval_embedding_url={stub.base_url}",
+                                           "--override-ini=llmeval_embedding_model=stub-bow", "--llmeval-report=out", *args)
     result.assert_outcomes(passed=9)
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     records = report["results"]
@@ -295,8 +295,8 @@ def test_a_pytest_run_scores_through_the_server_without_torch(pytester, stub):
     assert len(marks) == 1
     result.stdout.fnmatch_lines([f"*llmeval models: stub-bow on {stub.base_url}/embeddings*"])
     before = len(stub.requests)
-    second = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:deepeval", f"--llmeval-embedding-url={stub.base_url}",
-                                           "--llmeval-embedding-model=stub-bow")
+    second = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:deepeval", f"--override-ini=llmeval_embedding_url={stub.base_url}",
+                                           "--override-ini=llmeval_embedding_model=stub-bow")
     second.assert_outcomes(passed=9)
     assert len(stub.requests) == before  # the disk cache answered everything
 
@@ -317,7 +317,7 @@ def test_a_server_that_refuses_fails_the_test_in_one_line(pytester, stub):
     stub.script.append({"status": 404, "message": "model 'nope' not found"})
     pytester.makepyfile("from pytest_llmeval import assert_similar\n\n"
                         "def test_x():\n    assert_similar('a cat', 'a cat', entities='rules')\n")
-    result = pytester.runpytest("-p", "no:randomly", f"--llmeval-embedding-url={stub.base_url}", "--llmeval-embedding-model=nope")
+    result = pytester.runpytest("-p", "no:randomly", f"--override-ini=llmeval_embedding_url={stub.base_url}", "--override-ini=llmeval_embedding_model=nope")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([f"*llmeval: the embedding server at {stub.base_url}/embeddings (llmeval_embedding_url, "
                                  "model 'nope') refused the request: HTTP 404: model 'nope' not found*"])

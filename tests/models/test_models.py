@@ -154,7 +154,8 @@ def test_header_and_help(pytester):
     result = pytester.runpytest("--llmeval-device=cpu", "--llmeval-cache-dir=off")
     result.stdout.fnmatch_lines(["llmeval: device cpu (resolved when a model first loads), precision auto, embedding model all-MiniLM-L6-v2, cache off"])
     help_text = pytester.runpytest("--help")
-    help_text.stdout.fnmatch_lines(["*--llmeval-device=DEVICE*", "*--llmeval-precision=PRECISION*", "*--llmeval-cache-dir=DIR*", "*--llmeval-embedding-model=MODEL*"])
+    help_text.stdout.fnmatch_lines(["*--llmeval-device=DEVICE*", "*--llmeval-cache-dir=DIR*", "*llmeval_precision (string)*",
+                                    "*llmeval_embedding_model (string)*"])
 
 
 def test_bad_device_option_and_ini(pytester):
@@ -164,7 +165,7 @@ def test_bad_device_option_and_ini(pytester):
     pytester.makeini("[pytest]\nllmeval_precision = half\n")
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*llmeval_precision in the config file: invalid precision 'half'*"])
+    result.stderr.fnmatch_lines(["*llmeval_precision in the ini file (or -o): invalid precision 'half'*"])
 
 
 def test_unknown_model_is_one_clear_error(pytester):
@@ -179,9 +180,9 @@ def test_two():
     assert 1
 """
     )
-    result = pytester.runpytest("--llmeval-embedding-model=/no/such/model-folder", "--llmeval-cache-dir=off")
+    result = pytester.runpytest("--override-ini=llmeval_embedding_model=/no/such/model-folder", "--llmeval-cache-dir=off")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*llmeval: could not find or load the embedding model '/no/such/model-folder' set by --llmeval-embedding-model*"])
+    result.stdout.fnmatch_lines(["*llmeval: could not find or load the embedding model '/no/such/model-folder' set by embedding.model*"])
     result.stdout.no_fnmatch_line("*pip install*")  # the extra is installed: installing it again would not help
 
 

@@ -99,15 +99,15 @@ def test_fail_on_regression_gates_only_a_significant_regression(pytester, monkey
     plain = pytester.runpytest("--llmeval-baseline=base.json")  # no gate asked for: reported, not failed
     assert plain.ret == 0
     # McNemar's exact one-sided p of 12 flips one way and none back is 1 / 2**12 = 0.00024
-    assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-alpha=0.001").ret == 1
-    assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-alpha=0.0001").ret == 0
-    tolerant = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--llmeval-baseline-tolerance=0.5")
+    assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--override-ini=llmeval_alpha=0.001").ret == 1
+    assert pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--override-ini=llmeval_alpha=0.0001").ret == 0
+    tolerant = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression", "--override-ini=llmeval_baseline_tolerance=0.5")
     assert tolerant.ret == 1  # the tolerance says what counts as unchanged; it is no extra hurdle for a significant regression
     monkeypatch.setenv("FAILING", "0")
     same = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-fail-on-regression")
     assert same.ret == 0  # no flip in 40 cases still leaves a 5-point change possible: inconclusive, said so
     same.stdout.fnmatch_lines(["llmeval verdict: inconclusive*could detect a change of about 10 points; needs about 150 cases*"])
-    wider = pytester.runpytest("--llmeval-baseline=base.json", "--llmeval-baseline-tolerance=0.1")
+    wider = pytester.runpytest("--llmeval-baseline=base.json", "--override-ini=llmeval_baseline_tolerance=0.1")
     wider.stdout.fnmatch_lines(["llmeval verdict: unchanged within +-0.1*", "  1 row(s) unchanged within +-0.1"])
 
 
@@ -115,8 +115,8 @@ def test_fail_on_regression_gates_only_a_significant_regression(pytester, monkey
     (["--llmeval-baseline=missing.json"], "*--llmeval-baseline / llmeval_baseline: cannot read the baseline*missing.json*"),
     (["--llmeval-baseline=bad.json"], "*is not a pytest-llmeval report*"),
     (["--llmeval-fail-on-regression"], "*--llmeval-fail-on-regression needs a baseline*"),
-    (["--llmeval-baseline=bad.json", "--llmeval-baseline-tolerance=-1"], "*expected a number from 0 to 1*"),
-    (["--llmeval-baseline=bad.json", "--llmeval-alpha=1.5"], "*expected a number between 0 and 1*"),
+    (["--llmeval-baseline=bad.json", "--override-ini=llmeval_baseline_tolerance=-1"], "*expected a number from 0 to 1*"),
+    (["--llmeval-baseline=bad.json", "--override-ini=llmeval_alpha=1.5"], "*expected a number between 0 and 1*"),
 ])
 def test_bad_baselines_are_usage_errors(pytester, args, message):
     (pytester.path / "bad.json").write_text(json.dumps({"format": "other"}))

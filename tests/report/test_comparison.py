@@ -172,10 +172,10 @@ def test_default_case_id_groups_the_siblings_and_delta_flips(pytester):
                                                              'llmeval.check("edit_distance", actual=llmeval_perturb("hello"), '
                                                              'expected="hello", threshold=0.0)').replace(
                                                              "def test_echo(llmeval_perturb)", "def test_echo(llmeval_perturb, llmeval)"))
-    result, report = run(pytester, "--llmeval-flip-delta=0.5")
+    result, report = run(pytester, "--override-ini=llmeval_flip_delta=0.5")
     result.assert_outcomes(passed=3)
     assert [f["kind"] for f in report["summary"]["flips"]] == ["moved"]
-    result, report = run(pytester, "--llmeval-flip-delta=1")
+    result, report = run(pytester, "--override-ini=llmeval_flip_delta=1")
     assert report["summary"]["flips"] == []
 
 
@@ -253,7 +253,7 @@ def test_paraphrase_is_written_by_the_judge_and_replayed(pytester, server):
     """)
     pytester.runpytest().assert_outcomes(passed=2)
     assert len(server.requests) == 1 and "Paraphrase the text below" in server.requests[0]["messages"][0]["content"]
-    pytester.runpytest("--llmeval-judge-cache=replay").assert_outcomes(passed=2)
+    pytester.runpytest("--override-ini=llmeval_judge_cache=replay").assert_outcomes(passed=2)
     assert len(server.requests) == 1  # replayed
 
 

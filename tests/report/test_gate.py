@@ -123,7 +123,7 @@ def test_every_leaderboard_row_carries_intervals(pytester):
             evaluate("rouge", actual="the cat sat" if i % 2 else "a dog ran far away", expected="the cat sat on the mat")
             evaluate("exact_match", actual="Paris" if i % 4 else "Lyon", expected="Paris")
     """)
-    pytester.runpytest("--llmeval-report=r.json", "--llmeval-repeat=2", "--llmeval-alpha=0.1")
+    pytester.runpytest("--llmeval-report=r.json", "--llmeval-repeat=2", "--override-ini=llmeval_alpha=0.1")
     summary = _summary(pytester.path / "r.json")
     assert summary["interval_level"] == pytest.approx(0.9)
     for row in summary["leaderboard"]:

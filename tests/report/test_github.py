@@ -154,7 +154,7 @@ def test_a_run_under_github_actions_appends_its_summary_with_no_flag(pytester: p
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("earlier step\n# LLM evaluation\n") and "12 checks on 1 model: **12 passed**" in text
     summary.write_text("")
-    pytester.runpytest("-p", "no:randomly", "--llmeval-step-summary=off").assert_outcomes(passed=12)
+    pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_step_summary=off").assert_outcomes(passed=12)
     assert summary.read_text() == ""
     monkeypatch.delenv("GITHUB_ACTIONS")
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=12)

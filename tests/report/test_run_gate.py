@@ -92,7 +92,7 @@ def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
                      "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\n")
     pytester.makepyfile(SUITE)
-    args = ["-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-gate=aggregate",
+    args = ["-p", "no:randomly", "--llmeval-cache-dir=off", "--override-ini=llmeval_judge_cache=off", "--llmeval-gate=aggregate",
             "--llmeval-report=r.json", "--llmeval-report=r.md", "--llmeval-report=r.html", "--llmeval-report=out/",
             "--junitxml=j.xml"]
     result = pytester.runpytest(*args)
@@ -107,7 +107,7 @@ def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read
     assert "<b>Gate:</b> INDETERMINATE" in (pytester.path / "r.html").read_text(encoding="utf-8")
     assert junit_properties(pytester.path / "j.xml")[1]["llmeval.gate"] == "indeterminate"
     assert "**Gate: INDETERMINATE" in (pytester.path / "out" / "comment.md").read_text(encoding="utf-8")  # the PR comment
-    allowed = pytester.runpytest(*args, "--llmeval-indeterminate=pass")
+    allowed = pytester.runpytest(*args, "--override-ini=llmeval_indeterminate=pass")
     assert allowed.ret == 0
 
 
@@ -119,7 +119,7 @@ def test_floors_gate_a_run_without_a_baseline(pytester, workers):
         "def test_x(i):\n    assert_exact_match('a' if i < 8 else 'b', 'a')\n")
     if workers:
         pytest.importorskip("xdist")
-    failed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "--llmeval-min-pass-rate=exact_match=0.95", *workers)
+    failed = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "--override-ini=llmeval_min_pass_rate=exact_match=0.95", *workers)
     failed.assert_outcomes(passed=10)
     assert failed.ret == 1
     failed.stdout.fnmatch_lines(["llmeval gate: FAILED: 1 row(s) below their floor: exact_match (no model) pass rate 0.800*",
@@ -129,7 +129,7 @@ def test_floors_gate_a_run_without_a_baseline(pytester, workers):
     assert passed.ret == 0
     unguarded = pytester.runpytest("-p", "no:randomly", "--llmeval-gate=aggregate", "-o", "llmeval_min_pass_rate=")
     unguarded.stdout.fnmatch_lines(["*no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression, "
-                                    "or a floor: --llmeval-min-pass-rate=CHECK=RATE)"])
+                                    "or a floor: min_pass_rate in [[]tool.llmeval.gate[]])"])
     passed.stdout.fnmatch_lines(["llmeval gate: PASSED: every row meets its floor (1 floor(s))"])
 
 

@@ -97,11 +97,11 @@ def test_a_model_that_cannot_load_names_where_it_came_from(embedding_stack, pyte
     given.assert_outcomes(failed=1)
     given.stdout.fnmatch_lines(["*could not find or load the embedding model 'no-such-model-xyz' given as scorer= *: *huggingface*"
                                 " Pass scorer= a sentence-transformers model name or a local folder*"])
-    assert "--llmeval-embedding-model" not in given.stdout.str() and "pip install" not in given.stdout.str()  # the extra is installed
+    assert "embedding.model" not in given.stdout.str() and "pip install" not in given.stdout.str()  # the extra is installed
 
-    setting = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-k", "setting", "--llmeval-embedding-model=no-such-model-xyz")
+    setting = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-k", "setting", "--override-ini=llmeval_embedding_model=no-such-model-xyz")
     setting.assert_outcomes(failed=1)
-    setting.stdout.fnmatch_lines(["*could not find or load the embedding model 'no-such-model-xyz' set by --llmeval-embedding-model*"])
+    setting.stdout.fnmatch_lines(["*could not find or load the embedding model 'no-such-model-xyz' set by embedding.model*"])
     assert "scorer=" not in setting.stdout.str() and "pip install" not in setting.stdout.str()
 
 

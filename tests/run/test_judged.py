@@ -84,7 +84,7 @@ def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
     server.script.extend(yes_no("yes", "idk"))
     server.script.extend(yes_no("yes", "no", "no", "yes"))
     first = pytester.runpytest("--llmeval-report=first.json", "-p", "no:randomly", "--junitxml=first.xml",
-                               "--llmeval-judge-price=1000,2000")
+                               "--override-ini=llmeval_judge_price=1000,2000")
     first.assert_outcomes(passed=2)
     calls = len(server.requests)
     assert calls == 7
@@ -97,7 +97,7 @@ def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
     assert props["llmeval.faithfulness.judge_calls"] == "3" and props["llmeval.faithfulness.judge_tokens"] == "45"
     assert float(props["llmeval.context_precision.judge_cost"]) == pytest.approx(0.08)
 
-    second = pytester.runpytest("--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest("--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly")
     second.assert_outcomes(passed=2)
     assert len(server.requests) == calls  # zero HTTP calls on replay
     one = json.loads((pytester.path / "first.json").read_text())
@@ -115,7 +115,7 @@ def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
 def test_replay_miss_fails_naming_the_check(pytester, server):
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("--llmeval-judge-cache=replay")
+    result = pytester.runpytest("--override-ini=llmeval_judge_cache=replay")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["llmeval: faithfulness claims: no recorded judge verdict (replay-only mode*"])
     assert server.requests == []
@@ -179,10 +179,10 @@ def test_judge_sampling_settings_reach_the_server_and_bad_ones_are_named(pyteste
                      "llmeval_judge_temperature = 0.3\nllmeval_judge_seed = none\nllmeval_judge_max_tokens = 77\n")
     pytester.makepyfile(SUITE)
     server.script.append({"text": json.dumps({"claims": ["c"]})})
-    pytester.runpytest("-k", "faithful", "--llmeval-judge-cache=off").assert_outcomes(passed=1)
+    pytester.runpytest("-k", "faithful", "--override-ini=llmeval_judge_cache=off").assert_outcomes(passed=1)
     sent = server.requests[0]
     assert sent["temperature"] == 0.3 and sent["max_tokens"] == 77 and "seed" not in sent
     pytester.makeini("[pytest]\nllmeval_judge_max_tokens = lots\n")
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*llmeval_judge_max_tokens in the config file: expected a positive integer; got 'lots'*"])
+    result.stderr.fnmatch_lines(["*llmeval_judge_max_tokens in the ini file (or -o): expected a positive integer; got 'lots'*"])

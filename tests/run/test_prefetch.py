@@ -140,7 +140,7 @@ def test_judge_prefetch_asks_the_next_tests_verdicts_once_each(pytester, server)
         def test_faithful(case):
             assert_faithful(case.actual, case.context)
     """)
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-judge-prefetch=true")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_prefetch=true")
     result.assert_outcomes(passed=12)
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     assert len(server.requests) == 24  # one claim extraction and one verdict per test, each asked once

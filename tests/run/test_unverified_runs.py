@@ -121,7 +121,7 @@ def test_only_unverified_answers_go_to_the_judge_and_its_verdict_decides(pyteste
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
                      "llmeval_judge_api_key_env = JUDGE_KEY\n")
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-report=r.json")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--override-ini=llmeval_judge_cache=off", "--llmeval-report=r.json")
     _ended(result, passed=2, unverified=0, failed=1)  # the evidence still fails the wrong hours: no judge call for it
     asked = " ".join(message["content"] for body in server.requests for message in body["messages"])
     assert "Kids below twelve" in asked and "7 p.m." not in asked and "Entry is free for children under 12." not in asked.split("Context")[0]
@@ -157,7 +157,7 @@ def test_a_judge_that_cannot_decide_leaves_the_answer_unverified_and_says_why(py
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
                      "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\n")
     pytester.makepyfile(SUITE)
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--llmeval-judge-cache=off", "--llmeval-report=r.json")
+    result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "--override-ini=llmeval_judge_cache=off", "--llmeval-report=r.json")
     _ended(result, passed=1, unverified=1, failed=1)
     [record] = [r for r in read_json(pytester.path / "r.json")["results"] if r["nodeid"].endswith("test_reworded")]
     assert record["verdict"] == "unverified" and record["passed"]

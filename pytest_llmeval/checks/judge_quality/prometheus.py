@@ -62,7 +62,7 @@ class Prometheus(ScaleJudge):
     The evaluation steps are the rubric itself, not written by the judge (seed 004). The
     prompt follows Prometheus's format (task description, instruction, response,
     reference answer with score 5, score rubric), so a Prometheus model can be the judge
-    (``--llmeval-judge-for prometheus=MODEL``); any judge that replies in JSON works.
+    (``judge.for prometheus=MODEL``); any judge that replies in JSON works.
     """
 
     name = "prometheus"

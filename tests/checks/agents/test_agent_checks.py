@@ -36,7 +36,7 @@ def test_fact_check_asks_the_seed_prompt_and_scores_the_reply(pytester, server):
                      "llmeval_judge_api_key_env = JUDGE_KEY\n")
     pytester.makepyfile("from pytest_llmeval import assert_fact_checked\n\n"
                         "def test_tower():\n    assert_fact_checked('The Eiffel Tower is in Rome.', question='Where is the Eiffel Tower?')\n")
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=off")
+    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_judge_cache=off")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*fact_check 0.200 < threshold 0.75*", "*fact-check 0.20: The Eiffel Tower is in Paris.*"])
     prompt = server.requests[0]["messages"][0]["content"]

@@ -319,7 +319,7 @@ def test_helpers_record_under_xdist_then_replay_with_zero_calls(pytester, server
     server.responder = helper_reply
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(HELPER_SUITE)
-    first = pytester.runpytest_subprocess(*workers, "--llmeval-report=first.json", "-p", "no:randomly", "--llmeval-judge-price=10,20")
+    first = pytester.runpytest_subprocess(*workers, "--llmeval-report=first.json", "-p", "no:randomly", "--override-ini=llmeval_judge_price=10,20")
     first.assert_outcomes(passed=12, failed=1)
     first.stdout.fnmatch_lines(["*llmeval correctness failed: correctness could not be scored*", "*why: the judge's reply could not be used*",
                                 "llmeval judge: * call(s)*; 1 parse failure(s)*", "llmeval judge: parse failures by check: correctness 1"])
@@ -332,7 +332,7 @@ def test_helpers_record_under_xdist_then_replay_with_zero_calls(pytester, server
     assert len(files) == calls - 1 and not list((pytester.path / "llmeval_judge").rglob("*.tmp"))  # the garbled reply is not kept
     for path in files:
         json.loads(path.read_text())  # every file whole, whatever the workers' interleaving
-    second = pytester.runpytest_subprocess(*workers, "--llmeval-report=second.json", "--llmeval-judge-cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest_subprocess(*workers, "--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly")
     second.assert_outcomes(passed=12, failed=1)
     second.stdout.fnmatch_lines(["*llmeval: correctness: no recorded judge verdict*"])  # it was never recorded
     assert len(server.requests) == calls  # zero HTTP calls
@@ -407,7 +407,7 @@ def test_helpers_accept_plain_arguments(pytester, server):
     say(server, {"task": "t", "outcome": "o"}, {"score": 1}, {"bucket": "Accurate"})
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(TASK_SUITE)
-    pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=off").assert_outcomes(passed=2)
+    pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_judge_cache=off").assert_outcomes(passed=2)
 
 
 REPEAT_SUITE = """
@@ -424,7 +424,7 @@ def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
                      "llmeval_judge_temperature = 0.7\n")
     pytester.makepyfile(REPEAT_SUITE)
     # 5 and 4 pass the threshold 4, 2 misses it: a judge that splits has decided nothing (unverified, here failing).
-    first = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-report=r.json", "--llmeval-unverified=fail")
+    first = pytester.runpytest("--override-ini=llmeval_judge_repeats=3", "--llmeval-report=r.json", "--llmeval-unverified=fail")
     first.assert_outcomes(failed=1)
     first.stdout.fnmatch_lines(["*correctness unverified: the judge disagreed with itself across its repeats*",
                                 "*why: the judge split: its 3 repeats (5, 4, 2) fall on both sides of the threshold 4; "
@@ -433,15 +433,15 @@ def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
     assert record["verdict"] == "unverified"
     assert record["details"]["repeats"] == {"values": [5.0, 4.0, 2.0], "range": 3.0, "agreement": pytest.approx(1 / 3)}
     assert '"repeats": 3' in record["signature"]["model"] and len(server.requests) == 3
-    second = pytester.runpytest("--llmeval-judge-repeats=3", "--llmeval-judge-cache=replay")
+    second = pytester.runpytest("--override-ini=llmeval_judge_repeats=3", "--override-ini=llmeval_judge_cache=replay")
     second.assert_outcomes()
     assert second.parseoutcomes()["unverified"] == 1  # an unverified answer passes its test by default, status 'u'
     assert len(server.requests) == 3  # every repeat replayed
-    single = pytester.runpytest("--llmeval-judge-cache=replay")  # repeat 0 is the single-verdict run's verdict
+    single = pytester.runpytest("--override-ini=llmeval_judge_cache=replay")  # repeat 0 is the single-verdict run's verdict
     single.assert_outcomes(passed=1)
-    bad = pytester.runpytest("--llmeval-judge-repeats=0")
+    bad = pytester.runpytest("--override-ini=llmeval_judge_repeats=0")
     assert bad.ret != 0
-    bad.stderr.fnmatch_lines(["*argument --llmeval-judge-repeats: expected an integer from 1 to 100; got '0'*"])
+    bad.stderr.fnmatch_lines(["*llmeval_judge_repeats in the ini file (or -o): expected an integer from 1 to 100; got '0'*"])
 
 
 def test_summarization_judge_reads_source_and_reference(make, server):

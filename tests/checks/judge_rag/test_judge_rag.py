@@ -112,7 +112,7 @@ def test_helpers_through_pytest(pytester, server):
             assert_context_relevant_judged("capital?", ["Canberra is the capital. Sydney is big."], unit="chunk")
     """)
     server.script.extend(yes_no("yes", "no", "yes", "yes"))
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-judge-cache=off", "--junitxml=out.xml")
+    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_judge_cache=off", "--junitxml=out.xml")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*context_recall_sentences*context_recall 0.5*"])
 
