@@ -59,12 +59,17 @@ def test_every_page_is_in_the_navigation():
     assert [str(p.relative_to(DOCS)) for p in PAGES if str(p.relative_to(DOCS)) not in nav] == []
 
 
-def test_every_python_block_of_the_docs_is_a_sample_file():
-    """No sketch: a ```python block in a page only includes a file of docs/examples (which the tests below run)."""
+def test_every_python_block_of_the_docs_is_a_sample_file_shown_whole():
+    """No sketch: a ```python block in a page is a file of docs/examples (which the tests below run), written out
+    between ``<!-- example NAME -->`` markers so that GitHub shows it too (test_generated_pages_are_current keeps each
+    copy equal to its file); no snippet marker, which only the built site would expand."""
     for page in PAGES:
-        for block in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S):
-            included = re.fullmatch(r'--8<-- "docs/examples/([\w.]+)"\n', block)
-            assert included and (EXAMPLES / included.group(1)).is_file(), (page, block[:80])
+        text = page.read_text(encoding="utf-8")
+        assert "--8<--" not in text, page
+        names = re.findall(r"<!-- example ([\w.-]+):start -->", text)
+        assert all((EXAMPLES / name).is_file() for name in names), (page, names)
+        outside = re.sub(r"<!-- example ([\w.-]+):start -->.*?<!-- example \1:end -->", "", text, flags=re.S)
+        assert "```python" not in outside, page
 
 
 #: Each sample, the arguments it runs with, and how its tests end (judge and deepeval samples skip with neither).

@@ -6,6 +6,8 @@ Each generated part sits between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->
 - ``docs/checks/index.md`` (``catalog``): every built-in check, from the evaluator classes' metadata;
 - ``docs/checks/<family>.md`` (``checks``): each check of the family: what it measures, its inputs, metrics and
   default thresholds, parameters, the extra it needs, the catalogs it comes from, and where its verdicts are measured;
+- every page (``example NAME``): the sample file ``docs/examples/NAME`` as a fenced block, so that the page shows
+  it on GitHub as in the site (the suite runs the samples);
 - ``docs/options.md`` (``options``): every option, ini key and environment variable;
 - ``docs/coverage.md`` (``coverage``): every item of the reference catalogs and what implements it;
 - ``docs/quality.md`` (``verdicts``, ``evidence-kinds``): the verdict-quality and per-kind evidence tables, from the
@@ -222,6 +224,17 @@ def verifier_block() -> str:
     return "\n".join(lines)
 
 
+#: A page's copy of a sample file of docs/examples: ``<!-- example test_first.py:start -->`` ... ``:end -->``.
+EXAMPLE = re.compile(r"<!-- (example [\w.-]+):start -->")
+FENCES = {".py": "python", ".jsonl": "json"}
+
+
+def example_block(name: str) -> str:
+    """A sample file as a fenced block, so that a page shows it on GitHub and in the site alike."""
+    path = DOCS / "examples" / name
+    return f"```{FENCES.get(path.suffix, 'text')}\n{path.read_text(encoding='utf-8').rstrip()}\n```"
+
+
 def blocks() -> dict[tuple[pathlib.Path, str], str]:
     out = {(DOCS / "checks" / "index.md", "catalog"): catalog_block(), (DOCS / "options.md", "options"): options_block(),
            (DOCS / "coverage.md", "coverage"): coverage_block(), (DOCS / "quality.md", "verdicts"): verdicts_block(),
@@ -230,6 +243,9 @@ def blocks() -> dict[tuple[pathlib.Path, str], str]:
            (DOCS / "verifier.md", "verifier"): verifier_block()}
     for family in families():
         out[(DOCS / "checks" / f"{family}.md", "checks")] = family_block(family)
+    for page in sorted(DOCS.rglob("*.md")):
+        for found in EXAMPLE.finditer(page.read_text(encoding="utf-8")):
+            out[(page, found.group(1))] = example_block(found.group(1).split(" ", 1)[1])
     return out
 
 
