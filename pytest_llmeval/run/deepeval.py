@@ -203,8 +203,17 @@ def assert_metric(metric: Any, *, test_case: Any = None, model: str | None = Non
     __tracebackhide__ = True
     from .check import format_failure, raise_failure
 
-    result = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual, question=question,
-                            expected=expected, context=context, **extra)
+    try:
+        result: Result | None = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual,
+                                               question=question, expected=expected, context=context, **extra)
+    except ImportError as exc:
+        if str(exc) != DEEPEVAL_HINT:
+            raise
+        result = None
+    if result is None:  # outside the except: one line, as every missing extra is said, with no chained traceback
+        import pytest
+
+        pytest.fail(f"llmeval: {DEEPEVAL_HINT}", pytrace=False)
     if not result.passed:
         raise_failure(result, format_failure(result))
     return result

@@ -40,7 +40,9 @@ def test_summary(case):
 """
 
 
-def _chrome():
+def _chrome(phone: bool = False):
+    """Headless Chromium at 1400 x 1800, or as a 390 x 844 phone (mobile emulation: a headless window is never narrower
+    than 500 px, so a window size would not show a phone's layout)."""
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
@@ -50,9 +52,13 @@ def _chrome():
     if binary is None or driver_path is None:
         pytest.skip("headless Chromium needs Debian's chromium and chromium-driver")
     options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1800",
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--disable-background-networking", "--disable-component-update", "--no-first-run"):
         options.add_argument(argument)
+    if phone:
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0}})
+    else:
+        options.add_argument("--window-size=1400,1800")
     options.binary_location = binary
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(driver_path), options=options)
@@ -236,3 +242,35 @@ def test_the_report_fits_a_phone_width_in_chromium(browser, two_model_report: pa
         assert scrolled >= 1 and tables == 0  # at 390 px the wide tables scroll in their box; at 1400 px none needs to
     finally:
         browser.set_window_size(1400, 1800)
+
+
+#: Each failure row of the first table (the failures): its width, how it and its cells are laid out, and what the
+#: label before its evidence says; and whether the header row shows.
+_CARDS = """
+const table = document.querySelector('main table.cards');
+const rows = Array.from(table.querySelectorAll('tr[data-verdict=fail]'));
+return [getComputedStyle(table.querySelector('tr.head')).display, rows.map(r => [Math.round(r.getBoundingClientRect().width),
+  getComputedStyle(r).display, Array.from(r.cells).every(c => getComputedStyle(c).display === getComputedStyle(r.cells[0]).display)
+  ? getComputedStyle(r.cells[0]).display : 'mixed', getComputedStyle(r.querySelector('td.evidence'), '::before').content])];
+"""
+
+
+@pytest.mark.subprocess
+def test_on_a_phone_each_failure_is_a_card_and_nothing_scrolls_sideways(browser, two_model_report: pathlib.Path):
+    phone = _chrome(phone=True)
+    try:
+        phone.get(two_model_report.as_uri())
+        width, page = phone.execute_script("return [window.innerWidth, document.documentElement.scrollWidth]")
+        assert width == 390 and page <= width
+        head, cards = phone.execute_script(_CARDS)
+        assert head == "none" and len(cards) == 10
+        assert all(w <= width and row == "block" and cells == "block" and label == '"evidence: "'
+                   for w, row, cells, label in cards), cards
+        wide = phone.execute_script("return Array.from(document.querySelectorAll('main table.cards'))"
+                                    ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth).length")
+        assert wide == 0  # a card never scrolls inside its table either
+    finally:
+        phone.quit()
+    browser.get(two_model_report.as_uri())  # on a desktop the failures stay a table
+    head, rows = browser.execute_script(_CARDS)
+    assert head == "table-row" and {(row, cells) for _, row, cells, _ in rows} == {("table-row", "table-cell")}
