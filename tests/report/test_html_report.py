@@ -269,6 +269,11 @@ def test_on_a_phone_each_failure_is_a_card_and_nothing_scrolls_sideways(browser,
         wide = phone.execute_script("return Array.from(document.querySelectorAll('main table.cards'))"
                                     ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth).length")
         assert wide == 0  # a card never scrolls inside its table either
+        seen = phone.execute_script(  # the first failure's evidence, scrolled to, lies inside the screen and says something
+            "const e = document.querySelector('main table.cards tr[data-verdict=fail] td.evidence'); e.scrollIntoView();"
+            "const r = e.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom, e.textContent.trim().length];")
+        left, right, top, bottom, said = seen
+        assert 0 <= left < right <= width and 0 <= top < bottom <= 844 and said > 0, seen
     finally:
         phone.quit()
     browser.get(two_model_report.as_uri())  # on a desktop the failures stay a table
