@@ -10,7 +10,7 @@ report read it.
 >>> first = Verdict("unverified", "embedding", metrics=(Measure("support", 0.61, 0.7),))
 >>> final = first.overrule("fail", "judge", ("the answer names a city the context does not",), (Measure("faithfulness", 0.2, 0.5),))
 >>> final.outcome, final.overruled.decided_by, str(final.metrics[0])
-('fail', 'embedding', 'faithfulness 0.200 < 0.5')
+('fail', 'embedding', 'faithfulness 0.200 < 0.500')
 >>> Verdict.from_dict(final.to_dict()) == final
 True
 """
