@@ -25,7 +25,7 @@ import pytest
 
 from ..core.case import Case, CaseFileError, check_fields, read_case_rows
 from ..core.result import Record, Result, Signature
-from ..report.calibration import (Floors, calibrate, calibration_lines, file_digest, is_diagnostic, read_calibration, status,
+from ..report.calibration import (Floors, calibrate, calibration_lines, file_digest, is_diagnostic, more_rows, read_calibration, status,
                                   write_calibration)
 from ..run.recording import current_context
 
@@ -155,10 +155,15 @@ def setup_calibration(config: pytest.Config, settings: Settings) -> Requirement 
     """The run's calibration requirement (``None``: none, or this is a calibration run, which measures raw verdicts)."""
     if not settings.require_calibration or settings.calibrate:
         return None
-    given, default = dict(settings.calibration_floors), Floors()  # what the option leaves out keeps Floors' default
-    floors = Floors(given.get("min_kappa", default.min_kappa), int(given.get("min_rows", default.min_rows)),
-                    given.get("min_precision", default.min_precision))
-    return Requirement(os.path.join(config.invocation_params.dir, settings.calibration_file), floors)
+    return Requirement(os.path.join(config.invocation_params.dir, settings.calibration_file), run_floors(settings))
+
+
+def run_floors(settings: Settings) -> Floors:
+    """The floors a calibration must clear before its check may gate (``calibration.floors``; what it leaves out keeps
+    `Floors`' default)."""
+    given, default = dict(settings.calibration_floors), Floors()
+    return Floors(given.get("min_kappa", default.min_kappa), int(given.get("min_rows", default.min_rows)),
+                  given.get("min_precision", default.min_precision))
 
 
 def calibration_section(config: pytest.Config, records: Sequence[Mapping[str, Any]], requirement: Requirement | None) -> dict[str, Any] | None:
@@ -169,7 +174,13 @@ def calibration_section(config: pytest.Config, records: Sequence[Mapping[str, An
         return None
     section: dict[str, Any] = {}
     if ran is not None:
-        section.update(entries=ran[0], file=ran[1], lines=calibration_lines(ran[0]))
+        from .session import session_key
+
+        session = config.stash.get(session_key, None)
+        floors = requirement.floors if requirement is not None else run_floors(session.settings) if session is not None else Floors()
+        entries = {key: {**entry, "may_gate": status(entry, floors)[0], "more_rows": more_rows(entry, floors)}
+                   for key, entry in ran[0].items()}
+        section.update(entries=entries, file=ran[1], lines=calibration_lines(ran[0], floors))
     if requirement is not None:
         checks: dict[str, dict[str, Any]] = {}
         for record in records:

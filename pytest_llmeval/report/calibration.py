@@ -22,6 +22,8 @@ below a floor, is *diagnostic*: `status()` says why, and its verdicts are record
 
 from __future__ import annotations
 
+import math
+
 import hashlib
 import json
 import os
@@ -36,7 +38,7 @@ from ..stats.agreement import LABELS, ThresholdSuggestion, agreement, suggest_th
 from .gate import is_error
 
 __all__ = ["calibrate", "Floors", "status", "read_calibration", "write_calibration", "file_digest",
-           "FORMAT", "calibration_lines", "is_diagnostic"]
+           "FORMAT", "calibration_lines", "is_diagnostic", "more_rows"]
 
 FORMAT = "pytest-llmeval-calibration"
 VERSION = 1
@@ -198,16 +200,41 @@ def _number(value: Any, digits: int = 2) -> str:
     return f"{0.0 if abs(value) < 0.5 * 10 ** -digits else value:.{digits}f}"  # never "-0.00"
 
 
-def calibration_lines(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """What a calibration run found, a few lines per check signature (the terminal's and the reports')."""
+def more_rows(entry: Mapping[str, Any], floors: Floors) -> int | None:
+    """About how many more labeled rows a calibration needs before it clears ``floors``: enough decided rows, and a kappa
+    interval whose lower end clears the floor at the agreement measured (its width shrinks as one over the square root
+    of the rows), at the share of rows the check decided; 0 when it clears them, ``None`` when more rows cannot help
+    (the kappa itself is below the floor, or the check decided no row)."""
+    rows, decided, kappa, low = int(entry.get("rows") or 0), int(entry.get("decided") or 0), entry.get("kappa"), entry.get("kappa_low")
+    if not decided or kappa is None or kappa <= floors.min_kappa:
+        return None
+    needed = float(floors.min_rows)
+    if isinstance(low, (int, float)) and low < floors.min_kappa:
+        needed = max(needed, decided * ((kappa - low) / (kappa - floors.min_kappa)) ** 2)
+    return max(0, math.ceil(needed * rows / decided) - rows)
+
+
+def _decided_of(caught: int, total: int, decided: int) -> str:
+    """``1/10`` or, where the check left some rows undecided, ``1/10 (1/3 decided)``."""
+    return f"{caught}/{total}" + (f" ({caught}/{decided} decided)" if decided != total else "")
+
+
+def calibration_lines(entries: Mapping[str, Mapping[str, Any]], floors: Floors | None = None) -> list[str]:
+    """What a calibration run found, a few lines per check signature (the terminal's and the reports'); with the run's
+    ``floors``, whether each may gate and, if not, about how many more labeled rows would let it."""
     lines = []
     for key, e in entries.items():
         low, high = e.get("kappa_low"), e.get("kappa_high")
         interval = f" [{_number(low)}, {_number(high)}]" if low is not None and high is not None else ""
         cost = e.get("cost") or {}
-        lines.append(f"{e['check']} ({key.split('|', 2)[1]}, {Signature.from_dict(e['signature']).digest}): {e['rows']} rows, "
-                     f"kappa {_number(e.get('kappa'))}{interval}, agreement {_number(e.get('agreement'))}, good failed "
-                     f"{e['good_failed']}/{e['good']}, bad caught {e['bad_caught']}/{e['bad']}, failure precision "
+        rows, decided = int(e["rows"]), int(e.get("decided", e["rows"]))
+        on = f"{rows} rows" if decided == rows else f"{rows} rows, {decided} decided"
+        good_decided = int(e.get("good_failed", 0)) + int(e.get("good_passed", e["good"] - e["good_failed"]))
+        bad_decided = int(e.get("bad_caught", 0)) + int(e.get("bad_passed", e["bad"] - e["bad_caught"]))
+        lines.append(f"{e['check']} ({key.split('|', 2)[1]}, {Signature.from_dict(e['signature']).digest}): {on}; "
+                     f"over the decided rows kappa {_number(e.get('kappa'))}{interval}, agreement {_number(e.get('agreement'))}; "
+                     f"good failed {_decided_of(e['good_failed'], e['good'], good_decided)}, bad caught "
+                     f"{_decided_of(e['bad_caught'], e['bad'], bad_decided)}, failure precision "
                      f"{_number(e.get('precision'))}, unverified {_number(e.get('unverified_share'))}"
                      f"{f' ({n} measured nothing)' if (n := e.get('errors')) else ''}; judge calls "
                      f"{cost.get('judge_calls', 0)}, tokens {cost.get('prompt_tokens', 0) + cost.get('completion_tokens', 0)}, "
@@ -222,4 +249,11 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]]) -> list[str]:
         threshold = e.get("threshold")
         if threshold:
             lines.append("  suggested " + ThresholdSuggestion(**threshold).describe())
+        if floors is not None:
+            gates, why = status(e, floors)
+            if not gates:
+                more = more_rows(e, floors)
+                lines.append(f"  may not gate yet ({why.removeprefix('not calibrated: ')}): " + (
+                    f"about {more} more labeled rows would decide it at this agreement" if more
+                    else "more labeled rows will not clear the floor at this agreement"))
     return lines

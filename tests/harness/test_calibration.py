@@ -149,8 +149,8 @@ def test_calibration_run_reports_the_scripted_agreement_and_writes_the_record(py
                                 "--override-ini=llmeval_calibrate_check=hallucination_judge", "--llmeval-report=out.json")
     result.assert_outcomes(passed=40, deselected=1)
     expected = kappa_of({("good", "pass"): 16, ("good", "fail"): 4, ("bad", "pass"): 4, ("bad", "fail"): 16})
-    result.stdout.fnmatch_lines([f"llmeval calibration: hallucination_judge (*): 40 rows, kappa {expected:.2f} *agreement 0.80*"
-                                 "good failed 4/20, bad caught 16/20, failure precision 0.80*judge calls 40*",
+    result.stdout.fnmatch_lines([f"llmeval calibration: hallucination_judge (*): 40 rows; over the decided rows kappa {expected:.2f} "
+                                 "*agreement 0.80; good failed 4/20, bad caught 16/20, failure precision 0.80*judge calls 40*",
                                  "  decided by judge: 40 rows*", "llmeval calibration record: *llmeval-calibration.json"])
     record = json.loads((pytester.path / "llmeval-calibration.json").read_text())
     [entry] = record["checks"].values()
@@ -159,6 +159,9 @@ def test_calibration_run_reports_the_scripted_agreement_and_writes_the_record(py
     assert entry["signature"]["model"] and entry["cost"]["judge_calls"] == 40
     report = json.loads((pytester.path / "out.json").read_text())
     assert report["calibration"]["entries"] and report["calibration"]["lines"][0].startswith("hallucination_judge")
+    [written] = report["calibration"]["entries"].values()  # 40 decided rows: under the 50 needed, and how many more it says
+    assert written["may_gate"] is False and written["more_rows"] >= 10
+    assert f"about {written['more_rows']} more labeled rows would decide it" in report["calibration"]["lines"][-1]
 
 
 def test_a_judge_at_random_has_kappa_near_zero_and_cannot_fail_tests_when_calibration_is_required(pytester, server,
@@ -201,7 +204,7 @@ def test_a_calibrated_check_gates_and_another_signature_does_not(pytester):
     done = pytester.runpytest("-p", "no:randomly", "-n", "2", "--llmeval-calibrate=labels.jsonl",
                               "--override-ini=llmeval_calibrate_check=exact_match", "--override-ini=llmeval_calibration_file=cal.json")
     done.assert_outcomes(passed=60)
-    done.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): 60 rows, kappa 1.00 *"])
+    done.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): 60 rows; over the decided rows kappa 1.00 *"])
     result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_require_calibration=true", "--override-ini=llmeval_calibration_file=cal.json")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["llmeval calibration: exact_match (*): calibrated: kappa 1.00 on 60 rows*"])
@@ -285,3 +288,25 @@ def test_calibration_replays_recorded_judge_verdicts(pytester, server):
     [before], [after] = first["checks"].values(), again["checks"].values()
     assert (before["kappa"], before["bad_caught"], before["good_failed"]) == (after["kappa"], after["bad_caught"], after["good_failed"])
     assert after["cost"]["judge_calls"] == 0
+
+
+def test_the_calibration_line_says_what_each_figure_is_over_and_how_many_labels_would_decide_it():
+    """1 of 10 bad answers caught, 1 of the 3 it decided; kappa rests on 10 decided rows of 20, under the 50 a check needs
+    to gate, and the line says about how many more labeled rows would let it (the JSON entry says the same)."""
+    from pytest_llmeval.report.calibration import Floors, calibration_lines, more_rows
+    from pytest_llmeval.stats.agreement import agreement
+
+    pairs = ([("good", "pass")] * 6 + [("good", "fail")] + [("good", "unverified")] * 3
+             + [("bad", "fail")] + [("bad", "pass")] * 2 + [("bad", "unverified")] * 7)
+    found = agreement(pairs).to_dict()
+    entry = {"check": "groundedness", "signature": {"evaluator": "groundedness", "version": "5"}, **found, "cost": {}}
+    lines = calibration_lines({"groundedness|v5|x": entry}, Floors(min_kappa=0.1, min_rows=50))
+    assert lines[0].startswith("groundedness (v5, ") and "20 rows, 10 decided; over the decided rows kappa " in lines[0]
+    assert "good failed 1/10 (1/7 decided), bad caught 1/10 (1/3 decided)" in lines[0]
+    assert (found["bad_caught"], found["bad"], found["bad_caught_share"]) == (1, 10, pytest.approx(1 / 3))
+    more = more_rows(entry, Floors(min_kappa=0.1, min_rows=50))
+    assert more is not None and more >= 80  # 50 decided rows at half the rows decided: at least 100 labeled, 80 more
+    assert lines[-1] == (f"  may not gate yet (kappa {found['kappa']:.2f} on 10 decided of 20 rows, needs 50 rows): about {more} "
+                         "more labeled rows would decide it at this agreement")
+    assert more_rows(entry, Floors(min_kappa=0.9, min_rows=50)) is None  # the kappa itself is below: labels will not help
+    assert calibration_lines({"groundedness|v5|x": entry})[-1].startswith("groundedness")  # no floors, no verdict on them
