@@ -32,7 +32,7 @@ from ..run.recording import current_context
 if TYPE_CHECKING:
     from .options import Settings
 
-__all__ = ["LabeledRow", "labeled_items", "Requirement", "finish_calibration", "calibration_key", "calibration_section",
+__all__ = ["LabeledRow", "labeled_items", "Requirement", "finish_calibration", "calibration_key", "calibration_section", "run_floors",
            "setup_calibration"]
 
 #: The calibration run's entries and the record file it wrote (the controller's, for the terminal and the report).
@@ -166,7 +166,8 @@ def run_floors(settings: Settings) -> Floors:
                   given.get("min_precision", default.min_precision))
 
 
-def calibration_section(config: pytest.Config, records: Sequence[Mapping[str, Any]], requirement: Requirement | None) -> dict[str, Any] | None:
+def calibration_section(config: pytest.Config, records: Sequence[Mapping[str, Any]], requirement: Requirement | None,
+                        floors: Floors | None = None) -> dict[str, Any] | None:
     """What the reports say of calibration: the calibration run's figures, and each check's status under the
     requirement (with its verdicts), or ``None`` when the run neither calibrated nor required calibration."""
     ran = config.stash.get(calibration_key, None)
@@ -174,10 +175,7 @@ def calibration_section(config: pytest.Config, records: Sequence[Mapping[str, An
         return None
     section: dict[str, Any] = {}
     if ran is not None:
-        from .session import session_key
-
-        session = config.stash.get(session_key, None)
-        floors = requirement.floors if requirement is not None else run_floors(session.settings) if session is not None else Floors()
+        floors = requirement.floors if requirement is not None else floors or Floors()  # the run's (run_floors)
         entries = {key: {**entry, "may_gate": status(entry, floors)[0], "more_rows": more_rows(entry, floors)}
                    for key, entry in ran[0].items()}
         section.update(entries=entries, file=ran[1], lines=calibration_lines(ran[0], floors))

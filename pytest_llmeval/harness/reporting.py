@@ -123,9 +123,9 @@ def build_report(session: EvalSession) -> dict[str, Any]:
         baseline=None if comparison is None else comparison.to_dict(), tests=dict(sorted(session.outcomes.items())),
         models=model_stats(session), judge=judge_stats(session), gate=run_gate(session).to_dict())
     if session.settings.calibrate or session.requirement is not None:
-        from .calibrating import calibration_section
+        from .calibrating import calibration_section, run_floors
 
-        report["calibration"] = calibration_section(session.config, records, session.requirement)
+        report["calibration"] = calibration_section(session.config, records, session.requirement, run_floors(session.settings))
     session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
     return report
 
@@ -197,9 +197,10 @@ def _calibration_lines(session: EvalSession) -> list[str]:
     """The calibration run's figures and the record it wrote; each check's calibration status under the requirement."""
     if not (session.settings.calibrate or session.requirement is not None):
         return []
-    from .calibrating import calibration_section
+    from .calibrating import calibration_section, run_floors
 
-    section = calibration_section(session.config, session.ordered_records(), session.requirement) or {}
+    section = calibration_section(session.config, session.ordered_records(), session.requirement,
+                                  run_floors(session.settings)) or {}
     lines = [f"llmeval calibration: {line}" if not line.startswith(" ") else line for line in section.get("lines", [])]
     if "entries" in section:
         lines.append(f"llmeval calibration record: {section['file']}" if section["entries"] else
