@@ -80,6 +80,12 @@ class Measure:
         """How the value stands to the threshold: ``>=`` or ``<`` (``<=`` or ``>`` where lower is better)."""
         return (">=" if self.met else "<") if self.higher_is_better else ("<=" if self.met else ">")
 
+    def against_threshold(self) -> str:
+        """The headline form, ``support 0.472 < threshold 0.700`` (``evidence 2 > threshold 0``), for a measure with a
+        threshold."""
+        value, threshold = self.shown()
+        return f"{self.metric} {value} {self.sign} threshold {threshold}"
+
     def __str__(self) -> str:
         """``support 0.753 >= 0.700``, ``evidence 1 > 0``; the value alone without a threshold."""
         value, threshold = self.shown()

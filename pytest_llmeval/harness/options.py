@@ -384,20 +384,19 @@ def load_settings(config: pytest.Config, environ: dict[str, str] | None = None) 
         if given is None and option.flag:
             given = _UNSET  # a flag not given
         ini = config.getini(option.ini)
+        in_ini = bool(ini) if option.many else ini != option.default  # the ini file (or -o) sets it
         layers: list[tuple[str, Any]] = []  # (source, value), lowest priority first
         if option.key in written:
-            if ini != ([] if option.many else option.default):
+            if in_ini:
                 raise pytest.UsageError(f"llmeval: {written[option.key][1]} is also set as {option.ini} in the ini file "
                                         "(or -o); keep one")
             text, where = written[option.key]
             parsed = [_parsed(option, t, where) for t in text] if isinstance(text, list) else _parsed(option, text, where)
             layers.append(("config file", tuple(parsed) if isinstance(parsed, list) else parsed))
-        elif option.many:
+        elif in_ini:
             where = f"{option.ini} in the ini file (or -o)"
-            if ini:
-                layers.append(("config file", tuple(_parsed(option, str(line), where) for line in ini)))
-        elif ini != option.default:
-            layers.append(("config file", _parsed(option, str(ini), f"{option.ini} in the ini file (or -o)")))
+            parsed = tuple(_parsed(option, str(line), where) for line in ini) if option.many else _parsed(option, str(ini), where)
+            layers.append(("config file", parsed))
         if option.env in environ:
             text, where = environ[option.env], f"{option.env} in the environment"
             if option.many:

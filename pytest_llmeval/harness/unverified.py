@@ -93,11 +93,8 @@ def _missed(record: Mapping[str, Any]) -> str:
     directions = directions if isinstance(directions, Mapping) else {}
     values = {name: float(value) for name, value in metrics.items() if isinstance(value, (int, float))}
     limits = {name: float(value) for name, value in thresholds.items() if isinstance(value, (int, float))}
-    shown = []
-    for name in missed_thresholds(values, limits, directions):
-        value, limit = Measure(name, values[name], limits[name], bool(directions.get(name, True))).shown()
-        shown.append(f"{name} {value} {'<' if directions.get(name, True) else '>'} threshold {limit}")
-    return "; ".join(shown)
+    return "; ".join(Measure(name, values[name], limits[name], bool(directions.get(name, True))).against_threshold()
+                     for name in missed_thresholds(values, limits, directions))
 
 
 def summary_message(records: Iterable[Mapping[str, Any]]) -> str:

@@ -205,7 +205,8 @@ def more_rows(entry: Mapping[str, Any], floors: Floors) -> int | None:
     interval whose lower end clears the floor at the agreement measured (its width shrinks as one over the square root
     of the rows), at the share of rows the check decided; 0 when it clears them, ``None`` when more rows cannot help
     (the kappa itself is below the floor, or the check decided no row)."""
-    rows, decided, kappa, low = int(entry.get("rows") or 0), int(entry.get("decided") or 0), entry.get("kappa"), entry.get("kappa_low")
+    rows, decided = int(entry.get("rows") or 0), int(entry.get("decided") or 0)
+    kappa, low = entry.get("kappa"), entry.get("kappa_low")
     if not decided or kappa is None or kappa <= floors.min_kappa:
         return None
     needed = float(floors.min_rows)
@@ -229,8 +230,7 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]], floors: Floors |
         cost = e.get("cost") or {}
         rows, decided = int(e["rows"]), int(e.get("decided", e["rows"]))
         on = f"{rows} rows" if decided == rows else f"{rows} rows, {decided} decided"
-        good_decided = int(e.get("good_failed", 0)) + int(e.get("good_passed", e["good"] - e["good_failed"]))
-        bad_decided = int(e.get("bad_caught", 0)) + int(e.get("bad_passed", e["bad"] - e["bad_caught"]))
+        good_decided, bad_decided = e["good_failed"] + e["good_passed"], e["bad_caught"] + e["bad_passed"]
         lines.append(f"{e['check']} ({key.split('|', 2)[1]}, {Signature.from_dict(e['signature']).digest}): {on}; "
                      f"over the decided rows kappa {_number(e.get('kappa'))}{interval}, agreement {_number(e.get('agreement'))}; "
                      f"good failed {_decided_of(e['good_failed'], e['good'], good_decided)}, bad caught "

@@ -54,7 +54,7 @@ from .recording import current_context
 
 __all__ = ["LLMEvalAssertionError", "format_failure", "check", "run_check", "run_cases", "raise_failure",
            "unverified_action", "standalone", "check_kwargs", "group_defaults", "scorer_argument", "CASE_ARGUMENTS",
-           "decide_unverified", "detector_for", "masked_values", "verifier_for"]
+           "decide_unverified", "detector_for", "masked_values", "verifier_for", "missing_extra"]
 
 
 #: The keyword arguments of a case (the rest of a check's arguments are its parameters).
@@ -94,9 +94,14 @@ def _fmt(value: float | None) -> str:
 def _missed(result: Result, metric: str) -> str:
     """How a metric missed its threshold: ``support 0.472 < threshold 0.700``; a count as a count (``evidence 2 >
     threshold 0``), in `Measure`'s numbers."""
-    measure = Measure(metric, result.metrics[metric], result.thresholds[metric], result.higher_is_better.get(metric, True))
-    value, limit = measure.shown()
-    return f"{metric} {value} {'<' if measure.higher_is_better else '>'} threshold {limit}"
+    return Measure(metric, result.metrics[metric], result.thresholds[metric],
+                   result.higher_is_better.get(metric, True)).against_threshold()
+
+
+def missing_extra(exc: ImportError) -> str | None:
+    """The one line a missing extra is said in (``llmeval: ... pip install '...[extra]'``), not a traceback; ``None``
+    for an ImportError that names no extra to install."""
+    return f"llmeval: {exc}" if "pip install" in str(exc) else None
 
 
 def _decided(verdict: Verdict) -> str:
@@ -365,7 +370,7 @@ def run_cases(
                 context.record(result)
         raise
     except (SetupError, ImportError) as exc:
-        if isinstance(exc, ImportError) and "pip install" not in str(exc):
+        if isinstance(exc, ImportError) and missing_extra(exc) is None:
             raise
         fail = f"llmeval: {exc}"  # a missing extra or model: one line, not a 30-line traceback
     if skip is not None:

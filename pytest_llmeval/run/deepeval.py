@@ -201,19 +201,20 @@ def assert_metric(metric: Any, *, test_case: Any = None, model: str | None = Non
     ``retrieval_context``); other keywords (``tools_called=...``) go to ``LLMTestCase``.
     """
     __tracebackhide__ = True
-    from .check import format_failure, raise_failure
+    from .check import format_failure, missing_extra, raise_failure
 
+    said: str | None = None
     try:
-        result: Result | None = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual,
-                                               question=question, expected=expected, context=context, **extra)
+        result = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual, question=question,
+                                expected=expected, context=context, **extra)
     except ImportError as exc:
-        if str(exc) != DEEPEVAL_HINT:
+        said = missing_extra(exc)
+        if said is None:
             raise
-        result = None
-    if result is None:  # outside the except: one line, as every missing extra is said, with no chained traceback
+    if said is not None:  # outside the except: one line, as every missing extra is said, with no chained traceback
         import pytest
 
-        pytest.fail(f"llmeval: {DEEPEVAL_HINT}", pytrace=False)
+        pytest.fail(said, pytrace=False)
     if not result.passed:
         raise_failure(result, format_failure(result))
     return result
