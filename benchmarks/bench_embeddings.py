@@ -30,8 +30,13 @@ from pytest_llmeval.text.basics import split_sentences
 from pytest_llmeval import Case, Registry
 
 SUBJECTS = ["Brazil", "Mexico", "Canada", "Japan", "Germany", "India", "Kenya", "Chile", "Spain", "Egypt"]
-FACTS = ["revenue was {n} million", "headcount grew to {n} people", "churn fell to {n} basis points",
-         "the store count reached {n}", "capital spending was {n} million"]
+FACTS = [
+    "revenue was {n} million",
+    "headcount grew to {n} people",
+    "churn fell to {n} basis points",
+    "the store count reached {n}",
+    "capital spending was {n} million",
+]
 
 
 def recorded_cases(count: int, seed: int = 7) -> list[Case]:
@@ -40,7 +45,9 @@ def recorded_cases(count: int, seed: int = 7) -> list[Case]:
     chunks = []
     for i in range(200):
         subject = SUBJECTS[i % len(SUBJECTS)]
-        sentences = [f"In {2015 + i % 9}, {subject} {rng.choice(FACTS).format(n=rng.randint(10, 99_999))}." for _ in range(3)]
+        sentences = [
+            f"In {2015 + i % 9}, {subject} {rng.choice(FACTS).format(n=rng.randint(10, 99_999))}." for _ in range(3)
+        ]
         chunks.append(" ".join(sentences))
     cases = []
     for i in range(count):
@@ -58,7 +65,9 @@ def hand_written(model, cases):
     answers = [split_sentences(c.actual) for c in cases]
     contexts = [[s for chunk in c.context for s in split_sentences(chunk)] for c in cases]
     unique = list(dict.fromkeys(s for group in answers + contexts for s in group))
-    vectors = model.encode(unique, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+    vectors = model.encode(
+        unique, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+    )
     index = {s: i for i, s in enumerate(unique)}
     scores = []
     for a, c in zip(answers, contexts):
@@ -71,9 +80,15 @@ def naive(model, cases):
     """What a user writes per assertion without the plugin: encode answer and context in every test."""
     scores = []
     for case in cases:
-        a = model.encode(split_sentences(case.actual), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
-        c = model.encode([s for chunk in case.context for s in split_sentences(chunk)], convert_to_numpy=True,
-                         normalize_embeddings=True, show_progress_bar=False)
+        a = model.encode(
+            split_sentences(case.actual), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+        )
+        c = model.encode(
+            [s for chunk in case.context for s in split_sentences(chunk)],
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         scores.append(float(np.clip(a @ c.T, 0, 1).max(axis=1).min()))
     return scores
 
@@ -159,10 +174,22 @@ def main() -> None:
     on, off = startup()
     n = len(cases)
     print(f"{n} cases, device {args.device}")
-    print(f"(1) batched plugin vs hand-written batch: {n / t_batched:.0f} vs {n / t_hand:.0f} cases/s = {t_hand / t_batched:.2f}x  [target >= 0.9]")
-    print(f"(2) per-assertion plugin vs naive loop:   {n / t_assert:.0f} vs {n / t_naive:.0f} cases/s = {t_naive / t_assert:.1f}x  [target >= 3x]")
-    print(f"(3) warm disk cache vs cold (with load):  {t_warm:.2f}s vs {t_cold:.2f}s = {t_cold / t_warm:.0f}x  [target >= 20x]")
-    print(f"(4) pytest start-up, plugin on vs off:    {on * 1000:.0f} ms vs {off * 1000:.0f} ms = {1000 * (on - off):+.0f} ms  [target < 50 ms]")
+    print(
+        f"(1) batched plugin vs hand-written batch: {n / t_batched:.0f} vs {n / t_hand:.0f} cases/s = "
+        f"{t_hand / t_batched:.2f}x  [target >= 0.9]"
+    )
+    print(
+        f"(2) per-assertion plugin vs naive loop:   {n / t_assert:.0f} vs {n / t_naive:.0f} cases/s = "
+        f"{t_naive / t_assert:.1f}x  [target >= 3x]"
+    )
+    print(
+        f"(3) warm disk cache vs cold (with load):  {t_warm:.2f}s vs {t_cold:.2f}s = {t_cold / t_warm:.0f}x  [target "
+        ">= 20x]"
+    )
+    print(
+        f"(4) pytest start-up, plugin on vs off:    {on * 1000:.0f} ms vs {off * 1000:.0f} ms = "
+        f"{1000 * (on - off):+.0f} ms  [target < 50 ms]"
+    )
 
 
 if __name__ == "__main__":

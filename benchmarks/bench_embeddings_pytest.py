@@ -36,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-CONFTEST = '''
+CONFTEST = """
 import json, os, time
 import pytest
 
@@ -62,18 +62,18 @@ def pytest_sessionfinish(session):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(os.path.join(os.environ["BENCH_OUT"], f"encode-{worker}.json"), "w") as handle:
         json.dump(SPENT, handle)
-'''
+"""
 
-SUITE = '''
+SUITE = """
 import pytest
 from pytest_llmeval import assert_grounded, cases
 
 @pytest.mark.parametrize("case", cases("rows.jsonl"))
 def test_grounded(case):
     assert_grounded(case.actual, case.context, method="embeddings", threshold=0.0)
-'''
+"""
 
-REFERENCE = '''
+REFERENCE = """
 import json, sys, time
 import torch
 if sys.argv[2] != "auto":  # auto: torch's default, one thread per core
@@ -90,11 +90,12 @@ unique = list(dict.fromkeys(texts))
 part, parts = (int(x) for x in sys.argv[3].split("/")) if len(sys.argv) > 3 else (0, 1)
 unique = unique[part * len(unique) // parts:(part + 1) * len(unique) // parts]
 model = SentenceTransformer(str(get_model_path()), device="cpu")
-model.encode(unique[:64], batch_size=64)  # warm-up, untimed (the run's first batch pays it: the ratio errs against the run)
+model.encode(unique[:64], batch_size=64)  # warm-up, untimed (the run's first batch pays it: the ratio errs against \
+the run)
 start = time.perf_counter()
 model.encode(unique, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
 print(json.dumps({"seconds": time.perf_counter() - start, "texts": len(unique)}))
-'''
+"""
 
 TOPICS = ["revenue", "rainfall", "population", "exports", "budget", "ridership", "harvest", "tourism"]
 
@@ -103,12 +104,16 @@ def rows(count: int) -> list[str]:
     out = []
     for i in range(count):
         topic = TOPICS[i % len(TOPICS)]
-        answer = (f"The {topic} of region {i} rose by {i % 17 + 2} percent in {2000 + i % 25}. "
-                  f"Officials in district {i} credited new policy number {i * 3}. "
-                  f"Analysts expect the {topic} trend to continue for {i % 5 + 1} years.")
-        context = [f"Report {i}: {topic} in region {i} grew {i % 17 + 2} percent during {2000 + i % 25}. "
-                   f"District {i} introduced policy {i * 3} that year.",
-                   f"Forecasts for region {i} see the {topic} growth lasting {i % 5 + 1} more years."]
+        answer = (
+            f"The {topic} of region {i} rose by {i % 17 + 2} percent in {2000 + i % 25}. "
+            f"Officials in district {i} credited new policy number {i * 3}. "
+            f"Analysts expect the {topic} trend to continue for {i % 5 + 1} years."
+        )
+        context = [
+            f"Report {i}: {topic} in region {i} grew {i % 17 + 2} percent during {2000 + i % 25}. "
+            f"District {i} introduced policy {i * 3} that year.",
+            f"Forecasts for region {i} see the {topic} growth lasting {i % 5 + 1} more years.",
+        ]
         out.append(json.dumps({"id": f"case-{i}", "actual_output": answer, "retrieved_context": context}))
     return out
 
@@ -122,9 +127,26 @@ def thread_env(threads: str) -> dict[str, str]:
 def run_suite(folder: Path, threads: str, workers: int, attempt: int = 0) -> dict[str, float]:
     out = folder / f"out-{threads}-{workers}-{attempt}"
     out.mkdir()
-    env = {**thread_env(threads), "BENCH_THREADS": threads, "BENCH_OUT": str(out), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--llmeval-cache-dir=off",
-               f"--llmeval-report={out / 'report.json'}", *(["-n", str(workers)] if workers else [])]
+    env = {
+        **thread_env(threads),
+        "BENCH_THREADS": threads,
+        "BENCH_OUT": str(out),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        "--llmeval-cache-dir=off",
+        f"--llmeval-report={out / 'report.json'}",
+        *(["-n", str(workers)] if workers else []),
+    ]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -134,16 +156,27 @@ def run_suite(folder: Path, threads: str, workers: int, attempt: int = 0) -> dic
     report = json.loads((out / "report.json").read_text())
     stats = [report["models"]["controller"], *report["models"]["workers"].values()]
     batches = sum(s.get("prefetch", {}).get("batches", 0) for s in stats)
-    return {"seconds": sum(s["seconds"] for s in spent), "slowest": max(s["seconds"] for s in spent), "texts": sum(s["texts"] for s in spent),
-            "calls": sum(s["calls"] for s in spent), "wall": wall, "batches": batches, "results": len(report["results"])}
+    return {
+        "seconds": sum(s["seconds"] for s in spent),
+        "slowest": max(s["seconds"] for s in spent),
+        "texts": sum(s["texts"] for s in spent),
+        "calls": sum(s["calls"] for s in spent),
+        "wall": wall,
+        "batches": batches,
+        "results": len(report["results"]),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=300)
-    parser.add_argument("--threads", default="1,2,auto", help="torch threads per process; auto: no OMP_NUM_THREADS, the defaults")
+    parser.add_argument(
+        "--threads", default="1,2,auto", help="torch threads per process; auto: no OMP_NUM_THREADS, the defaults"
+    )
     parser.add_argument("--workers", default="0,2")
-    parser.add_argument("--repeat", type=int, default=3, help="rounds of reference and run per row; the median round is shown")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds of reference and run per row; the median round is shown"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
@@ -152,31 +185,53 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "test_suite.py").write_text(SUITE)
         (folder / "reference.py").write_text(REFERENCE)
         print(f"{args.cases} cases, one assert_grounded(method='embeddings') each, cases() from a JSONL file")
-        print("| threads | -n | reference encode | run encode (sum over workers) | ratio | sentences ref / run | encode calls | wall |")
+        print(
+            "| threads | -n | reference encode | run encode (sum over workers) | ratio | sentences ref / run | encode "
+            "calls | wall |"
+        )
         print("|---|---|---|---|---|---|---|---|")
         for threads in args.threads.split(","):
             for workers in (int(w) for w in args.workers.split(",")):
                 env = thread_env(threads)
                 ref = [sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl"), threads]
                 rounds = []
-                for attempt in range(args.repeat):  # reference and run side by side, so a slow spell of the machine hits both
-                    reference = json.loads(subprocess.run(ref, capture_output=True, text=True, check=True, cwd=ROOT, env=env).stdout)
+                for attempt in range(
+                    args.repeat
+                ):  # reference and run side by side, so a slow spell of the machine hits both
+                    reference = json.loads(
+                        subprocess.run(ref, capture_output=True, text=True, check=True, cwd=ROOT, env=env).stdout
+                    )
                     split = None
                     if workers:
-                        procs = [subprocess.Popen([*ref, f"{k}/{workers}"], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env)
-                                 for k in range(workers)]
+                        procs = [
+                            subprocess.Popen(
+                                [*ref, f"{k}/{workers}"], stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env
+                            )
+                            for k in range(workers)
+                        ]
                         split = sum(json.loads(p.communicate()[0])["seconds"] for p in procs)
                     measured = run_suite(folder, threads, workers, attempt)
                     assert measured["results"] == args.cases, measured
                     rounds.append((reference, split, measured))
                 ratios = sorted(r["seconds"] / m["seconds"] for r, _, m in rounds)
-                reference, split, measured = sorted(rounds, key=lambda r: r[0]["seconds"] / r[2]["seconds"])[len(rounds) // 2]
+                reference, split, measured = sorted(rounds, key=lambda r: r[0]["seconds"] / r[2]["seconds"])[
+                    len(rounds) // 2
+                ]
                 spread = f" ({ratios[0]:.2f}-{ratios[-1]:.2f})" if len(ratios) > 1 else ""
-                shape = "" if split is None else f"; split over {workers} processes at once: {split:.2f} s, {split / measured['seconds']:.2f}x"
+                shape = (
+                    ""
+                    if split is None
+                    else f"; split over {workers} processes at once: {split:.2f} s, {split / measured['seconds']:.2f}x"
+                )
                 slowest = f" (slowest worker {measured['slowest']:.2f} s)" if workers else ""
-                print(f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s{shape} | {measured['seconds']:.2f} s{slowest} | "
-                      f"{ratios[len(ratios) // 2]:.2f}x{spread} | {reference['texts']} / {measured['texts']} | {measured['calls']:.0f} | "
-                      f"{measured['wall']:.1f} s |", flush=True)
+                print(
+                    f"| {threads} | {workers or '-'} | {reference['seconds']:.2f} s{shape} | {measured['seconds']:.2f} "
+                    f"s{slowest} | "
+                    f"{ratios[len(ratios) // 2]:.2f}x{spread} | {reference['texts']} / {measured['texts']} | "
+                    f"{measured['calls']:.0f} | "
+                    f"{measured['wall']:.1f} s |",
+                    flush=True,
+                )
     return 0
 
 

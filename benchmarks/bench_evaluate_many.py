@@ -1,4 +1,5 @@
-"""Scoring a set of answers outside pytest (a notebook, a script): one `evaluate()` per answer, `evaluate_many()`, and the
+"""Scoring a set of answers outside pytest (a notebook, a script): one `evaluate()` per answer, `evaluate_many()`, and
+the
 check's own batch (the check class's ``evaluate(cases)``, what the session runs), run by hand::
 
     python benchmarks/bench_evaluate_many.py [--answers 200] [--data ../shared/data]
@@ -30,7 +31,10 @@ way, rows = sys.argv[1], json.loads(sys.stdin.read())
 evaluate("groundedness", actual="Warm-up: the models load now.", context=["Nothing to do with the set."])
 start = time.perf_counter()
 if way == "loop":
-    verdicts = [evaluate("groundedness", actual=r["actual"], context=r["context"], question=r["question"]).verdict for r in rows]
+    verdicts = [
+        evaluate("groundedness", actual=r["actual"], context=r["context"], question=r["question"]).verdict
+        for r in rows
+    ]
 elif way == "many":
     verdicts = [r.verdict for r in evaluate_many("groundedness", rows)]
 else:
@@ -43,7 +47,9 @@ print("RESULT=" + json.dumps({"seconds": time.perf_counter() - start, "verdicts"
 def rows(data: str, count: int) -> list[dict[str, object]]:
     with open(os.path.join(data, "halueval_qa_dev.jsonl"), encoding="utf-8") as handle:
         found = [json.loads(line) for line in handle if line.strip()]
-    return [{"actual": r["right_answer"], "context": [r["knowledge"]], "question": r["question"]} for r in found[:count]]
+    return [
+        {"actual": r["right_answer"], "context": [r["knowledge"]], "question": r["question"]} for r in found[:count]
+    ]
 
 
 def run(way: str, answers: list[dict[str, object]]) -> dict[str, object]:
@@ -66,7 +72,11 @@ def main() -> int:
         return 1
     batch = float(found["batch"]["seconds"])  # type: ignore[arg-type]
     print(f"{len(answers)} HaluEval QA answers, groundedness, no disk cache, models loaded first:")
-    for way, label in (("batch", "the check's own batch"), ("many", "evaluate_many()"), ("loop", "one evaluate() per answer")):
+    for way, label in (
+        ("batch", "the check's own batch"),
+        ("many", "evaluate_many()"),
+        ("loop", "one evaluate() per answer"),
+    ):
         seconds = float(found[way]["seconds"])  # type: ignore[arg-type]
         print(f"  {label}: {seconds:.2f} s, {batch / seconds:.2f} of the batch's speed")
     return 0

@@ -21,7 +21,8 @@ Scenarios:
 
 - A: nothing changed, one draw per case: a gate failure is a false alarm (target: at most 10%, 4 of 40).
 - B: nothing changed, ``--llmeval-repeat=3`` on both runs (same target).
-- C: every case 15 points worse (SHIFT=0.15), ``--llmeval-repeat=3``: a gate failure is a catch (target: at least 80%, 16 of 20).
+- C: every case 15 points worse (SHIFT=0.15), ``--llmeval-repeat=3``: a gate failure is a catch (target: at least 80%,
+  16 of 20).
 - D: 15 points worse with one draw per case (informational: how often it is caught, how often inconclusive).
 - H, I, J: fixed 5 draws against ``--llmeval-repeat=auto:5`` (a case drawn again only while its majority-of-5
   verdict is undecided), 15 points worse and unchanged: catches, false alarms and draws per run.
@@ -55,7 +56,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
-SUITE = '''
+SUITE = """
 import os
 import random
 
@@ -79,9 +80,9 @@ def test_model(i, request, llmeval_model):
     worse = MODEL_SHIFT if llmeval_model == "worse" else 0.0
     right = rng.random() < 0.55 + 0.4 * i / 59 - worse
     assert_exact_match("Paris" if right else "Lyon", "Paris")
-'''
+"""
 
-JUDGED = '''
+JUDGED = """
 import os
 
 import pytest
@@ -97,7 +98,7 @@ REWORDED = ["Kids below twelve get in without paying.", "Youngsters under twelve
 @pytest.mark.parametrize("i", range(12))
 def test_reworded(i):
     assert_grounded(REWORDED[i % len(REWORDED)] + (" Really." if i >= 6 else ""), CONTEXT)
-'''
+"""
 
 # name, label, the second model's shift, repeats, what counts as met (None: informational)
 MODEL_SCENARIOS = (
@@ -130,9 +131,22 @@ def pytest_run(folder: str, seed: str, shift: float, repeat: int, *options: str)
     # The subprocesses may write bytecode (PYTHONDONTWRITEBYTECODE would make every run compile the plugin again).
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(RUN_SEED=seed, SHIFT=str(shift))
-    command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py") + "::test_answer", "-q", "--tb=no",
-               "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={folder}",
-               "--llmeval-gate=aggregate", f"--llmeval-repeat={repeat}", *options]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        os.path.join(folder, "test_app.py") + "::test_answer",
+        "-q",
+        "--tb=no",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        f"--rootdir={folder}",
+        "--llmeval-gate=aggregate",
+        f"--llmeval-repeat={repeat}",
+        *options,
+    ]
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
     return done.returncode, done.stdout[-3000:] + done.stderr[-3000:]
 
@@ -143,8 +157,15 @@ def run_pair(folder: str, name: str, index: int, shift: float, repeat: int, seed
     code, output = pytest_run(folder, f"{seed}/{name}{index}/base", 0.0, repeat, f"--llmeval-report={base}")
     if code != 0:
         raise BenchError(f"scenario {name} pair {index}: the baseline run exited {code}:\n{output}")
-    code, output = pytest_run(folder, f"{seed}/{name}{index}/now", shift, repeat, f"--llmeval-report={now}",
-                              f"--llmeval-baseline={base}", "--llmeval-fail-on-regression")
+    code, output = pytest_run(
+        folder,
+        f"{seed}/{name}{index}/now",
+        shift,
+        repeat,
+        f"--llmeval-report={now}",
+        f"--llmeval-baseline={base}",
+        "--llmeval-fail-on-regression",
+    )
     if code not in (0, 1) or not os.path.exists(now):
         raise BenchError(f"scenario {name} pair {index}: the candidate run exited {code}:\n{output}")
     with open(now, encoding="utf-8") as handle:
@@ -160,12 +181,28 @@ def model_run(folder: str, name: str, index: int, shift: float, repeat: int, see
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(RUN_SEED=f"{seed}/{name}{index}", MODEL_SHIFT=str(shift))
     report = os.path.join(folder, f"{name}{index}.json")
-    command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_app.py") + "::test_model", "-q", "--tb=no",
-               "-p", "no:randomly", "-p", "no:cacheprovider", f"--rootdir={folder}", "--llmeval-gate=aggregate",
-               "--llmeval-models=better,worse", f"--llmeval-repeat={repeat}", f"--llmeval-report={report}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        os.path.join(folder, "test_app.py") + "::test_model",
+        "-q",
+        "--tb=no",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        f"--rootdir={folder}",
+        "--llmeval-gate=aggregate",
+        "--llmeval-models=better,worse",
+        f"--llmeval-repeat={repeat}",
+        f"--llmeval-report={report}",
+    ]
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
     if done.returncode != 0 or not os.path.exists(report):
-        raise BenchError(f"scenario {name} run {index} exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise BenchError(
+            f"scenario {name} run {index} exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
     with open(report, encoding="utf-8") as handle:
         summary = json.load(handle)["summary"]
     return {"best": summary.get("best_model"), "no_clear_best": bool(summary.get("no_clear_best"))}
@@ -178,18 +215,42 @@ def judge_down_pair(folder: str, index: int, judge_url: str, seed: str) -> dict[
     base, now = (os.path.join(folder, f"G{index}-{part}.json") for part in ("base", "now"))
 
     def run(url: str, *options: str) -> int:
-        command = [sys.executable, "-m", "pytest", os.path.join(folder, "test_judged.py"), "-q", "--tb=no", "-p", "no:randomly",
-                   "-p", "no:cacheprovider", f"--rootdir={folder}", "--llmeval-gate=aggregate", "--llmeval-judge-model=scripted",
-                   f"--override-ini=llmeval_judge_base_url={url}", "--override-ini=llmeval_judge_api_key_env=JUDGE_KEY", "--override-ini=llmeval_judge_cache=off",
-                   "--override-ini=llmeval_judge_retries=0", "--override-ini=llmeval_judge_timeout=2", f"--llmeval-cache-dir={folder}/cache", *options]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            os.path.join(folder, "test_judged.py"),
+            "-q",
+            "--tb=no",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            f"--rootdir={folder}",
+            "--llmeval-gate=aggregate",
+            "--llmeval-judge-model=scripted",
+            f"--override-ini=llmeval_judge_base_url={url}",
+            "--override-ini=llmeval_judge_api_key_env=JUDGE_KEY",
+            "--override-ini=llmeval_judge_cache=off",
+            "--override-ini=llmeval_judge_retries=0",
+            "--override-ini=llmeval_judge_timeout=2",
+            f"--llmeval-cache-dir={folder}/cache",
+            *options,
+        ]
         return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True).returncode
 
     if run(judge_url, f"--llmeval-report={base}") != 0:
         raise BenchError(f"scenario G pair {index}: the baseline run (judge up) did not pass")
-    code = run("http://127.0.0.1:9/v1", f"--llmeval-report={now}", f"--llmeval-baseline={base}", "--llmeval-fail-on-regression")
+    code = run(
+        "http://127.0.0.1:9/v1", f"--llmeval-report={now}", f"--llmeval-baseline={base}", "--llmeval-fail-on-regression"
+    )
     with open(now, encoding="utf-8") as handle:
         report = json.load(handle)
-    return {"exit": code, "gate": report.get("gate", {}).get("verdict"), "verdict": (report.get("baseline") or {}).get("verdict")}
+    return {
+        "exit": code,
+        "gate": report.get("gate", {}).get("verdict"),
+        "verdict": (report.get("baseline") or {}).get("verdict"),
+    }
 
 
 def tally(outcomes: Iterable[dict[str, Any]]) -> dict[str, Any]:
@@ -199,14 +260,21 @@ def tally(outcomes: Iterable[dict[str, Any]]) -> dict[str, Any]:
         if outcome["exit"] not in (0, 1):
             raise BenchError(f"exit status {outcome['exit']} is neither a pass (0) nor a gate failure (1)")
     failed = sum(outcome["exit"] == 1 for outcome in outcomes)
-    verdicts = {verdict: 0 for verdict in VERDICTS}
+    verdicts = dict.fromkeys(VERDICTS, 0)
     for outcome in outcomes:
         verdicts[outcome["verdict"]] = verdicts.get(outcome["verdict"], 0) + 1
-    detectable = [row["detectable"] for outcome in outcomes for row in outcome["rows"] if row.get("detectable") is not None]
+    detectable = [
+        row["detectable"] for outcome in outcomes for row in outcome["rows"] if row.get("detectable") is not None
+    ]
     draws = [outcome["draws"] for outcome in outcomes if "draws" in outcome]
-    return {"runs": len(outcomes), "gate_failed": failed, "share": failed / len(outcomes) if outcomes else float("nan"),
-            "verdicts": verdicts, "median_detectable": statistics.median(detectable) if detectable else None,
-            "mean_draws": statistics.fmean(draws) if draws else None}
+    return {
+        "runs": len(outcomes),
+        "gate_failed": failed,
+        "share": failed / len(outcomes) if outcomes else float("nan"),
+        "verdicts": verdicts,
+        "median_detectable": statistics.median(detectable) if detectable else None,
+        "mean_draws": statistics.fmean(draws) if draws else None,
+    }
 
 
 def target_met(figures: dict[str, Any], target: tuple[str, float] | None) -> bool | None:
@@ -219,15 +287,24 @@ def target_met(figures: dict[str, Any], target: tuple[str, float] | None) -> boo
 
 def render(table: Sequence[dict[str, Any]]) -> str:
     """The table as Markdown."""
-    head = "| scenario | runs | gate failed | " + " | ".join(VERDICTS) + " | median detectable | draws per run | target | met |"
+    head = (
+        "| scenario | runs | gate failed | "
+        + " | ".join(VERDICTS)
+        + " | median detectable | draws per run | target | met |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in table:
         detectable = "-" if row["median_detectable"] is None else f"{row['median_detectable']:.3f}"
         target = "-" if row["target"] is None else f"{row['target'][0]} {row['target'][1]:.0%}"
         met = {None: "-", True: "met", False: "NOT met"}[row["met"]]
-        lines.append(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['gate_failed']} ({row['share']:.0%}) | "
-                     + " | ".join(str(row["verdicts"].get(v, 0)) for v in VERDICTS)
-                     + f" | {detectable} | {'-' if row.get('mean_draws') is None else round(row['mean_draws'])} | {target} | {met} |")
+        lines.append(
+            f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['gate_failed']} ({row['share']:.0%}) | "
+            + " | ".join(str(row["verdicts"].get(v, 0)) for v in VERDICTS)
+            + (
+                f" | {detectable} | "
+                f"{'-' if row.get('mean_draws') is None else round(row['mean_draws'])} | {target} | {met} |"
+            )
+        )
     return "\n".join(lines)
 
 
@@ -238,7 +315,11 @@ def table_judge_down(args: argparse.Namespace) -> dict[str, Any] | None:
 
     def reply(body: dict[str, Any]) -> dict[str, Any]:
         prompt = body["messages"][-1]["content"]
-        return {"text": json.dumps({"claims": ["the answer"]} if '"claims"' in prompt else {"verdict": "yes", "reason": "scripted"})}
+        return {
+            "text": json.dumps(
+                {"claims": ["the answer"]} if '"claims"' in prompt else {"verdict": "yes", "reason": "scripted"}
+            )
+        }
 
     server = ScriptedJudgeServer(keep_alive=True)
     server.responder = reply
@@ -247,7 +328,11 @@ def table_judge_down(args: argparse.Namespace) -> dict[str, Any] | None:
         with tempfile.TemporaryDirectory() as folder, ThreadPoolExecutor(max(1, args.workers)) as pool:
             with open(os.path.join(folder, "test_judged.py"), "w", encoding="utf-8") as handle:
                 handle.write(JUDGED)
-            runs = list(pool.map(partial(judge_down_pair, folder, judge_url=server.base_url, seed=args.seed), range(args.runs_worse)))
+            runs = list(
+                pool.map(
+                    partial(judge_down_pair, folder, judge_url=server.base_url, seed=args.seed), range(args.runs_worse)
+                )
+            )
     except BenchError as error:
         print(f"benchmark error: {error}", file=sys.stderr)
         return None
@@ -255,8 +340,14 @@ def table_judge_down(args: argparse.Namespace) -> dict[str, Any] | None:
         server.stop()
     hits = sum(r["exit"] == 1 and r["gate"] == "indeterminate" for r in runs)
     print(f"G: {len(runs)} pair(s) done", file=sys.stderr)
-    return {"scenario": "G", "label": "the judge goes down in the new run", "runs": len(runs), "indeterminate_and_failed": hits,
-            "baseline_verdicts": sorted({str(r["verdict"]) for r in runs}), "met": hits == len(runs)}
+    return {
+        "scenario": "G",
+        "label": "the judge goes down in the new run",
+        "runs": len(runs),
+        "indeterminate_and_failed": hits,
+        "baseline_verdicts": sorted({str(r["verdict"]) for r in runs}),
+        "met": hits == len(runs),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -279,21 +370,36 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             count = args.pairs_unchanged if shift == 0 else args.runs_worse
             try:
-                outcomes = list(pool.map(partial(run_pair, folder, name, shift=shift, repeat=repeat, seed=args.seed), range(count)))
+                outcomes = list(
+                    pool.map(partial(run_pair, folder, name, shift=shift, repeat=repeat, seed=args.seed), range(count))
+                )
                 figures = tally(outcomes)
             except BenchError as error:
                 print(f"benchmark error: {error}", file=sys.stderr)
                 return 2
-            table.append({"scenario": name, "label": label, "shift": shift, "repeat": repeat, **figures,
-                          "target": target, "met": target_met(figures, target)})
+            table.append(
+                {
+                    "scenario": name,
+                    "label": label,
+                    "shift": shift,
+                    "repeat": repeat,
+                    **figures,
+                    "target": target,
+                    "met": target_met(figures, target),
+                }
+            )
             print(f"{name}: {count} pair(s) done", file=sys.stderr)
         models = []
         for name, label, shift, repeat, target in MODEL_SCENARIOS:
             if only and name not in only:
                 continue
             try:
-                runs = list(pool.map(partial(model_run, folder, name, shift=shift, repeat=repeat, seed=args.seed),
-                                     range(args.runs_worse)))
+                runs = list(
+                    pool.map(
+                        partial(model_run, folder, name, shift=shift, repeat=repeat, seed=args.seed),
+                        range(args.runs_worse),
+                    )
+                )
             except BenchError as error:
                 print(f"benchmark error: {error}", file=sys.stderr)
                 return 2
@@ -302,16 +408,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             unclear = sum(r["no_clear_best"] for r in runs)
             what, share = target or ("", 0.0)
             hits = named if what == "best model named" else unclear
-            models.append({"scenario": name, "label": label, "runs": len(runs), "best_named": named, "wrong_best": wrong,
-                           "no_clear_best": unclear, "target": f"{what} in at least {share:.0%}" if target else "-",
-                           "met": None if target is None else hits >= share * len(runs)})
+            models.append(
+                {
+                    "scenario": name,
+                    "label": label,
+                    "runs": len(runs),
+                    "best_named": named,
+                    "wrong_best": wrong,
+                    "no_clear_best": unclear,
+                    "target": f"{what} in at least {share:.0%}" if target else "-",
+                    "met": None if target is None else hits >= share * len(runs),
+                }
+            )
             print(f"{name}: {len(runs)} run(s) done", file=sys.stderr)
     print(render(table))
     print("\n| scenario | runs | best model named (the better one) | wrong best | no clear best | target | met |")
     print("|---|---:|---:|---:|---:|---|---|")
     for row in models:
-        print(f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['best_named']} | {row['wrong_best']} | "
-              f"{row['no_clear_best']} | {row['target']} | {({None: '-', True: 'met', False: 'NOT met'})[row['met']]} |")
+        print(
+            f"| {row['scenario']}: {row['label']} | {row['runs']} | {row['best_named']} | {row['wrong_best']} | "
+            f"{row['no_clear_best']} | {row['target']} | {({None: '-', True: 'met', False: 'NOT met'})[row['met']]} |"
+        )
     table += models
     judged = table_judge_down(args) if not only or "G" in only else {"scenario": "G", "skipped": True}
     if judged is None:
@@ -319,11 +436,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if judged.get("skipped"):
         judged = None
     if judged is not None:
-        print(f"\n| G: the judge goes down in the new run | {judged['runs']} runs | gate indeterminate and exit 1 in "
-              f"{judged['indeterminate_and_failed']} | target: every run | {'met' if judged['met'] else 'NOT met'} |")
+        print(
+            f"\n| G: the judge goes down in the new run | {judged['runs']} runs | gate indeterminate and exit 1 in "
+            f"{judged['indeterminate_and_failed']} | target: every run | {'met' if judged['met'] else 'NOT met'} |"
+        )
         table.append(judged)
-    print(f"\n60 cases; pairs through pytest in subprocesses ({args.workers} at once); seed {args.seed!r}; "
-          "gate failed = the candidate run exited 1 (--llmeval-gate=aggregate --llmeval-fail-on-regression)")
+    print(
+        f"\n60 cases; pairs through pytest in subprocesses ({args.workers} at once); seed {args.seed!r}; "
+        "gate failed = the candidate run exited 1 (--llmeval-gate=aggregate --llmeval-fail-on-regression)"
+    )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(table, handle, indent=2)

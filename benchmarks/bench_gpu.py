@@ -56,10 +56,11 @@ sys.path.insert(0, str(HERE))
 
 from bench_embeddings_pytest import rows  # noqa: E402
 
-CONFTEST = '''
+CONFTEST = """
 import json, os, time
 
-SPENT = {kind: {"seconds": 0.0, "first": 0.0, "items": 0, "calls": 0, "rows": 0, "forwards": 0} for kind in ("encode", "detect")}
+SPENT = {kind: {"seconds": 0.0, "first": 0.0, "items": 0, "calls": 0, "rows": 0, "forwards": 0} for kind in ("encode", \
+"detect")}
 SPENT["on"] = []
 SPAN = {}
 
@@ -118,27 +119,27 @@ def pytest_sessionfinish(session):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(os.path.join(os.environ["BENCH_OUT"], f"spent-{worker}.json"), "w") as handle:
         json.dump({**SPENT, **SPAN}, handle)
-'''
+"""
 
-SUITE_EMBEDDINGS = '''
+SUITE_EMBEDDINGS = """
 import pytest
 from pytest_llmeval import assert_grounded, cases
 
 @pytest.mark.parametrize("case", cases("rows.jsonl"))
 def test_grounded(case):
     assert_grounded(case.actual, case.context, method="embeddings", threshold=0.0)
-'''
+"""
 
-SUITE_DETECTOR = '''
+SUITE_DETECTOR = """
 import pytest
 from pytest_llmeval import assert_grounded, cases
 
 @pytest.mark.parametrize("case", cases("rows.jsonl"))
 def test_grounded(case):
     assert_grounded(case.actual, case.context, threshold=1.0, unverified="pass")
-'''
+"""
 
-REFERENCE = '''
+REFERENCE = """
 import json, statistics, sys, time
 import torch
 mode, rows_path, model, device, precision, batch = sys.argv[1:7]
@@ -147,13 +148,15 @@ rows = [json.loads(line) for line in open(rows_path)]
 from pytest_llmeval.text.basics import embedded_sentences, split_sentences
 if mode == "embeddings":
     from sentence_transformers import SentenceTransformer
-    texts = [s for row in rows for text in [row["actual_output"], *row["retrieved_context"]] for s in embedded_sentences(text)]
+    texts = [s for row in rows for text in [row["actual_output"], *row["retrieved_context"]] for s in \
+embedded_sentences(text)]
     items = list(dict.fromkeys(texts))
     encoder = SentenceTransformer(model, device=device)
     encoder = encoder.half() if precision == "fp16" else encoder
     dtype = next(encoder.parameters()).dtype
     def work():
-        encoder.encode(items, batch_size=batch, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+        encoder.encode(items, batch_size=batch, convert_to_numpy=True, normalize_embeddings=True, \
+show_progress_bar=False)
 else:  # a detector family: the pairs its family reads (the contexts are short: one chunk each)
     from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification, AutoTokenizer
     from pytest_llmeval.models.detectors import chunk_words
@@ -187,9 +190,10 @@ warm = statistics.median(timed() for _ in range(3))
 card = torch.cuda.get_device_name(torch.device(device)) if device.startswith("cuda") else "cpu"
 print(json.dumps({"cold": cold, "warm": warm, "items": len(items), "on": f"{device} {dtype}".replace("torch.", ""),
                   "card": card, "torch": torch.__version__}))
-'''
+"""
 
-#: Detector sizes: BERT-large's (MiniCheck-RoBERTa-large's), ModernBERT-base's (LettuceDetect-base's), a tiny one for the CPU.
+#: Detector sizes: BERT-large's (MiniCheck-RoBERTa-large's), ModernBERT-base's (LettuceDetect-base's), a tiny one for
+#: the CPU.
 SHAPES: dict[str, dict[str, Any]] = {
     "large": {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096},
     "base": {"hidden_size": 768, "num_hidden_layers": 22, "num_attention_heads": 12, "intermediate_size": 1152},
@@ -219,8 +223,11 @@ def fp32_folder(source: Path, folder: Path) -> Path:
     for path in folder.glob("*.safetensors"):
         tensors = load_file(str(path))
         if any(t.dtype == np.float16 for t in tensors.values()):
-            save_file({k: t.astype(np.float32) if t.dtype == np.float16 else t for k, t in tensors.items()}, str(path),
-                      metadata={"format": "pt"})
+            save_file(
+                {k: t.astype(np.float32) if t.dtype == np.float16 else t for k, t in tensors.items()},
+                str(path),
+                metadata={"format": "pt"},
+            )
     return folder
 
 
@@ -228,7 +235,12 @@ def build_detector(folder: Path, family: str, shape: str, tokenizer: Path, devic
     """A randomly initialised detector of ``family`` and ``shape`` with ``tokenizer``'s files, its head set to answer
     "supported" (zero weights, a bias), saved to ``folder``."""
     import torch
-    from transformers import BertConfig, BertForSequenceClassification, ModernBertConfig, ModernBertForTokenClassification
+    from transformers import (
+        BertConfig,
+        BertForSequenceClassification,
+        ModernBertConfig,
+        ModernBertForTokenClassification,
+    )
     from transformers.utils import logging
 
     logging.disable_progress_bar()  # type: ignore[no-untyped-call]
@@ -240,8 +252,16 @@ def build_detector(folder: Path, family: str, shape: str, tokenizer: Path, devic
     build: Any
     if family == "token":
         labels = ("supported", "hallucinated")  # LettuceDetect's classes: 1 is hallucinated
-        made: Any = ModernBertConfig(vocab_size=config["vocab_size"], max_position_embeddings=512, pad_token_id=0, cls_token_id=101,
-                                     sep_token_id=102, bos_token_id=101, eos_token_id=102, **SHAPES[shape])
+        made: Any = ModernBertConfig(
+            vocab_size=config["vocab_size"],
+            max_position_embeddings=512,
+            pad_token_id=0,
+            cls_token_id=101,
+            sep_token_id=102,
+            bos_token_id=101,
+            eos_token_id=102,
+            **SHAPES[shape],
+        )
         winner, build = 0, ModernBertForTokenClassification
     else:
         labels = ("unsupported", "supported")
@@ -269,12 +289,16 @@ def user_env(**extra: str) -> dict[str, str]:
 
 
 def plugin_args() -> list[str]:
-    """``-p pytest_llmeval.plugin`` where no entry point names the plugin (a bare tree on PYTHONPATH, as on the device)."""
+    """``-p pytest_llmeval.plugin`` where no entry point names the plugin (a bare tree on PYTHONPATH, as on the
+    device)."""
     from importlib.metadata import distributions
 
     paths = [str(ROOT), *os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
-    installed = any(e.group == "pytest11" and e.value == "pytest_llmeval.plugin" for d in distributions(path=paths)
-                    for e in d.entry_points)
+    installed = any(
+        e.group == "pytest11" and e.value == "pytest_llmeval.plugin"
+        for d in distributions(path=paths)
+        for e in d.entry_points
+    )
     return [] if installed else ["-p", "pytest_llmeval.plugin"]
 
 
@@ -283,36 +307,70 @@ def run_suite(folder: Path, name: str, suite: str, options: list[str], workers: 
     out = folder / name
     out.mkdir()
     (folder / "test_suite.py").write_text(suite)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *plugin_args(),
-               "--llmeval-cache-dir=off", f"--llmeval-report={out / 'report.json'}", *options,
-               *(["-n", str(workers)] if workers else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        *plugin_args(),
+        "--llmeval-cache-dir=off",
+        f"--llmeval-report={out / 'report.json'}",
+        *options,
+        *(["-n", str(workers)] if workers else []),
+    ]
     start = time.perf_counter()
     done = subprocess.run(command, cwd=folder, env=user_env(BENCH_OUT=str(out)), capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode != 0:
-        raise RuntimeError(f"pytest failed ({done.returncode}): {' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"pytest failed ({done.returncode}): {' '.join(command)}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     spent = [json.loads(p.read_text()) for p in out.glob("spent-*.json")]
     spent = [s for s in spent if "first" in s]  # the processes that ran tests (not xdist's controller)
     report = json.loads((out / "report.json").read_text())
     stats = [report["models"]["controller"], *report["models"]["workers"].values()]
     timed = {key: sum(s[kind][key] for s in spent) for key in ("seconds", "items", "calls", "rows", "forwards")}
-    return {**timed, "slowest": max(s[kind]["seconds"] for s in spent), "first_call": max(s[kind]["first"] for s in spent),
-            "encode": sum(s["encode"]["seconds"] for s in spent), "on": sorted({o for s in spent for o in s["on"]}),
-            "loads": sum(len(s.get("loads", [])) for s in stats), "wall": wall, "results": len(report["results"]),
-            "span": max(s["last"] for s in spent) - min(s["first"] for s in spent),
-            "by_detector": sum(r.get("decided_by") == "detector" for r in report["results"])}
+    return {
+        **timed,
+        "slowest": max(s[kind]["seconds"] for s in spent),
+        "first_call": max(s[kind]["first"] for s in spent),
+        "encode": sum(s["encode"]["seconds"] for s in spent),
+        "on": sorted({o for s in spent for o in s["on"]}),
+        "loads": sum(len(s.get("loads", [])) for s in stats),
+        "wall": wall,
+        "results": len(report["results"]),
+        "span": max(s["last"] for s in spent) - min(s["first"] for s in spent),
+        "by_detector": sum(r.get("decided_by") == "detector" for r in report["results"]),
+    }
 
 
 def reference(folder: Path, mode: str, model: str, device: str, precision: str, batch: int) -> dict[str, Any]:
-    command = [sys.executable, str(folder / "reference.py"), mode, str(folder / "rows.jsonl"), model, device, precision, str(batch)]
+    command = [
+        sys.executable,
+        str(folder / "reference.py"),
+        mode,
+        str(folder / "rows.jsonl"),
+        model,
+        device,
+        precision,
+        str(batch),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=user_env())
     if done.returncode != 0:
         raise RuntimeError(f"reference failed ({done.returncode}): {' '.join(command)}\n{done.stderr[-3000:]}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-HEADER = ("| row | on (reference; run) | items ref / run | ref cold s | ref warm s | run s (encode / detect) | warm ref / run | "
-          "cold ref / run | calls (forwards) | first-to-last test s | pytest wall s |\n|---|---|---|---|---|---|---|---|---|---|---|")
+HEADER = (
+    "| row | on (reference; run) | items ref / run | ref cold s | ref warm s | run s (encode / detect) | warm ref / "
+    "run | "
+    "cold ref / run | calls (forwards) | first-to-last test s | pytest wall s "
+    "|\n|---|---|---|---|---|---|---|---|---|---|---|"
+)
 
 
 def table_line(line: dict[str, Any]) -> str:
@@ -323,9 +381,12 @@ def table_line(line: dict[str, Any]) -> str:
     items = f"{run['items']}" + (f" answers, {run['rows']} rows" if run["forwards"] else "")
     calls = f"{run['calls']}" + (f" ({run['forwards']})" if run["forwards"] else "")
     decided = f"; {run['by_detector']} decided by it; encode {run['encode']:.3f} s" if run["forwards"] else ""
-    return (f"| {line['row']} | {ref['on']}; {', '.join(run['on'])} ({run['loads']} load(s)) | {ref['items']} / {items}{decided} | "
-            f"{ref['cold']:.3f} | {ref['warm']:.3f} | {run['seconds']:.3f} (first call {run['first_call']:.3f}{slowest}) | "
-            f"{line['warm_ratio']:.2f}x | {line['cold_ratio']:.2f}x | {calls} | {run['span']:.2f} | {run['wall']:.1f} |")
+    return (
+        f"| {line['row']} | {ref['on']}; {', '.join(run['on'])} ({run['loads']} load(s)) | {ref['items']} / "
+        f"{items}{decided} | "
+        f"{ref['cold']:.3f} | {ref['warm']:.3f} | {run['seconds']:.3f} (first call {run['first_call']:.3f}{slowest}) | "
+        f"{line['warm_ratio']:.2f}x | {line['cold_ratio']:.2f}x | {calls} | {run['span']:.2f} | {run['wall']:.1f} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -333,31 +394,53 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cuda", help="cuda, cuda:N or cpu (as --llmeval-device)")
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2, help="the embeddings row under -n WORKERS (0: none)")
-    parser.add_argument("--precisions", default=None, help="embedding rows' precisions (default: fp16,fp32 on CUDA, fp32 on the CPU)")
-    parser.add_argument("--model", default=None, help="embedding model folder (default: .gpu/minilm-fp16, else the embedded one)")
-    parser.add_argument("--detectors", default="sequence:large,token:base", help="FAMILY:SHAPE rows (shapes: large, base, tiny)")
+    parser.add_argument(
+        "--precisions", default=None, help="embedding rows' precisions (default: fp16,fp32 on CUDA, fp32 on the CPU)"
+    )
+    parser.add_argument(
+        "--model", default=None, help="embedding model folder (default: .gpu/minilm-fp16, else the embedded one)"
+    )
+    parser.add_argument(
+        "--detectors", default="sequence:large,token:base", help="FAMILY:SHAPE rows (shapes: large, base, tiny)"
+    )
     parser.add_argument("--batch", type=int, default=64, help="the reference's batch size")
     parser.add_argument("--results", default=None, help="also write the results as JSON to this file (after each row)")
     parser.add_argument("--small", action="store_true", help="a try on the CPU: 40 cases, tiny detectors")
     args = parser.parse_args(argv)
     os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")  # nothing waits on a hub
     if args.small:
-        args.cases, args.detectors = min(args.cases, 40), ",".join(f"{d.partition(':')[0]}:tiny" for d in args.detectors.split(","))
+        args.cases, args.detectors = (
+            min(args.cases, 40),
+            ",".join(f"{d.partition(':')[0]}:tiny" for d in args.detectors.split(",")),
+        )
     cuda = args.device.startswith("cuda")
     auto = "fp16" if cuda else "fp32"  # what --override-ini=llmeval_precision=auto gives on this device
     # (row, reference mode, FAMILY:SHAPE of a detector to build, options, precision, workers)
     plan: list[tuple[str, str, str, list[str], str, int]] = [
         (f"embeddings {p}", "embeddings", "", [f"--override-ini=llmeval_precision={p}"], p, 0)
-        for p in (args.precisions or ("fp16,fp32" if cuda else "fp32")).split(",")]
+        for p in (args.precisions or ("fp16,fp32" if cuda else "fp32")).split(",")
+    ]
     if args.workers:
         plan.append((f"embeddings {auto} -n {args.workers}", "embeddings", "", [], auto, args.workers))
     for spec in args.detectors.split(","):
         plan.append((f"detector {spec} {auto}", spec.partition(":")[0], spec, [], auto, 0))
         # Deferred (the aggregate gate): the tests' unverified answers reach the detector a batch of tests at a time.
-        plan.append((f"detector {spec} {auto} deferred", spec.partition(":")[0], spec, ["--llmeval-gate=aggregate"], auto, 0))
-    found: dict[str, Any] = {"card": "", "torch": "", "device": args.device, "cases": args.cases, "batch": args.batch, "rows": []}
-    print(f"{args.cases} cases (cases() over JSONL), one assert_grounded each, --llmeval-device={args.device}; "
-          f"reference batch {args.batch}\n{HEADER}", flush=True)
+        plan.append(
+            (f"detector {spec} {auto} deferred", spec.partition(":")[0], spec, ["--llmeval-gate=aggregate"], auto, 0)
+        )
+    found: dict[str, Any] = {
+        "card": "",
+        "torch": "",
+        "device": args.device,
+        "cases": args.cases,
+        "batch": args.batch,
+        "rows": [],
+    }
+    print(
+        f"{args.cases} cases (cases() over JSONL), one assert_grounded each, --llmeval-device={args.device}; "
+        f"reference batch {args.batch}\n{HEADER}",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         (folder / "rows.jsonl").write_text("\n".join(rows(args.cases)) + "\n")
@@ -368,17 +451,31 @@ def main(argv: list[str] | None = None) -> int:
             line: dict[str, Any] = {"row": row, "workers": workers}
             try:  # a row that fails is reported; the others still run (device time is scarce)
                 used, kind = str(model), "encode"
-                options = [f"--llmeval-device={args.device}", f"--override-ini=llmeval_embedding_model={model}", *options]
+                options = [
+                    f"--llmeval-device={args.device}",
+                    f"--override-ini=llmeval_embedding_model={model}",
+                    *options,
+                ]
                 if spec:
                     family, _, shape = spec.partition(":")
-                    used, kind = str(build_detector(folder / f"detector-{index}", family, shape, model, args.device)), "detect"
+                    used, kind = (
+                        str(build_detector(folder / f"detector-{index}", family, shape, model, args.device)),
+                        "detect",
+                    )
                     options.append(f"--llmeval-detector={family}:{used}")
                 ref = reference(folder, mode, used, args.device, precision, args.batch)
                 found["card"], found["torch"] = ref["card"], ref["torch"]
-                run = run_suite(folder, f"run-{index}", SUITE_DETECTOR if spec else SUITE_EMBEDDINGS, options, workers, kind)
+                run = run_suite(
+                    folder, f"run-{index}", SUITE_DETECTOR if spec else SUITE_EMBEDDINGS, options, workers, kind
+                )
                 if run["results"] != args.cases:
                     raise RuntimeError(f"{run['results']} results for {args.cases} cases")
-                line.update(reference=ref, run=run, warm_ratio=ref["warm"] / run["seconds"], cold_ratio=ref["cold"] / run["seconds"])
+                line.update(
+                    reference=ref,
+                    run=run,
+                    warm_ratio=ref["warm"] / run["seconds"],
+                    cold_ratio=ref["cold"] / run["seconds"],
+                )
             except Exception as exc:  # noqa: BLE001 - reported in its row
                 line["error"] = f"{type(exc).__name__}: {exc}"
                 print(line["error"][-3000:], file=sys.stderr, flush=True)

@@ -33,7 +33,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,7 +40,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_embeddings_pytest import rows  # noqa: E402
 
-CONFTEST = '''
+CONFTEST = """
 import json, os, time
 
 SPAN = {}
@@ -56,18 +55,18 @@ def pytest_sessionfinish(session):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(os.path.join(os.environ["BENCH_OUT"], f"span-{worker}.json"), "w") as handle:
         json.dump(SPAN, handle)
-'''
+"""
 
-SUITE = '''
+SUITE = """
 import pytest
 from pytest_llmeval import assert_grounded, cases
 
 @pytest.mark.parametrize("case", cases("rows.jsonl"))
 def test_grounded(case):
     assert_grounded(case.actual, case.context, unverified="pass")
-'''
+"""
 
-REFERENCE = '''
+REFERENCE = """
 import json, sys, time
 start = time.perf_counter()
 from sentence_transformers import SentenceTransformer
@@ -92,7 +91,7 @@ nlp = spacy.load(spacy_model())
 model.encode(sentences, batch_size=64, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
 docs = list(nlp.pipe(texts, batch_size=64))
 print(json.dumps({"seconds": time.perf_counter() - start, "sentences": len(sentences), "texts": len(texts)}))
-'''
+"""
 
 
 def user_env(**extra: str) -> dict[str, str]:
@@ -106,8 +105,19 @@ def run_suite(folder: Path, cache: Path, workers: int, name: str) -> dict[str, f
     out = folder / name
     out.mkdir()
     env = user_env(BENCH_OUT=str(out))
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", f"--llmeval-cache-dir={cache}",
-               f"--llmeval-report={out / 'report.json'}", *(["-n", str(workers)] if workers else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        f"--llmeval-cache-dir={cache}",
+        f"--llmeval-report={out / 'report.json'}",
+        *(["-n", str(workers)] if workers else []),
+    ]
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
     if done.returncode not in (0, 1):
         raise SystemExit(f"pytest failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -120,8 +130,13 @@ def run_suite(folder: Path, cache: Path, workers: int, name: str) -> dict[str, f
     verdicts = {v: sum(r.get("verdict") == v for r in report["results"]) for v in ("pass", "fail", "unverified")}
     # perf_counter is the system's monotonic clock here: the run spans the first test's start to the last test's end,
     # over the workers too.
-    return {"seconds": max(s["last"] for s in spans) - min(s["first"] for s in spans), "encoded": encoded, "parsed": parsed,
-            "results": len(report["results"]), **verdicts}
+    return {
+        "seconds": max(s["last"] for s in spans) - min(s["first"] for s in spans),
+        "encoded": encoded,
+        "parsed": parsed,
+        "results": len(report["results"]),
+        **verdicts,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,9 +152,17 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "test_suite.py").write_text(SUITE)
         (folder / "reference.py").write_text(REFERENCE)
         rounds = []
-        for attempt in range(args.repeat):  # reference, cold and warm side by side: a slow spell of the machine hits all
-            done = subprocess.run([sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl")], capture_output=True,
-                                  text=True, check=True, cwd=HERE.parent, env=user_env())
+        for attempt in range(
+            args.repeat
+        ):  # reference, cold and warm side by side: a slow spell of the machine hits all
+            done = subprocess.run(
+                [sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl")],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=HERE.parent,
+                env=user_env(),
+            )
             reference = json.loads(done.stdout)
             cache = folder / f"cache-{attempt}"
             cold = run_suite(folder, cache, args.workers, f"cold-{attempt}")
@@ -154,15 +177,25 @@ def main(argv: list[str] | None = None) -> int:
         def spread(values: list[float]) -> str:
             return f" ({values[0]:.2f}-{values[-1]:.2f})" if len(values) > 1 else ""
 
-        print(f"{args.cases} cases, one assert_grounded (defaults: the fact layer) each, cases() from a JSONL file, "
-              f"{'-n ' + str(args.workers) if args.workers else 'no xdist'}; median of {args.repeat} round(s)")
+        print(
+            f"{args.cases} cases, one assert_grounded (defaults: the fact layer) each, cases() from a JSONL file, "
+            f"{'-n ' + str(args.workers) if args.workers else 'no xdist'}; median of {args.repeat} round(s)"
+        )
         print("| run | seconds, first to last test | encoded | parsed | verdicts (pass / fail / unverified) |")
         print("|---|---|---|---|---|")
-        print(f"| reference: load, one encode, one nlp.pipe | {reference['seconds']:.2f} | {reference['sentences']} | {reference['texts']} | |")
+        print(
+            f"| reference: load, one encode, one nlp.pipe | {reference['seconds']:.2f} | {reference['sentences']} | "
+            f"{reference['texts']} | |"
+        )
         for name, run in (("cold", cold), ("warm", warm)):
-            print(f"| {name} | {run['seconds']:.2f} | {run['encoded']} | {run['parsed']} | {run['pass']} / {run['fail']} / {run['unverified']} |")
-        print(f"\nreference / cold: {against[len(against) // 2]:.2f}x{spread(against)}; "
-              f"cold / warm: {speedup[len(speedup) // 2]:.1f}x{spread(speedup)}")
+            print(
+                f"| {name} | {run['seconds']:.2f} | {run['encoded']} | {run['parsed']} | {run['pass']} / {run['fail']} "
+                f"/ {run['unverified']} |"
+            )
+        print(
+            f"\nreference / cold: {against[len(against) // 2]:.2f}x{spread(against)}; "
+            f"cold / warm: {speedup[len(speedup) // 2]:.1f}x{spread(speedup)}"
+        )
     return 0
 
 

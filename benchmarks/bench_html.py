@@ -47,14 +47,35 @@ def main() -> None:
         folder = Path(tmp)
         folder.joinpath("test_big.py").write_text(SUITE.format(cases=args.checks // 3))
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "--llmeval-report=out",
-                        "--override-ini=llmeval_summary=false"], cwd=folder, check=True, stdout=subprocess.DEVNULL,
-                       env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:cacheprovider",
+                "--llmeval-report=out",
+                "--override-ini=llmeval_summary=false",
+            ],
+            cwd=folder,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
         run_s = time.perf_counter() - started
         page = folder / "out" / "report.html"
         size = page.stat().st_size
         options = Options()
-        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        for argument in (
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--window-size=1400,1000",
+        ):
             options.add_argument(argument)
         options.binary_location = shutil.which("chromium") or "chromium"
         driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "chromedriver"), options=options)
@@ -63,16 +84,21 @@ def main() -> None:
             for _ in range(args.loads):
                 driver.get("about:blank")
                 driver.get(page.as_uri())
-                loads.append(driver.execute_script(
-                    "const t = performance.getEntriesByType('navigation')[0]; return t.loadEventEnd - t.startTime;"))
+                loads.append(
+                    driver.execute_script(
+                        "const t = performance.getEntriesByType('navigation')[0]; return t.loadEventEnd - t.startTime;"
+                    )
+                )
             rows = driver.execute_script("return document.querySelectorAll('tr').length")
             requests = driver.execute_script("return performance.getEntriesByType('resource').length")
         finally:
             driver.quit()
     print(f"{args.checks} checks through pytest in {run_s:.1f} s (the report included)")
     print(f"report.html: {size / 1e6:.2f} MB, {rows} table rows, {requests} requests")
-    print(f"Chromium, time to the load event over {args.loads} loads: median {statistics.median(loads):.0f} ms "
-          f"(min {min(loads):.0f}, max {max(loads):.0f})")
+    print(
+        f"Chromium, time to the load event over {args.loads} loads: median {statistics.median(loads):.0f} ms "
+        f"(min {min(loads):.0f}, max {max(loads):.0f})"
+    )
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ from tests.judge_server import ScriptedJudgeServer  # noqa: E402
 
 def reply(body):
     prompt = body["messages"][0]["content"]
-    text = json.dumps({"claims": ["c1", "c2", "c3"]}) if "Break the answer" in prompt else json.dumps({"verdict": "yes"})
+    text = (
+        json.dumps({"claims": ["c1", "c2", "c3"]}) if "Break the answer" in prompt else json.dumps({"verdict": "yes"})
+    )
     return {"text": text}
 
 
@@ -57,9 +59,14 @@ def main() -> None:
     cases = [Case(actual=f"Answer number {i}.", context=[f"Context {i}."]) for i in range(args.cases)]
     try:
         with tempfile.TemporaryDirectory() as directory:
+
             def run(mode):
                 evaluator = Registry(entry_points=False).create("faithfulness")
-                evaluator.bind_judge(JudgeRunner(OpenAIJudge("bench", base_url=server.base_url, max_retries=0), VerdictCache(directory, mode)))
+                evaluator.bind_judge(
+                    JudgeRunner(
+                        OpenAIJudge("bench", base_url=server.base_url, max_retries=0), VerdictCache(directory, mode)
+                    )
+                )
                 return evaluator.evaluate(cases)
 
             live, first = timed(lambda: run("record"))
@@ -67,7 +74,9 @@ def main() -> None:
             replay, second = timed(lambda: run("replay"))
             assert [r.metrics for r in first] == [r.metrics for r in second] and len(server.requests) == calls
             print(f"faithfulness on {args.cases} cases, {calls} verdicts, {args.latency * 1000:.0f} ms a call:")
-            print(f"  live + record {live:.2f} s, replay {replay:.3f} s: replay is {live / replay:.0f}x faster, 0 calls")
+            print(
+                f"  live + record {live:.2f} s, replay {replay:.3f} s: replay is {live / replay:.0f}x faster, 0 calls"
+            )
 
         def burst(concurrency):
             judge = OpenAIJudge("bench", base_url=server.base_url, max_retries=0, max_concurrency=concurrency)
@@ -76,11 +85,17 @@ def main() -> None:
                 return timed(lambda: list(pool.map(lambda _: judge.complete(messages), range(args.cases))))[0]
 
         one, eight = burst(1), burst(8)
-        print(f"{args.cases} requests from 8 threads: max_concurrency 1 {one:.2f} s, 8 {eight:.2f} s: {one / eight:.1f}x")
+        print(
+            f"{args.cases} requests from 8 threads: max_concurrency 1 {one:.2f} s, 8 {eight:.2f} s: {one / eight:.1f}x"
+        )
 
         claims = [f"claim {i}" for i in range(8)]
-        server.responder = lambda body: {"text": json.dumps({"claims": claims} if "Break the answer" in body["messages"][0]["content"]
-                                                            else {"verdict": "yes"}), "delay": args.latency}
+        server.responder = lambda body: {
+            "text": json.dumps(
+                {"claims": claims} if "Break the answer" in body["messages"][0]["content"] else {"verdict": "yes"}
+            ),
+            "delay": args.latency,
+        }
 
         def fan_out(concurrency):
             evaluator = Registry(entry_points=False).create("faithfulness")

@@ -79,22 +79,59 @@ def main() -> int:
             (directory / "plain" / "test_judged.py").write_text(SUITE.format(tests=args.tests), encoding="utf-8")
             (directory / "prefetch").mkdir()
             (directory / "prefetch" / "test_cases.py").write_text(CASES_SUITE, encoding="utf-8")
-            (directory / "prefetch" / "rows.jsonl").write_text("".join(
-                json.dumps({"id": f"a{n}", "actual_output": f"Answer number {n}.", "retrieved_context": [f"The context of answer {n}."]}) + "\n"
-                for n in range(args.tests)), encoding="utf-8")
+            (directory / "prefetch" / "rows.jsonl").write_text(
+                "".join(
+                    json.dumps(
+                        {
+                            "id": f"a{n}",
+                            "actual_output": f"Answer number {n}.",
+                            "retrieved_context": [f"The context of answer {n}."],
+                        }
+                    )
+                    + "\n"
+                    for n in range(args.tests)
+                ),
+                encoding="utf-8",
+            )
             for concurrency in (1, 8, "prefetch", "deferred"):
                 where = directory / ("prefetch" if concurrency == "prefetch" else "plain")
                 (where / "pytest.ini").write_text(
                     f"[pytest]\nllmeval_judge_model = bench\nllmeval_judge_base_url = {server.base_url}\n"
-                    f"llmeval_judge_max_concurrency = {concurrency if concurrency == 1 else 8}\n", encoding="utf-8")
+                    f"llmeval_judge_max_concurrency = {concurrency if concurrency == 1 else 8}\n",
+                    encoding="utf-8",
+                )
                 before = len(server.requests)
                 report = directory / f"report-{concurrency}.json"
-                cache = (["--override-ini=llmeval_judge_prefetch=true", f"--override-ini=llmeval_judge_dir={directory / 'verdicts'}"] if concurrency == "prefetch"
-                         else ["--override-ini=llmeval_judge_cache=off", *(["--llmeval-gate=aggregate"] if concurrency == "deferred" else [])])
-                done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-                                       str(where), f"--llmeval-report={report}", *cache],
-                                      cwd=where, capture_output=True, text=True,
-                                      env={**os.environ, "OPENAI_API_KEY": "no-key", "PYTHONPATH": str(ROOT)})
+                cache = (
+                    [
+                        "--override-ini=llmeval_judge_prefetch=true",
+                        f"--override-ini=llmeval_judge_dir={directory / 'verdicts'}",
+                    ]
+                    if concurrency == "prefetch"
+                    else [
+                        "--override-ini=llmeval_judge_cache=off",
+                        *(["--llmeval-gate=aggregate"] if concurrency == "deferred" else []),
+                    ]
+                )
+                done = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "pytest",
+                        "-q",
+                        "-p",
+                        "no:randomly",
+                        "-p",
+                        "no:cacheprovider",
+                        str(where),
+                        f"--llmeval-report={report}",
+                        *cache,
+                    ],
+                    cwd=where,
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, "OPENAI_API_KEY": "no-key", "PYTHONPATH": str(ROOT)},
+                )
                 if done.returncode != 0:
                     print(done.stdout[-3000:], done.stderr[-2000:])
                     return 1
@@ -108,16 +145,32 @@ def main() -> int:
     (t1, sent1, metered1), (t8, sent8, metered8), (tp, sentp, meteredp) = times[1], times[8], times["prefetch"]
     td, sentd, meteredd = times["deferred"]
     bound = requests * args.latency / 8
-    print(f"{args.tests} tests x assert_faithful ({args.claims} claims), {requests} requests of {args.latency * 1000:.0f} ms, "
-          "through pytest (first to last test):")
-    print(f"  concurrency 1: {t1:.2f} s ({sent1} requests, {metered1} metered); critical path {path_1:.2f} s: {t1 / path_1:.2f}x")
-    print(f"  concurrency 8: {t8:.2f} s ({sent8} requests, {metered8} metered); critical path {path_8:.2f} s: {t8 / path_8:.2f}x")
+    print(
+        f"{args.tests} tests x assert_faithful ({args.claims} claims), {requests} requests of "
+        f"{args.latency * 1000:.0f} ms, "
+        "through pytest (first to last test):"
+    )
+    print(
+        f"  concurrency 1: {t1:.2f} s ({sent1} requests, {metered1} metered); critical path {path_1:.2f} s: "
+        f"{t1 / path_1:.2f}x"
+    )
+    print(
+        f"  concurrency 8: {t8:.2f} s ({sent8} requests, {metered8} metered); critical path {path_8:.2f} s: "
+        f"{t8 / path_8:.2f}x"
+    )
     print(f"  8 vs 1: {t1 / t8:.1f}x faster")
-    print(f"  cases() + llmeval_judge_prefetch, concurrency 8: {tp:.2f} s ({sentp} requests, {meteredp} metered); "
-          f"per-test critical path {path_8:.2f} s: {tp / path_8:.2f}x; all in flight at 8: {bound:.2f} s: {tp / bound:.2f}x")
-    print(f"  --llmeval-gate=aggregate (checks deferred, a batch every 100 tests), concurrency 8: {td:.2f} s ({sentd} requests, "
-          f"{meteredd} metered); per-test critical path {path_8:.2f} s: {td / path_8:.2f}x; all in flight at 8: {bound:.2f} s: "
-          f"{td / bound:.2f}x")
+    print(
+        f"  cases() + llmeval_judge_prefetch, concurrency 8: {tp:.2f} s ({sentp} requests, {meteredp} metered); "
+        f"per-test critical path {path_8:.2f} s: {tp / path_8:.2f}x; all in flight at 8: {bound:.2f} s: "
+        f"{tp / bound:.2f}x"
+    )
+    print(
+        f"  --llmeval-gate=aggregate (checks deferred, a batch every 100 tests), concurrency 8: {td:.2f} s ({sentd} "
+        "requests, "
+        f"{meteredd} metered); per-test critical path {path_8:.2f} s: {td / path_8:.2f}x; all in flight at 8: "
+        f"{bound:.2f} s: "
+        f"{td / bound:.2f}x"
+    )
     return 0
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +34,9 @@ sys.path.insert(0, str(HERE))
 from bench_deferred import CONFTEST as SPAN_CONFTEST  # noqa: E402
 from bench_groundedness_pytest import REFERENCE, user_env  # noqa: E402
 
-CONFTEST = SPAN_CONFTEST + '''
+CONFTEST = (
+    SPAN_CONFTEST
+    + """
 
 PARTS = {"load": 0.0, "encode": 0.0, "parse": 0.0, "encoded": 0, "parsed": 0}
 
@@ -80,9 +81,10 @@ def pytest_unconfigure(config):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     with open(os.path.join(os.environ["BENCH_OUT"], f"parts-{worker}.json"), "w") as handle:
         json.dump(PARTS, handle)
-'''
+"""
+)
 
-SUITE = '''
+SUITE = """
 import json
 import pytest
 from pytest_llmeval import assert_grounded
@@ -93,16 +95,19 @@ ROWS = [json.loads(line) for line in open("rows.jsonl")]
 @pytest.mark.parametrize("i", range(len(ROWS)))
 def test_summary(i):
     assert_grounded(ROWS[i]["actual_output"], ROWS[i]["retrieved_context"], unverified="pass")
-'''
+"""
 
 #: The reference, timed part by part: REFERENCE's work, its clock read between the parts.
-TIMED_REFERENCE = REFERENCE.replace(
-    'model = SentenceTransformer(', 'loading = time.perf_counter()\nmodel = SentenceTransformer(').replace(
-    'model.encode(', 'loaded = time.perf_counter()\nmodel.encode(').replace(
-    'docs = list(nlp.pipe(', 'encoded = time.perf_counter()\ndocs = list(nlp.pipe(').replace(
-    '"seconds": time.perf_counter() - start,',
-    '"seconds": time.perf_counter() - start, "load": loaded - loading, "encode": encoded - loaded, '
-    '"parse": time.perf_counter() - encoded, "imports": loading - start,')
+TIMED_REFERENCE = (
+    REFERENCE.replace("model = SentenceTransformer(", "loading = time.perf_counter()\nmodel = SentenceTransformer(")
+    .replace("model.encode(", "loaded = time.perf_counter()\nmodel.encode(")
+    .replace("docs = list(nlp.pipe(", "encoded = time.perf_counter()\ndocs = list(nlp.pipe(")
+    .replace(
+        '"seconds": time.perf_counter() - start,',
+        '"seconds": time.perf_counter() - start, "load": loaded - loading, "encode": encoded - loaded, '
+        '"parse": time.perf_counter() - encoded, "imports": loading - start,',
+    )
+)
 
 
 def rows(data: Path, count: int) -> list[str]:
@@ -113,7 +118,9 @@ def rows(data: Path, count: int) -> list[str]:
                 break
             row = json.loads(line)
             summary = row["right_summary"] if index % 2 == 0 else row["hallucinated_summary"]
-            out.append(json.dumps({"id": f"s{index}", "actual_output": summary, "retrieved_context": [row["document"]]}))
+            out.append(
+                json.dumps({"id": f"s{index}", "actual_output": summary, "retrieved_context": [row["document"]]})
+            )
     return out
 
 
@@ -121,8 +128,20 @@ def run_suite(folder: Path, options: list[str], workers: int, name: str) -> dict
     out = folder / name
     out.mkdir()
     cache = folder / f"cache-{name}"
-    command = [sys.executable, "-m", "pytest", "test_long.py", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-               f"--llmeval-cache-dir={cache}", *options, *(["-n", str(workers)] if workers else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "test_long.py",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        f"--llmeval-cache-dir={cache}",
+        *options,
+        *(["-n", str(workers)] if workers else []),
+    ]
     done = subprocess.run(command, cwd=folder, env=user_env(BENCH_OUT=str(out)), capture_output=True, text=True)
     shutil.rmtree(cache, ignore_errors=True)
     if done.returncode not in (0, 1):
@@ -146,26 +165,50 @@ def main(argv: list[str] | None = None) -> int:
         (folder / "conftest.py").write_text(CONFTEST)
         (folder / "test_long.py").write_text(SUITE)
         (folder / "reference.py").write_text(TIMED_REFERENCE)
-        done = subprocess.run([sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl")], capture_output=True,
-                              text=True, check=True, cwd=HERE.parent, env=user_env())
+        done = subprocess.run(
+            [sys.executable, str(folder / "reference.py"), str(folder / "rows.jsonl")],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=HERE.parent,
+            env=user_env(),
+        )
         reference = json.loads(done.stdout)
         reference["seconds"] -= reference["imports"]  # the runs' conftest imports the libraries before the first test
-        runs = {"per test": run_suite(folder, [], args.workers, "per-test"),
-                "deferred": run_suite(folder, ["--llmeval-gate=aggregate"], args.workers, "deferred")}
-    words = sum(len(json.loads(r)["retrieved_context"][0].split()) for r in rows(args.data, args.answers)) / args.answers
-    print(f"{args.answers} HaluEval summaries with their news article (mean {words:.0f} words of context), one assert_grounded "
-          f"(defaults) each, {'-n ' + str(args.workers) if args.workers else 'no xdist'}; seconds (a run's model loads are in "
-          "its span: its first test loads them)")
-    print("| run | first to last test | s an answer | model loads | encode (sentences) | parse (texts) | evidence and harness | "
-          "reference / run |")
+        runs = {
+            "per test": run_suite(folder, [], args.workers, "per-test"),
+            "deferred": run_suite(folder, ["--llmeval-gate=aggregate"], args.workers, "deferred"),
+        }
+    words = (
+        sum(len(json.loads(r)["retrieved_context"][0].split()) for r in rows(args.data, args.answers)) / args.answers
+    )
+    print(
+        f"{args.answers} HaluEval summaries with their news article (mean {words:.0f} words of context), one "
+        "assert_grounded "
+        f"(defaults) each, {'-n ' + str(args.workers) if args.workers else 'no xdist'}; seconds (a run's model loads "
+        "are in "
+        "its span: its first test loads them)"
+    )
+    print(
+        "| run | first to last test | s an answer | model loads | encode (sentences) | parse (texts) | evidence and "
+        "harness | "
+        "reference / run |"
+    )
     print("|---|---|---|---|---|---|---|---|")
-    print(f"| hand-written: load, one encode, one nlp.pipe | {reference['seconds']:.2f} | {reference['seconds'] / args.answers:.3f} | "
-          f"{reference['load']:.2f} | {reference['encode']:.2f} ({reference['sentences']}) | {reference['parse']:.2f} "
-          f"({reference['texts']}) | | |")
+    print(
+        f"| hand-written: load, one encode, one nlp.pipe | {reference['seconds']:.2f} | "
+        f"{reference['seconds'] / args.answers:.3f} | "
+        f"{reference['load']:.2f} | {reference['encode']:.2f} ({reference['sentences']}) | {reference['parse']:.2f} "
+        f"({reference['texts']}) | | |"
+    )
     for name, run in runs.items():
         rest = "" if args.workers else f"{run['seconds'] - run['load'] - run['encode'] - run['parse']:.2f}"
-        print(f"| {name} | {run['seconds']:.2f} | {run['seconds'] / args.answers:.3f} | {run['load']:.2f} | {run['encode']:.2f} "
-              f"({run['encoded']}) | {run['parse']:.2f} ({run['parsed']}) | {rest} | **{reference['seconds'] / run['seconds']:.2f}** |")
+        print(
+            f"| {name} | {run['seconds']:.2f} | {run['seconds'] / args.answers:.3f} | {run['load']:.2f} | "
+            f"{run['encode']:.2f} "
+            f"({run['encoded']}) | {run['parse']:.2f} ({run['parsed']}) | {rest} | "
+            f"**{reference['seconds'] / run['seconds']:.2f}** |"
+        )
     if args.workers:
         print("(under -n the parts are summed over the workers, the span is the run's: what is left is not shown)")
     return 0

@@ -67,8 +67,22 @@ def write_suite(directory: str, tests: int, body: str) -> None:
 
 def measure(directory: str, *extra: str, env: dict[str, str]) -> dict[str, float]:
     # -P: the package comes from PYTHONPATH (--before) or the installed one, never from the working directory
-    command = [sys.executable, *(["-P"] if "PYTHONPATH" in env else []), "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *extra, directory]
-    out = subprocess.run([sys.executable, "-c", _WRAPPER, *command], check=True, capture_output=True, text=True, env=env).stdout
+    command = [
+        sys.executable,
+        *(["-P"] if "PYTHONPATH" in env else []),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        *extra,
+        directory,
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *command], check=True, capture_output=True, text=True, env=env
+    ).stdout
     result: dict[str, float] = json.loads(out)
     if result["rc"] != 0:
         raise SystemExit(f"pytest failed ({result['rc']}): {' '.join(command)}\n{result['err']}")
@@ -81,7 +95,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; the median is shown (default 3)")
     parser.add_argument("--variants", default="plain,exact,matches,exact+report", help="comma-separated variants")
     parser.add_argument("--xdist", type=int, default=0, help="also pass -n N (pytest-xdist)")
-    parser.add_argument("--before", metavar="DIR", help="also run the check variants with the package in DIR (PYTHONPATH)")
+    parser.add_argument(
+        "--before", metavar="DIR", help="also run the check variants with the package in DIR (PYTHONPATH)"
+    )
     args = parser.parse_args()
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     if "plain" not in variants:
@@ -109,16 +125,21 @@ def main() -> None:
         for round_ in range(args.rounds):
             for variant in variants:
                 which = variant.partition("@")[2]
-                options = [*extra, f"--llmeval-report={os.path.join(root, 'report')}"] if "+report" in variant else extra
+                options = (
+                    [*extra, f"--llmeval-report={os.path.join(root, 'report')}"] if "+report" in variant else extra
+                )
                 runs[variant].append(measure(os.path.join(root, suite_of(variant)), *options, env=envs[which]))
-                print(f"round {round_ + 1} {variant}: {runs[variant][-1]['wall']:.2f}s "
-                      f"{runs[variant][-1]['rss'] / 2**20:.0f} MiB", file=sys.stderr)
+                print(
+                    f"round {round_ + 1} {variant}: {runs[variant][-1]['wall']:.2f}s "
+                    f"{runs[variant][-1]['rss'] / 2**20:.0f} MiB",
+                    file=sys.stderr,
+                )
     wall = {v: statistics.median(r["wall"] for r in runs[v]) for v in variants}
     rss = {v: statistics.median(r["rss"] for r in runs[v]) for v in variants}
     print(f"{args.tests} tests, {args.rounds} round(s), median{' , -n ' + str(args.xdist) if args.xdist else ''}")
     print(f"{'variant':<20}{'wall s':>9}{'x plain':>9}{'peak MiB':>10}{'x plain':>9}  (X@before: x plain@before)")
     for v in variants:
-        plain = "plain" + v[v.find("@"):] if "@" in v else "plain"
+        plain = "plain" + v[v.find("@") :] if "@" in v else "plain"
         print(f"{v:<20}{wall[v]:>9.2f}{wall[v] / wall[plain]:>9.2f}{rss[v] / 2**20:>10.0f}{rss[v] / rss[plain]:>9.2f}")
 
 

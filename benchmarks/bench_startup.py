@@ -20,16 +20,46 @@ from pathlib import Path
 
 
 def run(folder: Path, extra: list[str]) -> float:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *extra, "test_trivial.py"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *extra,
+        "test_trivial.py",
+    ]
     started = time.perf_counter()
-    subprocess.run(command, cwd=folder, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    subprocess.run(
+        command, cwd=folder, check=True, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    )
     return time.perf_counter() - started
 
 
 def imported_modules(folder: Path) -> list[tuple[str, int]]:
     """(module, own microseconds) of this package's modules that a plugin-only run imports."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-                           "test_trivial.py"], cwd=folder, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "test_trivial.py",
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = []
     for line in done.stderr.splitlines():
         if line.startswith("import time:") and "pytest_llmeval" in line:
@@ -45,7 +75,9 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        folder.joinpath("test_trivial.py").write_text("".join(f"def test_{i}():\n    assert True\n\n\n" for i in range(args.tests)))
+        folder.joinpath("test_trivial.py").write_text(
+            "".join(f"def test_{i}():\n    assert True\n\n\n" for i in range(args.tests))
+        )
         run(folder, [])  # warm the file cache
         with_plugin, without = [], []
         for _ in range(args.runs):
@@ -58,7 +90,10 @@ def main() -> None:
     print(f"  -p no:llmeval       {b * 1000:7.1f} ms")
     print(f"  the plugin adds     {(a - b) * 1000:7.1f} ms")
     own = sum(micro for _, micro in modules)
-    print(f"package modules imported by a run that uses no check: {len(modules)}, {own / 1000:.1f} ms of their own import time")
+    print(
+        f"package modules imported by a run that uses no check: {len(modules)}, {own / 1000:.1f} ms of their own "
+        "import time"
+    )
     for name, micro in sorted(modules, key=lambda m: -m[1]):
         print(f"  {micro / 1000:6.2f} ms  {name}")
 

@@ -43,7 +43,7 @@ from pytest_llmeval.core.result import verdict_of
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_DATA = os.path.join(HERE, "data", "user_suite.jsonl")
 
-TEST_MODULE = '''
+TEST_MODULE = """
 import json
 import pytest
 from pytest_llmeval import assert_grounded
@@ -55,7 +55,7 @@ with open({path!r}, encoding="utf-8") as handle:
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_user_case(row):
     assert_grounded(row["answer"], row["context"], question=row.get("question"), case=row["id"])
-'''
+"""
 
 EXPECTED = ("pass", "fail")
 
@@ -75,7 +75,9 @@ def load(path: str) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             row = json.loads(line)
-            problems = [field for field in ("id", "kind", "answer") if not isinstance(row.get(field), str) or not row[field]]
+            problems = [
+                field for field in ("id", "kind", "answer") if not isinstance(row.get(field), str) or not row[field]
+            ]
             if row.get("expected") not in EXPECTED:
                 problems.append("expected")
             context = row.get("context")
@@ -143,9 +145,17 @@ def score(rows: Sequence[dict[str, Any]], found: dict[str, tuple[str, str]]) -> 
     cases = []
     for row in rows:
         verdict, reason = found.get(row["id"], ("missing", ""))
-        cases.append({"id": row["id"], "kind": row["kind"], "expected": row["expected"], "verdict": verdict,
-                      "as_expected": as_expected(row["expected"], verdict), "outcome": outcome(row["expected"], verdict),
-                      "reason": reason})
+        cases.append(
+            {
+                "id": row["id"],
+                "kind": row["kind"],
+                "expected": row["expected"],
+                "verdict": verdict,
+                "as_expected": as_expected(row["expected"], verdict),
+                "outcome": outcome(row["expected"], verdict),
+                "reason": reason,
+            }
+        )
     return cases
 
 
@@ -153,10 +163,14 @@ def _counts(cases: Sequence[dict[str, Any]]) -> dict[str, int]:
     bad = [c for c in cases if c["expected"] == "fail"]
     good = [c for c in cases if c["expected"] == "pass"]
     return {
-        "cases": len(cases), "as_expected": sum(c["as_expected"] for c in cases),
-        "hallucinations": len(bad), "caught": sum(c["verdict"] == "fail" for c in bad),
-        "missed_unverified": sum(c["verdict"] == "unverified" for c in bad), "missed_pass": sum(c["verdict"] == "pass" for c in bad),
-        "faithful": len(good), "faithful_failed": sum(c["verdict"] == "fail" for c in good),
+        "cases": len(cases),
+        "as_expected": sum(c["as_expected"] for c in cases),
+        "hallucinations": len(bad),
+        "caught": sum(c["verdict"] == "fail" for c in bad),
+        "missed_unverified": sum(c["verdict"] == "unverified" for c in bad),
+        "missed_pass": sum(c["verdict"] == "pass" for c in bad),
+        "faithful": len(good),
+        "faithful_failed": sum(c["verdict"] == "fail" for c in good),
         "faithful_confirmed": sum(c["verdict"] == "pass" for c in good),
         "faithful_unverified": sum(c["verdict"] == "unverified" for c in good),
         "unverified": sum(c["verdict"] == "unverified" for c in cases),
@@ -185,35 +199,49 @@ def render(cases: Sequence[dict[str, Any]], summary: dict[str, Any]) -> str:
     """The per-case table, the totals and the per-kind table, as Markdown."""
     lines = ["| id | kind | expected | verdict | as a user expects | reason |", "|---|---|---|---|---|---|"]
     for c in cases:
-        lines.append(f"| {c['id']} | {c['kind']} | {c['expected']} | {c['verdict']} | {c['outcome']} | "
-                     f"{_cell(c['reason'], REASON_WIDTH)} |")
+        lines.append(
+            f"| {c['id']} | {c['kind']} | {c['expected']} | {c['verdict']} | {c['outcome']} | "
+            f"{_cell(c['reason'], REASON_WIDTH)} |"
+        )
     s = summary
-    lines += ["", f"As a user expects: {s['as_expected']}/{s['cases']}",
-              f"Hallucinations caught (fail): {s['caught']}/{s['hallucinations']} "
-              f"(missed: {s['missed_unverified']} unverified, {s['missed_pass']} pass)",
-              f"Faithful answers failed: {s['faithful_failed']}/{s['faithful']}",
-              f"Faithful answers confirmed (pass): {s['faithful_confirmed']}/{s['faithful']}",
-              f"Faithful answers unverified: {s['faithful_unverified']}/{s['faithful']}",
-              f"Unverified, all cases: {s['unverified']}/{s['cases']}"]
+    lines += [
+        "",
+        f"As a user expects: {s['as_expected']}/{s['cases']}",
+        f"Hallucinations caught (fail): {s['caught']}/{s['hallucinations']} "
+        f"(missed: {s['missed_unverified']} unverified, {s['missed_pass']} pass)",
+        f"Faithful answers failed: {s['faithful_failed']}/{s['faithful']}",
+        f"Faithful answers confirmed (pass): {s['faithful_confirmed']}/{s['faithful']}",
+        f"Faithful answers unverified: {s['faithful_unverified']}/{s['faithful']}",
+        f"Unverified, all cases: {s['unverified']}/{s['cases']}",
+    ]
     if s["no_verdict"]:
         lines.append(f"No verdict recorded: {s['no_verdict']}/{s['cases']}")
-    lines += ["", "| kind | cases | as a user expects | caught | failed (faithful) | confirmed | unverified |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| kind | cases | as a user expects | caught | failed (faithful) | confirmed | unverified |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for kind, k in s["kinds"].items():
         caught = f"{k['caught']}/{k['hallucinations']}" if k["hallucinations"] else "-"
         failed = f"{k['faithful_failed']}/{k['faithful']}" if k["faithful"] else "-"
         confirmed = f"{k['faithful_confirmed']}/{k['faithful']}" if k["faithful"] else "-"
-        lines.append(f"| {kind} | {k['cases']} | {k['as_expected']}/{k['cases']} | {caught} | {failed} | {confirmed} | "
-                     f"{k['unverified']}/{k['cases']} |")
+        lines.append(
+            f"| {kind} | {k['cases']} | {k['as_expected']}/{k['cases']} | {caught} | {failed} | {confirmed} | "
+            f"{k['unverified']}/{k['cases']} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="the suite, JSON lines (default: benchmarks/data/user_suite.jsonl)")
+    parser.add_argument(
+        "--data", default=DEFAULT_DATA, help="the suite, JSON lines (default: benchmarks/data/user_suite.jsonl)"
+    )
     parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers (1: none)")
     parser.add_argument("--json", default=None, help="also write the totals and per-case rows as JSON here")
-    parser.add_argument("--results", default=None, help="write user_suite.json here (totals and per-case rows, for docs)")
+    parser.add_argument(
+        "--results", default=None, help="write user_suite.json here (totals and per-case rows, for docs)"
+    )
     args = parser.parse_args(argv)
 
     rows = load(args.data)
@@ -222,9 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = totals(cases)
     print(render(cases, summary))
     duration = report.get("run", {}).get("duration_s")
-    footer = (f"{len(rows)} cases from {os.path.basename(args.data)}, assert_grounded with the defaults (no fail_on, no judge)"
-              + (f", {duration:.0f} s through pytest" if isinstance(duration, (int, float)) else "")
-              + f" ({args.workers} worker(s)).")
+    footer = (
+        f"{len(rows)} cases from {os.path.basename(args.data)}, assert_grounded with the defaults (no fail_on, no "
+        "judge)"
+        + (f", {duration:.0f} s through pytest" if isinstance(duration, (int, float)) else "")
+        + f" ({args.workers} worker(s))."
+    )
     print("\n" + footer)
     out = {"totals": summary, "cases": cases, "footer": footer}
     if args.results:

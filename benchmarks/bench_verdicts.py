@@ -85,7 +85,7 @@ ROOT = os.path.dirname(HERE)
 DEFAULT_DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
 OWN_DATA = os.path.join(HERE, "data")
 
-TEST_MODULE = '''
+TEST_MODULE = """
 import json
 import pytest
 from pytest_llmeval import assert_check
@@ -97,7 +97,7 @@ with open({path!r}, encoding="utf-8") as handle:
 @pytest.mark.parametrize("row", ROWS, ids=[row["id"] for row in ROWS])
 def test_verdict(row):
     assert_check(row["check"], params=row["params"], case=row["id"], **row["fields"])
-'''
+"""
 
 
 # -- labeled rows ---------------------------------------------------------------------------
@@ -153,8 +153,11 @@ def real_answers(data: str, name: str, prefix: str) -> Iterator[tuple[str, bool,
 def summedits(data: str) -> Iterator[tuple[str, bool, dict[str, Any]]]:
     """LLM-edited summaries of a document (SummEdits): good = consistent; a bad one's spans are the edited words."""
     for index, row in enumerate(_jsonl(os.path.join(data, "summedits_dev.jsonl"))):
-        fields = {"context": list(row["context"]), "actual": row["answer"],
-                  "spans": [[span["start"], span["end"]] for span in row.get("spans") or []]}
+        fields = {
+            "context": list(row["context"]),
+            "actual": row["answer"],
+            "spans": [[span["start"], span["end"]] for span in row.get("spans") or []],
+        }
         yield f"sedit{index}", row["label"] == "good", fields
 
 
@@ -223,7 +226,10 @@ def plan(
         (there(own, "record_pairs.jsonl"), lambda: record_pairs(own)),
     ]
     methods: list[tuple[str, dict[str, Any]]] = [
-        ("facts", facts), ("facts, fail_on=all", {**facts, "fail_on": "all"}), ("embeddings", {"method": "embeddings"})]
+        ("facts", facts),
+        ("facts, fail_on=all", {**facts, "fail_on": "all"}),
+        ("embeddings", {"method": "embeddings"}),
+    ]
     if nli_model:
         methods.append(("nli", {"method": "nli", "nli_model": nli_model, "entities": entities}))
     for method, params in methods:
@@ -234,7 +240,11 @@ def plan(
         out.append(("semantic_similarity", "facts", {"entities": entities}, similarity_pairs(own)))
         out.append(("semantic_similarity", "embeddings", {"entities": entities, "facts": False}, similarity_pairs(own)))
         out.append(("semantic_sentence_similarity", "embeddings", {}, similarity_pairs(own)))
-        for check, params in (("semantic_similarity", {"facts": False}), ("semantic_sentence_similarity", {}), ("bertscore", {})):
+        for check, params in (
+            ("semantic_similarity", {"facts": False}),
+            ("semantic_sentence_similarity", {}),
+            ("bertscore", {}),
+        ):
             out.append((check, "embeddings", params, unrelated_pairs(own)))
     if there(data, "halueval_qa_multi_dev.jsonl"):
         out.append(("context_relevancy", "embeddings", {}, relevancy(data, "context")))
@@ -247,11 +257,22 @@ REAL_SETS = (("expertqa_dev.jsonl", "eqa"), ("factcheckgpt_dev.jsonl", "fcg"), (
 
 
 #: Data set names by id prefix.
-SET_NAMES = {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (shuffled)", "ans": "HaluEval QA (shuffled)",
-             "gr": "ours: grounded pairs", "rec": "ours: record descriptions", "unrel": "ours: similarity pairs (shuffled)",
-             "sim": "ours: similarity pairs", "summ": "HaluEval summarization", "dial": "HaluEval dialogue",
-             "eqa": "ExpertQA (real GPT-4 answers)", "fcg": "Factcheck-GPT (real ChatGPT answers)",
-             "attr": "AttributionBench (real answers)", "sedit": "SummEdits (LLM-edited summaries)"}
+SET_NAMES = {
+    "halu": "HaluEval QA",
+    "qags": "QAGS CNN/DM",
+    "ctx": "HaluEval QA (shuffled)",
+    "ans": "HaluEval QA (shuffled)",
+    "gr": "ours: grounded pairs",
+    "rec": "ours: record descriptions",
+    "unrel": "ours: similarity pairs (shuffled)",
+    "sim": "ours: similarity pairs",
+    "summ": "HaluEval summarization",
+    "dial": "HaluEval dialogue",
+    "eqa": "ExpertQA (real GPT-4 answers)",
+    "fcg": "Factcheck-GPT (real ChatGPT answers)",
+    "attr": "AttributionBench (real answers)",
+    "sedit": "SummEdits (LLM-edited summaries)",
+}
 
 
 #: The sets whose labels judge support by the given context alone: an evidence kind earns the right to fail by
@@ -259,26 +280,46 @@ SET_NAMES = {"halu": "HaluEval QA", "qags": "QAGS CNN/DM", "ctx": "HaluEval QA (
 #: ExpertQA's and Factcheck-GPT's annotators judged support with their own knowledge too (a claim naming a person the
 #: passage never mentions labeled fully supported), HaluEval dialogue's right responses are right about the world, not
 #: grounded in the knowledge, and HaluEval summarization's right summaries add what the article never states.
-SUPPORT_SETS = frozenset({"HaluEval QA", "QAGS CNN/DM", "ours: grounded pairs", "ours: record descriptions",
-                          "AttributionBench (real answers)", "SummEdits (LLM-edited summaries)"})
+SUPPORT_SETS = frozenset(
+    {
+        "HaluEval QA",
+        "QAGS CNN/DM",
+        "ours: grounded pairs",
+        "ours: record descriptions",
+        "AttributionBench (real answers)",
+        "SummEdits (LLM-edited summaries)",
+    }
+)
 
 
 # -- running and reading --------------------------------------------------------------------
 
 
-def run(rows: list[dict[str, Any]], workers: int, embedding_model: str | None, cache_dir: str | None,
-        judge: tuple[str, str] | None = None, more: Sequence[str] = ()) -> dict[str, Any]:
+def run(
+    rows: list[dict[str, Any]],
+    workers: int,
+    embedding_model: str | None,
+    cache_dir: str | None,
+    judge: tuple[str, str] | None = None,
+    more: Sequence[str] = (),
+) -> dict[str, Any]:
     args = list(more)
     if embedding_model:
         args.append(f"--override-ini=llmeval_embedding_model={embedding_model}")
     if cache_dir:
         args.append(f"--llmeval-cache-dir={cache_dir}")
     if judge:
-        args += [f"--llmeval-judge-model={judge[0]}", f"--override-ini=llmeval_judge_base_url={judge[1]}", "--override-ini=llmeval_judge_cache=off"]
+        args += [
+            f"--llmeval-judge-model={judge[0]}",
+            f"--override-ini=llmeval_judge_base_url={judge[1]}",
+            "--override-ini=llmeval_judge_cache=off",
+        ]
     return run_suite(rows, TEST_MODULE, "test_verdicts.py", workers, args)
 
 
-def run_suite(rows: Sequence[dict[str, Any]], module: str, name: str, workers: int, args: Sequence[str] = ()) -> dict[str, Any]:
+def run_suite(
+    rows: Sequence[dict[str, Any]], module: str, name: str, workers: int, args: Sequence[str] = ()
+) -> dict[str, Any]:
     """Run ``rows`` as a user's pytest suite (``module``, a test module's source with a ``{path}`` to the rows, written
     as ``name``) first to last, with ``--llmeval-report``, and return the JSON report."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -289,8 +330,22 @@ def run_suite(rows: Sequence[dict[str, Any]], module: str, name: str, workers: i
         with open(os.path.join(tmp, name), "w", encoding="utf-8") as handle:
             handle.write(module.format(path=path))
         report = os.path.join(tmp, "report.json")
-        command = [sys.executable, "-m", "pytest", tmp, "-q", "--tb=no", "-p", "no:cacheprovider", "-p", "no:randomly",
-                   f"--llmeval-report={report}", "-W", "ignore::UserWarning", *args]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            tmp,
+            "-q",
+            "--tb=no",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            f"--llmeval-report={report}",
+            "-W",
+            "ignore::UserWarning",
+            *args,
+        ]
         if workers > 1:
             command += ["-n", str(workers)]
         done = subprocess.run(command, cwd=tmp, capture_output=True, text=True)
@@ -360,15 +415,22 @@ def measure(records: list[dict[str, Any]], labels: dict[str, bool]) -> dict[str,
             middle = (candidates[index - 1] + cut) / 2 if index else cut
             best = ((passed_good + caught_bad) / 2, middle if higher else -middle)
     return {
-        "primary": primary, "threshold": threshold, "good": len(good), "bad": len(bad),
+        "primary": primary,
+        "threshold": threshold,
+        "good": len(good),
+        "bad": len(bad),
         "auc": auc([score(r) for r in good], [score(r) for r in bad]),
-        "failed_good": failed_good, "pass_good": _share(good, lambda r: verdict_of(r) == "pass"), "catch_bad": catch_rate,
-        "failure_precision": precision, "unverified": _share(records, lambda r: verdict_of(r) == "unverified"),
+        "failed_good": failed_good,
+        "pass_good": _share(good, lambda r: verdict_of(r) == "pass"),
+        "catch_bad": catch_rate,
+        "failure_precision": precision,
+        "unverified": _share(records, lambda r: verdict_of(r) == "unverified"),
         "unverified_good": _share(good, lambda r: verdict_of(r) == "unverified"),
         "unverified_bad": _share(bad, lambda r: verdict_of(r) == "unverified"),
         "escalated": _share(records, lambda r: isinstance(r.get("details"), dict) and "escalated" in r["details"]),
         "balanced": ((1 - failed_good) + catch_rate) / 2,
-        "best_threshold": best[1], "best_balanced": best[0],
+        "best_threshold": best[1],
+        "best_balanced": best[0],
         "model": records[0]["signature"].get("model"),
     }
 
@@ -395,9 +457,15 @@ def on_span(record: dict[str, Any], kind: str, answer: str, spans: Sequence[Sequ
     return False
 
 
-def measure_kinds(records: list[dict[str, Any]], labels: dict[str, bool], data: str,
-                  answers: dict[str, str], spans: dict[str, list[list[int]]]) -> list[dict[str, Any]]:
-    """Per evidence kind on one set: the good and bad answers it fires on, its precision (bad among them, the two classes
+def measure_kinds(
+    records: list[dict[str, Any]],
+    labels: dict[str, bool],
+    data: str,
+    answers: dict[str, str],
+    spans: dict[str, list[list[int]]],
+) -> list[dict[str, Any]]:
+    """Per evidence kind on one set: the good and bad answers it fires on, its precision (bad among them, the two
+    classes
     weighted 1:1) and, where the set labels spans, the share of its firings on bad answers that fall on one."""
     from pytest_llmeval.facts.kinds import KIND_IDS, balanced_precision
 
@@ -408,13 +476,23 @@ def measure_kinds(records: list[dict[str, Any]], labels: dict[str, bool], data: 
         good_fired = sum(kind in kinds_of(r) for r in good)
         bad_records = [r for r in bad if kind in kinds_of(r)]
         labeled = [r for r in bad_records if spans.get(r["case_id"])]
-        out.append({
-            "kind": kind, "data": data, "gates": data in SUPPORT_SETS, "good": len(good), "bad": len(bad),
-            "good_fired": good_fired, "bad_fired": len(bad_records),
-            "precision": balanced_precision(good_fired, len(bad_records), len(good), len(bad)),
-            "on_span": (sum(on_span(r, kind, answers[r["case_id"]], spans[r["case_id"]]) for r in labeled) / len(labeled)
-                        if labeled else None),
-        })
+        out.append(
+            {
+                "kind": kind,
+                "data": data,
+                "gates": data in SUPPORT_SETS,
+                "good": len(good),
+                "bad": len(bad),
+                "good_fired": good_fired,
+                "bad_fired": len(bad_records),
+                "precision": balanced_precision(good_fired, len(bad_records), len(good), len(bad)),
+                "on_span": (
+                    sum(on_span(r, kind, answers[r["case_id"]], spans[r["case_id"]]) for r in labeled) / len(labeled)
+                    if labeled
+                    else None
+                ),
+            }
+        )
     return out
 
 
@@ -430,68 +508,107 @@ def render_kinds(rows: list[dict[str, Any]]) -> str:
     failing, pooled = measured_failing(rows), pooled_precision(rows)
     gating = sorted({r["data"] for r in rows if r["gates"]})
     shown = sorted({r["data"] for r in rows if not r["gates"]})
-    lines = [f"Pooled over the sets that gate ({'; '.join(gating) or 'none'}); a kind fails by default when the lower bound "
-             f"of its precision is at least {MIN_PRECISION:g}."
-             + (f" Measured and shown, not gated on: {'; '.join(shown)}." if shown else ""), "",
-             "| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) | lower bound (95%) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Pooled over the sets that gate ({'; '.join(gating) or 'none'}); a kind fails by default when the lower bound "
+        f"of its precision is at least {MIN_PRECISION:g}."
+        + (f" Measured and shown, not gated on: {'; '.join(shown)}." if shown else ""),
+        "",
+        "| kind | what it is | fails by default | fired on good | fired on bad | precision (1:1) | lower bound (95%) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for kind in KINDS:
-        mine = pooled.get(kind.id, {"good_fired": 0, "bad_fired": 0, "good": 0, "bad": 0, "precision": None, "lower": None})
-        lines.append(f"| {kind.id} | {kind.meaning} | {'**yes**' if kind.id in failing else 'no (concern)'} | "
-                     f"{mine['good_fired']}/{mine['good']} | {mine['bad_fired']}/{mine['bad']} | {cell(mine['precision'])} | "
-                     f"{cell(mine['lower'])} |")
-    lines += ["", "Per set (sets where the kind fired):", "",
-              "| kind | fails by default | data | gates | fired on good | fired on bad | precision (1:1) | on a labeled span |",
-              "|---|---|---|---|---|---|---|---|"]
+        mine = pooled.get(
+            kind.id, {"good_fired": 0, "bad_fired": 0, "good": 0, "bad": 0, "precision": None, "lower": None}
+        )
+        lines.append(
+            f"| {kind.id} | {kind.meaning} | {'**yes**' if kind.id in failing else 'no (concern)'} | "
+            f"{mine['good_fired']}/{mine['good']} | {mine['bad_fired']}/{mine['bad']} | {cell(mine['precision'])} | "
+            f"{cell(mine['lower'])} |"
+        )
+    lines += [
+        "",
+        "Per set (sets where the kind fired):",
+        "",
+        "| kind | fails by default | data | gates | fired on good | fired on bad | precision (1:1) | on a labeled span "
+        "|",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         fired = row["good_fired"] + row["bad_fired"]
         if not fired:
             continue
         precision = cell(row["precision"]) + (" (too few)" if fired < MIN_FIRINGS else "")
         span = "-" if row["on_span"] is None else f"{row['on_span']:.2f}"
-        lines.append(f"| {row['kind']} | {'yes' if row['kind'] in failing else 'no'} | {row['data']} | "
-                     f"{'yes' if row['gates'] else 'no'} | {row['good_fired']}/{row['good']} | {row['bad_fired']}/{row['bad']} | "
-                     f"{precision} | {span} |")
+        lines.append(
+            f"| {row['kind']} | {'yes' if row['kind'] in failing else 'no'} | {row['data']} | "
+            f"{'yes' if row['gates'] else 'no'} | {row['good_fired']}/{row['good']} | {row['bad_fired']}/{row['bad']} "
+            "| "
+            f"{precision} | {span} |"
+        )
     return "\n".join(lines)
 
 
 def render_published(table: list[dict[str, Any]]) -> str:
     """The table as docs/quality.md publishes it: groundedness first (the default setup, then the catalog's), then the
     other checks."""
+
     def cell(value: float) -> str:
         return "-" if value != value else f"{value:.3f}"
 
-    order = {"facts": 0, "rules then verifier": 1, "verifier alone": 2, "facts, fail_on=all": 3, "nli": 4, "embeddings": 5}
+    order = {
+        "facts": 0,
+        "rules then verifier": 1,
+        "verifier alone": 2,
+        "facts, fail_on=all": 3,
+        "nli": 4,
+        "embeddings": 5,
+    }
     rows = sorted(table, key=lambda r: (r["check"] != "groundedness", r["check"], order.get(r["setup"], 2), r["data"]))
-    lines = ["| check (setup) | labeled data | good / bad | good failed | good passed | bad caught | failure precision | "
-             "unverified | balanced | AUC |", "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| check (setup) | labeled data | good / bad | good failed | good passed | bad caught | failure precision | "
+        "unverified | balanced | AUC |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         setup = "default" if row["setup"] == "facts" else row["setup"]
-        lines.append(f"| {row['check']} ({setup}) | {row['data']} | {row['good']} / {row['bad']} | {cell(row['failed_good'])} | "
-                     f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | "
-                     f"{cell(row['unverified'])} | {cell(row['balanced'])} | {cell(row['auc'])} |")
+        lines.append(
+            f"| {row['check']} ({setup}) | {row['data']} | {row['good']} / {row['bad']} | {cell(row['failed_good'])} | "
+            f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | "
+            f"{cell(row['unverified'])} | {cell(row['balanced'])} | {cell(row['auc'])} |"
+        )
     return "\n".join(lines)
 
 
 def render(table: list[dict[str, Any]], *, escalated: bool = False) -> str:
     """The table as Markdown: verdict quality per check, setup and data set."""
+
     def cell(value: float) -> str:
         return "-" if value != value else f"{value:.3f}"  # NaN: nothing to measure (no failure, no answer)
 
-    head = ("| check | setup | data | good/bad | good failed | good passed | bad caught | failure precision | unverified"
-            + (" | escalated" if escalated else "") + " | balanced | AUC |")
+    head = (
+        "| check | setup | data | good/bad | good failed | good passed | bad caught | failure precision | unverified"
+        + (" | escalated" if escalated else "")
+        + " | balanced | AUC |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for row in table:
-        lines.append(f"| {row['check']} | {row['setup']} | {row['data']} | {row['good']}/{row['bad']} | {cell(row['failed_good'])} | "
-                     f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])}"
-                     + (f" | {cell(row['escalated'])}" if escalated else "") + f" | {cell(row['balanced'])} | {cell(row['auc'])} |")
+        lines.append(
+            f"| {row['check']} | {row['setup']} | {row['data']} | {row['good']}/{row['bad']} | "
+            f"{cell(row['failed_good'])} | "
+            f"{cell(row['pass_good'])} | {cell(row['catch_bad'])} | {cell(row['failure_precision'])} | "
+            f"{cell(row['unverified'])}"
+            + (f" | {cell(row['escalated'])}" if escalated else "")
+            + f" | {cell(row['balanced'])} | {cell(row['auc'])} |"
+        )
     return "\n".join(lines)
 
 
-def verifier_alone(setting: str, rows: Sequence[dict[str, Any]], labels: dict[str, bool],
-                   groups: dict[str, tuple[str, str, str]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def verifier_alone(
+    setting: str, rows: Sequence[dict[str, Any]], labels: dict[str, bool], groups: dict[str, tuple[str, str, str]]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The claim verifier's own reading of every groundedness answer of ``rows`` (called directly, in batches): per set
-    its verdict quality and the AUC of its support, and how fast it reads (cold load, claims per second, peak memory)."""
+    its verdict quality and the AUC of its support, and how fast it reads (cold load, claims per second, peak
+    memory)."""
     import resource
     import time
 
@@ -500,13 +617,21 @@ def verifier_alone(setting: str, rows: Sequence[dict[str, Any]], labels: dict[st
     from pytest_llmeval.models.cache import ModelCache
     from pytest_llmeval.models.verifier import Verifier
 
-    verifier = Verifier(ModelCache(device="cpu"), None if setting == "on" else setting, skip=non_claim, record=read_record)
+    verifier = Verifier(
+        ModelCache(device="cpu"), None if setting == "on" else setting, skip=non_claim, record=read_record
+    )
     start = time.perf_counter()
     verifier.score([("The museum opens at 9.", "It opens at 9.")])
     cold = time.perf_counter() - start
-    items = [r for r in rows if r["check"] == "groundedness" and r["params"].get("method") == "facts" and "fail_on" not in r["params"]]
+    items = [
+        r
+        for r in rows
+        if r["check"] == "groundedness" and r["params"].get("method") == "facts" and "fail_on" not in r["params"]
+    ]
     start = time.perf_counter()
-    readings = verifier.detect([(list(r["fields"]["context"]), r["fields"].get("question"), str(r["fields"]["actual"])) for r in items])
+    readings = verifier.detect(
+        [(list(r["fields"]["context"]), r["fields"].get("question"), str(r["fields"]["actual"])) for r in items]
+    )
     seconds = time.perf_counter() - start
     claims = sum(len(d.claims) for d in readings)
     by_set: dict[str, list[tuple[bool, str, float]]] = defaultdict(list)
@@ -519,18 +644,41 @@ def verifier_alone(setting: str, rows: Sequence[dict[str, Any]], labels: dict[st
         failed = [g for g, v, _ in found if v == "fail"]
         failed_good = _share(good, lambda r: r[0] == "fail")
         catch = _share(bad, lambda r: r[0] == "fail")
-        table.append({"check": "groundedness", "setup": "verifier alone", "data": data, "primary": "support", "threshold": None,
-                      "good": len(good), "bad": len(bad), "auc": auc([s for _, s in good], [s for _, s in bad]),
-                      "failed_good": failed_good, "pass_good": _share(good, lambda r: r[0] == "pass"), "catch_bad": catch,
-                      "failure_precision": _share(failed, lambda g: not g), "unverified": _share(found, lambda r: r[1] == "unverified"),
-                      "unverified_good": _share(good, lambda r: r[0] == "unverified"),
-                      "unverified_bad": _share(bad, lambda r: r[0] == "unverified"), "escalated": 0.0,
-                      "balanced": ((1 - failed_good) + catch) / 2, "best_threshold": None, "best_balanced": None,
-                      "model": verifier.label})
-    speed = {"verifier": verifier.label, "thresholds": {"fail_below": verifier.card.fail_below, "pass_at": verifier.card.pass_at},
-             "cold_load_s": round(cold, 2), "answers": len(items), "claims": claims, "seconds": round(seconds, 1),
-             "claims_per_s": round(claims / seconds, 1) if seconds else None,
-             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024), "threads": _threads()}
+        table.append(
+            {
+                "check": "groundedness",
+                "setup": "verifier alone",
+                "data": data,
+                "primary": "support",
+                "threshold": None,
+                "good": len(good),
+                "bad": len(bad),
+                "auc": auc([s for _, s in good], [s for _, s in bad]),
+                "failed_good": failed_good,
+                "pass_good": _share(good, lambda r: r[0] == "pass"),
+                "catch_bad": catch,
+                "failure_precision": _share(failed, lambda g: not g),
+                "unverified": _share(found, lambda r: r[1] == "unverified"),
+                "unverified_good": _share(good, lambda r: r[0] == "unverified"),
+                "unverified_bad": _share(bad, lambda r: r[0] == "unverified"),
+                "escalated": 0.0,
+                "balanced": ((1 - failed_good) + catch) / 2,
+                "best_threshold": None,
+                "best_balanced": None,
+                "model": verifier.label,
+            }
+        )
+    speed = {
+        "verifier": verifier.label,
+        "thresholds": {"fail_below": verifier.card.fail_below, "pass_at": verifier.card.pass_at},
+        "cold_load_s": round(cold, 2),
+        "answers": len(items),
+        "claims": claims,
+        "seconds": round(seconds, 1),
+        "claims_per_s": round(claims / seconds, 1) if seconds else None,
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "threads": _threads(),
+    }
     return table, speed
 
 
@@ -547,7 +695,11 @@ def _scripted_judge() -> Any:
 
     def reply(body: dict[str, Any]) -> dict[str, Any]:
         prompt = body["messages"][-1]["content"]
-        return {"text": json.dumps({"claims": ["the answer"]} if '"claims"' in prompt else {"verdict": "yes", "reason": "scripted"})}
+        return {
+            "text": json.dumps(
+                {"claims": ["the answer"]} if '"claims"' in prompt else {"verdict": "yes", "reason": "scripted"}
+            )
+        }
 
     server = ScriptedJudgeServer(keep_alive=True)
     server.responder = reply
@@ -556,29 +708,55 @@ def _scripted_judge() -> Any:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", default=DEFAULT_DATA, help="folder of the public labeled data (default: ../shared/data; 'none' to skip)")
+    parser.add_argument(
+        "--data",
+        default=DEFAULT_DATA,
+        help="folder of the public labeled data (default: ../shared/data; 'none' to skip)",
+    )
     parser.add_argument("--own", default=OWN_DATA, help="folder of our labeled pairs (default: benchmarks/data)")
-    parser.add_argument("--entities", default="auto", choices=("auto", "rules", "spacy"), help="fact-layer name extractor")
-    parser.add_argument("--embedding-model", default=None, help="another embedding model (default: the embedded MiniLM)")
-    parser.add_argument("--nli-model", default=None, help="an NLI cross-encoder (name or local folder): adds groundedness method='nli'")
+    parser.add_argument(
+        "--entities", default="auto", choices=("auto", "rules", "spacy"), help="fact-layer name extractor"
+    )
+    parser.add_argument(
+        "--embedding-model", default=None, help="another embedding model (default: the embedded MiniLM)"
+    )
+    parser.add_argument(
+        "--nli-model", default=None, help="an NLI cross-encoder (name or local folder): adds groundedness method='nli'"
+    )
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (1: none)")
     parser.add_argument("--limit", type=int, default=0, help="at most this many rows per data set (0: all)")
     parser.add_argument("--only", default="", help="comma-separated checks to measure (default: all)")
-    parser.add_argument("--cache-dir", default=None, help="embedding cache folder (default: none, so nothing is reused)")
+    parser.add_argument(
+        "--cache-dir", default=None, help="embedding cache folder (default: none, so nothing is reused)"
+    )
     parser.add_argument("--json", default=None, help="also write the table as JSON here")
     parser.add_argument("--kinds-json", default=None, help="also write the per-kind evidence table as JSON here")
-    parser.add_argument("--results", default=None,
-                        help="write verdicts.json and evidence_kinds.json here, the measurement docs/quality.md and the "
-                             "default fail_on are generated from (benchmarks/results)")
-    parser.add_argument("--fail-on", default=None, help="groundedness fail_on for this run (default: the measured kinds)")
-    parser.add_argument("--judge-model", default=None, help="a judge on an OpenAI-protocol server decides unverified answers")
+    parser.add_argument(
+        "--results",
+        default=None,
+        help="write verdicts.json and evidence_kinds.json here, the measurement docs/quality.md and the "
+        "default fail_on are generated from (benchmarks/results)",
+    )
+    parser.add_argument(
+        "--fail-on", default=None, help="groundedness fail_on for this run (default: the measured kinds)"
+    )
+    parser.add_argument(
+        "--judge-model", default=None, help="a judge on an OpenAI-protocol server decides unverified answers"
+    )
     parser.add_argument("--judge-url", default=None, help="the judge server's base URL (with --judge-model)")
-    parser.add_argument("--verifier", default=None, metavar="on|FOLDER",
-                        help="add the claim verifier's rows: groundedness's default rows with --llmeval-verifier (rules then "
-                             "verifier) and the verifier's own reading of every answer (verifier alone)")
-    parser.add_argument("--scripted-judge", action="store_true",
-                        help="a local scripted judge that finds every claim supported: measures which answers reach a judge "
-                             "(the escalated share), not how well one decides")
+    parser.add_argument(
+        "--verifier",
+        default=None,
+        metavar="on|FOLDER",
+        help="add the claim verifier's rows: groundedness's default rows with --llmeval-verifier (rules then "
+        "verifier) and the verifier's own reading of every answer (verifier alone)",
+    )
+    parser.add_argument(
+        "--scripted-judge",
+        action="store_true",
+        help="a local scripted judge that finds every claim supported: measures which answers reach a judge "
+        "(the escalated share), not how well one decides",
+    )
     args = parser.parse_args(argv)
 
     rows: list[dict[str, Any]] = []
@@ -625,7 +803,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 case = row["id"].replace("/facts/", "/rules then verifier/", 1)
                 labels[case], groups[case] = labels[row["id"]], (check, "rules then verifier", data)
                 chained.append({**row, "id": case})
-        second = run(chained, args.workers, args.embedding_model, args.cache_dir, None, [f"--llmeval-verifier={args.verifier}"])
+        second = run(
+            chained, args.workers, args.embedding_model, args.cache_dir, None, [f"--llmeval-verifier={args.verifier}"]
+        )
         report["results"] += second["results"]
         extra, speed = verifier_alone(args.verifier, [r for r in rows if groups[r["id"]][1] == "facts"], labels, groups)
     for record in report["results"]:
@@ -636,17 +816,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         table.append({"check": key[0], "setup": key[1], "data": key[2], **measure(by_group[key], labels)})
     table += extra
     print(render(table, escalated=judge is not None))
-    kinds = [row for key in sorted(by_group, key=lambda k: k[2]) if key[0] == "groundedness" and key[1] == "facts"
-             for row in measure_kinds(by_group[key], labels, key[2], answers, spans)]
+    kinds = [
+        row
+        for key in sorted(by_group, key=lambda k: k[2])
+        if key[0] == "groundedness" and key[1] == "facts"
+        for row in measure_kinds(by_group[key], labels, key[2], answers, spans)
+    ]
     if kinds:
         print("\nEvidence kinds (groundedness, method facts):\n" + render_kinds(kinds))
     models = sorted({str(r["model"]) for r in table})
-    footer = (f"Scoring model(s): {'; '.join(models)}; entities={args.entities}; judge: {judge[0] if judge else 'none'}; "
-              f"{len(rows)} tests in {report['run']['duration_s']:.0f} s through pytest ({report['run']['workers'] or 1} worker(s), "
-              f"{'an embedding and parse cache given' if args.cache_dir else 'no cache: every text encoded and parsed'}).")
+    footer = (
+        f"Scoring model(s): {'; '.join(models)}; entities={args.entities}; judge: {judge[0] if judge else 'none'}; "
+        f"{len(rows)} tests in {report['run']['duration_s']:.0f} s through pytest ({report['run']['workers'] or 1} "
+        "worker(s), "
+        f"{'an embedding and parse cache given' if args.cache_dir else 'no cache: every text encoded and parsed'})."
+    )
     if speed is not None:
-        footer += (f" Verifier: {speed['verifier']}, cold load {speed['cold_load_s']} s, {speed['claims_per_s']} claims/s over "
-                   f"{speed['claims']} claims ({speed['threads']} CPU threads), peak memory {speed['peak_rss_mb']} MB.")
+        footer += (
+            f" Verifier: {speed['verifier']}, cold load {speed['cold_load_s']} s, {speed['claims_per_s']} claims/s "
+            "over "
+            f"{speed['claims']} claims ({speed['threads']} CPU threads), peak memory {speed['peak_rss_mb']} MB."
+        )
     print("\n" + footer)
     if args.results:
         os.makedirs(args.results, exist_ok=True)

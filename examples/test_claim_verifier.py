@@ -33,6 +33,7 @@ def test_reworded_answer_goes_to_the_verifier():
 
 @pytest.mark.llmeval(case="refund-invented-number")
 def test_the_rules_decide_before_the_verifier():
-    result = evaluate("groundedness", actual="Refunds arrive within 14 business days.", context=CONTEXT, verifier="on",
-                      record=False)
+    result = evaluate(
+        "groundedness", actual="Refunds arrive within 14 business days.", context=CONTEXT, verifier="on", record=False
+    )
     assert result.verdict == "fail" and result.decided_by == "rules" and "verifier" not in result.details

@@ -109,8 +109,12 @@ def test_not_looping(case):
     assert_not_looping(case.actual)
 
 
-@pytest.mark.parametrize("case", cases("grounded_in_context", lambda c: bool(c.context) and c.metadata["category"] != "privacy",
-                                     hallucinations=True))
+@pytest.mark.parametrize(
+    "case",
+    cases(
+        "grounded_in_context", lambda c: bool(c.context) and c.metadata["category"] != "privacy", hallucinations=True
+    ),
+)
 def test_grounded_in_context(case):
     """RAG answers state only facts the retrieved context states, and stay close to it.
 

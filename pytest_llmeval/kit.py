@@ -26,6 +26,23 @@ from .judges.evaluator import JudgeEvaluator
 from .models.evaluator import ModelEvaluator
 from .run.check import check, check_kwargs, run_check
 
-__all__ = ["Case", "Result", "Evaluator", "MetricSpec", "Score", "Verdict", "require_choice", "require_number", "require_type",
-           "check", "run_check", "check_kwargs", "ModelEvaluator", "JudgeEvaluator", "CheckUnavailable", "SetupError",
-           "ScoringError", "MissingInputError"]
+__all__ = [
+    "Case",
+    "Result",
+    "Evaluator",
+    "MetricSpec",
+    "Score",
+    "Verdict",
+    "require_choice",
+    "require_number",
+    "require_type",
+    "check",
+    "run_check",
+    "check_kwargs",
+    "ModelEvaluator",
+    "JudgeEvaluator",
+    "CheckUnavailable",
+    "SetupError",
+    "ScoringError",
+    "MissingInputError",
+]

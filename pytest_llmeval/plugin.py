@@ -52,7 +52,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_RunHooks(session), "llmeval-run")
     config.pluginmanager.register(Deferring(session), "llmeval-defer")
     config.pluginmanager.register(Cassettes(session), "llmeval-cassettes")
-    config.pluginmanager.register(UnverifiedStatus(), "llmeval-unverified")  # a passed test with an unverified check: 'u'
+    # a passed test with an unverified check: 'u'
+    config.pluginmanager.register(UnverifiedStatus(), "llmeval-unverified")
     shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
     if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
         session.share_dir = shared
@@ -91,21 +92,40 @@ def pytest_llmeval_make_judge(config: pytest.Config, settings: Any) -> Any:
         return None
     from .judges.openai_judge import OpenAIJudge
 
-    return OpenAIJudge(settings.judge_model, base_url=settings.judge_base_url or None, api_key_env=settings.judge_api_key_env,
-                       json_mode=settings.judge_json_mode, price_per_million=settings.judge_price,
-                       temperature=settings.judge_temperature, seed=settings.judge_seed, max_tokens=settings.judge_max_tokens,
-                       max_concurrency=settings.judge_max_concurrency, timeout=settings.judge_timeout,
-                       max_retries=settings.judge_retries, budget=settings.judge_budget)
+    return OpenAIJudge(
+        settings.judge_model,
+        base_url=settings.judge_base_url or None,
+        api_key_env=settings.judge_api_key_env,
+        json_mode=settings.judge_json_mode,
+        price_per_million=settings.judge_price,
+        temperature=settings.judge_temperature,
+        seed=settings.judge_seed,
+        max_tokens=settings.judge_max_tokens,
+        max_concurrency=settings.judge_max_concurrency,
+        timeout=settings.judge_timeout,
+        max_retries=settings.judge_retries,
+        budget=settings.judge_budget,
+    )
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_llmeval_generate_report(config: pytest.Config, results: list[dict[str, Any]], run: dict[str, Any], summary: dict[str, Any],
-                                   baseline: dict[str, Any] | None, tests: dict[str, str], models: dict[str, Any],
-                                   judge: dict[str, Any], gate: dict[str, Any]) -> dict[str, Any]:
+def pytest_llmeval_generate_report(
+    config: pytest.Config,
+    results: list[dict[str, Any]],
+    run: dict[str, Any],
+    summary: dict[str, Any],
+    baseline: dict[str, Any] | None,
+    tests: dict[str, str],
+    models: dict[str, Any],
+    judge: dict[str, Any],
+    gate: dict[str, Any],
+) -> dict[str, Any]:
     """The JSON report as the plugin makes it: a function of the records and the run's information."""
     from .report.jsonfile import assemble
 
-    return assemble(results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, judge=judge, gate=gate)
+    return assemble(
+        results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, judge=judge, gate=gate
+    )
 
 
 class _RunHooks:
@@ -114,8 +134,12 @@ class _RunHooks:
     def __init__(self, session: EvalSession) -> None:
         self.session = session
         self.share_dir: str | None = None
-        self.draws: Any = None  # K of N: each repeated case's draws as their reports come in (harness.draws), made on need
-        self.local_draws: Any = None  # repeat=auto on a worker: the draws this process ran, to skip a decided case's next
+        self.draws: Any = (
+            None  # K of N: each repeated case's draws as their reports come in (harness.draws), made on need
+        )
+        self.local_draws: Any = (
+            None  # repeat=auto on a worker: the draws this process ran, to skip a decided case's next
+        )
 
     def tally(self, *, local: bool) -> Any:
         from .harness.draws import CaseDraws
@@ -154,8 +178,11 @@ class _RunHooks:
 
     @pytest.hookimpl(tryfirst=True)  # a case's K-of-N verdict changes its last draw's report before pytest counts it
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        counted = report.when == "call" and (self.draws is not None or self.local_draws is not None
-                                             or any(name == "llmeval" and "min_pass" in str(value) for name, value in report.user_properties))
+        counted = report.when == "call" and (
+            self.draws is not None
+            or self.local_draws is not None
+            or any(name == "llmeval" and "min_pass" in str(value) for name, value in report.user_properties)
+        )
         if counted:
             self.tally(local=True).decide(report)  # the controller's tally, or a worker's own (repeat=auto skips on it)
         if not self.session.is_worker:  # a worker's reports, records included, go to the controller, which reads them
@@ -170,7 +197,8 @@ class _RunHooks:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--llmeval-evaluators`` and ``--llmeval-merge``: run nothing (the catalog, or the merged shards, is the output)."""
+    """``--llmeval-evaluators`` and ``--llmeval-merge``: run nothing (the catalog, or the merged shards, is the
+    output)."""
     if (config.getoption("llmeval_evaluators", False) or config.getoption("llmeval_merge", None)) and items:
         config.hook.pytest_deselected(items=list(items))
         items.clear()
@@ -186,7 +214,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     eval_session = session.config.stash.get(session_key, None)
     if eval_session is None:
         return
-    nothing_to_run = session.config.getoption("llmeval_evaluators", False) or session.config.getoption("llmeval_merge", None)
+    nothing_to_run = session.config.getoption("llmeval_evaluators", False) or session.config.getoption(
+        "llmeval_merge", None
+    )
     if nothing_to_run and session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
     if eval_session.made("prefetcher"):
@@ -216,94 +246,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         # every full collection they set off costs more than they do.
         gc.disable()
         session.config.stash[_gc_paused_key] = True
-    _finish(session, eval_session)
+    from .harness.finishing import finish
 
-
-def _finish(session: pytest.Session, eval_session: EvalSession) -> None:
-    """The controller's end of the run: exit status, JUnit suite properties, report files."""
-    deferring = session.config.pluginmanager.get_plugin("llmeval-defer")
-    lost = deferring.lost() if deferring is not None and session.exitstatus != pytest.ExitCode.INTERRUPTED else []
-    if lost:  # started on a worker that died holding them: never reported, their deferred checks never scored
-        eval_session.outcomes.update(dict.fromkeys(lost, "crashed"))
-        warnings.warn(LLMEvalWarning(f"{len(lost)} test(s) were never reported, their deferred checks not scored (their worker "
-                                     f"died): {', '.join(lost[:5])}"), stacklevel=1)
-    records = eval_session.records  # read first: reading counts the properties that are not records
-    if eval_session.bad_records:
-        warnings.warn(LLMEvalWarning(f"{eval_session.bad_records} llmeval record(s) in user_properties could not be read"),
-                      stacklevel=1)
-    if eval_session.merged and any(o in ("failed", "error", "crashed") for o in eval_session.outcomes.values()):
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED  # the merged shards' verdict, as one run would give it
-    comparison = eval_session.comparison()
-    if comparison is not None and comparison.regressions and eval_session.settings.fail_on_regression:
-        if session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if records and eval_session.settings.calibrate:
-        from .harness.calibrating import calibration_key, finish_calibration
-
-        try:
-            session.config.stash[calibration_key] = finish_calibration(records, eval_session.settings, str(session.config.invocation_params.dir))
-        except (OSError, ValueError) as exc:
-            warnings.warn(LLMEvalWarning(f"could not write the calibration record: {exc}"), stacklevel=1)
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    gate = None
-    if records:
-        from .harness.reporting import run_gate
-
-        gate = run_gate(eval_session)
-        fails = gate.failed_floors or (gate.verdict == "indeterminate" and eval_session.settings.indeterminate == "fail")
-        if fails and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a judge outage or a row below its floor is not a green run
-    if records:
-        from .report.junit import add_suite_properties
-
-        try:
-            add_suite_properties(session.config, eval_session.summary(), comparison, gate)
-        except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
-            warnings.warn(LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1)
-    if not (records or eval_session.settings.report or eval_session.judge_skips or comparison is not None):
-        return  # nothing to report, nothing to summarise
-    from .harness.reporting import interruption, interruption_key
-
-    session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
-    from .report.github import step_summary_path
-
-    step_summary = step_summary_path(eval_session.settings.step_summary) if records else None
-    if not eval_session.settings.report and step_summary is None:
-        return
-    from .report import ReportsNotWritten, write_reports
-    from .harness.reporting import build_report
-
-    try:
-        report = build_report(eval_session)
-    except Exception as exc:  # noqa: BLE001 - say so, fail the run, keep pytest's own output
-        warnings.warn(LLMEvalWarning(f"could not build the llmeval report: {exc!r}"), stacklevel=1)
-        eval_session.written.append(f"FAILED: the report could not be built: {exc!r}")
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        return
-    failed = False
-    for path in eval_session.settings.report:
-        try:
-            eval_session.written.extend(write_reports(report, path))
-        except ReportsNotWritten as exc:  # the directory's other files were written: say which were not
-            failed = True
-            eval_session.written.extend(exc.written)
-            for target, error in exc.failed:
-                warnings.warn(LLMEvalWarning(f"could not write the llmeval report {target!r}: {error}"), stacklevel=1)
-                eval_session.written.append(f"FAILED {target}: {error}")
-        except Exception as exc:  # noqa: BLE001 - one writer's failure must not cost the other reports
-            failed = True
-            warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)
-            eval_session.written.append(f"FAILED {path}: {exc}")
-    if step_summary is not None:
-        from .report.github import append_step_summary
-
-        try:
-            append_step_summary(report, step_summary)
-        except OSError as exc:  # the summary is a courtesy: the reports and the run's verdict stand
-            warnings.warn(LLMEvalWarning(f"could not append to the step summary {step_summary!r}: {exc}"), stacklevel=1)
-    if failed and session.exitstatus == pytest.ExitCode.OK:
-        # A report the run was asked for is missing: the run has not done its job.
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    finish(session, eval_session)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -320,7 +265,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     if not eval_session.settings.summary:
         return
-    if not (eval_session.records or eval_session.written or eval_session.judge_skips or eval_session.comparison() is not None):
+    if not (
+        eval_session.records
+        or eval_session.written
+        or eval_session.judge_skips
+        or eval_session.comparison() is not None
+    ):
         return
     from .harness.reporting import session_lines
     from .text.basics import replace_surrogates
@@ -329,7 +279,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     try:
         lines = session_lines(eval_session, width=config.get_terminal_writer().fullwidth)
     except Exception as exc:  # noqa: BLE001 - one line, not a traceback over pytest's summary
-        lines = [f"llmeval: the summary could not be computed: {exc!r}"] + [f"llmeval report: {p}" for p in eval_session.written]
+        lines = [f"llmeval: the summary could not be computed: {exc!r}"] + [
+            f"llmeval report: {p}" for p in eval_session.written
+        ]
     for line in lines:
         # Model names and answers may hold lone surrogates, which no terminal can print.
         terminalreporter.write_line(replace_surrogates(line))
@@ -361,7 +313,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if error is not None:
         raise error
     context = item.stash.get(_context_key, None)
-    if context is not None and context.tags.get("auto"):  # repeat=auto: a case whose verdict is certain needs no more draws
+    if context is not None and context.tags.get(
+        "auto"
+    ):  # repeat=auto: a case whose verdict is certain needs no more draws
         hooks = item.config.pluginmanager.get_plugin("llmeval-run")
         tally = hooks.tally(local=True) if hooks is not None else None
         if tally is not None and tally.decided(str(context.case)):
@@ -380,7 +334,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         models = list(eval_session.settings.models)
         if models:
             metafunc.parametrize("llmeval_model", models, ids=models, scope="function")
-    repeat, _ = repeat_of(list(metafunc.definition.iter_markers("llmeval")), eval_session.settings.repeat, metafunc.definition.nodeid)
+    repeat, _ = repeat_of(
+        list(metafunc.definition.iter_markers("llmeval")), eval_session.settings.repeat, metafunc.definition.nodeid
+    )
     if repeat > 1:
         # N draws of one case: before the perturbation, whose part ends the test id.
         if "llmeval_draw" not in metafunc.fixturenames:
@@ -396,7 +352,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     seed = marker.kwargs.get("seed", 0)
     unknown = sorted(set(marker.kwargs) - {"seed"})
     if unknown or isinstance(seed, bool) or not isinstance(seed, int):
-        raise pytest.UsageError(f"{where} takes perturbations and seed=<int>; got {', '.join(unknown) or f'seed={seed!r}'}")
+        raise pytest.UsageError(
+            f"{where} takes perturbations and seed=<int>; got {', '.join(unknown) or f'seed={seed!r}'}"
+        )
     try:
         perturbations = parse_perturbations(marker.args, where=where)
     except (TypeError, ValueError) as exc:
@@ -405,8 +363,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         raise pytest.UsageError(f"{where} needs at least one perturbation, e.g. llmeval_perturb('typos', 'uppercase')")
     if "llmeval_perturbation" not in metafunc.fixturenames:
         raise pytest.UsageError(f"{where}: the test must use the llmeval_perturb fixture to perturb its input")
-    metafunc.parametrize("llmeval_perturbation", [None, *perturbations], ids=["original", *(p.id for p in perturbations)],
-                         scope="function")
+    metafunc.parametrize(
+        "llmeval_perturbation",
+        [None, *perturbations],
+        ids=["original", *(p.id for p in perturbations)],
+        scope="function",
+    )
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
@@ -427,9 +389,13 @@ def llmeval_scorers(request: pytest.FixtureRequest) -> ModelCache:
 @pytest.fixture(scope="session")
 def llmeval_models(request: pytest.FixtureRequest) -> ModelCache:
     """Deprecated name of ``llmeval_scorers`` (``--llmeval-models`` names the models under test, not these)."""
-    warnings.warn(pytest.PytestDeprecationWarning(
-        "the llmeval_models fixture is now llmeval_scorers (the scoring models' cache); the old name goes in the next release"),
-        stacklevel=2)
+    warnings.warn(
+        pytest.PytestDeprecationWarning(
+            "the llmeval_models fixture is now llmeval_scorers (the scoring models' cache); the old name goes in the "
+            "next release"
+        ),
+        stacklevel=2,
+    )
     return request.config.stash[session_key].models
 
 
@@ -484,7 +450,8 @@ def llmeval_generate(llmeval_model: str, llmeval_model_table: Mapping[str, Any])
     if not isinstance(llmeval_model_table, Mapping) or llmeval_model not in llmeval_model_table:
         known = ", ".join(sorted(llmeval_model_table)) if isinstance(llmeval_model_table, Mapping) else "none"
         raise pytest.UsageError(
-            f"llmeval_generate: no callable for model {llmeval_model!r} in the llmeval_model_table fixture (models there: "
+            f"llmeval_generate: no callable for model {llmeval_model!r} in the llmeval_model_table fixture (models "
+            "there: "
             f"{known or 'none'}); define llmeval_model_table in conftest.py returning {{model name: callable}}"
         )
     return llmeval_model_table[llmeval_model]

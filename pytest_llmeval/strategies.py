@@ -28,8 +28,18 @@ RATE_BASED = ("typos", "char_swap", "char_delete", "whitespace", "punctuation", 
 
 
 #: What ``perturbed`` draws from by default: meaning-preserving noise (no antonyms, no encodings).
-DEFAULT_NAMES = ("typos", "char_swap", "char_delete", "uppercase", "lowercase", "titlecase", "whitespace", "punctuation", "ocr",
-                 "synonym")
+DEFAULT_NAMES = (
+    "typos",
+    "char_swap",
+    "char_delete",
+    "uppercase",
+    "lowercase",
+    "titlecase",
+    "whitespace",
+    "punctuation",
+    "ocr",
+    "synonym",
+)
 
 
 def perturbations(names: Sequence[str] = DEFAULT_NAMES, *, max_rate: float = 0.2) -> st.SearchStrategy[Perturbation]:
@@ -37,21 +47,28 @@ def perturbations(names: Sequence[str] = DEFAULT_NAMES, *, max_rate: float = 0.2
     names = list(names)
     unknown = [n for n in names if n not in PERTURBATORS]
     if not names or unknown:
-        raise ValueError(f"perturbations: argument 'names' must list perturbations from {', '.join(sorted(PERTURBATORS))}; "
-                         f"got {names!r}")
+        raise ValueError(
+            f"perturbations: argument 'names' must list perturbations from {', '.join(sorted(PERTURBATORS))}; "
+            f"got {names!r}"
+        )
     if not 0.01 <= max_rate <= 1:
         raise ValueError(f"perturbations: argument 'max_rate' must be between 0.01 and 1; got {max_rate!r}")
 
     def build(name: str) -> st.SearchStrategy[Perturbation]:
         if name in RATE_BASED:
-            return st.floats(min_value=0.01, max_value=max_rate).map(lambda rate: Perturbation(name, {"rate": round(rate, 3)}))
+            return st.floats(min_value=0.01, max_value=max_rate).map(
+                lambda rate: Perturbation(name, {"rate": round(rate, 3)})
+            )
         return st.just(Perturbation(name))
 
     return st.sampled_from(names).flatmap(build)
 
 
-def perturbed(text: str | st.SearchStrategy[str], names: Sequence[str] = DEFAULT_NAMES, *, max_rate: float = 0.2) -> st.SearchStrategy[str]:
+def perturbed(
+    text: str | st.SearchStrategy[str], names: Sequence[str] = DEFAULT_NAMES, *, max_rate: float = 0.2
+) -> st.SearchStrategy[str]:
     """``text`` (or a drawn text) under a drawn perturbation and seed."""
     texts: Any = text if isinstance(text, st.SearchStrategy) else st.just(text)
     return st.tuples(texts, perturbations(names, max_rate=max_rate), st.integers(min_value=0, max_value=2**31 - 1)).map(
-        lambda drawn: perturb(drawn[0], drawn[1].name, seed=drawn[2], **drawn[1].params))
+        lambda drawn: perturb(drawn[0], drawn[1].name, seed=drawn[2], **drawn[1].params)
+    )

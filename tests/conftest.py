@@ -118,8 +118,30 @@ def read_json():
 
 # -- tiny randomly initialised models, for the real loading and batching code paths ----------
 
-WORDS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "dog", "ran", "ignore", "all",
-         "previous", "instructions", "women", "are", "bad", "at", "math", "."]
+WORDS = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "mat",
+    "dog",
+    "ran",
+    "ignore",
+    "all",
+    "previous",
+    "instructions",
+    "women",
+    "are",
+    "bad",
+    "at",
+    "math",
+    ".",
+]
 
 
 def _vocab(folder):
@@ -134,9 +156,17 @@ def tiny_classifier(folder, labels):
     from transformers import BertConfig, BertForSequenceClassification
 
     _vocab(folder)
-    config = BertConfig(vocab_size=len(WORDS), hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
-                        max_position_embeddings=128, num_labels=len(labels), id2label=dict(enumerate(labels)),
-                        label2id={label: i for i, label in enumerate(labels)})
+    config = BertConfig(
+        vocab_size=len(WORDS),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=128,
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={label: i for i, label in enumerate(labels)},
+    )
     BertForSequenceClassification(config).save_pretrained(folder)
     return str(folder)
 
@@ -146,7 +176,9 @@ def tiny_causal_lm(folder):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     _vocab(folder)
-    GPT2LMHeadModel(GPT2Config(vocab_size=len(WORDS), n_positions=128, n_embd=16, n_layer=1, n_head=2)).save_pretrained(folder)
+    GPT2LMHeadModel(GPT2Config(vocab_size=len(WORDS), n_positions=128, n_embd=16, n_layer=1, n_head=2)).save_pretrained(
+        folder
+    )
     return str(folder)
 
 

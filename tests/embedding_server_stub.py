@@ -81,7 +81,9 @@ class EmbeddingStub:
                     return  # the connection closes with no reply at all
                 if "status" in step:
                     message = step.get("message", f"scripted {step['status']}")
-                    self._send(step["status"], json.dumps({"error": {"message": message}}).encode(), {"Retry-After": "0.01"})
+                    self._send(
+                        step["status"], json.dumps({"error": {"message": message}}).encode(), {"Retry-After": "0.01"}
+                    )
                     return
                 if "body" in step:
                     self._send(200, step["body"].encode())
@@ -94,14 +96,25 @@ class EmbeddingStub:
                 for index, text in enumerate(texts):
                     if stub.token_level:
                         words = re.findall(r"\w+", (texts[0] if stub.misplace else text).lower()) or [""]
-                        embedding: Any = [[a + (0.5 if i == DIM - 1 else 0.0) for i, a in enumerate(word_vector(w))] for w in words]
+                        embedding: Any = [
+                            [a + (0.5 if i == DIM - 1 else 0.0) for i, a in enumerate(word_vector(w))] for w in words
+                        ]
                     else:
                         embedding = bag_vector(text)
                     data.append({"object": "embedding", "index": index, "embedding": embedding})
                 if stub.reverse:
                     data.reverse()
-                self._send(200, json.dumps({"object": "list", "model": body.get("model"), "data": data,
-                                            "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
+                self._send(
+                    200,
+                    json.dumps(
+                        {
+                            "object": "list",
+                            "model": body.get("model"),
+                            "data": data,
+                            "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                        }
+                    ).encode(),
+                )
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

@@ -46,16 +46,27 @@ class ScriptedJudgeServer:
             # HTTP/1.1 keeps each client connection open between requests, as hosted and local
             # judge servers do; the default (1.0) closes it, so a stopped server refuses the next.
             protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
-            disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms wait for an ACK between them
+            disable_nagle_algorithm = (
+                True  # headers and body go out as two writes: no 40 ms wait for an ACK between them
+            )
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
             def _stream(self, body: dict[str, Any], text: str) -> None:
                 words = text.split(" ")
-                chunks = [{"id": "chatcmpl-stream", "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "scripted"),
-                           "choices": [{"index": 0, "delta": {"content": (" " if i else "") + word}, "finish_reason": None}]}
-                          for i, word in enumerate(words)]
+                chunks = [
+                    {
+                        "id": "chatcmpl-stream",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": body.get("model", "scripted"),
+                        "choices": [
+                            {"index": 0, "delta": {"content": (" " if i else "") + word}, "finish_reason": None}
+                        ],
+                    }
+                    for i, word in enumerate(words)
+                ]
                 payload = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
                 data = payload.encode()
                 self.send_response(200)
@@ -78,12 +89,17 @@ class ScriptedJudgeServer:
                         step = server.default
                 kind = (body.get("response_format") or {}).get("type")
                 if kind in server.reject_formats:
-                    step = {"status": server.reject_status, "message": f"response_format type {kind} is not supported by this server"}
+                    step = {
+                        "status": server.reject_status,
+                        "message": f"response_format type {kind} is not supported by this server",
+                    }
                 if step.get("delay"):
                     time.sleep(step["delay"])
                 status = step.get("status", 200)
                 if status != 200:
-                    payload = json.dumps({"error": {"message": step.get("message", f"scripted {status}"), "type": "scripted"}}).encode()
+                    payload = json.dumps(
+                        {"error": {"message": step.get("message", f"scripted {status}"), "type": "scripted"}}
+                    ).encode()
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("retry-after-ms", "10")
@@ -99,17 +115,27 @@ class ScriptedJudgeServer:
                 elif step.get("malformed"):
                     payload = b"{this is not json"
                 else:
-                    payload = json.dumps({
-                        "id": f"chatcmpl-{len(server.requests)}",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": body.get("model", "scripted"),
-                        "choices": [{"index": 0, "finish_reason": step.get("finish_reason", "stop"),
-                                     "message": {"role": "assistant", "content": step["text"]},
-                                     "logprobs": _logprobs(step.get("logprobs")) if body.get("logprobs") else None}],
-                        "usage": {"prompt_tokens": step.get("prompt_tokens", 10), "completion_tokens": step.get("completion_tokens", 5),
-                                  "total_tokens": step.get("prompt_tokens", 10) + step.get("completion_tokens", 5)},
-                    }).encode()
+                    payload = json.dumps(
+                        {
+                            "id": f"chatcmpl-{len(server.requests)}",
+                            "object": "chat.completion",
+                            "created": 0,
+                            "model": body.get("model", "scripted"),
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "finish_reason": step.get("finish_reason", "stop"),
+                                    "message": {"role": "assistant", "content": step["text"]},
+                                    "logprobs": _logprobs(step.get("logprobs")) if body.get("logprobs") else None,
+                                }
+                            ],
+                            "usage": {
+                                "prompt_tokens": step.get("prompt_tokens", 10),
+                                "completion_tokens": step.get("completion_tokens", 5),
+                                "total_tokens": step.get("prompt_tokens", 10) + step.get("completion_tokens", 5),
+                            },
+                        }
+                    ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

@@ -143,16 +143,22 @@ def inversions(edges: dict[str, set[str]]) -> list[str]:
         allowed = LAYERS.get(layer_of(name))
         if allowed is None:
             continue
-        found += [f"{name} -> {t}" for t in sorted(targets)
-                  if layer_of(t) not in allowed | {layer_of(name), "_version"}]
+        found += [
+            f"{name} -> {t}" for t in sorted(targets) if layer_of(t) not in allowed | {layer_of(name), "_version"}
+        ]
     return found
 
 
 def test_the_layer_check_sees_an_inversion():
-    edges = {"pytest_llmeval.core.case": {"pytest_llmeval.judges.base"}, "pytest_llmeval.checks.x": {"pytest_llmeval.run.check"},
-             "pytest_llmeval.report.view": {"pytest_llmeval.harness.session"}}
-    assert inversions(edges) == ["pytest_llmeval.core.case -> pytest_llmeval.judges.base",
-                                 "pytest_llmeval.report.view -> pytest_llmeval.harness.session"]
+    edges = {
+        "pytest_llmeval.core.case": {"pytest_llmeval.judges.base"},
+        "pytest_llmeval.checks.x": {"pytest_llmeval.run.check"},
+        "pytest_llmeval.report.view": {"pytest_llmeval.harness.session"},
+    }
+    assert inversions(edges) == [
+        "pytest_llmeval.core.case -> pytest_llmeval.judges.base",
+        "pytest_llmeval.report.view -> pytest_llmeval.harness.session",
+    ]
 
 
 @pytest.mark.parametrize("type_checking", [False, True], ids=["runtime", "with-type-imports"])
@@ -177,9 +183,14 @@ def _imported_names(path: pathlib.Path) -> list[tuple[str, str]]:
 
 
 def test_no_private_name_crosses_a_module():
-    """A name with a leading underscore is its module's own; what another module needs is public (and in ``__all__``)."""
-    crossing = {f"{module_name(p)}: {target}.{name}" for p in PACKAGE.rglob("*.py") for target, name in _imported_names(p)
-                if name.startswith("_") and not name.startswith("__")}
+    """A name with a leading underscore is its module's own; what another module needs is public (and in
+    ``__all__``)."""
+    crossing = {
+        f"{module_name(p)}: {target}.{name}"
+        for p in PACKAGE.rglob("*.py")
+        for target, name in _imported_names(p)
+        if name.startswith("_") and not name.startswith("__")
+    }
     assert sorted(crossing) == []
 
 
@@ -199,9 +210,15 @@ def test_every_name_a_module_takes_from_another_is_in_that_module_s_all():
     that module's ``__all__`` (a submodule imported from its package is a module, not a name)."""
     paths = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     declared = {name: _declared_all(path) for name, path in paths.items()}
-    missing = sorted(f"{module_name(p)}: {target}.{name}" for p in PACKAGE.rglob("*.py") for target, name in _imported_names(p)
-                     if target in paths and f"{target}.{name}" not in paths and not name.startswith("__")
-                     and name not in (declared[target] or set()))
+    missing = sorted(
+        f"{module_name(p)}: {target}.{name}"
+        for p in PACKAGE.rglob("*.py")
+        for target, name in _imported_names(p)
+        if target in paths
+        and f"{target}.{name}" not in paths
+        and not name.startswith("__")
+        and name not in (declared[target] or set())
+    )
     assert missing == []
 
 
@@ -211,24 +228,56 @@ def test_the_contract_needs_no_pytest():
     offenders = []
     for path in (PACKAGE / "core").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("pytest", "_pytest", "pluggy")]
     assert offenders == []
 
 
 def test_no_pytest_internals():
-    offenders = [str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py")
-                 if "_pytest" in p.read_text(encoding="utf-8")]
+    offenders = [
+        str(p.relative_to(PACKAGE.parent)) for p in PACKAGE.rglob("*.py") if "_pytest" in p.read_text(encoding="utf-8")
+    ]
     assert offenders == []
 
 
 def test_no_module_is_too_long():
-    lengths = {str(p.relative_to(PACKAGE.parent)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
+    lengths = {
+        str(p.relative_to(PACKAGE.parent)): len(p.read_text(encoding="utf-8").splitlines())
+        for p in PACKAGE.rglob("*.py")
+    }
     assert {name: n for name, n in lengths.items() if n > 520} == {}
-    assert lengths["pytest_llmeval/harness/session.py"] < 300
+    # the session is a hub, not a home: its cap (300 lines before ruff format laid calls out one argument a line)
+    assert lengths["pytest_llmeval/harness/session.py"] < 360
 
 
-TIMERS = {"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", "process_time", "default_timer", "timeit"}
+def test_no_line_is_too_wide():
+    """Modules stay short by what they do, not by wide lines: no line over 120 characters (as ruff checks in CI)."""
+    wide = [
+        f"{p.relative_to(PACKAGE.parent)}:{number}"
+        for p in PACKAGE.rglob("*.py")
+        for number, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > 120
+    ]
+    assert wide == []
+
+
+TIMERS = {
+    "perf_counter",
+    "perf_counter_ns",
+    "monotonic",
+    "monotonic_ns",
+    "time",
+    "time_ns",
+    "process_time",
+    "default_timer",
+    "timeit",
+}
 
 
 def _reads_clock(node: ast.AST, timed: set[str], tainted: set[str]) -> bool:
@@ -237,7 +286,10 @@ def _reads_clock(node: ast.AST, timed: set[str], tainted: set[str]) -> bool:
         if isinstance(child, ast.Call):
             func = child.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if (name in TIMERS and (not isinstance(func, ast.Attribute) or ast.unparse(func.value) in ("time", "timeit"))) or name in timed:
+            if (
+                name in TIMERS
+                and (not isinstance(func, ast.Attribute) or ast.unparse(func.value) in ("time", "timeit"))
+            ) or name in timed:
                 return True
         elif isinstance(child, ast.Name) and child.id in tainted:
             return True
@@ -245,41 +297,65 @@ def _reads_clock(node: ast.AST, timed: set[str], tainted: set[str]) -> bool:
 
 
 def wall_clock_asserts(source: str) -> list[str]:
-    """The ``assert`` statements of ``source`` that compare a time read from the clock (waits and deadlines are fine)."""
+    """The ``assert`` statements of ``source`` that compare a time read from the clock (waits and deadlines are
+    fine)."""
     tree = ast.parse(source)
     functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    timed = {f.name for f in functions
-             if any(isinstance(n, ast.Return) and n.value is not None and _reads_clock(n.value, set(), set()) for n in ast.walk(f))}
+    timed = {
+        f.name
+        for f in functions
+        if any(
+            isinstance(n, ast.Return) and n.value is not None and _reads_clock(n.value, set(), set())
+            for n in ast.walk(f)
+        )
+    }
     found = []
     for function in functions:
         tainted: set[str] = set()
         for _ in range(3):  # names bound from names bound from the clock
             for node in ast.walk(function):
-                if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None and _reads_clock(node.value, timed, tainted):
+                if (
+                    isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                    and node.value is not None
+                    and _reads_clock(node.value, timed, tainted)
+                ):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     tainted.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-        found += [ast.unparse(n) for n in ast.walk(function) if isinstance(n, ast.Assert) and _reads_clock(n, timed, tainted)]
+        found += [
+            ast.unparse(n) for n in ast.walk(function) if isinstance(n, ast.Assert) and _reads_clock(n, timed, tainted)
+        ]
     return found
 
 
 def test_the_wall_clock_scan_tells_timings_from_waits():
-    assert wall_clock_asserts("def test():\n    start = time.perf_counter()\n    run()\n    assert time.perf_counter() - start < 3\n")
-    assert wall_clock_asserts("def _t():\n    s = time.monotonic()\n    return time.monotonic() - s, 1\n\n"
-                              "def test():\n    took, result = _t()\n    fast = took * 2\n    assert fast < 1 and result\n")
-    waits = ("def test():\n    deadline = time.monotonic() + 30\n    while time.monotonic() < deadline:\n        time.sleep(0.05)\n"
-             "    start = text.index('x')\n    assert start == 0 and result.time == 1 and 'elapsed' in reason\n")
+    assert wall_clock_asserts(
+        "def test():\n    start = time.perf_counter()\n    run()\n    assert time.perf_counter() - start < 3\n"
+    )
+    assert wall_clock_asserts(
+        "def _t():\n    s = time.monotonic()\n    return time.monotonic() - s, 1\n\n"
+        "def test():\n    took, result = _t()\n    fast = took * 2\n    assert fast < 1 and result\n"
+    )
+    waits = (
+        "def test():\n    deadline = time.monotonic() + 30\n    while time.monotonic() < deadline:\n        "
+        "time.sleep(0.05)\n"
+        "    start = text.index('x')\n    assert start == 0 and result.time == 1 and 'elapsed' in reason\n"
+    )
     assert wall_clock_asserts(waits) == []
 
 
 def test_no_test_asserts_a_wall_clock_time():
     """Tests assert behaviour; a busy machine makes any time limit flaky. Timings live in ``benchmarks/``."""
     tests = pathlib.Path(__file__).resolve().parents[0]
-    found = {str(p.relative_to(tests)): wall_clock_asserts(p.read_text(encoding="utf-8")) for p in sorted(tests.rglob("*.py"))}
+    found = {
+        str(p.relative_to(tests)): wall_clock_asserts(p.read_text(encoding="utf-8"))
+        for p in sorted(tests.rglob("*.py"))
+    }
     assert {name: asserts for name, asserts in found.items() if asserts} == {}
 
 
 def test_the_tests_mirror_the_package():
-    """A test module sits in the folder of the layer it tests (``tests/checks/embedding/test_groundedness.py``), or at the
+    """A test module sits in the folder of the layer it tests (``tests/checks/embedding/test_groundedness.py``), or at
+    the
     top when it tests the project as a whole (layout, docs, start-up); no module is named after a round of fixes."""
     tests = pathlib.Path(__file__).resolve().parent
     layers = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} | {"benchmarks"}

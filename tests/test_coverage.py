@@ -87,13 +87,22 @@ def test_seed_003_all_22_rows() -> None:
 
 def test_seed_001_in_scope_items_implemented() -> None:
     for row in rows("001"):
-        assert row.status in IMPLEMENTED or (row.status == "out of scope" and row.item.startswith(("detection:", "segmentation:"))), row
+        assert row.status in IMPLEMENTED or (
+            row.status == "out of scope" and row.item.startswith(("detection:", "segmentation:"))
+        ), row
 
 
 def test_seed_004_out_of_scope_are_benchmarks_and_platforms() -> None:
     out = [r.item for r in rows("004") if r.status == "out of scope"]
-    assert out == ["benchmark: GLUE", "benchmark: SuperGLUE", "benchmark: HellaSwag", "benchmark: TruthfulQA", "benchmark: MMLU",
-                   "evaluation platforms (Azure AI Foundry, OpenAI Evals, W&B, LangSmith, TruLens, Vertex AI, Bedrock, Parea, Opik)"]
+    assert out == [
+        "benchmark: GLUE",
+        "benchmark: SuperGLUE",
+        "benchmark: HellaSwag",
+        "benchmark: TruthfulQA",
+        "benchmark: MMLU",
+        "evaluation platforms (Azure AI Foundry, OpenAI Evals, W&B, LangSmith, TruLens, Vertex AI, Bedrock, Parea, "
+        "Opik)",
+    ]
 
 
 def test_missing_items_are_the_known_ones() -> None:
@@ -114,7 +123,9 @@ def test_table_shape() -> None:
     assert lines[0].startswith("| catalog |")
     for seed, (total, done, out) in counts.items():
         assert f"| {CATALOG_NAMES[seed]} | {SEEDS[seed]} | {total} | {done} | {out} | {total - done - out} |" in lines
-    assert sum(line.startswith("| ") and " | " in line for line in lines) == 1 + len(SEEDS) + len(SEEDS) + len(SEED_COVERAGE)
+    assert sum(line.startswith("| ") and " | " in line for line in lines) == 1 + len(SEEDS) + len(SEEDS) + len(
+        SEED_COVERAGE
+    )
 
 
 def test_the_docs_page_is_current() -> None:

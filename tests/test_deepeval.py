@@ -1,4 +1,5 @@
-"""deepeval interop: any deepeval metric as an llmeval check, and our judge (with its verdict cache) as deepeval's model.
+"""deepeval interop: any deepeval metric as an llmeval check, and our judge (with its verdict cache) as deepeval's
+model.
 
 Runs where deepeval is installed (README's test command installs it for this file alone,
 with ``-p no:deepeval``: its own pytest plugin costs seconds at every start).
@@ -77,10 +78,24 @@ def test_not_a_metric():
 
 def test_any_deepeval_metric_is_recorded_like_ours(pytester):
     pytester.makepyfile(metrics=METRICS, test_suite=SUITE)
-    result = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=report.json", "--junitxml=junit.xml", "-p", "no:randomly")
+    result = pytester.runpytest(
+        "-p",
+        "no:deepeval",
+        "-p",
+        "no:asyncio",
+        "--llmeval-report=report.json",
+        "--junitxml=junit.xml",
+        "-p",
+        "no:randomly",
+    )
     result.assert_outcomes(passed=2, failed=2)
-    result.stdout.fnmatch_lines(["*llmeval deepeval failed: score 0.200 < threshold 0.500*", "*why: Length: 40 chars of 50*",
-                                 "*argument 'metric' must be a deepeval metric (with .measure()); got str*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval deepeval failed: score 0.200 < threshold 0.500*",
+            "*why: Length: 40 chars of 50*",
+            "*argument 'metric' must be a deepeval metric (with .measure()); got str*",
+        ]
+    )
     report = json.loads((pytester.path / "report.json").read_text())
     records = {r["nodeid"].split("::")[1]: r for r in report["results"]}
     short = records["test_short"]
@@ -116,7 +131,8 @@ from deepeval.test_case import LLMTestCaseParams
 from pytest_llmeval import assert_metric
 
 def test_geval(llmeval_deepeval_judge):
-    metric = GEval(name="Correctness", criteria="The answer is correct.", model=llmeval_deepeval_judge, async_mode=False,
+    metric = GEval(name="Correctness", criteria="The answer is correct.", model=llmeval_deepeval_judge, \
+async_mode=False,
                    evaluation_params=[LLMTestCaseParams.INPUT, LLMTestCaseParams.ACTUAL_OUTPUT])
     assert_metric(metric, actual="Paris is the capital of France.", question="Capital of France?")
 
@@ -137,7 +153,9 @@ def server():
 def test_our_judge_serves_deepeval_metrics_with_record_and_replay(pytester, server):
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(JUDGED)
-    first = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=first.json", "-p", "no:randomly")
+    first = pytester.runpytest(
+        "-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=first.json", "-p", "no:randomly"
+    )
     first.assert_outcomes(passed=2)
     calls = len(server.requests)
     assert calls >= 4
@@ -146,7 +164,16 @@ def test_our_judge_serves_deepeval_metrics_with_record_and_replay(pytester, serv
     assert geval["metrics"]["score"] == pytest.approx(0.8) and geval["signature"]["model"] == "llmeval:scripted"
     assert geval["details"]["judge"]["calls"] >= 2 and one["judge"]["calls"] == calls
 
-    second = pytester.runpytest("-p", "no:deepeval", "-p", "no:asyncio", "--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest(
+        "-p",
+        "no:deepeval",
+        "-p",
+        "no:asyncio",
+        "--llmeval-report=second.json",
+        "--override-ini=llmeval_judge_cache=replay",
+        "-p",
+        "no:randomly",
+    )
     second.assert_outcomes(passed=2)
     assert len(server.requests) == calls  # replayed: zero HTTP calls
     two = json.loads((pytester.path / "second.json").read_text())

@@ -28,12 +28,16 @@ def test_the_readme_is_a_front_door_that_keeps_the_two_commands():
     assert len(text.splitlines()) <= 300
     for marker in ("<!-- main-command -->", "<!-- test-command -->"):
         after = text.split(marker, 1)[1].lstrip("\n")
-        assert after.startswith("```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0"), marker
+        assert after.startswith(
+            "```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0"
+        ), marker
 
 
 def test_the_readme_examples_are_the_samples_the_suite_runs():
     blocks = [block.split("```", 1)[0] for block in README.read_text(encoding="utf-8").split("```python\n")[1:]]
-    assert blocks == [(EXAMPLES / name).read_text(encoding="utf-8") for name in ("test_quickstart.py", "test_grounded.py")]
+    assert blocks == [
+        (EXAMPLES / name).read_text(encoding="utf-8") for name in ("test_quickstart.py", "test_grounded.py")
+    ]
 
 
 @pytest.mark.parametrize("page, name", [(str(path.relative_to(ROOT)), name) for (path, name) in blocks()])
@@ -50,7 +54,10 @@ def test_every_registered_check_is_named_on_a_docs_page():
 
 
 def test_no_internal_catalog_number_in_the_readme_or_the_docs():
-    found = {str(p.relative_to(ROOT)): re.findall(r"(?i)\bseeds? \d{3}", p.read_text(encoding="utf-8")) for p in [README, *PAGES]}
+    found = {
+        str(p.relative_to(ROOT)): re.findall(r"(?i)\bseeds? \d{3}", p.read_text(encoding="utf-8"))
+        for p in [README, *PAGES]
+    }
     assert {page: labels for page, labels in found.items() if labels} == {}
 
 
@@ -109,8 +116,13 @@ def test_the_sample_runs(pytester: pytest.Pytester, sample: str):
 def test_the_site_builds_without_a_warning(tmp_path: pathlib.Path):
     pytest.importorskip("mkdocs")
     pytest.importorskip("material")
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
-                          capture_output=True, text=True, env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"NO_MKDOCS_2_WARNING": "1", "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "site" / "checks" / "embedding" / "index.html").is_file()
     assert "assert_grounded" in (tmp_path / "site" / "checks" / "embedding" / "index.html").read_text(encoding="utf-8")
@@ -121,9 +133,17 @@ def test_docstrings_are_markdown():
     import re
 
     role = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj):`")
-    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "pytest_llmeval").rglob("*.py"))
-             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if role.search(line)]
-    found += [str(path.relative_to(ROOT)) for path in sorted((ROOT / "docs").rglob("*.md")) if role.search(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "pytest_llmeval").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if role.search(line)
+    ]
+    found += [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "docs").rglob("*.md"))
+        if role.search(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 
@@ -143,7 +163,9 @@ def _tutorial_runs() -> list[tuple[list[str], list[str]]]:
 
 def test_the_tutorial_installs_what_exists():
     """The install block names the distribution, an extra pyproject.toml declares, and this repository."""
-    install = re.search(r"<!-- install -->\n```bash\n(.*?)```", GETTING_STARTED.read_text(encoding="utf-8"), flags=re.S).group(1)
+    install = re.search(
+        r"<!-- install -->\n```bash\n(.*?)```", GETTING_STARTED.read_text(encoding="utf-8"), flags=re.S
+    ).group(1)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert "pytest-llm-verdict[embeddings] @ git+https://github.com/pytest-llmeval/pytest-llmeval" in install
     assert re.search(r"(?m)^embeddings = ", pyproject) and "github.com/pytest-llmeval/pytest-llmeval" in pyproject
@@ -169,7 +191,8 @@ def test_the_tutorial_runs_as_the_page_says(pytester: pytest.Pytester, index: in
 
 
 def test_nested_lists_are_indented_four_spaces_and_no_bullet_is_repeated():
-    """Python-Markdown (the site) flattens a nested list indented by fewer than four spaces; a bullet said twice on a page
+    """Python-Markdown (the site) flattens a nested list indented by fewer than four spaces; a bullet said twice on a
+    page
     is a copy-paste slip."""
     flattened, repeated = [], []
     for page in PAGES:

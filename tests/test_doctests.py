@@ -10,9 +10,7 @@ import pytest
 
 import pytest_llmeval
 
-MODULES = sorted(
-    info.name for info in pkgutil.walk_packages(pytest_llmeval.__path__, prefix="pytest_llmeval.")
-)
+MODULES = sorted(info.name for info in pkgutil.walk_packages(pytest_llmeval.__path__, prefix="pytest_llmeval."))
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -16,12 +16,13 @@ INDEX = Path(__file__).resolve().parents[1] / "docs" / "index.md"
 
 
 def readme_sample(page: Path = README) -> list[str]:
-    """The summary README.md (or another ``page``) shows for the example suite, as fnmatch patterns: its lines but the "..." that stands for
+    """The summary README.md (or another ``page``) shows for the example suite, as fnmatch patterns: its lines but the
+    "..." that stands for
     rows left out, the counts of the model and parse caches (they depend on what the disk cache holds) and a check's
     parameter digest masked, and the report directory README's command names replaced by this test's."""
     text = page.read_text(encoding="utf-8")
-    block = text[text.rindex("\n", 0, text.index("= llmeval summary =")) + 1:]
-    block = block[:block.index("```")]
+    block = text[text.rindex("\n", 0, text.index("= llmeval summary =")) + 1 :]
+    block = block[: block.index("```")]
     lines = []
     for line in block.splitlines():
         if not line.strip() or line.strip() == "...":
@@ -52,7 +53,8 @@ def test_the_example_suite_ends_clean(model_stack, pytester):
     result.stdout.fnmatch_lines(["*checks on 3 models: * passed (*), 1 unverified, 17 expected failures (xfail)"])
     summary = json.loads((pytester.path / "out" / "report.json").read_text())["summary"]
     assert summary["expected_failures"] == 17
-    assert sum(row["expected"] for row in summary["leaderboard"]) == 14  # the 3 on perturbed inputs are no leaderboard row
+    # the 3 on perturbed inputs are no leaderboard row
+    assert sum(row["expected"] for row in summary["leaderboard"]) == 14
     assert summary["hardest_case"] is None or summary["hardest_case"]["case_id"] != "tower-facts"
     markdown = (pytester.path / "out" / "report.md").read_text()
     assert "17 expected failures (xfail)" in markdown and "## Expected failures (xfail)" in markdown

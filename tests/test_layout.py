@@ -20,7 +20,11 @@ PACKAGE = pathlib.Path(pytest_llmeval.__file__).parent
 
 def test_the_generated_name_tables_match_the_check_modules():
     """``python tools/check_index.py --write`` rewrites them after a check is added, renamed or moved."""
-    stale = [f"{path.relative_to(PACKAGE.parent)} ({name})" for (path, name), make in BLOCKS.items() if current(path, name) != make()]
+    stale = [
+        f"{path.relative_to(PACKAGE.parent)} ({name})"
+        for (path, name), make in BLOCKS.items()
+        if current(path, name) != make()
+    ]
     assert stale == [], "run: python tools/check_index.py --write"
 
 
@@ -35,7 +39,11 @@ def test_every_check_module_is_named_after_its_check():
     for name, target in BUILTIN_EVALUATORS.items():
         module = target.partition(":")[0]
         parts = module.split(".")
-        if parts[:2] != ["pytest_llmeval", "checks"] or len(parts) != 4 or not (name == parts[-1] or name.startswith(parts[-1] + "_")):
+        if (
+            parts[:2] != ["pytest_llmeval", "checks"]
+            or len(parts) != 4
+            or not (name == parts[-1] or name.startswith(parts[-1] + "_"))
+        ):
             misnamed[name] = module
     assert misnamed == {}
 
@@ -49,9 +57,18 @@ def test_each_helper_lives_beside_the_evaluator_it_runs():
         if cls.helper:
             declared.setdefault(cls.helper, []).append(cls)
     helpers = [n for n in pytest_llmeval.__all__ if n.startswith(("assert_", "record_", "measure_"))]
-    beside = [h for h in helpers if h in declared and getattr(pytest_llmeval, h).__module__ in {c.__module__ for c in declared[h]}]
+    beside = [
+        h
+        for h in helpers
+        if h in declared and getattr(pytest_llmeval, h).__module__ in {c.__module__ for c in declared[h]}
+    ]
     generic = sorted(h for h in helpers if h not in declared)
-    assert generic == ["assert_check", "assert_metric", "measure_metric", "record_generation"]  # any check, deepeval metrics, a second form
+    assert generic == [
+        "assert_check",
+        "assert_metric",
+        "measure_metric",
+        "record_generation",
+    ]  # any check, deepeval metrics, a second form
     assert sorted(set(helpers) - set(beside) - set(generic)) == []
     assert len(beside) >= 0.9 * len(helpers)
 
@@ -64,9 +81,17 @@ def test_a_helper_holds_its_class():
     by_name = []
     for path in (PACKAGE / "checks").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("assert_check", "evaluate"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("assert_check", "evaluate")
+            ):
                 by_name.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("check", "run_check", "run_cases"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("check", "run_check", "run_cases")
+            ):
                 first = node.args[0] if node.args else None
                 if isinstance(first, ast.Constant):
                     by_name.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
@@ -95,8 +120,11 @@ def test_a_helper_declares_its_checks_parameters_with_the_checks_defaults():
 
 def test_every_declared_helper_exists_and_is_public():
     registry = Registry(entry_points=False)
-    missing = {name: registry.resolve(name).helper for name in registry.names()
-               if registry.resolve(name).helper and registry.resolve(name).helper not in pytest_llmeval.__all__}
+    missing = {
+        name: registry.resolve(name).helper
+        for name in registry.names()
+        if registry.resolve(name).helper and registry.resolve(name).helper not in pytest_llmeval.__all__
+    }
     assert missing == {}
 
 
@@ -109,17 +137,44 @@ print("LOADED=" + json.dumps(sorted(m for m in sys.modules if m.startswith(("pyt
 
 def test_a_run_that_uses_no_check_loads_only_the_plugins_modules(tmp_path):
     """Options, markers, the session and the record layer; no check, model, fact, judge or report module, no numpy."""
-    tmp_path.joinpath("test_plain.py").write_text("def test_one():\n    assert True\n\n\ndef test_two(llmeval):\n    llmeval.model = 'm'\n")
-    done = subprocess.run([sys.executable, "-c", LOADED, str(tmp_path / "test_plain.py")], capture_output=True, text=True, check=True)
+    tmp_path.joinpath("test_plain.py").write_text(
+        "def test_one():\n    assert True\n\n\ndef test_two(llmeval):\n    llmeval.model = 'm'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, str(tmp_path / "test_plain.py")], capture_output=True, text=True, check=True
+    )
     loaded = json.loads(done.stdout.rpartition("LOADED=")[2])
     assert [m for m in loaded if m.startswith(("numpy", "torch"))] == []
-    allowed = {"pytest_llmeval", "pytest_llmeval._version", "pytest_llmeval.plugin", "pytest_llmeval.checks",
-               "pytest_llmeval.harness", "pytest_llmeval.harness.options", "pytest_llmeval.harness.markers",
-               "pytest_llmeval.harness.session", "pytest_llmeval.harness.context", "pytest_llmeval.harness.hookspecs",
-               "pytest_llmeval.core", "pytest_llmeval.core.errors", "pytest_llmeval.core.ids", "pytest_llmeval.run",
-               "pytest_llmeval.run.recording", "pytest_llmeval.harness.registry", "pytest_llmeval.harness.values", "pytest_llmeval.harness.table", "pytest_llmeval.harness.deferring",
-               "pytest_llmeval.harness.cassettes", "pytest_llmeval.harness.unverified",
-               "pytest_llmeval.harness.tiers", "pytest_llmeval.models", "pytest_llmeval.models.config"}
+    allowed = {
+        "pytest_llmeval",
+        "pytest_llmeval._version",
+        "pytest_llmeval.plugin",
+        "pytest_llmeval.checks",
+        "pytest_llmeval.harness",
+        "pytest_llmeval.harness.options",
+        "pytest_llmeval.harness.option",
+        "pytest_llmeval.harness.option_table",
+        "pytest_llmeval.harness.judge_options",
+        "pytest_llmeval.harness.markers",
+        "pytest_llmeval.harness.session",
+        "pytest_llmeval.harness.finishing",
+        "pytest_llmeval.harness.context",
+        "pytest_llmeval.harness.hookspecs",
+        "pytest_llmeval.core",
+        "pytest_llmeval.core.errors",
+        "pytest_llmeval.core.ids",
+        "pytest_llmeval.run",
+        "pytest_llmeval.run.recording",
+        "pytest_llmeval.harness.registry",
+        "pytest_llmeval.harness.values",
+        "pytest_llmeval.harness.table",
+        "pytest_llmeval.harness.deferring",
+        "pytest_llmeval.harness.cassettes",
+        "pytest_llmeval.harness.unverified",
+        "pytest_llmeval.harness.tiers",
+        "pytest_llmeval.models",
+        "pytest_llmeval.models.config",
+    }
     assert sorted(set(loaded) - allowed) == []
 
 
@@ -137,7 +192,8 @@ def test_a_check_added_as_one_module_is_found_by_name(pytester: pytest.Pytester)
         def pytest_llmeval_register_evaluators(registry):
             registry.register("word_budget", "mychecks.word_budget:WordBudget")
     """)
-    pytester.makepyfile(test_budget="""
+    pytester.makepyfile(
+        test_budget="""
         import pytest
         from pytest_llmeval import evaluate
         from mychecks.word_budget import assert_word_budget
@@ -151,11 +207,17 @@ def test_a_check_added_as_one_module_is_found_by_name(pytester: pytest.Pytester)
 
         def test_long():
             assert_word_budget("far too many words for so small a budget", budget=3)
-    """)
+    """
+    )
     pytester.syspathinsert()
     listed = pytester.runpytest("-p", "no:randomly", "--llmeval-evaluators")
-    listed.stdout.fnmatch_lines(["word_budget: assert_word_budget(...); within_budget >= 1; needs actual; rules, from mychecks.word_budget:WordBudget",
-                                 "    The answer fits a budget of words"])
+    listed.stdout.fnmatch_lines(
+        [
+            "word_budget: assert_word_budget(...); within_budget >= 1; needs actual; rules, from "
+            "mychecks.word_budget:WordBudget",
+            "    The answer fits a budget of words",
+        ]
+    )
     run = pytester.runpytest("-p", "no:randomly")
     run.assert_outcomes(passed=2, failed=1)
     run.stdout.fnmatch_lines(["*llmeval word_budget failed*within_budget 0.333 < threshold 1.000*"])
@@ -167,6 +229,12 @@ def test_the_kit_holds_what_a_check_author_needs():
     import pytest_llmeval.kit as kit
 
     assert all(getattr(kit, name) is not None for name in kit.__all__)
-    assert {"Evaluator", "MetricSpec", "Score", "Verdict", "check", "JudgeEvaluator", "ModelEvaluator"} <= set(kit.__all__)
-    imports = [line for line in readme_check_module().splitlines() if line.startswith(("from pytest_llmeval", "import pytest_llmeval"))]
+    assert {"Evaluator", "MetricSpec", "Score", "Verdict", "check", "JudgeEvaluator", "ModelEvaluator"} <= set(
+        kit.__all__
+    )
+    imports = [
+        line
+        for line in readme_check_module().splitlines()
+        if line.startswith(("from pytest_llmeval", "import pytest_llmeval"))
+    ]
     assert imports and all(line.startswith("from pytest_llmeval.kit import") for line in imports)

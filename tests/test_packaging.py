@@ -25,8 +25,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     shutil.copytree(ROOT / "pytest_llmeval", source / "pytest_llmeval", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path_factory.mktemp("dist")
     # --no-isolation: the build backend (setuptools) is the test environment's; nothing is downloaded.
-    done = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(source)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(source)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     [found] = out.glob("*.whl")
     return found
@@ -37,11 +40,19 @@ def test_the_wheel_has_the_package_its_data_and_no_tests(wheel: pathlib.Path):
 
     assert wheel.name == f"pytest_llm_verdict-{__version__}-py3-none-any.whl"
     names = zipfile.ZipFile(wheel).namelist()
-    for needed in ("pytest_llmeval/__init__.py", "pytest_llmeval/plugin.py", "pytest_llmeval/py.typed",
-                   "pytest_llmeval/report/templates/report.html.j2", "pytest_llmeval/report/report.schema.json",
-                   "pytest_llmeval/checks/embedding/groundedness.py", "pytest_llmeval/models/detectors.py",
-                   *(f"pytest_llmeval/models/weights/verifier/{name}" for name in ("model.safetensors", "config.json",
-                                                                                 "tokenizer.json", "card.json"))):
+    for needed in (
+        "pytest_llmeval/__init__.py",
+        "pytest_llmeval/plugin.py",
+        "pytest_llmeval/py.typed",
+        "pytest_llmeval/report/templates/report.html.j2",
+        "pytest_llmeval/report/report.schema.json",
+        "pytest_llmeval/checks/embedding/groundedness.py",
+        "pytest_llmeval/models/detectors.py",
+        *(
+            f"pytest_llmeval/models/weights/verifier/{name}"
+            for name in ("model.safetensors", "config.json", "tokenizer.json", "card.json")
+        ),
+    ):
         assert needed in names, needed
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "docs/", "examples/"))]
 
@@ -54,13 +65,17 @@ def test_the_wheel_metadata_names_the_plugin_and_its_extras(wheel: pathlib.Path)
     extras = set(metadata.get_all("Provides-Extra"))
     assert {"embeddings", "judge", "lm", "toxicity", "deepeval", "all"} <= extras
     assert any(r.startswith("pytest>=") for r in metadata.get_all("Requires-Dist"))
-    assert "Typing :: Typed" in metadata.get_all("Classifier") and "Framework :: Pytest" in metadata.get_all("Classifier")
+    assert "Typing :: Typed" in metadata.get_all("Classifier") and "Framework :: Pytest" in metadata.get_all(
+        "Classifier"
+    )
     entry_points = archive.read(info.replace("METADATA", "entry_points.txt")).decode()
     assert "[pytest11]\nllmeval = pytest_llmeval.plugin" in entry_points
 
 
 def test_twine_accepts_the_wheel(wheel: pathlib.Path):
     pytest.importorskip("twine")
-    done = subprocess.run([sys.executable, "-m", "twine", "check", "--strict", str(wheel)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "twine", "check", "--strict", str(wheel)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PASSED" in done.stdout

@@ -74,7 +74,7 @@ def test_passing_and_failing_assertions_and_messages(pytester):
     result.stdout.fnmatch_lines(
         [
             "*LLMEvalAssertionError: llmeval text_matching failed: pass 0.000 < threshold 0.500",
-            "*why: condition \"15,969\" AND NOT \"Real\" fails; answer: missing \"15,969\"; found forbidden \"Real\" at 23*",
+            '*why: condition "15,969" AND NOT "Real" fails; answer: missing "15,969"; found forbidden "Real" at 23*',
             "*model: small  case: q1",
             "*signature: text_matching|v1|python|evaluate_context=true|thresholds=pass:0.5",
         ]
@@ -110,8 +110,8 @@ def test_summary_leaderboard_best_model_and_hardest_case(pytester):
         ]
     )
     lines = result.stdout.lines
-    section = lines[lines.index(next(l for l in lines if "llmeval summary" in l)) + 1:]
-    for line in section[: section.index(next(l for l in section if "short test summary" in l))]:
+    section = lines[lines.index(next(x for x in lines if "llmeval summary" in x)) + 1 :]
+    for line in section[: section.index(next(x for x in section if "short test summary" in x))]:
         assert len(line) <= 80, line
 
 
@@ -175,7 +175,14 @@ def test_collect_results(llmeval):
     result.stdout.fnmatch_lines(["llmeval report: out/report.json"])
     report = jsonfile.load(pytester.path / "out" / "report.json")
     assert report["summary"]["checks"] == 8
-    assert report["tests"]["test_plugin_and_more.py::test_small_q1" if False else next(k for k in report["tests"] if k.endswith("test_small_q1"))] == "failed"
+    assert (
+        report["tests"][
+            "test_plugin_and_more.py::test_small_q1"
+            if False
+            else next(k for k in report["tests"] if k.endswith("test_small_q1"))
+        ]
+        == "failed"
+    )
     results = jsonfile.results(report)
     direct = Result.from_dict(json.loads((pytester.path / "direct.json").read_text()))
     stored = [r for r in results if r.evaluator == "exact_match"]
@@ -186,7 +193,10 @@ def test_collect_results(llmeval):
     assert report["run"]["plugin"]
     # checks of tests without a model have no model: null in rows, absent from the models and their totals
     assert {row["model"] for row in report["summary"]["leaderboard"]} == {"big", "small", None}
-    assert report["summary"]["models"] == ["big", "small"] and set(report["summary"]["model_totals"]) == {"big", "small"}
+    assert report["summary"]["models"] == ["big", "small"] and set(report["summary"]["model_totals"]) == {
+        "big",
+        "small",
+    }
     assert "(unnamed)" not in json.dumps(report)
 
 
@@ -221,7 +231,8 @@ def test_escaped():
     lowered = page.lower()
     for external in ("http://", "https://", "<link", "@import", "src=", "url("):
         assert external not in lowered, external
-    assert lowered.count("<script") == 1 and "<script>\n(function () {" in page  # the filters' own inline script, nothing else
+    # the filters' own inline script, nothing else
+    assert lowered.count("<script") == 1 and "<script>\n(function () {" in page
     assert "default-src 'none'" in page  # and a Content-Security-Policy: the page fetches nothing
     assert "hsl(" in page  # heatmap colours
 
@@ -274,7 +285,10 @@ def test_call_wins():
         ("--llmeval-threshold=rougeL", "*invalid threshold 'rougeL': expected EVALUATOR.METRIC=NUMBER*"),
         ("--llmeval-threshold=rouge.rougeL=high", "*invalid threshold 'rouge.rougeL=high'*"),
         ("--llmeval-threshold=nope.x=0.1", "*no evaluator named 'nope' (`pytest --llmeval-evaluators` lists all *)*"),
-        ("--llmeval-threshold=rouge.rouge9=0.1", "*rouge has no metric 'rouge9'; its metrics: rouge1, rouge2, rougeL, rougeLsum*"),
+        (
+            "--llmeval-threshold=rouge.rouge9=0.1",
+            "*rouge has no metric 'rouge9'; its metrics: rouge1, rouge2, rougeL, rougeLsum*",
+        ),
     ],
 )
 def test_bad_threshold_option(pytester, option, message):
@@ -402,11 +416,16 @@ def test_xdist_gives_the_same_leaderboard(pytester):
     single = pytester.runpytest("--llmeval-report=single.json")
     parallel = pytester.runpytest("-n", "2", "--llmeval-report=parallel.json")
     parallel.assert_outcomes(passed=3, failed=3)
-    parallel.stdout.fnmatch_lines(["*= llmeval summary =*", "7 checks on 2 models: 4 passed (57%)", "no clear best: big and small*"])
+    parallel.stdout.fnmatch_lines(
+        ["*= llmeval summary =*", "7 checks on 2 models: 4 passed (57%)", "no clear best: big and small*"]
+    )
     one = json.loads((pytester.path / "single.json").read_text())
     two = json.loads((pytester.path / "parallel.json").read_text())
     assert one["summary"] == two["summary"]
-    key = lambda r: (r["nodeid"], r["evaluator"])
+
+    def key(r: dict) -> tuple:
+        return (r["nodeid"], r["evaluator"])
+
     assert sorted(one["results"], key=key) == sorted(two["results"], key=key)
     assert single.ret == parallel.ret == 1
 
@@ -456,21 +475,36 @@ def test_after():
 
 
 def test_settings_come_from_the_environment_between_the_ini_file_and_the_command_line(pytester, monkeypatch):
-    pytester.makeini("[pytest]\nllmeval_thresholds =\n    exact_match.exact_match=0.9\nllmeval_report = from-ini.json\n")
-    pytester.makepyfile("from pytest_llmeval import assert_edit_distance\n\n"
-                        "def test_x():\n    assert_edit_distance('colour', 'color')\n")
+    pytester.makeini(
+        "[pytest]\nllmeval_thresholds =\n    edit_distance.similarity=0.99\nllmeval_report = from-ini.json\n"
+    )
+    pytester.makepyfile(
+        "from pytest_llmeval import assert_edit_distance\n\n"
+        "def test_x():\n    assert_edit_distance('colour', 'color')\n"
+    )
     monkeypatch.setenv("LLMEVAL_REPORT", "from-env.json")
-    monkeypatch.setenv("LLMEVAL_THRESHOLDS", "edit_distance.similarity=0.99")
     result = pytester.runpytest("-p", "no:randomly")
-    result.assert_outcomes(failed=1)  # the environment's threshold (0.99) is in force; the ini's still merged
+    result.assert_outcomes(failed=1)  # the ini's threshold (0.99) is in force
     assert (pytester.path / "from-env.json").exists() and not (pytester.path / "from-ini.json").exists()
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=from-cli.json", "--llmeval-threshold=edit_distance.similarity=0.5")
+    result = pytester.runpytest(
+        "-p", "no:randomly", "--llmeval-report=from-cli.json", "--llmeval-threshold=edit_distance.similarity=0.5"
+    )
     result.assert_outcomes(passed=1)  # the command line wins
     assert (pytester.path / "from-cli.json").exists()
-    monkeypatch.setenv("LLMEVAL_JUDGE_TIMEOUT", "soon")
+    monkeypatch.setenv("LLMEVAL_JUDGE_BUDGET", "lots")
     bad = pytester.runpytest()
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*LLMEVAL_JUDGE_TIMEOUT in the environment: expected a positive number of seconds; got 'soon'*"])
+    bad.stderr.fnmatch_lines(["*LLMEVAL_JUDGE_BUDGET in the environment: *'lots'*"])
+    # a setting that is no CI override is a table key, not a variable: one line says which key to use
+    monkeypatch.delenv("LLMEVAL_JUDGE_BUDGET")
+    monkeypatch.setenv("LLMEVAL_JUDGE_TIMEOUT", "30")
+    stray = pytester.runpytest()
+    assert stray.ret == pytest.ExitCode.USAGE_ERROR
+    assert (
+        "llmeval: LLMEVAL_JUDGE_TIMEOUT is set in the environment, but only secrets' settings and CI overrides are "
+        "read from it; set timeout under [tool.llmeval.judge] in pyproject.toml (or -o llmeval_judge_timeout=... for "
+        "one run)"
+    ) in stray.stderr.str()
 
 
 def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch):
@@ -482,7 +516,12 @@ def test_load_settings_reports_where_each_value_came_from(pytester, monkeypatch)
     from pytest_llmeval.harness.session import session_key
 
     settings: Settings = config.stash[session_key].settings
-    assert (settings.device, settings.judge_model, settings.flip_delta, settings.precision) == ("cpu", "env-judge", 0.2, "auto")
+    assert (settings.device, settings.judge_model, settings.flip_delta, settings.precision) == (
+        "cpu",
+        "env-judge",
+        0.2,
+        "auto",
+    )
     assert settings.sources["device"] == "config file" and settings.sources["judge_model"] == "environment"
     assert settings.sources["unverified"] == "command line" and settings.sources["precision"] == "default"
     assert settings.sources["flip_delta"] == "config file"  # -o overrides the ini file's key

@@ -22,9 +22,16 @@ def test_answer(model, i):
 
 
 def record(model, value, threshold=0.8, higher=True):
-    return {"evaluator": "edit_distance", "metrics": {"similarity": value}, "primary": "similarity", "passed": value >= threshold,
-            "thresholds": {"similarity": threshold}, "higher_is_better": {"similarity": higher}, "model": model,
-            "signature": {"evaluator": "edit_distance", "version": "1", "backend": "python", "model": None, "params": {}}}
+    return {
+        "evaluator": "edit_distance",
+        "metrics": {"similarity": value},
+        "primary": "similarity",
+        "passed": value >= threshold,
+        "thresholds": {"similarity": threshold},
+        "higher_is_better": {"similarity": higher},
+        "model": model,
+        "signature": {"evaluator": "edit_distance", "version": "1", "backend": "python", "model": None, "params": {}},
+    }
 
 
 def test_a_model_whose_mean_misses_the_threshold_is_a_problem():
@@ -32,8 +39,15 @@ def test_a_model_whose_mean_misses_the_threshold_is_a_problem():
     [problem] = summary.problems
     assert (problem.model, problem.mean, problem.threshold) == ("b", 0.7, 0.8)
     [entry] = summary.to_dict()["problems"]
-    assert entry == {"check": "edit_distance", "metric": "similarity", "model": "b", "mean": 0.7, "threshold": 0.8,
-                     "higher_is_better": True, "count": 2}
+    assert entry == {
+        "check": "edit_distance",
+        "metric": "similarity",
+        "model": "b",
+        "mean": 0.7,
+        "threshold": 0.8,
+        "higher_is_better": True,
+        "count": 2,
+    }
 
 
 def test_lower_is_better_and_mixed_thresholds():
@@ -55,6 +69,9 @@ def test_problems_in_terminal_json_markdown_and_html(pytester):
     [problem] = report["summary"]["problems"]
     assert problem["model"] == "weak-model" and problem["threshold"] == 0.8 and problem["mean"] < 0.8
     markdown = (pytester.path / "out" / "report.md").read_text()
-    assert "Problems (a model's mean misses the check's threshold):" in markdown and "- edit\\_distance similarity: model weak-model" in markdown
+    assert (
+        "Problems (a model's mean misses the check's threshold):" in markdown
+        and "- edit\\_distance similarity: model weak-model" in markdown
+    )
     html = (pytester.path / "out" / "report.html").read_text()
     assert "<li>edit_distance similarity: model weak-model mean" in html

@@ -11,10 +11,29 @@ REGISTRY = Registry(entry_points=False)
 
 # Fragments that make backtracking patterns explode when repeated: hex-and-colon runs, digit groups,
 # separators, key-like runs, e-mail parts, dots, PEM dashes.
-FRAGMENTS = ["1:", "a:", "ab:cd:", "1 ", "1-", "1.", "A1", "a", "x@", "a.", "-", "sk-a", "eyJ", "=", "AccountKey=", "+1 "]
+FRAGMENTS = [
+    "1:",
+    "a:",
+    "ab:cd:",
+    "1 ",
+    "1-",
+    "1.",
+    "A1",
+    "a",
+    "x@",
+    "a.",
+    "-",
+    "sk-a",
+    "eyJ",
+    "=",
+    "AccountKey=",
+    "+1 ",
+]
 
 
-@pytest.mark.parametrize("detector", [*PII_DETECTORS, *SECRET_DETECTORS], ids=lambda d: f"{d.kind}-{d.description[:20]}")
+@pytest.mark.parametrize(
+    "detector", [*PII_DETECTORS, *SECRET_DETECTORS], ids=lambda d: f"{d.kind}-{d.description[:20]}"
+)
 def test_every_builtin_pattern_finishes_on_adversarial_input(detector):
     """Every pattern scans 16,000-character runs of backtracking bait to the end (an exponential one never
     returns); how the scan time grows with the input is measured by ``benchmarks/bench_core.py``."""
@@ -32,7 +51,9 @@ def test_the_ipv6_answer_that_hung_returns_at_once():
     for k in (24, 28, 5000):  # 28 took the old pattern about 10 s, 35 took 31 s: 5000 would never return
         [bait] = REGISTRY.create("pii_leakage").evaluate([Case(actual="1:1:" + "a" * k + "g")])
         assert bait.passed
-    [leak] = REGISTRY.create("pii_leakage").evaluate([Case(actual="The server is at 2001:db8:85a3::8a2e:370:7334 today.")])
+    [leak] = REGISTRY.create("pii_leakage").evaluate(
+        [Case(actual="The server is at 2001:db8:85a3::8a2e:370:7334 today.")]
+    )
     assert not leak.passed
 
 
@@ -41,7 +62,10 @@ def test_a_catastrophic_user_regexp_stops_with_a_clear_error(monkeypatch):
 
     monkeypatch.setattr(conditions, "REGEX_TIMEOUT", 0.2)
     matching = REGISTRY.create("text_matching")
-    with pytest.raises(conditions.RegexTimeoutError, match=r"regexp\(\"\(x\+x\+\)\+y\"\) ran longer than 0.2 s on a text of 5,000 characters"):
+    with pytest.raises(
+        conditions.RegexTimeoutError,
+        match=r"regexp\(\"\(x\+x\+\)\+y\"\) ran longer than 0.2 s on a text of 5,000 characters",
+    ):
         matching.evaluate([Case(actual="x" * 5000, conditions='regexp("(x+x+)+y")')])
     # an ordinary pattern behaves as re.search
     [ok] = matching.evaluate([Case(actual="Revenue was 15,969 million", conditions='regexp("15,?969 [Mm]il")')])
@@ -54,11 +78,13 @@ def test_a_catastrophic_schema_pattern_stops_with_a_clear_error(monkeypatch):
     monkeypatch.setattr(conditions, "REGEX_TIMEOUT", 0.2)
     schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^(x+x+)+y$"}}}
     evaluator = REGISTRY.create("json_schema", schema=schema)
-    with pytest.raises(conditions.RegexTimeoutError, match="the schema pattern '\\^\\(x\\+x\\+\\)\\+y\\$' ran longer than 0.2 s"):
+    with pytest.raises(
+        conditions.RegexTimeoutError, match="the schema pattern '\\^\\(x\\+x\\+\\)\\+y\\$' ran longer than 0.2 s"
+    ):
         evaluator.evaluate([Case(actual='{"code": "' + "x" * 5000 + '"}')])
-    [bad] = REGISTRY.create("json_schema", schema={"properties": {"c": {"type": "string", "pattern": "^[A-Z]{3}$"}}}).evaluate(
-        [Case(actual='{"c": "eur"}')]
-    )
+    [bad] = REGISTRY.create(
+        "json_schema", schema={"properties": {"c": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
+    ).evaluate([Case(actual='{"c": "eur"}')])
     assert not bad.passed and "'eur' does not match '^[A-Z]{3}$'" in bad.reason
 
 
@@ -133,14 +159,19 @@ def test_what_we_write_fits_the_shipped_report_schema(pytester):
         (lambda r: r["results"][1].__setitem__("metrics", None), "results[1].metrics: None is not of type 'object'"),
         (lambda r: r["results"][0].__setitem__("signature", "x"), "results[0].signature: 'x' is not of type 'object'"),
         (lambda r: r.__setitem__("results", None), "results: None is not of type 'array'"),
-        (lambda r: r["results"][0].__setitem__("primary", "nope"), "results[0]: primary metric 'nope' is not among its metrics"),
+        (
+            lambda r: r["results"][0].__setitem__("primary", "nope"),
+            "results[0]: primary metric 'nope' is not among its metrics",
+        ),
     ],
 )
 def test_a_malformed_baseline_stops_the_run_at_start_naming_the_record(pytester, damage, named):
     import json
 
-    pytester.makepyfile("from pytest_llmeval import assert_matches\ndef test_ok():\n    assert_matches('a', '\"a\"')\n\n"
-                        "def test_two():\n    assert_matches('b', '\"b\"')\n")
+    pytester.makepyfile(
+        "from pytest_llmeval import assert_matches\ndef test_ok():\n    assert_matches('a', '\"a\"')\n\n"
+        "def test_two():\n    assert_matches('b', '\"b\"')\n"
+    )
     pytester.runpytest("-p", "no:randomly", "--llmeval-report=base.json")
     report = json.loads((pytester.path / "base.json").read_text())
     damage(report)
@@ -148,10 +179,15 @@ def test_a_malformed_baseline_stops_the_run_at_start_naming_the_record(pytester,
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-baseline=base.json", "--junitxml=j.xml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     error = result.stderr.str()
-    assert "--llmeval-baseline / llmeval_baseline: the baseline " in error and "base.json' is not a usable report: " + named in error
+    assert (
+        "--llmeval-baseline / llmeval_baseline: the baseline " in error
+        and "base.json' is not a usable report: " + named in error
+    )
 
 
-@pytest.mark.parametrize("content", ["[]", "null", '"a string"', "42", "{}", "EXTRA", "FORMAT2", '{"key": 1, "request": [], "reply": 2}'])
+@pytest.mark.parametrize(
+    "content", ["[]", "null", '"a string"', "42", "{}", "EXTRA", "FORMAT2", '{"key": 1, "request": [], "reply": 2}']
+)
 def test_a_verdict_file_of_the_wrong_shape_is_untrusted_asked_again_and_rewritten(tmp_path, content):
     import json
 
@@ -177,14 +213,23 @@ def test_a_verdict_file_of_the_wrong_shape_is_untrusted_asked_again_and_rewritte
 def _judge(server, retries=1):
     from pytest_llmeval.judges.openai_judge import OpenAIJudge
 
-    return OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=retries,
-                       json_mode="none")
+    return OpenAIJudge(
+        "scripted-judge",
+        base_url=server.base_url,
+        api_key_env="LLMEVAL_TEST_KEY",
+        timeout=2.0,
+        max_retries=retries,
+        json_mode="none",
+    )
 
 
 @pytest.mark.parametrize(
     ("body", "named"),
     [
-        ('{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}', "the reply has no choice with a message"),
+        (
+            '{"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": []}',
+            "the reply has no choice with a message",
+        ),
         ('{"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "yes"', "could not be read"),
         ("[" * 100_000, "could not be read"),
     ],
@@ -209,7 +254,9 @@ def test_an_echoed_api_key_never_reaches_the_error(server, monkeypatch):
 
     key = "sk-proj-EchoedBackByTheServer0123456789"
     monkeypatch.setenv("LLMEVAL_TEST_KEY", key)
-    server.script.append({"status": 401, "message": f"Incorrect API key provided: {key}. Also try sk-other-123456789abc."})
+    server.script.append(
+        {"status": 401, "message": f"Incorrect API key provided: {key}. Also try sk-other-123456789abc."}
+    )
     with pytest.raises(JudgeError) as info:
         _judge(server, retries=0).complete([{"role": "user", "content": "ok?"}])
     text = str(info.value)
@@ -228,8 +275,11 @@ def test_a_remote_schema_ref_is_never_fetched():
     sys.addaudithook(audit)
     schema = {"type": "object", "properties": {"a": {"$ref": "https://json-schema.example/remote.json"}}}
     evaluator = REGISTRY.create("json_schema", schema=schema)
-    with pytest.raises(ValueError, match="\\$ref 'https://json-schema.example/remote.json' cannot be resolved inside the schema; "
-                                         "remote references are not fetched"):
+    with pytest.raises(
+        ValueError,
+        match="\\$ref 'https://json-schema.example/remote.json' cannot be resolved inside the schema; "
+        "remote references are not fetched",
+    ):
         evaluator.evaluate([Case(actual='{"a": 1}')])
     assert connections == []
     local = {"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}
@@ -242,10 +292,22 @@ def test_a_remote_schema_ref_is_never_fetched():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: __import__("pytest_llmeval").assert_no_pii("x", kinds=42), "parameter 'kinds' must be a kind name or a list of them"),
-        (lambda: __import__("pytest_llmeval").assert_check(["a"], actual="x"), "the evaluator name must be a str such as 'groundedness'; got list"),
-        (lambda: __import__("pytest_llmeval").assert_self_consistent(b"abc"), "argument 'answers' must be a non-empty list of str; got bytes"),
-        (lambda: __import__("pytest_llmeval").assert_self_consistent(["a", 3]), "argument 'answers' must hold str; answers\\[1\\] is int"),
+        (
+            lambda: __import__("pytest_llmeval").assert_no_pii("x", kinds=42),
+            "parameter 'kinds' must be a kind name or a list of them",
+        ),
+        (
+            lambda: __import__("pytest_llmeval").assert_check(["a"], actual="x"),
+            "the evaluator name must be a str such as 'groundedness'; got list",
+        ),
+        (
+            lambda: __import__("pytest_llmeval").assert_self_consistent(b"abc"),
+            "argument 'answers' must be a non-empty list of str; got bytes",
+        ),
+        (
+            lambda: __import__("pytest_llmeval").assert_self_consistent(["a", 3]),
+            "argument 'answers' must hold str; answers\\[1\\] is int",
+        ),
     ],
 )
 def test_bad_arguments_are_named(call, message):
@@ -260,7 +322,9 @@ def test_a_500_that_names_the_response_format_downgrades_once(server, monkeypatc
 
     server.reject_formats = {"json_schema"}
     server.reject_status = 500
-    judge = OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0)
+    judge = OpenAIJudge(
+        "scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0
+    )
     schema = {"type": "object", "properties": {"verdict": {"type": "string"}}, "required": ["verdict"]}
     first = judge.complete([{"role": "user", "content": "ok?"}], schema=schema)
     second = judge.complete([{"role": "user", "content": "ok?"}], schema=schema)
@@ -274,13 +338,17 @@ def test_a_500_that_names_the_response_format_downgrades_once(server, monkeypatc
     from pytest_llmeval.judges.base import JudgeError
 
     with pytest.raises(JudgeError, match="out of memory"):
-        OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0).complete(
-            [{"role": "user", "content": "ok?"}], schema=schema)
+        OpenAIJudge(
+            "scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=0
+        ).complete([{"role": "user", "content": "ok?"}], schema=schema)
 
 
 def test_cases_and_load_cases_find_a_file_beside_the_test(pytester):
     sub = pytester.mkdir("suite")
-    (sub / "qa.jsonl").write_text('{"id": "q1", "input": {"question": "Capital?"}, "expected_output": {"answer": "Paris"}, "actual_output": "Paris"}\n')
+    (sub / "qa.jsonl").write_text(
+        '{"id": "q1", "input": {"question": "Capital?"}, "expected_output": {"answer": "Paris"}, "actual_output": '
+        '"Paris"}\n'
+    )
     (sub / "test_qa.py").write_text(
         "import pytest\nfrom pytest_llmeval import cases, load_cases, assert_exact_match\n\n"
         "assert len(load_cases('qa.jsonl')) == 1\n\n"
@@ -293,7 +361,9 @@ def test_cases_and_load_cases_find_a_file_beside_the_test(pytester):
 
 def test_a_model_that_cannot_load_fails_in_one_line(pytester):
     pytester.makepyfile("from pytest_llmeval import assert_similar\ndef test_s():\n    assert_similar('a', 'b')\n")
-    result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_embedding_model=/no/such/model", "--llmeval-cache-dir=off")
+    result = pytester.runpytest(
+        "-p", "no:randomly", "--override-ini=llmeval_embedding_model=/no/such/model", "--llmeval-cache-dir=off"
+    )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*llmeval: could not find or load the embedding model '/no/such/model'*"])
     result.stdout.no_fnmatch_line("*During handling*")
@@ -358,10 +428,16 @@ def test_long_answers_get_a_bounded_vader_score(monkeypatch):
     evaluator = REGISTRY.create("sentiment")
     analyzer, scored = evaluator._vader(), []
     monkeypatch.setattr(evaluator, "_vader", lambda: analyzer)
-    monkeypatch.setattr(analyzer, "polarity_scores", lambda text, real=analyzer.polarity_scores: scored.append(len(text)) or real(text))
+    monkeypatch.setattr(
+        analyzer, "polarity_scores", lambda text, real=analyzer.polarity_scores: scored.append(len(text)) or real(text)
+    )
     text = "This is good. I love it. " * 4000
     [result] = evaluator.evaluate([Case(actual=text)])
-    assert max(scored) <= VADER_CHUNK and len(scored) == result.details["chunks"] > 1 and sum(scored) >= len(text.strip()) - len(scored)
+    assert (
+        max(scored) <= VADER_CHUNK
+        and len(scored) == result.details["chunks"] > 1
+        and sum(scored) >= len(text.strip()) - len(scored)
+    )
     assert result.score > 0.9 and "chunks of sentences" in result.reason
     [short] = evaluator.evaluate([Case(actual="This is good.")])
     assert "chunks" not in short.details
@@ -403,10 +479,18 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 CODE_POINT_TEXT = st.lists(st.integers(0, 0x10FFFF), max_size=80).map(lambda cps: "".join(map(chr, cps)))
-ANY_TEXT = st.one_of(CODE_POINT_TEXT, st.text(max_size=80), st.sampled_from(["\ud800", "\x00", "a\udfffb 1,234 Paris", ""]))
-DETERMINISTIC = [n for n in REGISTRY.names() if not REGISTRY.resolve(n).uses_models and not REGISTRY.resolve(n).needs_judge]
-FIELDS = {"expected": "The capital is Paris.", "question": "What is the capital?", "context": ["Paris is the capital."],
-          "conditions": '"Paris" OR regexp("[0-9]+")'}
+ANY_TEXT = st.one_of(
+    CODE_POINT_TEXT, st.text(max_size=80), st.sampled_from(["\ud800", "\x00", "a\udfffb 1,234 Paris", ""])
+)
+DETERMINISTIC = [
+    n for n in REGISTRY.names() if not REGISTRY.resolve(n).uses_models and not REGISTRY.resolve(n).needs_judge
+]
+FIELDS = {
+    "expected": "The capital is Paris.",
+    "question": "What is the capital?",
+    "context": ["Paris is the capital."],
+    "conditions": '"Paris" OR regexp("[0-9]+")',
+}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -414,7 +498,8 @@ FIELDS = {"expected": "The capital is Paris.", "question": "What is the capital?
 def test_deterministic_checks_and_the_report_take_any_text(answer, other):
     import json
 
-    from pytest_llmeval.facts.extract import FactIndex, extract_facts
+    from pytest_llmeval.facts.collect import extract_facts
+    from pytest_llmeval.facts.extract import FactIndex
     from pytest_llmeval.report.jsonfile import dumps
 
     records = []
@@ -459,13 +544,17 @@ def test_kill():
     os.kill(os.getpid(), signal.SIGKILL)
 """
     )
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-n", "2", "--llmeval-report=out", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-n", "2", "--llmeval-report=out", "-p", "no:cacheprovider"
+    )
     assert result.ret == 1
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     tests = report["tests"]
     assert len(tests) == 8
     assert {nodeid.split("::")[-1]: outcome for nodeid, outcome in tests.items() if "fine" not in nodeid} == {
-        "test_exit": "crashed", "test_kill": "crashed"}
+        "test_exit": "crashed",
+        "test_kill": "crashed",
+    }
     assert sum(outcome == "passed" for outcome in tests.values()) == 6
     for name in ("report.md", "report.html"):
         assert "8 tests: 6 passed, 2 crashed" in (pytester.path / "out" / name).read_text()
@@ -480,8 +569,10 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
     # No retries and a 2 s timeout: under load a 0.5 s timeout also timed out replies that were on their way, and three
     # timeouts in a row stop the judge for the run (its later checks skipped, not failed); only the "timeout" fault
     # (3 s late) times out here, once.
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\nllmeval_judge_retries = 0\n")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_timeout = 2\nllmeval_judge_retries = 0\n"
+    )
     faults = {
         "status500": {"status": 500, "message": "boom"},
         "status503": {"status": 503, "message": "busy"},
@@ -499,14 +590,17 @@ def test_a_check_whose_judge_failed_for_good_leaves_a_record(pytester, server):
     )
     # In a process of its own: the deeply nested reply is parsed in the judge's thread, and CPython 3.11's AST converter
     # keeps its recursion depth per interpreter, so formatting a failure in the same process could meet it.
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-rf", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "-rf", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off"
+    )
     result.assert_outcomes(failed=len(faults))
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     assert len(report["results"]) == len(faults)
     assert all(not r["passed"] and r["reason"].startswith("judge error: ") for r in report["results"])
     assert report["summary"]["checks"] == len(faults) and report["summary"]["passed"] == 0
     raised = [line for line in result.stdout.lines if line.startswith("E ") and "Error" in line]
-    assert raised and all("JudgeError" in line or "JudgeTimeout" in line for line in raised)  # each a judge error (JudgeTimeout is one)
+    # each a judge error (JudgeTimeout is one)
+    assert raised and all("JudgeError" in line or "JudgeTimeout" in line for line in raised)
     assert (pytester.path / "out" / "report.html").exists() and (pytester.path / "out" / "report.md").exists()
 
 
@@ -515,9 +609,17 @@ def test_an_unloadable_cross_encoder_is_a_model_load_error(monkeypatch):
     from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    evaluator = REGISTRY.create("semantic_similarity", method="cross-encoder", cross_encoder="no-such-org/no-such-cross-encoder")
+    evaluator = REGISTRY.create(
+        "semantic_similarity", method="cross-encoder", cross_encoder="no-such-org/no-such-cross-encoder"
+    )
     evaluator.bind(ModelCache(device="cpu", cache_dir=None, announce=lambda line: None))
-    with pytest.raises(ModelLoadError, match="(?s)could not load the cross-encoder 'no-such-org/no-such-cross-encoder'.*Pass cross_encoder= a local folder"):
+    with pytest.raises(
+        ModelLoadError,
+        match=(
+            "(?s)could not load the cross-encoder "
+            "'no-such-org/no-such-cross-encoder'.*Pass cross_encoder= a local folder"
+        ),
+    ):
         evaluator.evaluate([Case(actual="a", expected="b")])
 
 
@@ -529,8 +631,10 @@ def test_a_session_against_a_server_that_rejects_json_schema_with_500_says_so_on
     server.reject_formats = {"json_schema"}
     server.reject_status = 500
     server.default = {"text": '{"verdict": "absent"}'}
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_api_key_env = JUDGE_KEY\n")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_api_key_env = JUDGE_KEY\n"
+    )
     pytester.makepyfile(
         "import pytest\nfrom pytest_llmeval import assert_no_contact_info\n\n"
         "@pytest.mark.parametrize('n', range(3))\n"
@@ -552,8 +656,10 @@ def test_a_verdict_missing_in_replay_fails_in_one_line_and_leaves_a_record(pytes
     import json
 
     server.default = {"text": '{"verdict": "absent"}'}
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_api_key_env = JUDGE_KEY\n")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_api_key_env = JUDGE_KEY\n"
+    )
     pytester.makepyfile(
         "from pytest_llmeval import assert_no_contact_info\n\n"
         "def test_recorded():\n    assert_no_contact_info('Recorded answer.')\n\n"
@@ -561,7 +667,9 @@ def test_a_verdict_missing_in_replay_fails_in_one_line_and_leaves_a_record(pytes
     )
     pytester.runpytest("-p", "no:randomly", "-k", "recorded").assert_outcomes(passed=1, deselected=1)
     calls = len(server.requests)
-    result = pytester.runpytest("-p", "no:randomly", "-rf", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=replay")
+    result = pytester.runpytest(
+        "-p", "no:randomly", "-rf", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=replay"
+    )
     result.assert_outcomes(passed=1, failed=1)
     assert len(server.requests) == calls
     result.stdout.fnmatch_lines(["*_ test_new _*", "llmeval: contact_information answer: no recorded judge verdict*"])
@@ -572,14 +680,15 @@ def test_a_verdict_missing_in_replay_fails_in_one_line_and_leaves_a_record(pytes
     assert reasons["test_new"][0] is False and reasons["test_new"][1].startswith("judge verdict missing: ")
 
 
-
 def test_a_timeout_on_the_first_structured_request_is_retried(server):
     """The structured-output probe went out once without retries: a slow first reply failed the check for good."""
     pytest.importorskip("openai")
     from pytest_llmeval.judges.openai_judge import OpenAIJudge
 
     server.script.append({"delay": 1.0, "text": '{"verdict": "yes"}'})
-    judge = OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=0.3, max_retries=2)
+    judge = OpenAIJudge(
+        "scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=0.3, max_retries=2
+    )
     reply = judge.complete([{"role": "user", "content": "ok?"}], schema={"type": "object"})
     assert reply.text == '{"verdict": "yes"}' and len(server.requests) >= 2
     assert not judge.downgrades  # a timeout says nothing about the response format

@@ -8,7 +8,18 @@ import sys
 
 import pytest
 
-HEAVY = ("torch", "sentence_transformers", "transformers", "detoxify", "profanity_check", "vaderSentiment", "presidio_analyzer", "spacy", "openai", "deepeval")
+HEAVY = (
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "detoxify",
+    "profanity_check",
+    "vaderSentiment",
+    "presidio_analyzer",
+    "spacy",
+    "openai",
+    "deepeval",
+)
 
 PROBE = """
 import sys
@@ -46,10 +57,10 @@ def test_deterministic_run_leaves_heavy_libraries_out(pytester):
 
 
 def test_importing_the_plugin_is_light():
-    code = "import sys, pytest_llmeval, pytest_llmeval.plugin; print(sorted(m for m in %r if m in sys.modules)); " \
-           "print('numpy' in sys.modules, 'jsonschema' in sys.modules, 'nltk' in sys.modules)" % (HEAVY,)
+    code = (
+        f"import sys, pytest_llmeval, pytest_llmeval.plugin; print(sorted(m for m in {HEAVY!r} if m in sys.modules)); "
+        "print('numpy' in sys.modules, 'jsonschema' in sys.modules, 'nltk' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "[]"
     assert out[1] == "False False False"
-
-

@@ -17,7 +17,11 @@ def check_verdict(evaluator, result: Result, unverified: str = "pass") -> None:
         # a weak miss alone is unverified, unless the check's own rule names it evidence for this answer
         # (answer accuracy: a short answer scored by its words)
         overridden = type(evaluator).decide is not Evaluator.decide
-        expected = evaluator.decide(failed, False, Score(result.metrics, result.reason, result.details)).outcome if overridden else "unverified"
+        expected = (
+            evaluator.decide(failed, False, Score(result.metrics, result.reason, result.details)).outcome
+            if overridden
+            else "unverified"
+        )
         assert result.verdict == expected, (failed, result.verdict)
         assert expected in ("unverified", "fail")
     elif result.score is None and result.primary in result.thresholds:

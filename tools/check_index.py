@@ -23,7 +23,7 @@ CHECKS = PACKAGE / "checks"
 HELPER_PREFIXES = ("assert_", "record_", "measure_")
 
 sys.path.insert(0, str(ROOT))
-from tools.generated import read, rewrite  # noqa: E402
+from tools.generated import formatted, read, rewrite  # noqa: E402
 
 
 def module_of(path: pathlib.Path) -> str:
@@ -32,8 +32,14 @@ def module_of(path: pathlib.Path) -> str:
 
 def _names_of_class(node: ast.ClassDef) -> str | None:
     for item in node.body:
-        if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
-                and item.targets[0].id == "name" and isinstance(item.value, ast.Constant) and isinstance(item.value.value, str):
+        if (
+            isinstance(item, ast.Assign)
+            and len(item.targets) == 1
+            and isinstance(item.targets[0], ast.Name)
+            and item.targets[0].id == "name"
+            and isinstance(item.value, ast.Constant)
+            and isinstance(item.value.value, str)
+        ):
             return item.value.value
     return None
 
@@ -49,7 +55,9 @@ def scan() -> tuple[dict[str, str], dict[str, str]]:
         module = module_of(path)
         exported: list[str] = []
         for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
                 exported = list(ast.literal_eval(node.value))
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
@@ -58,8 +66,11 @@ def scan() -> tuple[dict[str, str], dict[str, str]]:
                     if name in checks:
                         raise ValueError(f"check {name!r} is declared twice: {checks[name]} and {module}:{node.name}")
                     checks[name] = f"{module}:{node.name}"
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in exported and (
-                    node.name.startswith(HELPER_PREFIXES) or node.name == "Measurement"):
+            if (
+                isinstance(node, (ast.FunctionDef, ast.ClassDef))
+                and node.name in exported
+                and (node.name.startswith(HELPER_PREFIXES) or node.name == "Measurement")
+            ):
                 if node.name in helpers:
                     raise ValueError(f"helper {node.name!r} is defined twice: {helpers[node.name]} and {module}")
                 helpers[node.name] = module
@@ -68,20 +79,34 @@ def scan() -> tuple[dict[str, str], dict[str, str]]:
 
 def checks_block() -> str:
     checks, helpers = scan()
-    lines = ["#: Name -> ``module:Class`` of every check this package ships.", "BUILTIN_CHECKS: Mapping[str, str] = MappingProxyType({"]
-    lines += [f'    "{name}": "{target}",' for name, target in checks.items()]
-    lines += ["})", "", "#: Public helper -> the check module that defines it.", "HELPERS: Mapping[str, str] = MappingProxyType({"]
-    lines += [f'    "{name}": "{module}",' for name, module in helpers.items()]
+    lines = [
+        "#: Name -> ``module:Class`` of every check this package ships.",
+        "BUILTIN_CHECKS: Mapping[str, str] = MappingProxyType({",
+    ]
+    lines += [_entry(name, target) for name, target in checks.items()]
+    lines += [
+        "})",
+        "",
+        "#: Public helper -> the check module that defines it.",
+        "HELPERS: Mapping[str, str] = MappingProxyType({",
+    ]
+    lines += [_entry(name, module) for name, module in helpers.items()]
     lines += ["})"]
-    return "\n".join(lines)
+    return formatted("\n".join(lines))
+
+
+def _entry(key: str, value: str) -> str:
+    """One ``"key": "value",`` line; a value that would pass 120 characters goes in parentheses on a line of its own."""
+    line = f'    "{key}": "{value}",'
+    return line if len(line) <= 120 else f'    "{key}": (\n        "{value}"\n    ),'
 
 
 def exports_block() -> str:
     _, helpers = scan()
     lines = ["_HELPERS = {"]
-    lines += [f'    "{name}": "{module.removeprefix("pytest_llmeval.")}",' for name, module in helpers.items()]
+    lines += [_entry(name, module.removeprefix("pytest_llmeval.")) for name, module in helpers.items()]
     lines += ["}"]
-    return "\n".join(lines)
+    return formatted("\n".join(lines))
 
 
 def typing_block() -> str:
@@ -89,8 +114,12 @@ def typing_block() -> str:
     by_module: dict[str, list[str]] = {}
     for name, module in helpers.items():
         by_module.setdefault(module, []).append(name)
-    return "\n".join(f"    from {module.removeprefix('pytest_llmeval')} import {', '.join(sorted(names))}"
-                     for module, names in sorted(by_module.items()))
+    return formatted(
+        "\n".join(
+            f"    from {module.removeprefix('pytest_llmeval')} import {', '.join(sorted(names))}"
+            for module, names in sorted(by_module.items())
+        )
+    )
 
 
 BLOCKS = {
@@ -112,7 +141,11 @@ def current(path: pathlib.Path, name: str) -> str:
 
 
 def write() -> list[str]:
-    return [f"{path.relative_to(ROOT)} ({name})" for (path, name), make in BLOCKS.items() if rewrite(path, *markers(name), make())]
+    return [
+        f"{path.relative_to(ROOT)} ({name})"
+        for (path, name), make in BLOCKS.items()
+        if rewrite(path, *markers(name), make())
+    ]
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The docs' generated parts, from the code: ``python tools/docs_pages.py --write`` rewrites them; ``test_docs.py`` fails
+"""The docs' generated parts, from the code: ``python tools/docs_pages.py --write`` rewrites them; ``test_docs.py``
+fails
 when one is stale.
 
 Each generated part sits between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->`` in a page:
@@ -45,16 +46,24 @@ from tests.seed_coverage import CATALOG_NAMES, SEED_COVERAGE, coverage_table  # 
 CATALOGS = CATALOG_NAMES
 
 FAMILY_TITLES = {
-    "lexical": "Lexical and structure checks", "embedding": "Embedding checks", "judge_rag": "Judge checks of RAG answers",
-    "judge_quality": "Judge checks of answer quality", "safety": "Safety checks", "language_model": "Language-model checks",
-    "text_stats": "Text statistics", "classification": "Classification", "agents": "Agent checks",
+    "lexical": "Lexical and structure checks",
+    "embedding": "Embedding checks",
+    "judge_rag": "Judge checks of RAG answers",
+    "judge_quality": "Judge checks of answer quality",
+    "safety": "Safety checks",
+    "language_model": "Language-model checks",
+    "text_stats": "Text statistics",
+    "classification": "Classification",
+    "agents": "Agent checks",
     "operations": "Operational metrics",
 }
 
 
 def decode(text: str) -> str:
     """Internal catalog numbers ("seed 003", "seeds 000 and 003") as the catalogs' names."""
-    text = re.sub(r"\b[Ss]eeds (\d{3}) and (\d{3})", lambda m: f"{CATALOGS[m.group(1)]} and {CATALOGS[m.group(2)]}", text)
+    text = re.sub(
+        r"\b[Ss]eeds (\d{3}) and (\d{3})", lambda m: f"{CATALOGS[m.group(1)]} and {CATALOGS[m.group(2)]}", text
+    )
     return re.sub(r"\b[Ss]eed (\d{3})", lambda m: CATALOGS[m.group(1)], text)
 
 
@@ -87,33 +96,48 @@ def _value(value: object) -> str:
 
 def check_section(name: str, registry: Registry, sources: dict[str, list[str]], measured: str) -> list[str]:
     cls = registry.resolve(name)
-    helper = f"`{cls.helper}(...)`" if cls.helper else f"`assert_check(\"{name}\", ...)`"
+    helper = f"`{cls.helper}(...)`" if cls.helper else f'`assert_check("{name}", ...)`'
     kind = "judge" if cls.needs_judge else ("model" if cls.uses_models else "rules")
     needs = ", ".join(cls.requires) + (f" (optional: {', '.join(cls.uses)})" if cls.uses else "")
     lines = [f"### `{name}`", "", decode(cls.description) + "."]
     signature = helper_signature(cls)
     if signature is not None:
         lines += ["", "```py", signature, "```"]
-    caption = (f"Example (it needs {EXAMPLE_NEEDS[name]}):" if name in EXAMPLE_NEEDS
-               else "Example (the tests run it" + (", against a judge" if cls.needs_judge else "") + "):")
-    lines += ["", caption, "", "```py",
-              example_code(cls).rstrip("\n"), "```", "",
-             f"- helper: {helper}; kind: {kind}" + (" (a GPU helps)" if cls.gpu else ""),
-             f"- needs: {needs or 'nothing but the answer'}",
-             f"- extra: `{cls.extra}`" if cls.extra else "- extra: none (the core install)"]
+    caption = (
+        f"Example (it needs {EXAMPLE_NEEDS[name]}):"
+        if name in EXAMPLE_NEEDS
+        else "Example (the tests run it" + (", against a judge" if cls.needs_judge else "") + "):"
+    )
+    lines += [
+        "",
+        caption,
+        "",
+        "```py",
+        example_code(cls).rstrip("\n"),
+        "```",
+        "",
+        f"- helper: {helper}; kind: {kind}" + (" (a GPU helps)" if cls.gpu else ""),
+        f"- needs: {needs or 'nothing but the answer'}",
+        f"- extra: `{cls.extra}`" if cls.extra else "- extra: none (the core install)",
+    ]
     origin = sources.get(name, [])
     lines.append(f"- from: {'; '.join(origin)}" if origin else "- from: this project (no reference catalog names it)")
     if re.search(rf"`{re.escape(name)}`|\b{re.escape(name)}\b", measured):
-        lines.append("- verdict quality: measured on labeled data, see [How far each verdict can be trusted](../quality.md)")
+        lines.append(
+            "- verdict quality: measured on labeled data, see [How far each verdict can be trusted](../quality.md)"
+        )
     else:
         lines.append("- verdict quality: not measured on labeled data")
     if "fail_on" in cls.defaults:
         from pytest_llmeval.facts.kinds import FAILING, KIND_IDS
 
         warn = [kind for kind in KIND_IDS if kind not in FAILING]
-        lines.append(f"- evidence that fails by default: {', '.join(f'`{k}`' for k in KIND_IDS if k in FAILING) or 'none'}; "
-                     f"concerns only (the answer is unverified, the concern named): {', '.join(f'`{k}`' for k in warn) or 'none'} "
-                     "([measured per kind](../quality.md#evidence-kinds-and-which-of-them-fail); `fail_on=` chooses)")
+        lines.append(
+            f"- evidence that fails by default: {', '.join(f'`{k}`' for k in KIND_IDS if k in FAILING) or 'none'}; "
+            "concerns only (the answer is unverified, the concern named): "
+            f"{', '.join(f'`{k}`' for k in warn) or 'none'} "
+            "([measured per kind](../quality.md#evidence-kinds-and-which-of-them-fail); `fail_on=` chooses)"
+        )
     doc = inspect.cleandoc(cls.__doc__ or "")
     paragraphs = [p for p in doc.split("\n\n") if p.strip() and not p.lstrip().startswith(">>>")]
     if paragraphs:
@@ -125,8 +149,10 @@ def check_section(name: str, registry: Registry, sources: dict[str, list[str]], 
         if calibrated:
             threshold += f" ({calibrated})"
         mark = " (primary)" if spec.primary else ""
-        lines.append(f"| `{spec.name}`{mark} | {_cell(decode(spec.description))} | {threshold} | "
-                     f"{'higher' if spec.higher_is_better else 'lower'} |")
+        lines.append(
+            f"| `{spec.name}`{mark} | {_cell(decode(spec.description))} | {threshold} | "
+            f"{'higher' if spec.higher_is_better else 'lower'} |"
+        )
     if cls.defaults:
         lines += ["", "| parameter | default |", "|---|---|"]
         lines += [f"| `{key}` | `{_cell(_value(value))}` |" for key, value in cls.defaults.items()]
@@ -185,7 +211,10 @@ def failing_block() -> str:
     from pytest_llmeval.facts.kinds import measured_failing
 
     kinds = ", ".join(f'"{kind}"' for kind in sorted(measured_failing(_results("evidence_kinds.json"))))
-    return f"FAILING: frozenset[str] = frozenset({{{kinds}}})" if kinds else "FAILING: frozenset[str] = frozenset()"
+    from tools.generated import formatted
+
+    value = f"frozenset({{{kinds}}})" if kinds else "frozenset()"
+    return formatted(f"FAILING: frozenset[str] = {value}")
 
 
 def verifier_block() -> str:
@@ -195,23 +224,40 @@ def verifier_block() -> str:
 
     card = VerifierCard.read(SHIPPED)
     speed = _results("verifier.json") if (RESULTS / "verifier.json").exists() else None
-    lines = [f"Shipped: verifier {card.version} (card {card.digest[:12]}), {card.data['run']['layers']} layers of "
-             f"{card.base}; fails a claim below {card.fail_below:g}, passes an answer whose every claim reaches "
-             f"{card.pass_at:g}.", ""]
+    lines = [
+        f"Shipped: verifier {card.version} (card {card.digest[:12]}), {card.data['run']['layers']} layers of "
+        f"{card.base}; fails a claim below {card.fail_below:g}, passes an answer whose every claim reaches "
+        f"{card.pass_at:g}.",
+        "",
+    ]
     if speed:
-        lines += [f"Speed (benchmark run, {speed['threads']} CPU threads): cold load {speed['cold_load_s']} s, "
-                  f"{speed['claims_per_s']} claims per second over {speed['claims']} claims of {speed['answers']} answers, "
-                  f"peak memory of the process {speed['peak_rss_mb']} MB.", ""]
-    rows = [r for r in _results("verdicts.json")["table"] if r["check"] == "groundedness"
-            and r["setup"] in ("facts", "rules then verifier", "verifier alone")]
+        lines += [
+            f"Speed (benchmark run, {speed['threads']} CPU threads): cold load {speed['cold_load_s']} s, "
+            f"{speed['claims_per_s']} claims per second over {speed['claims']} claims of {speed['answers']} answers, "
+            f"peak memory of the process {speed['peak_rss_mb']} MB.",
+            "",
+        ]
+    rows = [
+        r
+        for r in _results("verdicts.json")["table"]
+        if r["check"] == "groundedness" and r["setup"] in ("facts", "rules then verifier", "verifier alone")
+    ]
     order = {"facts": 0, "rules then verifier": 1, "verifier alone": 2}
-    names = {"facts": "rules alone (default)", "rules then verifier": "rules then verifier", "verifier alone": "verifier alone"}
+    names = {
+        "facts": "rules alone (default)",
+        "rules then verifier": "rules then verifier",
+        "verifier alone": "verifier alone",
+    }
 
     def cell(value: Any) -> str:
         return "-" if value is None or value != value else f"{value:.3f}"
 
-    lines += ["| data | setup | good failed | good passed | bad caught | failure precision | unverified | AUC (verifier's support: "
-              "card) |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "| data | setup | good failed | good passed | bad caught | failure precision | unverified | AUC (verifier's "
+        "support: "
+        "card) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     aucs = card.data.get("development_auc", {})
     for row in sorted(rows, key=lambda r: (r["data"], order[r["setup"]])):
         mark = row["auc"] if row["setup"] == "verifier alone" else None
@@ -219,8 +265,10 @@ def verifier_block() -> str:
         if row["setup"] == "verifier alone":
             known = next((v for k, v in aucs.items() if row["data"].startswith(k.split(" (")[0])), None)
             shown += f" ({cell(known)})"
-        lines.append(f"| {row['data']} | {names[row['setup']]} | {cell(row['failed_good'])} | {cell(row['pass_good'])} | "
-                     f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])} | {shown} |")
+        lines.append(
+            f"| {row['data']} | {names[row['setup']]} | {cell(row['failed_good'])} | {cell(row['pass_good'])} | "
+            f"{cell(row['catch_bad'])} | {cell(row['failure_precision'])} | {cell(row['unverified'])} | {shown} |"
+        )
     return "\n".join(lines)
 
 
@@ -236,11 +284,15 @@ def example_block(name: str) -> str:
 
 
 def blocks() -> dict[tuple[pathlib.Path, str], str]:
-    out = {(DOCS / "checks" / "index.md", "catalog"): catalog_block(), (DOCS / "options.md", "options"): options_block(),
-           (DOCS / "coverage.md", "coverage"): coverage_block(), (DOCS / "quality.md", "verdicts"): verdicts_block(),
-           (DOCS / "quality.md", "evidence-kinds"): kinds_block(),
-           (ROOT / "pytest_llmeval" / "facts" / "kinds.py", "failing"): failing_block(),
-           (DOCS / "verifier.md", "verifier"): verifier_block()}
+    out = {
+        (DOCS / "checks" / "index.md", "catalog"): catalog_block(),
+        (DOCS / "options.md", "options"): options_block(),
+        (DOCS / "coverage.md", "coverage"): coverage_block(),
+        (DOCS / "quality.md", "verdicts"): verdicts_block(),
+        (DOCS / "quality.md", "evidence-kinds"): kinds_block(),
+        (ROOT / "pytest_llmeval" / "facts" / "kinds.py", "failing"): failing_block(),
+        (DOCS / "verifier.md", "verifier"): verifier_block(),
+    }
     for family in families():
         out[(DOCS / "checks" / f"{family}.md", "checks")] = family_block(family)
     for page in sorted(DOCS.rglob("*.md")):
@@ -266,7 +318,9 @@ def write() -> list[str]:
             family = path.stem
             title = FAMILY_TITLES.get(family, family)
             intro = inspect.cleandoc(__import__(f"pytest_llmeval.checks.{family}", fromlist=["_"]).__doc__ or "")
-            path.write_text(f"# {title}\n\n{decode(intro)}\n\n<!-- checks:start -->\n<!-- checks:end -->\n", encoding="utf-8")
+            path.write_text(
+                f"# {title}\n\n{decode(intro)}\n\n<!-- checks:start -->\n<!-- checks:end -->\n", encoding="utf-8"
+            )
         if rewrite(path, *markers(name), text):
             changed.append(f"{path.relative_to(ROOT)} ({name})")
     return changed

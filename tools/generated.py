@@ -5,8 +5,28 @@ from __future__ import annotations
 
 import pathlib
 import re
+import subprocess
+import sys
 
-__all__ = ["read", "rewrite"]
+__all__ = ["read", "rewrite", "formatted"]
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def formatted(code: str) -> str:
+    """Python ``code`` as ``ruff format`` writes it with the project's settings (the test command checks every file
+    with it); a fragment indented by ``n`` levels is formatted at that depth."""
+    depth = (len(code) - len(code.lstrip(" "))) // 4
+    wrapped = "".join(f"{'    ' * level}if True:\n" for level in range(depth)) + code + "\n"
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(ROOT / "generated.py"), "-"],
+        input=wrapped,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    ).stdout
+    return "\n".join(done.split("\n")[depth:]).rstrip("\n")
 
 
 def _pattern(start: str, end: str) -> re.Pattern[str]:

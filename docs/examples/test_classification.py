@@ -21,4 +21,5 @@ def test_router():
 
 @pytest.mark.parametrize("question, label", list(zip(QUESTIONS, EXPECTED)))
 def test_intent(question, label):
-    record_label(label, route(question), scores=scores(question), model="router-v2")  # gathered per model in every report
+    # gathered per model in every report
+    record_label(label, route(question), scores=scores(question), model="router-v2")

@@ -5,8 +5,10 @@ from pytest_llmeval import assert_matches, measure_generation
 
 class Client:  # an OpenAI-style client; here, one recorded reply
     def create(self, model, messages):
-        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content="Canberra is the capital."))],
-                               usage=SimpleNamespace(prompt_tokens=42, completion_tokens=6))
+        return SimpleNamespace(
+            choices=[SimpleNamespace(message=SimpleNamespace(content="Canberra is the capital."))],
+            usage=SimpleNamespace(prompt_tokens=42, completion_tokens=6),
+        )
 
 
 def test_answer():

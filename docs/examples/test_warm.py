@@ -1,7 +1,13 @@
 import pytest
 from pytest_llmeval import Case, assert_similar
 
-CASES = [Case(actual="Canberra is the capital.", expected="The capital is Canberra.", context=["Canberra is Australia's capital."])]
+CASES = [
+    Case(
+        actual="Canberra is the capital.",
+        expected="The capital is Canberra.",
+        context=["Canberra is Australia's capital."],
+    )
+]
 
 
 @pytest.fixture(scope="session", autouse=True)

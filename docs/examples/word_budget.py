@@ -17,12 +17,14 @@ class WordBudget(Evaluator):
     helper = "assert_word_budget"
     description = "The answer fits a budget of words"
     requires = ("actual",)
-    metrics = (MetricSpec("within_budget", "1.0 within the budget, budget / words over it",
-                          threshold=1.0, primary=True),)
+    metrics = (
+        MetricSpec("within_budget", "1.0 within the budget, budget / words over it", threshold=1.0, primary=True),
+    )
     defaults = {"budget": 5}
 
     def score(self, case):
         words = len(case.actual.split())
         budget = self.params["budget"]
-        return Score({"within_budget": min(1.0, budget / words) if words else 1.0},
-                     reason=f"{words} words, budget {budget}")
+        return Score(
+            {"within_budget": min(1.0, budget / words) if words else 1.0}, reason=f"{words} words, budget {budget}"
+        )

@@ -19,8 +19,19 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["Case", "CASE_FIELDS", "CaseFileError", "ROW_KEYS", "load_cases", "read_cases", "read_case_rows",
-           "parse_case_rows", "row_fields", "check_fields", "beside_caller"]
+__all__ = [
+    "Case",
+    "CASE_FIELDS",
+    "CaseFileError",
+    "ROW_KEYS",
+    "load_cases",
+    "read_cases",
+    "read_case_rows",
+    "parse_case_rows",
+    "row_fields",
+    "check_fields",
+    "beside_caller",
+]
 
 
 #: What each field of a case means, used in error messages.
@@ -30,7 +41,7 @@ CASE_FIELDS: Mapping[str, str] = MappingProxyType(
         "actual": "the actual answer produced by the model",
         "expected": "the expected answer (ground truth), one or several",
         "context": "the retrieved context, as ordered chunks",
-        "conditions": "a text-matching condition such as '\"15,969\" AND NOT \"Real\"'",
+        "conditions": 'a text-matching condition such as \'"15,969" AND NOT "Real"\'',
         "history": "the conversation history, as {'role', 'content'} messages",
         "model": "the name of the model under test",
         "case_id": "the id of the test case",
@@ -72,17 +83,15 @@ def _texts(owner: str, name: str, value: object) -> tuple[str, ...]:
     if name == "context" and isinstance(value, Mapping):
         return (_record_text(owner, name, value),)
     if isinstance(value, (bytes, bytearray)) or not isinstance(value, Iterable):
-        raise TypeError(
-            f"{owner}: argument {name!r} must be a str or a sequence of str, got {type(value).__name__}"
-        )
+        raise TypeError(f"{owner}: argument {name!r} must be a str or a sequence of str, got {type(value).__name__}")
     items = tuple(value)
     if name == "context":
-        items = tuple(_record_text(owner, f"{name}[{i}]", v) if isinstance(v, Mapping) else v for i, v in enumerate(items))
+        items = tuple(
+            _record_text(owner, f"{name}[{i}]", v) if isinstance(v, Mapping) else v for i, v in enumerate(items)
+        )
     for index, item in enumerate(items):
         if not isinstance(item, str):
-            raise TypeError(
-                f"{owner}: argument {name!r}[{index}] must be a str, got {type(item).__name__}"
-            )
+            raise TypeError(f"{owner}: argument {name!r}[{index}] must be a str, got {type(item).__name__}")
     return items
 
 
@@ -160,10 +169,7 @@ class Case:
         """A JSON-serialisable dict in the dataset format (seed 002) this class reads."""
         record: dict[str, Any] = {
             "id": self.case_id,
-            "input": {
-                "question": self.question,
-                "conversation_history": [dict(m) for m in self.history],
-            },
+            "input": {"question": self.question, "conversation_history": [dict(m) for m in self.history]},
             "expected_output": {"answer": list(self.expected)},
             "metadata": dict(self.metadata),
             "retrieved_context": list(self.context),
@@ -195,7 +201,9 @@ class Case:
         if isinstance(inp, str):
             inp = {"question": inp}
         if not isinstance(inp, Mapping):
-            raise TypeError(f"'input' must be a mapping (question, conversation_history) or a str, got {type(inp).__name__}")
+            raise TypeError(
+                f"'input' must be a mapping (question, conversation_history) or a str, got {type(inp).__name__}"
+            )
         expected_output: Any = row.get("expected")
         if isinstance(expected_output, Mapping):
             expected_output = expected_output.get("answer")
@@ -203,7 +211,9 @@ class Case:
         if isinstance(actual, Mapping):
             actual = actual.get("answer")
         metadata = row.get("metadata") or {}
-        if isinstance(metadata, Mapping) and any(row.get(k) is not None and k not in metadata for k in _PERTURBATION_KEYS):
+        if isinstance(metadata, Mapping) and any(
+            row.get(k) is not None and k not in metadata for k in _PERTURBATION_KEYS
+        ):
             metadata = {**{k: row[k] for k in _PERTURBATION_KEYS if row.get(k) is not None}, **metadata}
         return cls(
             actual=actual,
@@ -222,20 +232,22 @@ class Case:
 #: Case, spaces and hyphens do not matter: ``expected output`` (seed 002), ``Expected answer``
 #: (seed 000) and ``retrieval context`` (seed 004) are ``expected_output``, ``expected_answer``
 #: and ``retrieval_context``.
-ROW_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "id": ("id", "case_id"),
-    "input": ("input",),
-    "question": ("question",),
-    "history": ("history", "conversation_history"),
-    "expected": ("expected_output", "expected", "expected_answer", "answer"),
-    "actual": ("actual_output", "actual", "actual_answer"),
-    "context": ("retrieved_context", "context", "retrieval_context", "retrieved_contexts"),
-    "conditions": ("conditions",),
-    "model": ("model",),
-    "metadata": ("metadata",),
-    "perturbation": ("perturbation",),
-    "perturbation_of": ("perturbation_of",),
-})
+ROW_KEYS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "id": ("id", "case_id"),
+        "input": ("input",),
+        "question": ("question",),
+        "history": ("history", "conversation_history"),
+        "expected": ("expected_output", "expected", "expected_answer", "answer"),
+        "actual": ("actual_output", "actual", "actual_answer"),
+        "context": ("retrieved_context", "context", "retrieval_context", "retrieved_contexts"),
+        "conditions": ("conditions",),
+        "model": ("model",),
+        "metadata": ("metadata",),
+        "perturbation": ("perturbation",),
+        "perturbation_of": ("perturbation_of",),
+    }
+)
 
 
 _ALIASES = {alias: name for name, aliases in ROW_KEYS.items() for alias in aliases}
@@ -259,8 +271,10 @@ def row_fields(record: Mapping[Any, Any]) -> dict[str, Any]:
         name = _row_key(key)
         if name is None:
             accepted = ", ".join("/".join(repr(a) for a in aliases) for aliases in ROW_KEYS.values())
-            raise ValueError(f"unknown key {key!r}; accepted keys: {accepted} (case, spaces and hyphens aside: "
-                             "'expected output' is 'expected_output')")
+            raise ValueError(
+                f"unknown key {key!r}; accepted keys: {accepted} (case, spaces and hyphens aside: "
+                "'expected output' is 'expected_output')"
+            )
         if name in given:
             raise ValueError(f"{key!r} and {given[name]!r} both give the {name!r} field; keep one")
         given[name] = key
@@ -362,9 +376,16 @@ def _json_records(path: str, whole: bool) -> Iterable[tuple[str, Any]]:
 
 def check_fields(case: Case) -> dict[str, Any]:
     """The case fields a helper or `evaluate()` takes, of those ``case`` has (its id aside)."""
-    fields: dict[str, Any] = {"actual": case.actual, "expected": list(case.expected), "question": case.question,
-                              "context": list(case.context), "conditions": case.conditions, "history": list(case.history),
-                              "model": case.model, "metadata": dict(case.metadata)}
+    fields: dict[str, Any] = {
+        "actual": case.actual,
+        "expected": list(case.expected),
+        "question": case.question,
+        "context": list(case.context),
+        "conditions": case.conditions,
+        "history": list(case.history),
+        "model": case.model,
+        "metadata": dict(case.metadata),
+    }
     return {name: value for name, value in fields.items() if value is not None and value != [] and value != {}}
 
 
@@ -397,7 +418,9 @@ def read_case_rows(path: str | os.PathLike[str], extra: tuple[str, ...] = ()) ->
     return parse_case_rows(rows, extra)
 
 
-def parse_case_rows(rows: Iterable[tuple[str, Any]], extra: tuple[str, ...] = ()) -> list[tuple[str, Case, dict[str, Any]]]:
+def parse_case_rows(
+    rows: Iterable[tuple[str, Any]], extra: tuple[str, ...] = ()
+) -> list[tuple[str, Case, dict[str, Any]]]:
     """``(where, row)`` pairs as `read_case_rows()` reads them from a file: cases, each with where it came from and its
     ``extra`` keys; a bad row raises `CaseFileError` naming where it came from."""
     out: list[tuple[str, Case, dict[str, Any]]] = []
@@ -409,7 +432,9 @@ def parse_case_rows(rows: Iterable[tuple[str, Any]], extra: tuple[str, ...] = ()
                 raise TypeError(f"a row must be a mapping of fields, got {type(record).__name__}")
             found = {key: record[key] for key in extra if key in record}
             if extra and isinstance(record.get("metadata"), Mapping):  # a CSV keeps its other columns as metadata
-                found.update({key: record["metadata"][key] for key in extra if key in record["metadata"] and key not in found})
+                found.update(
+                    {key: record["metadata"][key] for key in extra if key in record["metadata"] and key not in found}
+                )
                 record = {**record, "metadata": {k: v for k, v in record["metadata"].items() if k not in found}}
             record = row_fields({k: v for k, v in record.items() if k not in found})
             metadata = dict(record.get("metadata") or {})
@@ -421,7 +446,9 @@ def parse_case_rows(rows: Iterable[tuple[str, Any]], extra: tuple[str, ...] = ()
                 if key in metadata and (not isinstance(metadata[key], str) or not metadata[key]):
                     raise TypeError(f"{key!r} must be a non-empty str, got {metadata[key]!r}")
             if ("perturbation" in metadata) != ("perturbation_of" in metadata):
-                raise ValueError("a perturbed row needs both 'perturbation_of' (the id of the row it perturbs) and 'perturbation'")
+                raise ValueError(
+                    "a perturbed row needs both 'perturbation_of' (the id of the row it perturbs) and 'perturbation'"
+                )
             out.append((where, Case.from_record({**record, "metadata": metadata}), found))
         except (ValueError, TypeError) as exc:
             raise CaseFileError(f"{where}: not a valid case: {exc}") from None

@@ -13,7 +13,14 @@ each base to an outcome of the running test, so no layer below it needs pytest:
 
 from __future__ import annotations
 
-__all__ = ["MissingInputError", "UncalibratedWarning", "CheckUnavailable", "VerdictMissing", "ScoringError", "SetupError"]
+__all__ = [
+    "MissingInputError",
+    "UncalibratedWarning",
+    "CheckUnavailable",
+    "VerdictMissing",
+    "ScoringError",
+    "SetupError",
+]
 
 
 class MissingInputError(ValueError):

@@ -148,7 +148,8 @@ class Evaluator:
         return [self.score(case) for case in cases]
 
     def planned_texts(self, cases: Sequence[Case]) -> list[str]:
-        """The texts this check would encode to score ``cases`` (the run encodes them ahead, in batches); ``[]``: none."""
+        """The texts this check would encode to score ``cases`` (the run encodes them ahead, in batches); ``[]``:
+        none."""
         return []
 
     def redact(self, text: str, score: Score) -> str:
@@ -196,11 +197,7 @@ class Evaluator:
     def _make_signature(self) -> Signature:
         params = dict(self.signature_params())
         return Signature(
-            evaluator=self.name,
-            version=self.version,
-            backend=self.backend(),
-            model=self.scoring_model(),
-            params=params,
+            evaluator=self.name, version=self.version, backend=self.backend(), model=self.scoring_model(), params=params
         )
 
     def check_inputs(self, case: Case) -> None:
@@ -226,7 +223,8 @@ class Evaluator:
         return spec.threshold
 
     def weak_metrics(self) -> frozenset[str]:
-        """The metrics whose miss alone makes the verdict ``unverified`` (a parameter such as ``method`` may change them)."""
+        """The metrics whose miss alone makes the verdict ``unverified`` (a parameter such as ``method`` may change
+        them)."""
         return frozenset(spec.name for spec in self.metrics if spec.weak)
 
     def decider(self) -> str:
@@ -255,7 +253,8 @@ class Evaluator:
         return None
 
     def resolve_thresholds(self, overrides: Mapping[str, float | None] | None = None) -> dict[str, float]:
-        """The thresholds in force: the gating metrics' defaults, then ``overrides`` (``None`` switches a metric off)."""
+        """The thresholds in force: the gating metrics' defaults, then ``overrides`` (``None`` switches a metric
+        off)."""
         specs = self.metric_specs()
         thresholds: dict[str, float] = {}
         for spec in self.gating_metrics():
@@ -283,7 +282,9 @@ class Evaluator:
             thresholds[metric] = float(value)
         return thresholds
 
-    def error_results(self, cases: Sequence[Case], thresholds: Mapping[str, float | None] | None, message: str) -> list[Result]:
+    def error_results(
+        self, cases: Sequence[Case], thresholds: Mapping[str, float | None] | None, message: str
+    ) -> list[Result]:
         """One failed, unscored result per case, for a check that could not be computed (its judge failed)."""
         try:
             in_force = self.resolve_thresholds(thresholds)
@@ -294,7 +295,7 @@ class Evaluator:
         return [
             Result(
                 evaluator=self.name,
-                metrics={name: None for name in specs},
+                metrics=dict.fromkeys(specs),
                 primary=self.active_primary().name,
                 passed=False,
                 thresholds=in_force,
@@ -320,16 +321,16 @@ class Evaluator:
         return list(in_force)
 
     @staticmethod
-    def _measures(names: Sequence[str], metrics: Mapping[str, float | None], in_force: Mapping[str, float],
-                  directions: Mapping[str, bool]) -> tuple[Measure, ...]:
+    def _measures(
+        names: Sequence[str],
+        metrics: Mapping[str, float | None],
+        in_force: Mapping[str, float],
+        directions: Mapping[str, bool],
+    ) -> tuple[Measure, ...]:
         return tuple(Measure(name, metrics.get(name), in_force.get(name), directions.get(name, True)) for name in names)
 
     def evaluate(
-        self,
-        cases: Sequence[Case],
-        *,
-        thresholds: Mapping[str, float | None] | None = None,
-        unverified: str = "pass",
+        self, cases: Sequence[Case], *, thresholds: Mapping[str, float | None] | None = None, unverified: str = "pass"
     ) -> list[Result]:
         """Score ``cases`` and judge them against the thresholds; one result per case, in order.
 
@@ -359,11 +360,17 @@ class Evaluator:
             unscored = metrics[primary] is None and primary in in_force
             verdict = self.decide(failed, unscored, score)
             if not verdict.metrics:
-                verdict = replace(verdict, metrics=self._measures(self._deciding(verdict.outcome, failed, in_force), metrics,
-                                                                  in_force, directions))
+                verdict = replace(
+                    verdict,
+                    metrics=self._measures(
+                        self._deciding(verdict.outcome, failed, in_force), metrics, in_force, directions
+                    ),
+                )
             split = self.split(score, in_force) if verdict.outcome != "unverified" else None
             if split:  # the scorer disagreed with itself: a new verdict, overruling the one it would have made
-                verdict = verdict.overrule("unverified", verdict.decided_by, (split,), self._measures([primary], metrics, in_force, directions))
+                verdict = verdict.overrule(
+                    "unverified", verdict.decided_by, (split,), self._measures([primary], metrics, in_force, directions)
+                )
             results.append(
                 Result(
                     evaluator=self.name,
@@ -375,7 +382,9 @@ class Evaluator:
                     higher_is_better=directions,
                     signature=signature,
                     reason=f"{split}; {score.reason}" if split else score.reason,
-                    details={**score.details, "split": split} if split else score.details,  # said as data, not only in words
+                    details={**score.details, "split": split}
+                    if split
+                    else score.details,  # said as data, not only in words
                     model=case.model,
                     case_id=case.case_id,
                     excerpt=None if case.actual is None else self.redact(case.actual, score)[:EXCERPT_CHARS],

@@ -35,7 +35,8 @@ def sibling_id(nodeid: str, label: str, *, escape: bool = True) -> str:
 
 
 def without_id_part(nodeid: str, part: str) -> str:
-    """``test_x[q1-typos]`` without ``typos`` (the last such part, which may hold dashes: ``gpt-4o``), or the id unchanged."""
+    """``test_x[q1-typos]`` without ``typos`` (the last such part, which may hold dashes: ``gpt-4o``), or the id
+    unchanged."""
     base, bracket, ids = nodeid.partition("[")
     if not bracket or not ids.endswith("]"):
         return nodeid
@@ -45,7 +46,7 @@ def without_id_part(nodeid: str, part: str) -> str:
     if inner.endswith(f"-{part}"):
         return f"{base}[{inner[: -len(part) - 1]}]"
     if inner.startswith(f"{part}-"):
-        return f"{base}[{inner[len(part) + 1:]}]"
+        return f"{base}[{inner[len(part) + 1 :]}]"
     if f"-{part}-" in inner:
         head, _, tail = inner.rpartition(f"-{part}-")
         return f"{base}[{head}-{tail}]"

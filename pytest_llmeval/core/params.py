@@ -16,7 +16,9 @@ def require_choice(owner: str, name: str, value: Any, choices: Sequence[Any]) ->
 
 def require_type(owner: str, name: str, value: Any, kind: type | tuple[type, ...], what: str) -> None:
     """Raise ``TypeError`` naming the parameter and what was expected."""
-    if not isinstance(value, kind) or (isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))):
+    if not isinstance(value, kind) or (
+        isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
+    ):
         raise TypeError(f"{owner}: parameter {name!r} must be {what}; got {value!r:.80}")
 
 
@@ -27,7 +29,9 @@ def require_number(
     if integer:
         require_type(owner, name, value, int, f"an integer of at least {low}")
     else:
-        require_type(owner, name, value, (int, float), f"a number between {low} and {high}" if high is not None else "a number")
+        require_type(
+            owner, name, value, (int, float), f"a number between {low} and {high}" if high is not None else "a number"
+        )
     if high is not None and not low <= value <= high:
         raise ValueError(f"{owner}: parameter {name!r} must be between {low} and {high}; got {value}")
     if high is None and value < low:

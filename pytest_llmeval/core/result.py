@@ -26,8 +26,22 @@ from typing import Any, TypedDict
 
 from .verdict import DECIDERS, Measure, Verdict
 
-__all__ = ["Result", "Record", "Signature", "freeze", "thaw", "VERDICTS", "UNVERIFIED_ACTIONS", "verdict_of",
-           "deciding_measure", "passed_for", "diagnostic", "NO_MODEL", "missed_thresholds", "RECORD_VERSION"]
+__all__ = [
+    "Result",
+    "Record",
+    "Signature",
+    "freeze",
+    "thaw",
+    "VERDICTS",
+    "UNVERIFIED_ACTIONS",
+    "verdict_of",
+    "deciding_measure",
+    "passed_for",
+    "diagnostic",
+    "NO_MODEL",
+    "missed_thresholds",
+    "RECORD_VERSION",
+]
 
 
 #: What a check concluded: the answer passed, failed on named evidence, or could not be verified offline.
@@ -90,7 +104,9 @@ _NO_DETAILS: Mapping[str, Any] = MappingProxyType({})
 def _items(value: Any) -> Any:
     """The items of a mapping (or of what ``dict()`` takes: pairs)."""
     kind = type(value)
-    return value.items() if kind is dict or kind is MappingProxyType or isinstance(value, Mapping) else dict(value).items()
+    return (
+        value.items() if kind is dict or kind is MappingProxyType or isinstance(value, Mapping) else dict(value).items()
+    )
 
 
 def freeze(value: Any) -> Any:
@@ -100,7 +116,9 @@ def freeze(value: Any) -> Any:
     if kind in _ATOMIC:
         return value
     if kind is dict or kind is MappingProxyType or isinstance(value, Mapping):
-        return MappingProxyType({k if type(k) is str else str(k): v if type(v) in _ATOMIC else freeze(v) for k, v in value.items()})
+        return MappingProxyType(
+            {k if type(k) is str else str(k): v if type(v) in _ATOMIC else freeze(v) for k, v in value.items()}
+        )
     if kind is tuple and all(type(v) in _ATOMIC for v in value):
         return value
     if isinstance(value, (list, tuple)):
@@ -148,7 +166,9 @@ class Signature:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", freeze(dict(sorted(_items(self.params)))))
-        object.__setattr__(self, "thresholds", MappingProxyType({str(k): float(v) for k, v in sorted(_items(self.thresholds))}))
+        object.__setattr__(
+            self, "thresholds", MappingProxyType({str(k): float(v) for k, v in sorted(_items(self.thresholds))})
+        )
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -224,8 +244,9 @@ def deciding_measure(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return first if isinstance(first, Mapping) and isinstance(first.get("metric"), str) else None
 
 
-def missed_thresholds(metrics: Mapping[str, float | None], thresholds: Mapping[str, float],
-                      higher_is_better: Mapping[str, bool]) -> list[str]:
+def missed_thresholds(
+    metrics: Mapping[str, float | None], thresholds: Mapping[str, float], higher_is_better: Mapping[str, bool]
+) -> list[str]:
     """Names of the ``metrics`` that miss their threshold (a metric with no value misses none)."""
     failed = []
     for name, limit in thresholds.items():
@@ -291,19 +312,27 @@ class Result:
                 raise TypeError(f"Result: decision must be a Verdict or None; got {decision!r:.80}")
             said = (self.verdict or decision.outcome, self.decided_by or decision.decided_by)
             if said != (decision.outcome, decision.decided_by):
-                raise ValueError(f"Result: verdict {self.verdict!r} and decided_by {self.decided_by!r} disagree with "
-                                 f"the decision ({decision.outcome!r} by {decision.decided_by!r}); a later tier uses "
-                                 "overruled_by()")
+                raise ValueError(
+                    f"Result: verdict {self.verdict!r} and decided_by {self.decided_by!r} disagree with "
+                    f"the decision ({decision.outcome!r} by {decision.decided_by!r}); a later tier uses "
+                    "overruled_by()"
+                )
             object.__setattr__(self, "verdict", decision.outcome)
             object.__setattr__(self, "decided_by", decision.decided_by)
         if not self.verdict:
             object.__setattr__(self, "verdict", "pass" if self.passed else "fail")
         elif self.verdict not in VERDICTS:
             raise ValueError(f"Result: verdict must be one of {', '.join(VERDICTS)}; got {self.verdict!r}")
-        elif (self.verdict == "pass") != bool(self.passed) and self.verdict != "unverified" and not (self.passed and diagnostic(self.details)):
+        elif (
+            (self.verdict == "pass") != bool(self.passed)
+            and self.verdict != "unverified"
+            and not (self.passed and diagnostic(self.details))
+        ):
             raise ValueError(f"Result: a {self.verdict} verdict cannot have passed={self.passed!r}")
         if self.decided_by and self.decided_by not in DECIDERS:
-            raise ValueError(f"Result: decided_by must be one of {', '.join(DECIDERS)} or empty; got {self.decided_by!r}")
+            raise ValueError(
+                f"Result: decided_by must be one of {', '.join(DECIDERS)} or empty; got {self.decided_by!r}"
+            )
         if decision is None and self.decided_by:
             object.__setattr__(self, "decision", Verdict(self.verdict, self.decided_by))
         metrics: dict[str, float | None] = {}
@@ -329,7 +358,11 @@ class Result:
                 memo["_directions"] = directions  # a cache, not a field: equality and the record ignore it
         object.__setattr__(self, "higher_is_better", directions)
         details = self.details
-        object.__setattr__(self, "details", freeze(details if isinstance(details, Mapping) else dict(details)) if details else _NO_DETAILS)
+        object.__setattr__(
+            self,
+            "details",
+            freeze(details if isinstance(details, Mapping) else dict(details)) if details else _NO_DETAILS,
+        )
         if self.primary not in self.metrics:
             raise ValueError(f"Result: primary metric {self.primary!r} is not among metrics {sorted(self.metrics)}")
 
@@ -347,17 +380,35 @@ class Result:
         """Names of the metrics that missed their threshold."""
         return missed_thresholds(self.metrics, self.thresholds, self.higher_is_better)
 
-    def overruled_by(self, outcome: str, decided_by: str, *, evidence: tuple[str, ...] = (), metrics: tuple[Measure, ...] = (),
-                     unverified: str, reason: str, details: Mapping[str, Any]) -> Result:
+    def overruled_by(
+        self,
+        outcome: str,
+        decided_by: str,
+        *,
+        evidence: tuple[str, ...] = (),
+        metrics: tuple[Measure, ...] = (),
+        unverified: str,
+        reason: str,
+        details: Mapping[str, Any],
+    ) -> Result:
         """This result as a later tier decided it: a new decision (``outcome`` by ``decided_by``, on ``evidence`` and
         ``metrics``) that keeps this result's as the one it overruled (`Verdict.overrule`); ``passed`` follows it
         (``unverified``: what the run makes of an unverified verdict), with the tier's ``reason`` and ``details``."""
         if self.decision is None:
-            raise ValueError(f"Result.overruled_by: {self.evaluator}'s result has no decision to overrule (decided_by is empty); "
-                             "a tier overrules only a result whose decider is known")
+            raise ValueError(
+                f"Result.overruled_by: {self.evaluator}'s result has no decision to overrule (decided_by is empty); "
+                "a tier overrules only a result whose decider is known"
+            )
         verdict = self.decision.overrule(outcome, decided_by, tuple(evidence), tuple(metrics))
-        return replace(self, decision=verdict, verdict=outcome, decided_by=decided_by, passed=passed_for(outcome, unverified),
-                       reason=reason, details=details)
+        return replace(
+            self,
+            decision=verdict,
+            verdict=outcome,
+            decided_by=decided_by,
+            passed=passed_for(outcome, unverified),
+            reason=reason,
+            details=details,
+        )
 
     def to_dict(self) -> Record:
         """A JSON-serialisable dict; `from_dict()` reads it back equal."""

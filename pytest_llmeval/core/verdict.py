@@ -8,7 +8,8 @@ decider). A later tier (a judge split, the claim verifier, a detector, a judge) 
 report read it.
 
 >>> first = Verdict("unverified", "embedding", metrics=(Measure("support", 0.61, 0.7),))
->>> final = first.overrule("fail", "judge", ("the answer names a city the context does not",), (Measure("faithfulness", 0.2, 0.5),))
+>>> final = first.overrule("fail", "judge", ("the answer names a city the context does not",),
+...                        (Measure("faithfulness", 0.2, 0.5),))
 >>> final.outcome, final.overruled.decided_by, str(final.metrics[0])
 ('fail', 'embedding', 'faithfulness 0.200 < 0.500')
 >>> Verdict.from_dict(final.to_dict()) == final
@@ -65,8 +66,13 @@ class Measure:
     def shown(self) -> tuple[str, str]:
         """The value and the threshold as every message prints them: a count held to a ceiling as counts (``2``,
         ``0``), a whole number above 1 whole, anything else to three places (``n/a`` for ``None``)."""
-        counted = (not self.higher_is_better and self.value is not None and self.threshold is not None
-                   and self.value == int(self.value) and self.threshold == int(self.threshold))
+        counted = (
+            not self.higher_is_better
+            and self.value is not None
+            and self.threshold is not None
+            and self.value == int(self.value)
+            and self.threshold == int(self.threshold)
+        )
 
         def text(number: float | None) -> str:
             if number is None:
@@ -94,11 +100,18 @@ class Measure:
         return f"{self.metric} {value} {self.sign} {threshold}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "value": self.value, "threshold": self.threshold, "higher_is_better": self.higher_is_better}
+        return {
+            "metric": self.metric,
+            "value": self.value,
+            "threshold": self.threshold,
+            "higher_is_better": self.higher_is_better,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Measure:
-        return cls(str(data["metric"]), data.get("value"), data.get("threshold"), bool(data.get("higher_is_better", True)))
+        return cls(
+            str(data["metric"]), data.get("value"), data.get("threshold"), bool(data.get("higher_is_better", True))
+        )
 
 
 @dataclass(frozen=True)
@@ -127,8 +140,9 @@ class Verdict:
         object.__setattr__(self, "evidence", tuple(self.evidence))
         object.__setattr__(self, "metrics", tuple(self.metrics))
 
-    def overrule(self, outcome: str, decided_by: str, evidence: tuple[str, ...] = (),
-                 metrics: tuple[Measure, ...] = ()) -> Verdict:
+    def overrule(
+        self, outcome: str, decided_by: str, evidence: tuple[str, ...] = (), metrics: tuple[Measure, ...] = ()
+    ) -> Verdict:
         """The verdict of a later tier, which keeps this one as the one it overruled."""
         return Verdict(outcome, decided_by, tuple(evidence), tuple(metrics), self)
 
@@ -142,9 +156,13 @@ class Verdict:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "decided_by": self.decided_by, "evidence": list(self.evidence),
-                "metrics": [m.to_dict() for m in self.metrics],
-                "overruled": None if self.overruled is None else self.overruled.to_dict()}
+        return {
+            "outcome": self.outcome,
+            "decided_by": self.decided_by,
+            "evidence": list(self.evidence),
+            "metrics": [m.to_dict() for m in self.metrics],
+            "overruled": None if self.overruled is None else self.overruled.to_dict(),
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Verdict:
@@ -152,11 +170,17 @@ class Verdict:
         if not isinstance(data, Mapping) or "outcome" not in data:
             raise ValueError(f"Verdict.from_dict: not a verdict: {data!r:.80}")
         below = data.get("overruled")
-        return cls(str(data["outcome"]), str(data.get("decided_by") or "rules"), tuple(str(e) for e in data.get("evidence") or ()),
-                   tuple(Measure.from_dict(m) for m in data.get("metrics") or ()), None if below is None else cls.from_dict(below))
+        return cls(
+            str(data["outcome"]),
+            str(data.get("decided_by") or "rules"),
+            tuple(str(e) for e in data.get("evidence") or ()),
+            tuple(Measure.from_dict(m) for m in data.get("metrics") or ()),
+            None if below is None else cls.from_dict(below),
+        )
 
 
-#: What a reason says before a concern: ``concern (name: a kind that only warns, see fail_on): 'Berlin' (sentence 1) ...``.
+#: What a reason says before a concern: ``concern (name: a kind that only warns, see fail_on): 'Berlin' (sentence 1)
+#: ...``.
 _CONCERN = "concern ("
 
 #: The words a reason adds to a concern's kinds, left out where a concern is quoted: ``concern (name): ...``.
@@ -174,15 +198,23 @@ def concerns(reason: str, details: Any) -> list[str]:
     >>> concerns("", {"evidence": [{"kind": "name", "message": "'Berlin' (sentence 1) appears nowhere in the context",
     ...                             "fails": False}]})
     ["concern (name): 'Berlin' (sentence 1) appears nowhere in the context"]
-    >>> concerns("concern (time: a kind that only warns, see fail_on): '7 p.m.' (sentence 1) is not stated; least ...", {})
+    >>> concerns("concern (time: a kind that only warns, see fail_on): '7 p.m.' (sentence 1) is not stated; "
+    ...          "least ...", {})
     ["concern (time): '7 p.m.' (sentence 1) is not stated"]
     >>> concerns("least supported sentence 1 (support 0.55)", {})
     []
     """
     listed = details.get("evidence") if isinstance(details, Mapping) else None
-    found = [f"{_CONCERN}{item.get('kind') or 'concern'}): {item.get('message', '')}" for item in listed
-             if isinstance(item, Mapping) and item.get("fails", True) is False] if isinstance(listed, (list, tuple)) else []
+    found = (
+        [
+            f"{_CONCERN}{item.get('kind') or 'concern'}): {item.get('message', '')}"
+            for item in listed
+            if isinstance(item, Mapping) and item.get("fails", True) is False
+        ]
+        if isinstance(listed, (list, tuple))
+        else []
+    )
     if _CONCERN in reason:
-        quoted = _ONLY_WARNS.sub(r"concern (\1)", reason[reason.index(_CONCERN):].split("; ", 1)[0])
+        quoted = _ONLY_WARNS.sub(r"concern (\1)", reason[reason.index(_CONCERN) :].split("; ", 1)[0])
         found = [quoted, *found[1:]]
     return found

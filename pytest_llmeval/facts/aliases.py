@@ -37,8 +37,18 @@ from typing import Any, NamedTuple
 
 from .names import CONNECTORS, DEMONYM, FUNCTION_WORDS, TITLES, WORD, fold, inflection_of
 
-__all__ = ["doctrine_forms", "ContextForms", "Places", "alias_supported", "capital_words", "context_forms", "demonym_forms", "initialisms",
-           "name_key", "places"]
+__all__ = [
+    "doctrine_forms",
+    "ContextForms",
+    "Places",
+    "alias_supported",
+    "capital_words",
+    "context_forms",
+    "demonym_forms",
+    "initialisms",
+    "name_key",
+    "places",
+]
 
 #: A name as looked up: its words' bases, without connectors, function words and titles.
 Key = tuple[str, ...]
@@ -62,7 +72,8 @@ LONGEST_RUN = 12
 
 @lru_cache(maxsize=1 << 16)
 def doctrine_forms(word: str) -> set[str]:
-    """The doctrine and its adherent or adjective of a folded word: ``stoic`` -> ``stoicism``, ``buddhist`` -> ``buddhism``,
+    """The doctrine and its adherent or adjective of a folded word: ``stoic`` -> ``stoicism``, ``buddhist`` ->
+    ``buddhism``,
     ``stoicism`` -> ``stoic`` and ``stoicist``; none for a short word.
 
     >>> sorted(doctrine_forms("buddhist")), sorted(doctrine_forms("stoicism"))
@@ -118,14 +129,20 @@ def name_key(name: str | Iterable[str]) -> Key:
     """A name as looked up: the bases of its words, without connectors, function words and titles (``"Republic of
     Korea"``: ``("republic", "korea")``); ``name`` is a text or its words."""
     words = [m.group(0) for m in WORD.finditer(name)] if isinstance(name, str) else list(name)
-    return tuple(inflection_of(w) for w in words
-                 if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES)
+    return tuple(
+        inflection_of(w)
+        for w in words
+        if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES
+    )
 
 
 def _phrase(name: str) -> Key:
     """A name as found in a text: the bases of its words without connectors and titles (see `context_forms()`)."""
-    return tuple(inflection_of(m.group(0)) for m in WORD.finditer(name)
-                 if m.group(0).casefold() not in CONNECTORS and fold(m.group(0)) not in TITLES)
+    return tuple(
+        inflection_of(m.group(0))
+        for m in WORD.finditer(name)
+        if m.group(0).casefold() not in CONNECTORS and fold(m.group(0)) not in TITLES
+    )
 
 
 def _initials(key: Sequence[str]) -> str:
@@ -203,7 +220,11 @@ def places() -> Places:
     derived_codes: dict[str, set[str]] = defaultdict(set)
     for country in pycountry.countries:
         place = country.alpha_2
-        written = {n for n in (country.name, getattr(country, "common_name", None), getattr(country, "official_name", None)) if n}
+        written = {
+            n
+            for n in (country.name, getattr(country, "common_name", None), getattr(country, "official_name", None))
+            if n
+        }
         names[place] |= written
         codes[place] |= {country.alpha_2.casefold(), country.alpha_3.casefold()}
         for name in written:
@@ -249,8 +270,12 @@ def places() -> Places:
     for place, cs in codes.items():
         for code in cs:
             by_code[code].add(place)
-    return Places({k: frozenset(v) for k, v in by_key.items() if k}, {k: frozenset(v) for k, v in by_code.items()},
-                  {k: frozenset(p for p in v if p) for k, v in phrases.items()}, {k: frozenset(v) for k, v in codes.items()})
+    return Places(
+        {k: frozenset(v) for k, v in by_key.items() if k},
+        {k: frozenset(v) for k, v in by_code.items()},
+        {k: frozenset(p for p in v if p) for k, v in phrases.items()},
+        {k: frozenset(v) for k, v in codes.items()},
+    )
 
 
 def _is_capitals(word: str) -> bool:
@@ -267,7 +292,9 @@ def capital_words(text: str) -> frozenset[str]:
     >>> sorted(capital_words("The U.S.-based NASA and the DoD met McDonald."))
     ['dod', 'nasa', 'us']
     """
-    return frozenset(fold(part) for match in WORD.finditer(text) for part in match.group(0).split("-") if _is_capitals(part))
+    return frozenset(
+        fold(part) for match in WORD.finditer(text) for part in match.group(0).split("-") if _is_capitals(part)
+    )
 
 
 def initialisms(text: str) -> frozenset[str]:
@@ -295,7 +322,7 @@ def initialisms(text: str) -> frozenset[str]:
 
     previous_end = 0
     for match in WORD.finditer(text):
-        if text[previous_end:match.start()].strip() and previous_end:
+        if text[previous_end : match.start()].strip() and previous_end:
             flush()  # punctuation between the words ends a run
         previous_end = match.end()
         for part in match.group(0).split("-"):
@@ -347,8 +374,9 @@ def _present(phrase: Key, context: ContextForms) -> bool:
 
 
 def _place_stated(place: str, context: ContextForms, table: Places) -> bool:
-    return (not context.capitals.isdisjoint(table.codes.get(place, ()))
-            or any(_present(p, context) for p in table.names.get(place, ())))
+    return not context.capitals.isdisjoint(table.codes.get(place, ())) or any(
+        _present(p, context) for p in table.names.get(place, ())
+    )
 
 
 def _code_stated(code: str, context: ContextForms) -> bool:
@@ -364,8 +392,11 @@ def _initialism_stated(key: Key, initials: Iterable[str], context: ContextForms)
     is not "SK", Slovakia's; "Los Angeles" is "LA", though Laos's, as no country is named so)."""
     table = places()
     named = table.by_key.get(key, frozenset())
-    return any(code in context.capitals and not (named and any(len(p) == 2 and p not in named for p in table.by_code.get(code, ())))
-               for code in initials)
+    return any(
+        code in context.capitals
+        and not (named and any(len(p) == 2 and p not in named for p in table.by_code.get(code, ())))
+        for code in initials
+    )
 
 
 def _name_stated(words: Sequence[str], context: ContextForms) -> bool:
@@ -405,7 +436,9 @@ def alias_supported(text: str, words: Sequence[str], context: ContextForms, has_
             if reached[end]:
                 continue
             stretch = words[start:end]
-            if end == start + 1 and (has_word(stretch[0]) or (stretch[0] in capitals and _code_stated(stretch[0], context))):
+            if end == start + 1 and (
+                has_word(stretch[0]) or (stretch[0] in capitals and _code_stated(stretch[0], context))
+            ):
                 reached[end] = True
             elif _name_stated(stretch, context):
                 reached[end] = True

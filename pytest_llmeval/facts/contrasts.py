@@ -21,7 +21,8 @@ Three kinds of evidence that need no model, each read from the answer and the co
 
 >>> opposite("open", "closed"), opposite("refundable", "nonrefundable"), opposite("open", "opened")
 (True, True, False)
->>> head_index(("nobel", "prize", "physics"), "Nobel Prize in Physics"), head_index(("summer", "olympics"), "Summer Olympics")
+>>> head_index(("nobel", "prize", "physics"), "Nobel Prize in Physics"), head_index(
+...     ("summer", "olympics"), "Summer Olympics")
 (1, 1)
 """
 
@@ -34,7 +35,17 @@ from functools import lru_cache
 
 from .names import FUNCTION_WORDS, fold, inflection_of, word_stem
 
-__all__ = ["OPPOSITES", "opposite", "Contrast", "ClauseIndex", "changed_name", "head_index", "nickname", "invented_clauses", "clauses"]
+__all__ = [
+    "OPPOSITES",
+    "opposite",
+    "Contrast",
+    "ClauseIndex",
+    "changed_name",
+    "head_index",
+    "nickname",
+    "invented_clauses",
+    "clauses",
+]
 
 
 def _groups(text: str) -> dict[str, frozenset[str]]:
@@ -118,15 +129,43 @@ disabled: disabled disable disables
 
 
 #: Pairs of groups that say the opposite of each other.
-OPPOSITES: frozenset[frozenset[str]] = frozenset(frozenset(pair) for pair in (
-    ("open", "closed"), ("approved", "rejected"), ("allowed", "forbidden"), ("up", "down"), ("higher", "lower"),
-    ("won", "lost"), ("profit", "loss"), ("true", "false"), ("alive", "dead"), ("succeeded", "failed"),
-    ("included", "excluded"), ("started", "ended"), ("required", "optional"), ("public", "private"), ("north", "south"),
-    ("east", "west"), ("upper", "lower_place"), ("early", "late"), ("first", "last"), ("maximum", "minimum"),
-    ("positive", "negative"), ("present", "absent"), ("online", "offline"), ("domestic", "international"),
-    ("safe", "dangerous"), ("guilty", "innocent"), ("agree", "disagree"), ("support", "oppose"),
-    ("confirmed", "denied_claim"), ("male", "female"), ("full", "empty"), ("enabled", "disabled"),
-))
+OPPOSITES: frozenset[frozenset[str]] = frozenset(
+    frozenset(pair)
+    for pair in (
+        ("open", "closed"),
+        ("approved", "rejected"),
+        ("allowed", "forbidden"),
+        ("up", "down"),
+        ("higher", "lower"),
+        ("won", "lost"),
+        ("profit", "loss"),
+        ("true", "false"),
+        ("alive", "dead"),
+        ("succeeded", "failed"),
+        ("included", "excluded"),
+        ("started", "ended"),
+        ("required", "optional"),
+        ("public", "private"),
+        ("north", "south"),
+        ("east", "west"),
+        ("upper", "lower_place"),
+        ("early", "late"),
+        ("first", "last"),
+        ("maximum", "minimum"),
+        ("positive", "negative"),
+        ("present", "absent"),
+        ("online", "offline"),
+        ("domestic", "international"),
+        ("safe", "dangerous"),
+        ("guilty", "innocent"),
+        ("agree", "disagree"),
+        ("support", "oppose"),
+        ("confirmed", "denied_claim"),
+        ("male", "female"),
+        ("full", "empty"),
+        ("enabled", "disabled"),
+    )
+)
 
 
 #: Each word's groups (a word may be of two: "declined" is rejected and down).
@@ -137,8 +176,10 @@ for _name, _words in GROUPS.items():
 
 
 #: Each group's opposite words: the words of the groups `OPPOSITES` pairs it with.
-_AGAINST: dict[str, frozenset[str]] = {name: frozenset(word for pair in OPPOSITES if name in pair for other in pair - {name}
-                                                       for word in GROUPS[other]) for name in GROUPS}
+_AGAINST: dict[str, frozenset[str]] = {
+    name: frozenset(word for pair in OPPOSITES if name in pair for other in pair - {name} for word in GROUPS[other])
+    for name in GROUPS
+}
 
 
 #: Groups whose opposite is the same event told from the other side ("A won" / "B lost"): a subject must be named.
@@ -149,8 +190,10 @@ _CONVERSE = frozenset({"won", "lost", "profit", "loss", "higher", "lower"})
 _LATIN_PREFIXES = ("in", "im", "il", "ir")
 _ADJECTIVE_ENDINGS = ("able", "ible", "ent", "ant", "al", "ar", "ive", "ete", "ate", "ous", "ic")
 #: Words that begin with a negative prefix without being the negative of the rest.
-_NOT_NEGATIVE = frozenset("unless until under understand understood union unit unique uniform universal university "
-                          "unify unified unity unison uncle undergo nonetheless none".split())
+_NOT_NEGATIVE = frozenset(
+    "unless until under understand understood union unit unique uniform universal university "
+    "unify unified unity unison uncle undergo nonetheless none".split()
+)
 
 
 @lru_cache(maxsize=65536)
@@ -181,7 +224,9 @@ _NEGATION = re.compile(r"(?i)\b(?:not|no|never|none|neither|nor|cannot|without)\
 
 
 #: Where a sentence divides into clauses for contrasts: punctuation, coordinators and subordinators.
-_CLAUSE = re.compile(r"[;,()\[\]]|[.!?](?=\s)|\s[-–—]\s|\b(?:and|but|while|whereas|although|though|however)\b", re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"[;,()\[\]]|[.!?](?=\s)|\s[-–—]\s|\b(?:and|but|while|whereas|although|though|however)\b", re.IGNORECASE
+)
 
 
 #: A negative prefix a tokenised text wrote apart ("non - binary").
@@ -230,8 +275,7 @@ class Contrast:
     def describe(self, where: str) -> str:
         from ..text.basics import excerpt
 
-        return (f"{where} says {self.said!r} where the context says {self.instead!r}: "
-                f"{excerpt(self.context, 120)!r}")
+        return f"{where} says {self.said!r} where the context says {self.instead!r}: {excerpt(self.context, 120)!r}"
 
 
 class ClauseIndex:
@@ -272,7 +316,7 @@ class ClauseIndex:
         for prefix in ("un", "non", *_LATIN_PREFIXES):
             candidates.add(prefix + bare)
             if bare.startswith(prefix):
-                candidates.add(bare[len(prefix):])
+                candidates.add(bare[len(prefix) :])
         for candidate in candidates:
             if candidate != word and opposite(word, candidate):
                 spellings = self.spellings.get(candidate.replace("-", ""), {})
@@ -288,11 +332,16 @@ class ClauseIndex:
         out: list[Contrast] = []
         for clause in clauses(sentence):
             mine = _read(clause, sentence)
-            found = next((contrast for position, word in enumerate(mine.words)
-                          if not ((word in FUNCTION_WORDS and word not in _BY_WORD) or position in mine.names)
-                          for instead, number in self._opposites(word)
-                          if (contrast := self._contrast(mine, position, word, instead, self.clauses[number])) is not None),
-                         None)
+            found = next(
+                (
+                    contrast
+                    for position, word in enumerate(mine.words)
+                    if not ((word in FUNCTION_WORDS and word not in _BY_WORD) or position in mine.names)
+                    for instead, number in self._opposites(word)
+                    if (contrast := self._contrast(mine, position, word, instead, self.clauses[number])) is not None
+                ),
+                None,
+            )
             if found is not None:
                 out.append(found)
         return out
@@ -353,8 +402,12 @@ def nickname(left: str, right: str) -> bool:
     return all(letter in rest for letter in short[1:])
 
 
-def changed_name(keys: Sequence[str], text: str, context_names: Iterable[tuple[tuple[str, ...], str]],
-                 has_word: Callable[[str], bool]) -> str | None:
+def changed_name(
+    keys: Sequence[str],
+    text: str,
+    context_names: Iterable[tuple[tuple[str, ...], str]],
+    has_word: Callable[[str], bool],
+) -> str | None:
     """The context's name (as written) that an answer name repeats with one word other than its head changed, that
     word absent from the context (``has_word``: the context's look-up), or ``None``."""
     if len(keys) < 2:
@@ -383,8 +436,12 @@ _CLAUSE_START = re.compile(r",\s+(?:and|which|who|plus)\b|;\s+|\s+and\s+(?:also|
 CLAUSE_WORDS = 3
 
 
-def invented_clauses(sentence: str, context_stems: set[str] | frozenset[str], given: set[str] | frozenset[str],
-                     stems_of: Callable[[str], Iterable[str]]) -> list[tuple[str, list[str]]]:
+def invented_clauses(
+    sentence: str,
+    context_stems: set[str] | frozenset[str],
+    given: set[str] | frozenset[str],
+    stems_of: Callable[[str], Iterable[str]],
+) -> list[tuple[str, list[str]]]:
     """The coordinated or relative clauses of ``sentence`` (not its first) whose own content words (those the
     question does not give) the context holds none of, or one of more than `CLAUSE_WORDS`: each with those words."""
     parts = [p.strip(" ,;") for p in _CLAUSE_START.split(sentence)]
@@ -393,8 +450,12 @@ def invented_clauses(sentence: str, context_stems: set[str] | frozenset[str], gi
     out = []
     for part in parts[1:]:
         words = [m.group(0) for m in _TOKEN.finditer(part)]
-        own = [(w, s) for w in words for s in stems_of(w) if s not in given and w.casefold() not in FUNCTION_WORDS
-               and not _NEGATION.search(w)]
+        own = [
+            (w, s)
+            for w in words
+            for s in stems_of(w)
+            if s not in given and w.casefold() not in FUNCTION_WORDS and not _NEGATION.search(w)
+        ]
         stems = {s for _, s in own}
         if len(stems) < 2:
             continue
@@ -403,8 +464,11 @@ def invented_clauses(sentence: str, context_stems: set[str] | frozenset[str], gi
         # context invents it too.
         verb = _ALSO.search(part)
         said = {s for w, s in own if verb is not None and part.find(w, verb.end()) >= 0} if verb else set()
-        if ((not found and len(stems) >= CLAUSE_WORDS) or (len(found) == 1 and len(stems) > CLAUSE_WORDS)
-                or (len(said) >= 2 and not said & context_stems)):
+        if (
+            (not found and len(stems) >= CLAUSE_WORDS)
+            or (len(found) == 1 and len(stems) > CLAUSE_WORDS)
+            or (len(said) >= 2 and not said & context_stems)
+        ):
             out.append((part, list(dict.fromkeys(w for w, s in own if s not in context_stems))))
     return out
 

@@ -31,9 +31,20 @@ _NUMERIC_DATE = re.compile(
 MONTHS = {
     name: index
     for index, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-         ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-         ("november", "nov"), ("december", "dec")],
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
         start=1,
     )
     for name in names
@@ -44,7 +55,8 @@ _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.
 
 
 _DATE = re.compile(
-    r"(?i)\b(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?" + _MONTH.replace("month", "month1")
+    r"(?i)\b(?:(?P<day1>\d{1,2})(?:st|nd|rd|th)?[ \t]+(?:of[ \t]+)?"
+    + _MONTH.replace("month", "month1")
     + r"(?:,?[ \t]+(?P<year1>\d{4}))?"
     r"|" + _MONTH.replace("month", "month2") + r"[ \t]+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b(?:,?[ \t]+(?P<year2>\d{4}))?"
     r"|" + _MONTH.replace("month", "month3") + r",?[ \t]+(?P<year3>\d{4}))\b"
@@ -54,8 +66,15 @@ _DATE = re.compile(
 _WEEKDAYS = {
     name: index
     for index, names in enumerate(
-        [("monday", "mon"), ("tuesday", "tue", "tues"), ("wednesday", "wed"), ("thursday", "thu", "thur", "thurs"),
-         ("friday", "fri"), ("saturday", "sat"), ("sunday", "sun")]
+        [
+            ("monday", "mon"),
+            ("tuesday", "tue", "tues"),
+            ("wednesday", "wed"),
+            ("thursday", "thu", "thur", "thurs"),
+            ("friday", "fri"),
+            ("saturday", "sat"),
+            ("sunday", "sun"),
+        ]
     )
     for name in names
 }
@@ -64,13 +83,19 @@ _WEEKDAYS = {
 #: A day of the week, capitalised: in full ("Monday", "Mondays"), or shortened ("Mon", "Tues.").
 _WEEKDAY = re.compile(
     r"\b(?:(?P<full>" + "|".join(n.capitalize() for n in _WEEKDAYS if n.endswith("day")) + r")s?"
-    r"|(?P<short>" + "|".join(sorted((n.capitalize() for n in _WEEKDAYS if len(n) <= 5 and not n.endswith("day")),
-                                     key=len, reverse=True)) + r")(?P<dot>\.)?)(?!\w)"
+    r"|(?P<short>"
+    + "|".join(
+        sorted((n.capitalize() for n in _WEEKDAYS if len(n) <= 5 and not n.endswith("day")), key=len, reverse=True)
+    )
+    + r")(?P<dot>\.)?)(?!\w)"
 )
 
 
-#: What follows a shortened weekday that makes it one: another weekday ("Mon-Fri", "Mon, Wed"), a date or time ("Sat 10am").
-_WEEKDAY_AFTER = re.compile(r"[ \t]*(?:[-–—,/&][ \t]*|[ \t](?:to|and|through|or)[ \t]+)(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)|,?[ \t]+\d")
+#: What follows a shortened weekday that makes it one: another weekday ("Mon-Fri", "Mon, Wed"), a date or time ("Sat
+#: 10am").
+_WEEKDAY_AFTER = re.compile(
+    r"[ \t]*(?:[-–—,/&][ \t]*|[ \t](?:to|and|through|or)[ \t]+)(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)|,?[ \t]+\d"
+)
 
 
 #: What joins a shortened weekday to the one before it ("Mon-Fri", "Sat, Sun").
@@ -90,13 +115,16 @@ _MERIDIEM = r"(?P<ampm>(?i:[ap]\.[ \t]?m\.|[ap]\.?m)(?!\w))"
 
 _CLOCK = re.compile(
     r"(?<![\d:.])(?:(?P<word>(?<!\w)(?:12(?::00)?[ \t])?(?i:noon|midday|midnight)(?!\w))"
-    r"|(?P<h>\d{1,2})(?:[:.](?P<m>\d{2})|:(?P<m1>\d))?(?::(?P<s>\d{2}))?[ \t]?" + _MERIDIEM
+    r"|(?P<h>\d{1,2})(?:[:.](?P<m>\d{2})|:(?P<m1>\d))?(?::(?P<s>\d{2}))?[ \t]?"
+    + _MERIDIEM
     + r"|(?P<h2>\d{1,2}):(?:(?P<m2>\d{2})|(?P<m3>\d))(?::(?P<s2>\d{2}))?(?![\d:]))"
 )
 
 
 #: An hour alone before the other end of a range of times: the "9" of "9-5pm", "9 to 11 a.m.".
-_BARE_HOUR = re.compile(r"(?<![\w:.,/\-−–—])(?P<h>\d{1,2})(?:[ \t]*[-–—][ \t]*|[ \t]+(?:to|until|till|through|and)[ \t]+)\Z")
+_BARE_HOUR = re.compile(
+    r"(?<![\w:.,/\-−–—])(?P<h>\d{1,2})(?:[ \t]*[-–—][ \t]*|[ \t]+(?:to|until|till|through|and)[ \t]+)\Z"
+)
 
 
 #: What joins two times of a range: "10:0-20:0", "10 am to 8 pm".
@@ -105,7 +133,8 @@ _TIME_JOIN = re.compile(r"(?:[ \t]*[-–—][ \t]*|[ \t]+(?:to|until|till|throug
 
 @keeps_text
 def clock_time_facts(text: str) -> tuple[Fact, ...]:
-    """Times of day and clock durations: ``6 p.m.`` = ``18:00`` = ``18:0``; ``noon`` = ``12 pm``; ``2:06:15`` is 7,575 seconds.
+    """Times of day and clock durations: ``6 p.m.`` = ``18:00`` = ``18:0``; ``noon`` = ``12 pm``; ``2:06:15`` is 7,575
+    seconds.
 
     Each end of a range is a time of its own; an end without a.m. or p.m. takes the other's
     (``9-5pm`` is 9 a.m. to 5 p.m.). A minute of one digit after an hour of one (``9:5``) is read only in a range
@@ -116,7 +145,9 @@ def clock_time_facts(text: str) -> tuple[Fact, ...]:
     """
     if not _MAYBE_TIME.search(text):
         return ()
-    ends: list[tuple[Fact, bool, bool]] = []  # each time, whether it says a.m. or p.m. (or noon), whether alone it is no time
+    ends: list[
+        tuple[Fact, bool, bool]
+    ] = []  # each time, whether it says a.m. or p.m. (or noon), whether alone it is no time
     for match in _CLOCK.finditer(text):
         loose = False
         if match.group("word") is not None:
@@ -128,12 +159,23 @@ def clock_time_facts(text: str) -> tuple[Fact, ...]:
                 continue
             hour = hour % 12 + (12 if match.group("ampm").lower().startswith("p") else 0)
         else:
-            hour, minute, second = int(match.group("h2")), int(match.group("m2") or match.group("m3")), int(match.group("s2") or 0)
+            hour, minute, second = (
+                int(match.group("h2")),
+                int(match.group("m2") or match.group("m3")),
+                int(match.group("s2") or 0),
+            )
             loose = match.group("m3") is not None and len(match.group("h2")) == 1
         if minute > 59 or second > 59:
             continue
-        fact = Fact("time", match.group(0), float(hour * 3600 + minute * 60 + second), "clock", 1.0, match.start(),
-                    approx=is_hedged(text, match.start(), match.end()))
+        fact = Fact(
+            "time",
+            match.group(0),
+            float(hour * 3600 + minute * 60 + second),
+            "clock",
+            1.0,
+            match.start(),
+            approx=is_hedged(text, match.start(), match.end()),
+        )
         ends.append((fact, match.group("h2") is None, loose))
     out: list[Fact] = []
     for index, (fact, meridiem, loose) in enumerate(ends):
@@ -147,8 +189,17 @@ def clock_time_facts(text: str) -> tuple[Fact, ...]:
             bare = _BARE_HOUR.search(text, max(0, fact.start - 16, fact_end(out[-1]) if out else 0), fact.start)
             if bare is not None and 1 <= int(bare.group("h")) <= 12:
                 value = _before(int(bare.group("h")) * 3600.0, fact.value)
-                out.append(Fact("time", bare.group("h"), value, "clock", 1.0, bare.start(),
-                                approx=is_hedged(text, bare.start(), bare.end("h"))))
+                out.append(
+                    Fact(
+                        "time",
+                        bare.group("h"),
+                        value,
+                        "clock",
+                        1.0,
+                        bare.start(),
+                        approx=is_hedged(text, bare.start(), bare.end("h")),
+                    )
+                )
         out.append(fact)
     return tuple(out)
 
@@ -192,17 +243,32 @@ def date_facts(text: str) -> tuple[Fact, ...]:
         month = MONTHS[month_name.lower().rstrip(".")]
         found.append(Fact("date", match.group(0), (int(year) if year else None, month, day_value), start=match.start()))
         # The other end of a range of days in one month: "3 to 5 June" and "June 3-5" state 3 June too.
-        other = (_RANGE_BEFORE.search(text, 0, match.start()) if groups["day1"] else
-                 _RANGE_AFTER.match(text, match.end()) if groups["day2"] else None)
+        other = (
+            _RANGE_BEFORE.search(text, 0, match.start())
+            if groups["day1"]
+            else _RANGE_AFTER.match(text, match.end())
+            if groups["day2"]
+            else None
+        )
         if other is not None and 1 <= int(other.group(1)) <= 31:
-            found.append(Fact("date", other.group(1), (int(year) if year else None, month, int(other.group(1))),
-                              start=other.start(1)))
+            found.append(
+                Fact(
+                    "date",
+                    other.group(1),
+                    (int(year) if year else None, month, int(other.group(1))),
+                    start=other.start(1),
+                )
+            )
     return tuple(found)
 
 
 #: A first day before a range's closing date ("*3 to* 5 June") and a last day after its opening one ("June 3*-5*").
-_RANGE_BEFORE = re.compile(r"(?<![\d.,:])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|—|to|and|until|till|through)\s*\Z", re.IGNORECASE)
-_RANGE_AFTER = re.compile(r"\s*(?:-|–|—|to|and|until|till|through)\s*(\d{1,2})(?:st|nd|rd|th)?(?![\d:.,]\d|\d)", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(
+    r"(?<![\d.,:])(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|—|to|and|until|till|through)\s*\Z", re.IGNORECASE
+)
+_RANGE_AFTER = re.compile(
+    r"\s*(?:-|–|—|to|and|until|till|through)\s*(\d{1,2})(?:st|nd|rd|th)?(?![\d:.,]\d|\d)", re.IGNORECASE
+)
 
 
 def _numeric_date(match: re.Match[str]) -> tuple[int, int, int] | None:

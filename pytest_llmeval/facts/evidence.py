@@ -35,8 +35,17 @@ from .names import CONTRACTION, FUNCTION_WORDS, WORD, CONVERSATIONAL, EVALUATIVE
 from .fact import states_value
 from .parsing import Fact
 
-__all__ = ["Evidence", "makes_claim", "unshared_words", "small_count", "messages", "NumberSentences", "fact_kind",
-           "YES_NO", "describe_unshared"]
+__all__ = [
+    "Evidence",
+    "makes_claim",
+    "unshared_words",
+    "small_count",
+    "messages",
+    "NumberSentences",
+    "fact_kind",
+    "YES_NO",
+    "describe_unshared",
+]
 
 
 _NUMBER_STEM = re.compile(r"^n[\dmp]")
@@ -86,9 +95,11 @@ def messages(evidence: Sequence[Evidence]) -> list[str]:
 
 
 #: A question without its question mark ("Do you like thrillers.").
-_QUESTION = re.compile(r"^\W*(?:(?:do|does|did|have|has|had|are|is|was|were|would|could|can|will|shall|should|may|might)"
-                       r"(?:n['’]t)?\s+(?:you|they|we|he|she|it|i|there|that|this|those|these)\b|(?:who|what|when|where|why|which|how)\s)",
-                       re.IGNORECASE)
+_QUESTION = re.compile(
+    r"^\W*(?:(?:do|does|did|have|has|had|are|is|was|were|would|could|can|will|shall|should|may|might)"
+    r"(?:n['’]t)?\s+(?:you|they|we|he|she|it|i|there|that|this|those|these)\b|(?:who|what|when|where|why|which|how)\s)",
+    re.IGNORECASE,
+)
 
 
 #: A bare yes or no: a claim when it answers a question.
@@ -96,13 +107,18 @@ YES_NO = re.compile(r"^\W*(?:yes|no|yeah|nope|yep|correct|incorrect|true|false)\
 
 
 #: A sentence about the speaker ("I enjoy thrillers.", "Oh, I've never seen it."): a claim only with a fact in it.
-_SPEAKER = re.compile(r"^\W*(?:(?:yes|no|well|oh|ok|okay|sure|really|honestly|personally|actually)\W+)*I(?:['’](?:m|ve|d|ll))?\b",
-                      re.IGNORECASE)
+_SPEAKER = re.compile(
+    r"^\W*(?:(?:yes|no|well|oh|ok|okay|sure|really|honestly|personally|actually)\W+)*I(?:['’](?:m|ve|d|ll))?\b",
+    re.IGNORECASE,
+)
 
 
 #: A question that asks for a count or an amount ("How many ...?"), for which a bare number is the claim.
-ASKS_NUMBER = re.compile(r"\bhow\s+(?:many|much|long|old|often|far|tall|high)\b|\bwhat\s+(?:number|percentage|amount)\b"
-                         r"|\bnumber\s+of\b", re.IGNORECASE)
+ASKS_NUMBER = re.compile(
+    r"\bhow\s+(?:many|much|long|old|often|far|tall|high)\b|\bwhat\s+(?:number|percentage|amount)\b"
+    r"|\bnumber\s+of\b",
+    re.IGNORECASE,
+)
 
 
 #: Bare counts below this are small counts (see `small_count()`).
@@ -113,8 +129,12 @@ def small_count(fact: Fact, question: str | None) -> bool:
     """A bare count of a few things ("the other two", "five times", "parts 1 and 2", "Cars 3"): no unit, below
     `SMALL_COUNT`. Unless the question asks how many, its absence from the context is too weak to fail on:
     such counts are computed or paraphrased ("both", "a pair") and name parts of titles."""
-    return (fact.kind == "number" and fact.unit is None and abs(fact.value) < SMALL_COUNT
-            and not (question and ASKS_NUMBER.search(question)))
+    return (
+        fact.kind == "number"
+        and fact.unit is None
+        and abs(fact.value) < SMALL_COUNT
+        and not (question and ASKS_NUMBER.search(question))
+    )
 
 
 def makes_claim(sentence: str, facts: Sequence[Fact] = ()) -> bool:
@@ -134,14 +154,26 @@ def makes_claim(sentence: str, facts: Sequence[Fact] = ()) -> bool:
         return False
     for match in WORD.finditer(text):
         word = CONTRACTION.sub("", match.group(0)).casefold()
-        if word and word not in FUNCTION_WORDS and word not in CONVERSATIONAL and word not in EVALUATIVE and not NEGATION.fullmatch(word):
+        if (
+            word
+            and word not in FUNCTION_WORDS
+            and word not in CONVERSATIONAL
+            and word not in EVALUATIVE
+            and not NEGATION.fullmatch(word)
+        ):
             return True
     return False
 
 
 def unshared_words(
-    sentence: str, facts: Sequence[Fact], source: FactIndex, source_stems: set[str], given_stems: set[str],
-    given: FactIndex | None = None, *, roots: tuple[Collection[str], Collection[str]] = ((), ()),
+    sentence: str,
+    facts: Sequence[Fact],
+    source: FactIndex,
+    source_stems: set[str],
+    given_stems: set[str],
+    given: FactIndex | None = None,
+    *,
+    roots: tuple[Collection[str], Collection[str]] = ((), ()),
 ) -> list[str]:
     """The words of a claim that show it shares nothing with the source, or ``[]``.
 
@@ -179,11 +211,15 @@ def describe_unshared(number: int, sentence: str, words: Sequence[str], *, numbe
 
     shown = ", ".join(repr(w) for w in words[:4]) + (" ..." if len(words) > 4 else "")
     verb = "appears" if len(words) == 1 else "appear"
-    return f"{sentence_label(number, numbered)} {excerpt(sentence, 80)!r} shares nothing with the context: {shown} {verb} nowhere in it"
+    return (
+        f"{sentence_label(number, numbered)} {excerpt(sentence, 80)!r} shares nothing with "
+        f"the context: {shown} {verb} nowhere in it"
+    )
 
 
 def fact_kind(fact: Fact, instead: Fact | None, currencies: set[str] | frozenset[str] = frozenset()) -> str:
-    """The evidence kind of an unstated fact: ``name``, ``date``, ``time``, ``unit`` (the context's number in another unit
+    """The evidence kind of an unstated fact: ``name``, ``date``, ``time``, ``unit`` (the context's number in another
+    unit
     or currency: ``instead``), or ``number``."""
     if fact.kind == "name":
         return "name"
@@ -225,7 +261,8 @@ class NumberSentences:
                 self.entries.append((fact, sentence, stems, _counted(text, fact)))
 
     def changed(self, fact: Fact, sentence: str) -> tuple[Fact, str] | None:
-        """The context's number for the same thing as ``fact`` of answer ``sentence``, when it is another value: same kind
+        """The context's number for the same thing as ``fact`` of answer ``sentence``, when it is another value: same
+        kind
         and unit (or, without one, the same noun after it), in a context sentence holding most of the answer sentence's
         words; with the context sentence, or ``None``."""
         from .layer import content_stems

@@ -28,55 +28,46 @@ equal, and looks each one up in the context:
 >>> [f.text for f in unsupported_facts("The tower is 500 metres tall.", context)]
 ['500 metres']
 
-Numbers, units, dates and times are read by `pytest_llmeval.facts.parsing`,
-words and names by `pytest_llmeval.facts.names`; what they define can be
-imported from here too.
+The facts of a text are collected by `pytest_llmeval.facts.collect`; numbers,
+units, dates and times are read by `pytest_llmeval.facts.parsing`, words and
+names by `pytest_llmeval.facts.names`; what they define can be imported from
+here too.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..text.basics import split_sentences
 from .aliases import ContextForms, alias_supported, context_forms, demonym_forms, doctrine_forms
-from .names import (
-    FUNCTION_WORDS,
-    SPACY_LABELS,
-    WORD,
-    fold,
-    inflection_of,
-    rule_names,
-    spacy_names,
-    entity_name,
-    TYPO_MIN_LENGTH,
-    one_typo,
-    word_stem,
-)
+from .collect import extract_facts
+from .dates import MONTHS
+from .fact import Fact
+from .names import WORD, fold, inflection_of, TYPO_MIN_LENGTH, one_typo, word_stem
 from .negation import clause_index, content_words, polarity_conflict
-from .parsing import (
-    CURRENCY_SYMBOLS,
-    CURRENCY_WORDS,
-    MONTHS,
-    NUMBER,
-    SCALES,
-    Fact,
-    clock_time_facts,
-    date_facts,
-    number_value,
-    number_facts,
-    scaled,
-    detokenize_numbers,
-)
+from .numerals import NUMBER, number_value, scaled
+from .parsing import detokenize_numbers
+from .units import CURRENCY_SYMBOLS, CURRENCY_WORDS, SCALES
 
 if TYPE_CHECKING:
     from .syntax import Parsed
 
-__all__ = ["FactIndex", "FactCheck", "extract_facts", "unsupported_facts", "check_facts", "EXTRACTORS", "GLUED",
-           "join_chunks", "ordinal_century", "raw_number"]
+__all__ = [
+    "FactIndex",
+    "FactCheck",
+    "extract_facts",
+    "unsupported_facts",
+    "check_facts",
+    "EXTRACTORS",
+    "GLUED",
+    "join_chunks",
+    "ordinal_century",
+    "raw_number",
+]
 
 
 #: Names of the entity extractors: rule-based, spaCy's small English model, or spaCy when installed.
@@ -93,71 +84,6 @@ def ordinal_century(fact: Fact) -> int | None:
     """The century an ordinal names ("19th century": 19), a period of years rather than an amount; else ``None``."""
     match = _ORDINAL_CENTURY.match(fact.text) if fact.unit == "year" else None
     return int(match.group(1)) if match else None
-
-
-def extract_facts(text: str, *, nlp: Any = None, parsed: Parsed | None = None) -> list[Fact]:
-    """The checkable facts of ``text``, in order of appearance (negation is checked separately).
-
-    Names come from the named entities of ``parsed`` (the text's parse, see
-    `pytest_llmeval.facts.syntax`), else from a loaded spaCy pipeline ``nlp``, else
-    from capitalisation.
-    """
-    text = detokenize_numbers(text)
-    facts: list[Fact] = []
-    dates = list(date_facts(text))
-    times = list(clock_time_facts(text))
-    # Spans taken by dates and times, merged and sorted, so a number inside one is found by bisection.
-    spans: list[list[int]] = []
-    for start, end in sorted((f.start, f.start + len(f.text)) for f in (*dates, *times)):
-        if spans and start <= spans[-1][1]:
-            spans[-1][1] = max(spans[-1][1], end)
-        else:
-            spans.append([start, end])
-    starts = [span[0] for span in spans]
-
-    def inside_date(start: int, end: int) -> bool:
-        """Whether ``text[start:end]`` overlaps a date or time (the "20" and "-20" of "10:0-20:0")."""
-        index = bisect.bisect_left(starts, end) - 1
-        return index >= 0 and start < spans[index][1]
-
-    facts.extend(dates)
-    facts.extend(times)
-    for fact in number_facts(text):
-        if inside_date(fact.start, fact.start + len(fact.text)):
-            continue
-        facts.append(fact)
-    if parsed is not None and len(parsed.text) == len(text):
-        names: Iterable[Fact] = _parsed_names(parsed)
-    else:
-        names = spacy_names(text, nlp) if nlp is not None else rule_names(text)
-    for fact in names:
-        if inside_date(fact.start, fact.start + len(fact.text)):
-            continue
-        if all(k in MONTHS for k in fact.value):
-            continue
-        facts.append(fact)
-    facts.sort(key=lambda f: f.start)
-    return facts
-
-
-def _parsed_names(parsed: Parsed) -> Iterable[Fact]:
-    """Names from a parse's named entities (as `spacy_names()` reads a spaCy doc);
-    an entity none of whose words is a proper noun is a capitalised common word ("Fiction", "Stared"), not a name,
-    unless it is a nationality or group ("Chilean")."""
-    proper = {token[0] for token in parsed.tokens if token[3] == "PROPN"}
-    for start, end, label in parsed.ents:
-        if label not in SPACY_LABELS:
-            continue
-        if label != "NORP" and not any(start <= offset < end for offset in proper):
-            continue
-        if not any(char.isupper() for char in parsed.text[start:end]):
-            continue  # "grammarians", "the state labor department": written in lower case, not a name
-        fact = entity_name(parsed.text[start:end], start)
-        if fact is not None:
-            yield fact
-    from .syntax import proper_runs
-
-    yield from proper_runs(parsed, MONTHS)
 
 
 #: A lower-case letter followed by a capital inside a word: two words glued ("LeoniTéa").
@@ -265,7 +191,8 @@ class FactIndex:
             return True
         if not self.bases.isdisjoint(demonym_forms(base)):
             return True
-        # A doctrine's adherent or adjective ("Stoic" / "Stoicism", "Buddhist" / "Buddhism"), and two words written as one
+        # A doctrine's adherent or adjective ("Stoic" / "Stoicism", "Buddhist" / "Buddhism"), and two words written as
+        # one
         # ("HunterGirl" / "Hunter Girl").
         if not self.words.isdisjoint(doctrine_forms(base)) or word in self.joined:
             return True
@@ -277,8 +204,9 @@ class FactIndex:
         if all(self.has_word(word) for word in value):
             return True
         together = {i for i, pair in enumerate(zip(value, value[1:])) if fold("".join(pair)) in self.words}
-        return bool(together) and all(self.has_word(word) for i, word in enumerate(value)
-                                      if i not in together and i - 1 not in together)
+        return bool(together) and all(
+            self.has_word(word) for i, word in enumerate(value) if i not in together and i - 1 not in together
+        )
 
     @property
     def joined(self) -> set[str]:
@@ -300,9 +228,13 @@ class FactIndex:
                 if len(known) >= 3:
                     self._by_initial.setdefault(known[:1], []).append(known)
         if len(word) < TYPO_MIN_LENGTH:
-            return any(_undoubled(word) == _undoubled(known) and word != known for known in self._by_initial.get(word[:1], ()))
-        return any(abs(len(known) - len(word)) <= 1 and len(known) >= TYPO_MIN_LENGTH - 1 and one_typo(word, known)
-                   for known in self._by_initial.get(word[:1], ()))
+            return any(
+                _undoubled(word) == _undoubled(known) and word != known for known in self._by_initial.get(word[:1], ())
+            )
+        return any(
+            abs(len(known) - len(word)) <= 1 and len(known) >= TYPO_MIN_LENGTH - 1 and one_typo(word, known)
+            for known in self._by_initial.get(word[:1], ())
+        )
 
     def _shares_stem(self, word: str) -> bool:
         """Some source word begins with the word's stem ("open" / "opening", "born" / "borne")."""
@@ -330,8 +262,9 @@ class FactIndex:
             return True  # "122.5" where a tokenised text writes "122. 5" (a split this reader does not join on its own)
         century = ordinal_century(fact)
         if century is not None:  # "the 19th century": the text names a year of it, or the same century
-            return any(century * 100 - 99 <= int(o.value) <= century * 100 for o in self.numbers if o.kind == "year") or any(
-                ordinal_century(o) == century for o in self.numbers)
+            return any(
+                century * 100 - 99 <= int(o.value) <= century * 100 for o in self.numbers if o.kind == "year"
+            ) or any(ordinal_century(o) == century for o in self.numbers)
         for other in self.numbers:
             if (fact.kind == "time") != (other.kind == "time") and not _duration_and_clock(fact, other):
                 continue
@@ -339,7 +272,8 @@ class FactIndex:
                 continue
             tolerance = max(fact.step, 0.0) / 2 + 1e-12 * max(1.0, abs(fact.value))
             if fact.approx or other.approx:
-                tolerance = max(tolerance, APPROXIMATE * max(abs(fact.value), abs(other.value)))  # "about 1,300" / "1,284"
+                # "about 1,300" / "1,284"
+                tolerance = max(tolerance, APPROXIMATE * max(abs(fact.value), abs(other.value)))
             if abs(other.value - fact.value) <= tolerance:
                 return True
         if fact.kind == "year":
@@ -360,7 +294,11 @@ class FactIndex:
                 continue
             if year is not None and other_year is not None and year != other_year:
                 continue
-            if year is not None and other_year is None and not any(int(n.value) == year for n in self.numbers if n.kind == "year"):
+            if (
+                year is not None
+                and other_year is None
+                and not any(int(n.value) == year for n in self.numbers if n.kind == "year")
+            ):
                 continue
             return True
         return False
@@ -374,27 +312,46 @@ class FactIndex:
         _, month, day = fact.value
         if day is None and any(m == month and len(name) > 3 and name in self.words for name, m in MONTHS.items()):
             return True  # the month named alone ("in early November"; "May" is too often the verb to count)
-        return any(other_year is None and other_month == month and (day is None or other_day in (None, day))
-                   for other_year, other_month, other_day in self.dates)
+        return any(
+            other_year is None and other_month == month and (day is None or other_day in (None, day))
+            for other_year, other_month, other_day in self.dates
+        )
 
     def counterpart(self, fact: Fact, sentence: str | None = None) -> Fact | None:
-        """The context's number instead of an unsupported one with a unit: the same number in another unit ("50 litres" for
-        "50 gallons"), else in the same unit, from the sentence most like the answer's ``sentence``, in the same words, closest."""
+        """The context's number instead of an unsupported one with a unit: the same number in another unit ("50 litres"
+        for
+        "50 gallons"), else in the same unit, from the sentence most like the answer's ``sentence``, in the same words,
+        closest."""
         if fact.unit is None or fact.kind not in ("number", "percent", "money"):
             return None
         raw = raw_number(fact.text)
-        same_number = [o for o in self.numbers if o.unit and o.unit != fact.unit and raw is not None and raw_number(o.text) == raw]
+        same_number = [
+            o for o in self.numbers if o.unit and o.unit != fact.unit and raw is not None and raw_number(o.text) == raw
+        ]
         if same_number:
             return same_number[0]
         same_unit = [o for o in self.numbers if o.unit == fact.unit and o.kind == fact.kind]
         words, word = (content_words(sentence) if sentence else set()), _unit_word(fact.text)
-        return min(same_unit, key=lambda o: (-len(words & content_words(self.sentence_at(o.start))), _unit_word(o.text) != word,
-                                             abs(o.value - fact.value))) if same_unit else None
+        return (
+            min(
+                same_unit,
+                key=lambda o: (
+                    -len(words & content_words(self.sentence_at(o.start))),
+                    _unit_word(o.text) != word,
+                    abs(o.value - fact.value),
+                ),
+            )
+            if same_unit
+            else None
+        )
 
     def sentence_at(self, offset: int) -> str:
-        """The sentence of the context's text around ``offset`` (from the end of the previous one to the end of its own)."""
+        """The sentence of the context's text around ``offset`` (from the end of the previous one to the end of its
+        own)."""
         text, ends = self.text, [i for i in (self.text.find(stop, offset) for stop in (". ", "\n", "; ")) if i >= 0]
-        return text[max(text.rfind(stop, 0, offset) for stop in (". ", "\n", "; ")) + 1:min(ends) if ends else len(text)]
+        return text[
+            max(text.rfind(stop, 0, offset) for stop in (". ", "\n", "; ")) + 1 : min(ends) if ends else len(text)
+        ]
 
     # -- negation --------------------------------------------------------------
 
@@ -415,8 +372,11 @@ APPROXIMATE = 0.1
 
 
 #: A currency's name as a word ("dollars", "euros", "Real"), where the text names one apart from its amounts.
-_CURRENCY_NAMES = re.compile(r"(?i)(?<![\w$])(?:" + "|".join(sorted((w for w in CURRENCY_WORDS if w.isalpha() and len(w) > 3),
-                                                                       key=len, reverse=True)) + r")(?!\w)")
+_CURRENCY_NAMES = re.compile(
+    r"(?i)(?<![\w$])(?:"
+    + "|".join(sorted((w for w in CURRENCY_WORDS if w.isalpha() and len(w) > 3), key=len, reverse=True))
+    + r")(?!\w)"
+)
 
 
 def _unit_word(text: str) -> str:
@@ -479,9 +439,7 @@ def check_facts(
     out = []
     for number, sentence in enumerate(sentences):
         facts = tuple(extract_facts(sentence, nlp=nlp, parsed=parsed[number] if parsed is not None else None))
-        unsupported = tuple(
-            f for f in facts if not index.supports(f) and not (given is not None and given.supports(f))
-        )
+        unsupported = tuple(f for f in facts if not index.supports(f) and not (given is not None and given.supports(f)))
         polarity = index.polarity_conflict(sentence) if negation else None
         out.append(FactCheck(sentence, facts, unsupported, polarity))
     return out

@@ -74,10 +74,12 @@ def keeps_text(function: Callable[[str], _Text]) -> Callable[[str], _Text]:
     return read
 
 
-#: Words before a number that hedge it ("about 1,300", "more than 500", "~40"), and after it ("500+", "40-odd", "or so").
+#: Words before a number that hedge it ("about 1,300", "more than 500", "~40"), and after it ("500+", "40-odd", "or
+#: so").
 _HEDGE_BEFORE = re.compile(
     r"(?i)(?:(?<!\w)(?:about|around|approximately|approx\.?|roughly|nearly|almost|some|circa|ca\.|c\.|over|under"
-    r"|(?:more|less|fewer)[ \t]+than|up[ \t]+to|at[ \t]+(?:least|most)|close[ \t]+to|upwards[ \t]+of|in[ \t]+excess[ \t]+of"
+    r"|(?:more|less|fewer)[ \t]+than|up[ \t]+to|at[ \t]+(?:least|most)|close[ \t]+to|upwards[ \t]+of|in[ \t]+excess[ "
+    r"\t]+of"
     r"|(?:an[ \t]+)?estimated|just[ \t]+(?:over|under)|well[ \t]+(?:over|under))[ \t]+|~[ \t]?)\Z"
 )
 

@@ -18,7 +18,7 @@ from .records import (
     leaf_text,
     loose_stem,
     path_stems,
-    read_record,
+    read_record,  # noqa: F401 - the doctests below read records
     segments,
     sentence_stems,
     split_key,
@@ -33,9 +33,14 @@ __all__ = ["key_words", "confirming_field", "mismatched_field", "FRAMING_WORDS"]
 
 
 def key_words(record: Record) -> set[str]:
-    """The words of every key of ``record`` (split: ``OutdoorSeating`` gives ``Outdoor`` and ``Seating``), lower case."""
-    return {w.casefold() for path in (*(p for p, _ in record.fields), *record.nulls) for part in segments(path)
-            for w in split_key(part)}
+    """The words of every key of ``record`` (split: ``OutdoorSeating`` gives ``Outdoor`` and ``Seating``), lower
+    case."""
+    return {
+        w.casefold()
+        for path in (*(p for p, _ in record.fields), *record.nulls)
+        for part in segments(path)
+        for w in split_key(part)
+    }
 
 
 #: Words of a claim about a record field that the record need not hold: what the record is of ("the shop"), a verb
@@ -48,7 +53,8 @@ def confirming_field(record: Record, sentence: str, facts: Sequence[Fact]) -> st
     ``None``: every word of the sentence the record holds is in that field's key path or value, the sentence names
     its key and states its value (in words, or as a number, a time or a date of ``facts`` that the value gives), and
     at most `FRAMING_WORDS` content word of the sentence is nowhere in the record ("The *shop* is closed on Sundays"
-    against ``{"hours": {"Sunday": "closed"}}``; "A paperback *costs* $8.50" against ``{"prices": {"paperback": 8.5}}``).
+    against ``{"hours": {"Sunday": "closed"}}``; "A paperback *costs* $8.50" against ``{"prices": {"paperback":
+    8.5}}``).
 
     >>> record = read_record({"hours": {"Monday": "9:00-17:00", "Sunday": "closed"}})
     >>> confirming_field(record, "The shop is closed on Sundays.", [])
@@ -58,8 +64,11 @@ def confirming_field(record: Record, sentence: str, facts: Sequence[Fact]) -> st
     """
     from .extract import FactIndex
 
-    words = {loose_stem(t.casefold()) for t in SENTENCE_TOKEN.findall(sentence)
-             if t.casefold() not in FUNCTION_WORDS and not t[:1].isdigit()}
+    words = {
+        loose_stem(t.casefold())
+        for t in SENTENCE_TOKEN.findall(sentence)
+        if t.casefold() not in FUNCTION_WORDS and not t[:1].isdigit()
+    }
     if not words:
         return None
     known: set[str] = set()

@@ -35,8 +35,19 @@ if TYPE_CHECKING:
     from .relations import Relation
     from .syntax import Parsed
 
-__all__ = ["Source", "find_evidence", "confirmed_by_record", "unlinked", "said", "failing_first", "read_answer",
-           "read_chunk", "Answer", "SHOWN", "context_chunks"]
+__all__ = [
+    "Source",
+    "find_evidence",
+    "confirmed_by_record",
+    "unlinked",
+    "said",
+    "failing_first",
+    "read_answer",
+    "read_chunk",
+    "Answer",
+    "SHOWN",
+    "context_chunks",
+]
 
 
 #: Pieces of evidence named in a reason (the details list more).
@@ -87,9 +98,14 @@ class Source:
 
     @cached_property
     def verbs(self) -> set[str]:
-        """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to compare."""
+        """The lemmas of the context's verbs (read once): an answer sentence with none of them has no relation to
+        compare."""
         parse = self.parse
-        return set() if parse is None else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
+        return (
+            set()
+            if parse is None
+            else {parse.lemma(i).casefold() for i in range(len(parse.tokens)) if parse.pos(i) == "VERB"}
+        )
 
     @cached_property
     def numbers(self) -> NumberSentences:
@@ -126,8 +142,17 @@ class Source:
 
 
 def find_evidence(
-    checked: Sequence[str], checks: Sequence[FactCheck], claimed: Sequence[int], parses: Sequence[Parsed | None], source: Source,
-    given_stems: set[str], given: FactIndex | None, question: str | None, similarity: Sequence[float], *, numbered: bool,
+    checked: Sequence[str],
+    checks: Sequence[FactCheck],
+    claimed: Sequence[int],
+    parses: Sequence[Parsed | None],
+    source: Source,
+    given_stems: set[str],
+    given: FactIndex | None,
+    question: str | None,
+    similarity: Sequence[float],
+    *,
+    numbered: bool,
     fail_on: frozenset[str] | set[str],
 ) -> tuple[list[Evidence], list[str]]:
     """The named evidence against each claim (``checked[i]`` for ``i`` in ``claimed``), in sentence order, each marked
@@ -155,48 +180,74 @@ def find_evidence(
                 kind = "name_part"
             field = record_field(source.records, text, fact) if kind in ("number", "time", "date", "unit") else None
             if field is not None:
-                add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the record says: {field}")
+                add(
+                    "changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the record says: {field}"
+                )
                 continue
             changed = source.numbers.changed(fact, text) if kind == "number" else None
             if changed is not None:
                 other, said = changed
-                add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the context says: it says "
-                                                         f"{other.text!r} ({excerpt(said, 100)!r})")
+                add(
+                    "changed_number",
+                    number,
+                    fact.text,
+                    f"{fact.text!r} ({where}) is not what the context says: it says "
+                    f"{other.text!r} ({excerpt(said, 100)!r})",
+                )
                 continue
             if kind == "date" and source.index.yearless(fact):
                 notes.append(f"{fact.text!r} ({where}) adds a year to a date the context gives without one")
                 continue
-            if kind in ("name", "name_part") and (_SOURCE_BEFORE.search(text, 0, max(0, fact.start))
-                                                  or _SOURCE_AFTER.match(text, fact_end(fact))):
+            if kind in ("name", "name_part") and (
+                _SOURCE_BEFORE.search(text, 0, max(0, fact.start)) or _SOURCE_AFTER.match(text, fact_end(fact))
+            ):
                 notes.append(f"{fact.text!r} ({where}) names where the answer comes from, not what it claims")
                 continue
             if kind == "name" and _spelled_out(fact.text, text, source.index):
-                notes.append(f"{fact.text!r} ({where}) is the initialism of words the answer spells out and the context states")
+                notes.append(
+                    f"{fact.text!r} ({where}) is the initialism of words the answer spells out and the context states"
+                )
                 continue
             if small_count(fact, question):
-                notes.append(f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on")
+                notes.append(
+                    f"{fact.text!r} ({where}) is not stated in the context, but a small count is too weak to fail on"
+                )
                 continue
             if fact.weak:
-                notes.append(f"{fact.text!r} ({where}) appears nowhere in the context, but a capitalised first word may "
-                             "not be a name (spaCy's English model would tell: the embeddings extra installs it)")
+                notes.append(
+                    f"{fact.text!r} ({where}) appears nowhere in the context, but a capitalised first word may "
+                    "not be a name (spaCy's English model would tell: the embeddings extra installs it)"
+                )
                 continue
             if kind == "name_part":
                 from .contrasts import changed_name, head_index
 
                 named = changed_name(fact.value, fact.text, source.names, source.index.has_word)
                 if named is not None:
-                    add("changed_name", number, fact.text, f"{fact.text!r} ({where}) is not the context's name: it says {named!r}")
+                    add(
+                        "changed_name",
+                        number,
+                        fact.text,
+                        f"{fact.text!r} ({where}) is not the context's name: it says {named!r}",
+                    )
                     continue
                 missing = [w for w in fact.value if w not in FUNCTION_WORDS and not source.index.has_word(w)]
                 if given is not None and given.has_words(missing):
                     notes.append(f"{fact.text!r} ({where}) is partly in the context and partly in the question")
                     continue
                 if missing == [fact.value[head_index(fact.value, fact.text)]]:
-                    notes.append(f"{fact.text!r} ({where}) is only partly in the context ({missing[0]!r} is not), but the "
-                                 "head of a name is often another word for the same thing ('Summer Games', 'Summer Olympics')")
+                    notes.append(
+                        f"{fact.text!r} ({where}) is only partly in the context ({missing[0]!r} is not), but the "
+                        "head of a name is often another word for the same thing ('Summer Games', 'Summer Olympics')"
+                    )
                     continue
-                add(kind, number, fact.text, f"{fact.text!r} ({where}) is only partly in the context: "
-                                             f"{', '.join(map(repr, missing))} appear{'s' if len(missing) == 1 else ''} nowhere in it")
+                add(
+                    kind,
+                    number,
+                    fact.text,
+                    f"{fact.text!r} ({where}) is only partly in the context: "
+                    f"{', '.join(map(repr, missing))} appear{'s' if len(missing) == 1 else ''} nowhere in it",
+                )
                 continue
             add(kind, number, fact.text, describe_fact(fact, where, "context", instead))
         for fact in check.facts if source.records else ():
@@ -204,15 +255,26 @@ def find_evidence(
                 continue
             stated = record_mismatch(source.records, text, fact)  # the record's number, but another field's
             if stated is not None:
-                add("changed_number", number, fact.text, f"{fact.text!r} ({where}) is not what the record says: {stated}")
+                add(
+                    "changed_number",
+                    number,
+                    fact.text,
+                    f"{fact.text!r} ({where}) is not what the record says: {stated}",
+                )
         if check.polarity is not None:
-            add("negation", number, text, f"{where} and the context disagree on a negation: "
-                                          f"the context says {excerpt(check.polarity, 100)!r}")
+            add(
+                "negation",
+                number,
+                text,
+                f"{where} and the context disagree on a negation: the context says {excerpt(check.polarity, 100)!r}",
+            )
         for contrast in source.clauses.contrasts(text):
             add("antonym", number, contrast.said, contrast.describe(where))
         parse = parses[i]
         if parse is not None and source.parse is not None:
-            shared = any(parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens)))
+            shared = any(
+                parse.pos(t) == "VERB" and parse.lemma(t).casefold() in verbs for t in range(len(parse.tokens))
+            )
             found = conflicts(relations(parse), source.relations, source.sentences) if shared else []
         else:
             found = surface_swaps(text, source.sentences)
@@ -223,8 +285,9 @@ def find_evidence(
         for path in (p for record in source.records for p in record.asserted_nulls(text)):
             add("null_field", number, text, f"{where} speaks of what the record leaves empty: {path} is not given")
         if not check.unsupported:
-            words = unshared_words(text, check.facts, source.index, source.stems, given_stems, given,
-                                   roots=(source.roots, asked))
+            words = unshared_words(
+                text, check.facts, source.index, source.stems, given_stems, given, roots=(source.roots, asked)
+            )
             # Shares nothing: no word, and no meaning near the context's either, unless it answers a question
             # with a word or two of its own ("... was actually a wrestler.").
             if words and (similarity[i] < UNSHARED_SIMILARITY or (question and len(words) <= UNSHARED_WORDS)):
@@ -235,40 +298,53 @@ def find_evidence(
                 # Words in any form: "account" is the context's "accounting", "punish" its "Punishing".
                 for clause, own in invented_clauses(text, source.roots, asked, root_stems):
                     shown = ", ".join(repr(w) for w in own[:4]) + (" ..." if len(own) > 4 else "")
-                    add("clause", number, clause, f"{where} adds a clause of its own: {excerpt(clause, 80)!r} "
-                                                  f"({shown} appear{'s' if len(own) == 1 else ''} nowhere in the context)")
+                    add(
+                        "clause",
+                        number,
+                        clause,
+                        f"{where} adds a clause of its own: {excerpt(clause, 80)!r} "
+                        f"({shown} appear{'s' if len(own) == 1 else ''} nowhere in the context)",
+                    )
     return out, notes
 
 
 #: Words after a name that make it the answer's source ("a *Pew Research* survey found", "the *Gallup* poll shows").
-_SOURCE_AFTER = re.compile(r"(?:['’]s)?\s+(?:survey|study|poll|report|analysis|article|paper|census|review)s?\s+"
-                           r"(?:found|finds|shows?|showed|says?|said|reports?|reported|suggests?|suggested|estimates?|"
-                           r"estimated|concluded|concludes|states?|stated|notes?|noted)\b", re.IGNORECASE)
+_SOURCE_AFTER = re.compile(
+    r"(?:['’]s)?\s+(?:survey|study|poll|report|analysis|article|paper|census|review)s?\s+"
+    r"(?:found|finds|shows?|showed|says?|said|reports?|reported|suggests?|suggested|estimates?|"
+    r"estimated|concluded|concludes|states?|stated|notes?|noted)\b",
+    re.IGNORECASE,
+)
 
 #: Words before a name that make it the answer's source ("According to a news article by *NPR*", "published in
 #: *Nature*"): the name says where the claim comes from, not what it is.
 _SOURCE_BEFORE = re.compile(
-    r"(?:\baccording\s+to|\b(?:reported|posted|cited|quoted|stated)\s+(?:by|in|on)|\bpublished\s+(?:in|on)|\b(?:article|report|"
+    r"(?:\baccording\s+to|\b(?:reported|posted|cited|quoted|stated)\s+(?:by|in|on)|\bpublished\s+(?:in|on)|"
+    r"\b(?:article|report|"
     r"study|survey|post|page|blog|paper|interview|entry|website|site)\s+(?:by|from|in|on)|\bas\s+reported\s+(?:by|in))"
-    r"(?:\s+(?:a|an|the|its|their|his|her))?(?:\s+[\w'’.-]+){0,3}\s*\Z", re.IGNORECASE)
+    r"(?:\s+(?:a|an|the|its|their|his|her))?(?:\s+[\w'’.-]+){0,3}\s*\Z",
+    re.IGNORECASE,
+)
 
 
 def _spelled_out(name: str, sentence: str, index: FactIndex) -> bool:
-    """An initialism ("MVD") whose words the answer writes out ("Marburg Virus Disease (MVD)") and the context states."""
+    """An initialism ("MVD") whose words the answer writes out ("Marburg Virus Disease (MVD)") and the context
+    states."""
     letters = name.replace(".", "")
     if not (2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper()):
         return False
     words = re.findall(r"[A-Za-z][\w'’-]*", sentence)
     significant = [w for w in words if w.casefold() not in FUNCTION_WORDS]
     for start in range(len(significant) - len(letters) + 1):
-        run = significant[start:start + len(letters)]
+        run = significant[start : start + len(letters)]
         if "".join(w[0] for w in run).upper() == letters.upper() and all(index.has_word(w.casefold()) for w in run):
             return True
     return False
 
 
 def record_field(records: Sequence[Record], sentence: str, fact: Fact) -> str | None:
-    """The record field an answer sentence speaks of (its key's words in the sentence, nearest the fact) whose value is a fact of the
+    """The record field an answer sentence speaks of (its key's words in the sentence, nearest the fact) whose value is
+    a fact of the
     same kind and unit as ``fact`` (a number, a time, a date), described (``hours.Monday is '10:0-20:0'``); ``None``
     when there is no such field, or when a key itself writes the number ("kids_under_12")."""
     from .parsing import clock_time_facts, date_facts, number_facts
@@ -304,8 +380,17 @@ def confirmed_by_record(records: Sequence[Record], sentence: str, facts: Sequenc
     return next((found for record in records if (found := confirming_field(record, sentence, facts)) is not None), None)
 
 
-def unlinked(checked: list[str], claimed: list[int], support: list[float], together: Any, near: Any,
-              found: list[Evidence], *, numbered: bool, fails: bool) -> list[Evidence]:
+def unlinked(
+    checked: list[str],
+    claimed: list[int],
+    support: list[float],
+    together: Any,
+    near: Any,
+    found: list[Evidence],
+    *,
+    numbered: bool,
+    fails: bool,
+) -> list[Evidence]:
     """Claims of an answer to a question built from the context's and the question's words that no context sentence
     supports: the word pairs no context sentence holds are the evidence (see `LINK_COVERAGE`)."""
     from .layer import sentence_label, unlinked_pairs
@@ -322,8 +407,15 @@ def unlinked(checked: list[str], claimed: list[int], support: list[float], toget
                 continue
         where = sentence_label(i + 1, numbered)
         shown = ", ".join(f"{a!r} with {b!r}" for a, b in missing[:3]) + (" ..." if len(missing) > 3 else "")
-        out.append(Evidence("word_pair", i + 1, checked[i],
-                            f"{where} puts {shown} together, which the context never does (support {support[i]:.3f})", fails))
+        out.append(
+            Evidence(
+                "word_pair",
+                i + 1,
+                checked[i],
+                f"{where} puts {shown} together, which the context never does (support {support[i]:.3f})",
+                fails,
+            )
+        )
     return out
 
 

@@ -24,7 +24,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["KINDS", "KIND_IDS", "FAILING", "MIN_PRECISION", "MIN_FIRINGS", "resolve_fail_on", "measured_failing", "EvidenceKind"]
+__all__ = [
+    "KINDS",
+    "KIND_IDS",
+    "FAILING",
+    "MIN_PRECISION",
+    "MIN_FIRINGS",
+    "resolve_fail_on",
+    "measured_failing",
+    "EvidenceKind",
+]
 
 
 @dataclass(frozen=True)
@@ -38,30 +47,58 @@ class EvidenceKind:
 
 KINDS: tuple[EvidenceKind, ...] = (
     EvidenceKind("number", "unstated number", "a number, amount or percentage the context does not state"),
-    EvidenceKind("changed_number", "changed number",
-                 "the context states another number for the same thing (same unit or noun, the same sentence around it)"),
+    EvidenceKind(
+        "changed_number",
+        "changed number",
+        "the context states another number for the same thing (same unit or noun, the same sentence around it)",
+    ),
     EvidenceKind("unit", "unit", "the context's number in another unit or currency"),
     EvidenceKind("date", "date", "a date or year the context does not state"),
     EvidenceKind("time", "time of day", "a time of day the context does not state"),
-    EvidenceKind("name", "name", "a name (person, place, organisation, title) none of whose words appears in the context"),
-    EvidenceKind("name_part", "part of a name", "a name some of whose words the context uses, others not ('Richard Cromwell' "
-                 "where the context says 'Cromwell')"),
+    EvidenceKind(
+        "name", "name", "a name (person, place, organisation, title) none of whose words appears in the context"
+    ),
+    EvidenceKind(
+        "name_part",
+        "part of a name",
+        "a name some of whose words the context uses, others not ('Richard Cromwell' "
+        "where the context says 'Cromwell')",
+    ),
     EvidenceKind("null_field", "null field", "the answer asserts a field the record gives as null (not stated)"),
-    EvidenceKind("changed_name", "changed name", "the context's name with one word other than its head changed ('Pierre "
-                 "Curie' where the context says 'Marie Curie', 'Prize in Physics' where it says 'in Chemistry')"),
+    EvidenceKind(
+        "changed_name",
+        "changed name",
+        "the context's name with one word other than its head changed ('Pierre "
+        "Curie' where the context says 'Marie Curie', 'Prize in Physics' where it says 'in Chemistry')",
+    ),
     EvidenceKind("negation", "negation flip", "the answer denies what the context asserts, or the reverse"),
-    EvidenceKind("antonym", "opposite predicate", "a predicate the context states in the opposite sense of the same thing "
-                 "(open / closed, approved / rejected, increased / decreased, refundable / non-refundable)"),
+    EvidenceKind(
+        "antonym",
+        "opposite predicate",
+        "a predicate the context states in the opposite sense of the same thing "
+        "(open / closed, approved / rejected, increased / decreased, refundable / non-refundable)",
+    ),
     EvidenceKind("role_swap", "role swap", "the context's own names in exchanged roles of one relation"),
-    EvidenceKind("order", "reversed order", "a comparison the context's own dates or figures reverse ('born before', "
-                 "'older than', 'released first', 'more species' where the context gives the other the earlier year or "
-                 "the larger number)"),
+    EvidenceKind(
+        "order",
+        "reversed order",
+        "a comparison the context's own dates or figures reverse ('born before', "
+        "'older than', 'released first', 'more species' where the context gives the other the earlier year or "
+        "the larger number)",
+    ),
     EvidenceKind("conflict", "conflicting relation", "the context's relation with another name or number in it"),
     EvidenceKind("unshared", "unshared claim", "a claim none of whose own words the context uses in any form"),
-    EvidenceKind("clause", "invented clause", "a coordinated or relative clause ('..., and X') none of whose own words the "
-                 "context uses (or one of four or more)"),
-    EvidenceKind("word_pair", "unlinked word pair",
-                 "answering a question, a claim that puts together context words no context sentence puts together"),
+    EvidenceKind(
+        "clause",
+        "invented clause",
+        "a coordinated or relative clause ('..., and X') none of whose own words the "
+        "context uses (or one of four or more)",
+    ),
+    EvidenceKind(
+        "word_pair",
+        "unlinked word pair",
+        "answering a question, a claim that puts together context words no context sentence puts together",
+    ),
 )
 
 
@@ -85,7 +122,9 @@ MIN_FIRINGS = 10
 
 
 # <!-- failing:start -->
-FAILING: frozenset[str] = frozenset({"antonym", "changed_name", "changed_number", "date", "name", "name_part", "negation", "number", "unshared"})
+FAILING: frozenset[str] = frozenset(
+    {"antonym", "changed_name", "changed_number", "date", "name", "name_part", "negation", "number", "unshared"}
+)
 # <!-- failing:end -->
 
 
@@ -107,8 +146,10 @@ def resolve_fail_on(value: Any, *, owner: str = "groundedness") -> frozenset[str
     elif isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping)):
         items = list(value)
     else:
-        raise ValueError(f"{owner}: argument 'fail_on' must be 'measured', 'all', 'none' or evidence kinds "
-                         f"({', '.join(KIND_IDS)}), as a comma-separated string or a list; got {value!r:.80}")
+        raise ValueError(
+            f"{owner}: argument 'fail_on' must be 'measured', 'all', 'none' or evidence kinds "
+            f"({', '.join(KIND_IDS)}), as a comma-separated string or a list; got {value!r:.80}"
+        )
     kinds: set[str] = set()
     for item in items:
         key = str(item).strip().replace(" ", "_").replace("-", "_").lower()
@@ -116,8 +157,10 @@ def resolve_fail_on(value: Any, *, owner: str = "groundedness") -> frozenset[str
             kinds |= FAILING  # "measured,negation": the measured kinds and negations too
             continue
         if key not in KIND_IDS:
-            raise ValueError(f"{owner}: argument 'fail_on' names an unknown evidence kind {item!r:.40}; "
-                             f"the kinds: {', '.join(KIND_IDS)}")
+            raise ValueError(
+                f"{owner}: argument 'fail_on' names an unknown evidence kind {item!r:.40}; "
+                f"the kinds: {', '.join(KIND_IDS)}"
+            )
         kinds.add(key)
     return frozenset(kinds)
 
@@ -160,8 +203,14 @@ def pooled_precision(measurements: Sequence[Mapping[str, Any]]) -> dict[str, dic
     out = {}
     for kind, (good_fired, bad_fired, good, bad) in totals.items():
         precision = balanced_precision(good_fired, bad_fired, good, bad)
-        out[kind] = {"good_fired": good_fired, "bad_fired": bad_fired, "good": good, "bad": bad, "precision": precision,
-                     "lower": None if precision is None else wilson_lower_bound(precision, good_fired + bad_fired)}
+        out[kind] = {
+            "good_fired": good_fired,
+            "bad_fired": bad_fired,
+            "good": good,
+            "bad": bad,
+            "precision": precision,
+            "lower": None if precision is None else wilson_lower_bound(precision, good_fired + bad_fired),
+        }
     return out
 
 
@@ -176,5 +225,8 @@ def measured_failing(measurements: Sequence[Mapping[str, Any]]) -> frozenset[str
     the bound (16 firings at the least). Sets whose labels accept what the context does not state (annotators' own
     knowledge, answers right about the world) are measured and shown, not gated on.
     """
-    return frozenset(kind for kind, pooled in pooled_precision(measurements).items()
-                     if pooled["lower"] is not None and pooled["lower"] >= MIN_PRECISION)
+    return frozenset(
+        kind
+        for kind, pooled in pooled_precision(measurements).items()
+        if pooled["lower"] is not None and pooled["lower"] >= MIN_PRECISION
+    )

@@ -26,8 +26,18 @@ from .syntax import parser_for
 if TYPE_CHECKING:
     from .syntax import Parsed, Parser
 
-__all__ = ["FactLayer", "describe_fact", "sentence_label", "word_pair_support", "content_stems", "root_stems",
-           "unlinked_pairs", "Cooccurrence", "PairIndex", "summarize_checks"]
+__all__ = [
+    "FactLayer",
+    "describe_fact",
+    "sentence_label",
+    "word_pair_support",
+    "content_stems",
+    "root_stems",
+    "unlinked_pairs",
+    "Cooccurrence",
+    "PairIndex",
+    "summarize_checks",
+]
 
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -60,14 +70,17 @@ def root_stems(text: str) -> list[str]:
 
 
 def _content_words(text: str) -> list[str]:
-    return [m.group(0) for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
-            if m.group(0).casefold() not in FUNCTION_WORDS]
+    return [
+        m.group(0)
+        for m in _TOKEN.finditer(GLUED.sub(" ", canonical_numbers(text)))
+        if m.group(0).casefold() not in FUNCTION_WORDS
+    ]
 
 
 def _pairs(stems: Sequence[str]) -> set[tuple[str, str]]:
     out = set()
     for index, left in enumerate(stems):
-        for right in stems[index + 1:index + 1 + PAIR_WINDOW]:
+        for right in stems[index + 1 : index + 1 + PAIR_WINDOW]:
             if left != right:
                 out.add((left, right) if left < right else (right, left))
     return out
@@ -90,7 +103,11 @@ class PairIndex:
         """This index with one more sentence (a question beside its context), leaving this one as it is."""
         more = PairIndex([text])
         combined = PairIndex([])
-        combined.words, combined.pairs, combined.stems = self.words | more.words, self.pairs | more.pairs, [*self.stems, *more.stems]
+        combined.words, combined.pairs, combined.stems = (
+            self.words | more.words,
+            self.pairs | more.pairs,
+            [*self.stems, *more.stems],
+        )
         return combined
 
 
@@ -149,8 +166,11 @@ def unlinked_pairs(sentence: str, source: Cooccurrence | PairIndex) -> tuple[flo
     # talk ("recommend", "know") links nothing.
     group, groups = 0, []
     for number, match in enumerate(found):
-        if number and not (match.group(0)[:1].isupper() and found[number - 1].group(0)[:1].isupper()
-                           and _LIST_GAP.fullmatch(text[found[number - 1].end():match.start()])):
+        if number and not (
+            match.group(0)[:1].isupper()
+            and found[number - 1].group(0)[:1].isupper()
+            and _LIST_GAP.fullmatch(text[found[number - 1].end() : match.start()])
+        ):
             group += 1
         groups.append(group)
     talk = {stem for stem, word in zip(stems, words) if word.casefold() in CONVERSATIONAL}
@@ -208,7 +228,8 @@ class FactLayer:
         return None if self.spacy is None else parser_for(self.evaluator.model_cache(), self.spacy)
 
     def extractor(self) -> str:
-        """The extractor in force: ``rules``, or the parser's signature (spaCy model and versions; part of the signature)."""
+        """The extractor in force: ``rules``, or the parser's signature (spaCy model and versions; part of the
+        signature)."""
         parser = self.parser()
         return "rules" if parser is None else parser.signature
 
@@ -227,14 +248,19 @@ class FactLayer:
             if self.entities == "spacy":
                 from ..models.cache import ModelLoadError
 
-                raise ModelLoadError(f"{self.evaluator.name}: could not load the spaCy model {self.spacy!r}: {exc}") from None
+                raise ModelLoadError(
+                    f"{self.evaluator.name}: could not load the spaCy model {self.spacy!r}: {exc}"
+                ) from None
             import warnings
 
             cache = self.evaluator.model_cache()
             if f"spacy:{self.spacy}" not in cache.warned:
                 cache.warned.add(f"spacy:{self.spacy}")
-                warnings.warn(f"{self.evaluator.name}: the spaCy model {self.spacy!r} did not load ({exc!s:.200}); "
-                              "names are found by the rule-based extractor", stacklevel=2)
+                warnings.warn(
+                    f"{self.evaluator.name}: the spaCy model {self.spacy!r} did not load ({exc!s:.200}); "
+                    "names are found by the rule-based extractor",
+                    stacklevel=2,
+                )
             self.spacy = None
             self.evaluator.__dict__.pop("_signature", None)
             return [None] * len(texts)
@@ -254,16 +280,32 @@ class FactLayer:
         return index
 
     def check(
-        self, sentences: Sequence[str], source: FactIndex, *, given: FactIndex | None = None, negation: bool = True,
+        self,
+        sentences: Sequence[str],
+        source: FactIndex,
+        *,
+        given: FactIndex | None = None,
+        negation: bool = True,
         parsed: Sequence[Parsed | None] | None = None,
     ) -> list[FactCheck]:
         """Each sentence's facts checked against ``source`` (``parsed``: the sentences' parses, else parsed here)."""
-        return check_facts(sentences, source, given=given, negation=negation,
-                           parsed=self.parse(sentences) if parsed is None else parsed)
+        return check_facts(
+            sentences,
+            source,
+            given=given,
+            negation=negation,
+            parsed=self.parse(sentences) if parsed is None else parsed,
+        )
 
     def judge(
-        self, sentences: Sequence[str], source: FactIndex, source_name: str, *, given: FactIndex | None = None,
-        negation: bool = True, numbered: bool = True,
+        self,
+        sentences: Sequence[str],
+        source: FactIndex,
+        source_name: str,
+        *,
+        given: FactIndex | None = None,
+        negation: bool = True,
+        numbered: bool = True,
     ) -> tuple[float, int, list[str], list[dict[str, Any]]]:
         """Check each sentence's facts against ``source`` and summarise (see `summarize_checks()`)."""
         checks = self.check(sentences, source, given=given, negation=negation)
@@ -271,7 +313,11 @@ class FactLayer:
 
 
 def summarize_checks(
-    checks: Sequence[FactCheck], source: str, *, numbered: bool = True, index: FactIndex | None = None,
+    checks: Sequence[FactCheck],
+    source: str,
+    *,
+    numbered: bool = True,
+    index: FactIndex | None = None,
     numbers: Sequence[int] | None = None,
 ) -> tuple[float, int, list[str], list[dict[str, Any]]]:
     """``(fact_support, unsupported count, messages, details)`` of checked sentences.
@@ -291,8 +337,12 @@ def summarize_checks(
             messages.append(describe_fact(fact, where, source, index.counterpart(fact) if index is not None else None))
             details.append({"fact": fact.text, "kind": fact.kind, "sentence": number})
         if check.polarity is not None:
-            messages.append(f"{where} and the {source} disagree on a negation: {source} says {excerpt(check.polarity, 100)!r}")
-            details.append({"fact": "negation", "kind": "negation", "sentence": number, "source": excerpt(check.polarity, 200)})
+            messages.append(
+                f"{where} and the {source} disagree on a negation: {source} says {excerpt(check.polarity, 100)!r}"
+            )
+            details.append(
+                {"fact": "negation", "kind": "negation", "sentence": number, "source": excerpt(check.polarity, 200)}
+            )
     support = 1.0 if total == 0 else (total - issues) / total
     if len(messages) > SHOWN_FACTS:
         messages = [*messages[:SHOWN_FACTS], f"... and {len(messages) - SHOWN_FACTS} more unsupported fact(s)"]

@@ -20,8 +20,13 @@ def plain_spaces(sentence: str) -> str:
     """Whitespace runs as one space, curly apostrophes straight."""
     return " ".join(sentence.replace("’", "'").split())
 
-_MD_BLOCK = re.compile(r"^[ \t]*(?:#{1,6}(?:[ \t]|$)|[-*+•][ \t]+\S|\d{1,3}[.)][ \t]+\S|[a-z]\)[ \t]+\S|>|\||```|~~~|step[ \t]+\d{1,3}[ \t]*"
-                       r"[:.)]|(?:[-*_][ \t]*){3,}$|={3,}[ \t]*$)", re.MULTILINE | _I)
+
+_MD_BLOCK = re.compile(
+    r"^[ \t]*(?:#{1,6}(?:[ \t]|$)|[-*+•][ \t]+\S|\d{1,3}[.)][ \t]+\S|[a-z]\)[ \t]+\S|>|\||```|~~~|step[ \t]+\d{1,3}[ "
+    r"\t]*"
+    r"[:.)]|(?:[-*_][ \t]*){3,}$|={3,}[ \t]*$)",
+    re.MULTILINE | _I,
+)
 _MD_INLINE = re.compile(r"\*\*|__|`|~~|\[[^\]\n]{1,200}\]\(|(?<![\w*])\*[^\s*]|(?<!\w)_[^\s_]|\|.*\|")
 _ITEM = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)]|[a-z]\))[ \t]+(?:\[[ xX]\][ \t]+)?(?=\S)")
 _STEP = re.compile(r"^[ \t]*step[ \t]+\d{1,3}[ \t]*[:.)-][ \t]*", _I)
@@ -29,12 +34,22 @@ _LABEL = re.compile(r"^[ \t]*(?:(?:\*\*|__)[^*_\n]{1,80}(?:\*\*|__)|[^\W\d_][^:\
 _RULE = re.compile(r"^[ \t]*(?:(?:[-*_][ \t]*){3,}|={3,}[ \t]*)$")
 _TABLE_SEP = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _BOLD_LINE = re.compile(r"(?:\*\*|__)[^*_\n]{1,150}(?:\*\*|__) ?:?")
-_INLINE = tuple((re.compile(pattern), replacement) for pattern, replacement in (
-    (r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1"), (r"<(https?://[^>\s]{1,500})>", r"\1"), (r"<[bB][rR] ?/?>", " "), (r"`+([^`\n]*)`+", r"\1"),
-    (r"\*\*([^*\n]+)\*\*", r"\1"), (r"__([^_\n]+)__", r"\1"), (r"~~([^~\n]+)~~", r"\1"),
-    (r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*\\])\*(?![\w*])", r"\1"), (r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_\\])_(?!\w)", r"\1"),
-    (r"\*\*([^*\n]+)\*\*", r"\1"), (r"\\([\\`*_{}\[\]()#+\-.!|>~])", r"\1"),
-))
+_INLINE = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1"),
+        (r"<(https?://[^>\s]{1,500})>", r"\1"),
+        (r"<[bB][rR] ?/?>", " "),
+        (r"`+([^`\n]*)`+", r"\1"),
+        (r"\*\*([^*\n]+)\*\*", r"\1"),
+        (r"__([^_\n]+)__", r"\1"),
+        (r"~~([^~\n]+)~~", r"\1"),
+        (r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*\\])\*(?![\w*])", r"\1"),
+        (r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_\\])_(?!\w)", r"\1"),
+        (r"\*\*([^*\n]+)\*\*", r"\1"),
+        (r"\\([\\`*_{}\[\]()#+\-.!|>~])", r"\1"),
+    )
+)
 
 
 def _inline(text: str) -> str:
@@ -64,8 +79,10 @@ def _flush(prose: list[str], out: list[str]) -> list[str]:
 def markdown_sentences(text: str) -> list[str]:
     r"""The sentences of an answer written in Markdown; plain prose is `split_sentences()`'s.
 
-    List items (``-``, ``*``, ``+``, ``1.``, ``1)``, ``Step 1:``) lose their markers, and emphasis, inline code and links
-    theirs (``**Hours:** 10 am`` reads ``Hours: 10 am``); each item, ``Key: value`` line and paragraph is split. A heading
+    List items (``-``, ``*``, ``+``, ``1.``, ``1)``, ``Step 1:``) lose their markers, and emphasis, inline code and
+    links
+    theirs (``**Hours:** 10 am`` reads ``Hours: 10 am``); each item, ``Key: value`` line and paragraph is split. A
+    heading
     of few words ends with ``:`` (a ``heading`` to `non_claim()`); a table row reads ``Header: cell; Header: cell``.
 
     >>> markdown_sentences("| Day | Hours |\n|---|---|\n| Monday | 9-5 |")
@@ -100,7 +117,8 @@ def markdown_sentences(text: str) -> list[str]:
         elif not stripped:
             prose = _flush(prose, out)
         elif _RULE.match(line):
-            last = prose.pop() if prose and re.match(r"^[ \t]*(?:=+|-+)[ \t]*$", line) else None  # a Setext heading's underline
+            # a Setext heading's underline
+            last = prose.pop() if prose and re.match(r"^[ \t]*(?:=+|-+)[ \t]*$", line) else None
             prose = _flush(prose, out)
             out.extend([_heading_text(last)] if last else [])
         elif re.match(r"^ {0,3}#{1,6}(?:[ \t]|$)", line) or _BOLD_LINE.fullmatch(stripped):

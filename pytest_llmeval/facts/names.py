@@ -19,16 +19,37 @@ from functools import lru_cache
 from typing import Any
 
 from ..text.basics import replace_surrogates, split_sentences
-from .parsing import NUMBER_WORDS, Fact
+from .fact import Fact
+from .numerals import NUMBER_WORDS
 
-__all__ = ["word_stem", "root_stem", "spacy_model", "SPACY_MAX_CHARS", "CONVERSATIONAL", "EVALUATIVE", "CONNECTORS",
-           "CONTRACTION", "DEMONYM", "FUNCTION_WORDS", "SPACY_LABELS", "TITLES", "TYPO_MIN_LENGTH", "WORD",
-           "entity_name", "fold", "inflection_of", "one_typo", "rule_names", "spacy_names"]
+__all__ = [
+    "word_stem",
+    "root_stem",
+    "spacy_model",
+    "SPACY_MAX_CHARS",
+    "CONVERSATIONAL",
+    "EVALUATIVE",
+    "CONNECTORS",
+    "CONTRACTION",
+    "DEMONYM",
+    "FUNCTION_WORDS",
+    "SPACY_LABELS",
+    "TITLES",
+    "TYPO_MIN_LENGTH",
+    "WORD",
+    "entity_name",
+    "fold",
+    "inflection_of",
+    "one_typo",
+    "rule_names",
+    "spacy_names",
+]
 
 
 # Words that start sentences or sit inside capitalised titles without naming anything.
-FUNCTION_WORDS = frozenset(
-    """
+FUNCTION_WORDS = (
+    frozenset(
+        """
     a an the this that these those it its it's he she they we i you his her their our my your him them us me
     there here what which who whom whose when where why how whether if then than so as at by for from in into
     of on onto to with without within about above after against along among around before behind below beneath
@@ -46,7 +67,10 @@ FUNCTION_WORDS = frozenset(
     approximately roughly exactly nearly about around almost precisely estimated correct incorrect true false
     definitely probably possibly likely unlikely absolutely right wrong total overall average
     """.split()
-) | frozenset(NUMBER_WORDS) | {"one", "hundred", "thousand", "million", "billion", "trillion"}
+    )
+    | frozenset(NUMBER_WORDS)
+    | {"one", "hundred", "thousand", "million", "billion", "trillion"}
+)
 
 
 #: Words of talk about the talk itself: thanks, greetings, wishes, opinions of the speaker. A sentence made only of
@@ -88,7 +112,31 @@ TITLES = frozenset(
 )
 
 
-CONNECTORS = frozenset({"of", "the", "de", "da", "del", "della", "di", "du", "des", "la", "le", "van", "von", "der", "den", "and", "&", "y", "bin", "al", "el"})
+CONNECTORS = frozenset(
+    {
+        "of",
+        "the",
+        "de",
+        "da",
+        "del",
+        "della",
+        "di",
+        "du",
+        "des",
+        "la",
+        "le",
+        "van",
+        "von",
+        "der",
+        "den",
+        "and",
+        "&",
+        "y",
+        "bin",
+        "al",
+        "el",
+    }
+)
 
 
 WORD = re.compile(r"[^\W\d_](?:[\w'’.\-]*[^\W_])?", re.UNICODE)
@@ -195,18 +243,33 @@ def rule_names(text: str) -> Iterable[Fact]:
         for index, match in enumerate(words):
             word = match.group(0)
             folded = word.casefold()
-            capital = word[0].isupper() and not word.isupper() or (word.isupper() and len(word) >= 2 and not sentence.isupper())
+            capital = (
+                word[0].isupper()
+                and not word.isupper()
+                or (word.isupper() and len(word) >= 2 and not sentence.isupper())
+            )
             plain = CONTRACTION.sub("", folded)
-            if capital and index == 0 and (plain in FUNCTION_WORDS or plain in CONVERSATIONAL or plain in EVALUATIVE
-                                           or folded in lowered or plain == "i"):
+            if (
+                capital
+                and index == 0
+                and (
+                    plain in FUNCTION_WORDS
+                    or plain in CONVERSATIONAL
+                    or plain in EVALUATIVE
+                    or folded in lowered
+                    or plain == "i"
+                )
+            ):
                 capital = False  # "I'm", "You're", "Enjoy!", "Great."
-            if capital and run == [] and sentence[match.end():match.end() + 1] == ":":
+            if capital and run == [] and sentence[match.end() : match.end() + 1] == ":":
                 capital = False  # a label ("Height: 330 m")
             if capital and index == 0 and folded not in FUNCTION_WORDS:
                 nxt = words[1].group(0) if len(words) > 1 else ""
                 # A lone capitalised first word ("Paris." / "Born in 1990,") is a name unless the
                 # text also writes it in lower case; a run of two capitalised words is a name.
-                capital = True if nxt[:1].isupper() or len(words) <= 3 else folded not in lowered and _looks_like_name(word)
+                capital = (
+                    True if nxt[:1].isupper() or len(words) <= 3 else folded not in lowered and _looks_like_name(word)
+                )
             if capital and folded in FUNCTION_WORDS and index > 0 and not run:
                 capital = False  # "... and The" after a colon, "I"
             if folded == "i":
@@ -223,7 +286,9 @@ def rule_names(text: str) -> Iterable[Fact]:
 def _looks_like_name(word: str) -> bool:
     """A sentence-initial capitalised word with no lower-case sighting: a name unless it ends like a common word."""
     folded = word.casefold()
-    return not folded.endswith(("ly", "ing", "ed", "ness", "ment", "tion", "sion", "ful", "less", "ous", "ive", "able", "ible"))
+    return not folded.endswith(
+        ("ly", "ing", "ed", "ness", "ment", "tion", "sion", "ful", "less", "ous", "ive", "able", "ible")
+    )
 
 
 def spacy_model() -> Any | None:
@@ -237,7 +302,9 @@ def spacy_model() -> Any | None:
     return None
 
 
-SPACY_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"})
+SPACY_LABELS = frozenset(
+    {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+)
 
 
 #: Texts longer than this get their names from the rules: spaCy refuses a million characters
@@ -259,8 +326,11 @@ def spacy_names(text: str, nlp: Any) -> Iterable[Fact]:
 def entity_name(entity: str, start: int) -> Fact | None:
     """The name fact of a named entity's text (its words without connectors, function words and titles), or ``None``
     when none is left."""
-    keys = tuple(fold(w) for w in (m.group(0) for m in WORD.finditer(entity))
-                 if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES)
+    keys = tuple(
+        fold(w)
+        for w in (m.group(0) for m in WORD.finditer(entity))
+        if w.casefold() not in CONNECTORS and w.casefold() not in FUNCTION_WORDS and fold(w) not in TITLES
+    )
     return Fact("name", entity, keys, start=start) if keys else None
 
 
@@ -274,10 +344,14 @@ def one_typo(left: str, right: str) -> bool:
         return False
     if len(left) == len(right):
         diff = [i for i, (a, b) in enumerate(zip(left, right)) if a != b]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and left[diff[0]] == right[diff[1]]
-                                  and left[diff[1]] == right[diff[0]])
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and left[diff[0]] == right[diff[1]]
+            and left[diff[1]] == right[diff[0]]
+        )
     short, long = (left, right) if len(left) < len(right) else (right, left)
     for i in range(len(long)):
-        if long[:i] + long[i + 1:] == short:
+        if long[:i] + long[i + 1 :] == short:
             return True
     return False

@@ -1,4 +1,5 @@
-"""Negation: its cues, what a cue bears on, and an answer clause that flips the negation of the context clause it restates.
+"""Negation: its cues, what a cue bears on, and an answer clause that flips the negation of the context clause it
+restates.
 
 >>> negated("The museum does not open on Mondays."), negated("No doubt it opens at 9.")
 (True, False)
@@ -17,7 +18,8 @@ from .names import FUNCTION_WORDS, WORD, word_stem
 __all__ = ["NEGATION", "negated", "cue_scopes", "content_words", "clause_index", "polarity_conflict", "SCOPE_WORDS"]
 
 NEGATION = re.compile(
-    r"(?i)(?<!\bor\s)\b(?:not(?!\s+(?:only|currently)\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|nobody|nothing|neither|nor"
+    r"(?i)(?<!\bor\s)\b(?:not(?!\s+(?:only|currently)\b)|no(?![.]?\s*\d)(?!\s+(?:doubt|longer|less|more)\b)|never|none|"
+    r"nobody|nothing|neither|nor"
     r"|without|cannot)\b|n['’]t\b"
 )
 
@@ -68,8 +70,11 @@ def _clauses(sentence: str) -> list[str]:
 
 def content_words(sentence: str) -> set[str]:
     """The stems of a sentence's content words, negation cues left out."""
-    return {word_stem(m.group(0)) for m in WORD.finditer(sentence)
-            if m.group(0).casefold() not in FUNCTION_WORDS and not NEGATION.fullmatch(m.group(0))}
+    return {
+        word_stem(m.group(0))
+        for m in WORD.finditer(sentence)
+        if m.group(0).casefold() not in FUNCTION_WORDS and not NEGATION.fullmatch(m.group(0))
+    }
 
 
 def clause_index(sentences: Iterable[str]) -> list[Clause]:
@@ -101,7 +106,10 @@ def polarity_conflict(index: list[Clause], sentence: str) -> str | None:
             # against "orbits the Sun").
             if not any(scope <= (words if mine else content) for scope in cue_scopes(clause if mine else other)):
                 continue
-            if not any(len(theirs) >= 3 and len(theirs & words) >= 0.7 * len(theirs) and polar != mine
-                       for said, theirs, polar in clauses if said != clause):
+            if not any(
+                len(theirs) >= 3 and len(theirs & words) >= 0.7 * len(theirs) and polar != mine
+                for said, theirs, polar in clauses
+                if said != clause
+            ):
                 return other
     return None

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .names import FUNCTION_WORDS, root_stem
-from .parsing import NUMBER_WORDS
+from .numerals import NUMBER_WORDS
 
 __all__ = ["Order", "reversed_orders"]
 
@@ -45,8 +45,10 @@ class Order:
     second_value: str
 
     def describe(self, where: str) -> str:
-        return (f"{where} reverses the context's order: the context gives {self.first!r} {self.first_value} and "
-                f"{self.second!r} {self.second_value}")
+        return (
+            f"{where} reverses the context's order: the context gives {self.first!r} {self.first_value} and "
+            f"{self.second!r} {self.second_value}"
+        )
 
 
 _WORD = re.compile(r"[^\W\d_][\w'’.-]*|\d[\d,]*", re.UNICODE)
@@ -111,7 +113,7 @@ def _start(sentence: str, key: frozenset[str]) -> int | None:
 
 def _year(sentence: str, start: int) -> tuple[int, ...] | None:
     """The first date or year after ``start``, as (year, month, day) as far as given; None when it has no year."""
-    from .extract import extract_facts
+    from .collect import extract_facts
 
     for fact in extract_facts(sentence[start:]):
         if fact.kind == "year":
@@ -131,7 +133,7 @@ def _count(sentence: str, start: int, noun: str) -> tuple[float, float] | None:
     for index, (word, _) in enumerate(words):
         if root_stem(word) != stem or index == 0:
             continue
-        before = [w.casefold().replace(",", "") for w, _ in words[max(0, index - 3):index]]
+        before = [w.casefold().replace(",", "") for w, _ in words[max(0, index - 3) : index]]
         values = [float(w) if w.isdigit() else float(_SMALL[w]) for w in before if w.isdigit() or w in _SMALL]
         if values:
             return min(values), max(values)
@@ -142,8 +144,9 @@ def _count(sentence: str, start: int, noun: str) -> tuple[float, float] | None:
 _GLUED = re.compile(r"(?<=[a-z0-9)\]\"][.!?])(?=[A-Z][a-z])")
 
 
-def _figure(key: frozenset[str], other: frozenset[str], parts: Sequence[str],
-            noun: str | None) -> tuple[tuple[float, ...], str] | None:
+def _figure(
+    key: frozenset[str], other: frozenset[str], parts: Sequence[str], noun: str | None
+) -> tuple[tuple[float, ...], str] | None:
     """The figure ``parts`` (the context's sentences, glued ones apart) give the thing named ``key``, and as shown."""
     for index, sentence in enumerate(parts):
         while index + 1 < len(parts) and (parts[index + 1][:1].isdigit() or parts[index + 1][:1].islower()):
@@ -155,7 +158,7 @@ def _figure(key: frozenset[str], other: frozenset[str], parts: Sequence[str],
         then = _start(sentence[start:], other)  # the other named after it: read up to there; before it: not at all
         if then is None and _start(sentence, other) is not None:
             continue
-        sentence = sentence if then is None else sentence[:start + then]
+        sentence = sentence if then is None else sentence[: start + then]
         if noun is None:
             year = _year(sentence, start)
             if year is not None:

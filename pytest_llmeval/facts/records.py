@@ -23,14 +23,30 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from ..text.basics import excerpt
 from .names import FUNCTION_WORDS, fold
 
-__all__ = ["field_for", "null_sentences", "Record", "read_record", "asserted_nulls", "describe", "humanize_key",
-           "MAX_RECORD_CHARS", "BARE_NUMBER", "SENTENCE_TOKEN", "key_stems", "leaf_text", "loose_stem", "path_stems",
-           "segments", "sentence_stems", "split_key"]
+__all__ = [
+    "field_for",
+    "null_sentences",
+    "Record",
+    "read_record",
+    "asserted_nulls",
+    "describe",
+    "humanize_key",
+    "MAX_RECORD_CHARS",
+    "BARE_NUMBER",
+    "SENTENCE_TOKEN",
+    "key_stems",
+    "leaf_text",
+    "loose_stem",
+    "path_stems",
+    "segments",
+    "sentence_stems",
+    "split_key",
+]
 
 
 #: A longer text is not read as a record (parsing it would cost too much); it stays prose.
@@ -42,7 +58,7 @@ MAX_DEPTH = 24
 
 
 #: A leaf value: text as written, a number, or a boolean.
-Scalar = Union[str, int, float, bool]
+Scalar = str | int | float | bool
 
 
 #: Values that state nothing: the field is there, its value is not given.
@@ -303,7 +319,7 @@ BARE_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 def _unit_of(subject: str) -> str | None:
     """The unit a key names at its end (``course time limit hours``: ``hours``; ``weight g``: ``g``), if any."""
-    from .parsing import CURRENCY_WORDS, UNITS
+    from .units import CURRENCY_WORDS, UNITS
 
     words = subject.split()
     last = words[-1].casefold() if words else ""
@@ -313,8 +329,32 @@ def _unit_of(subject: str) -> str | None:
 
 
 #: Short unit words a key may end with that mean the unit and nothing else.
-_SHORT_UNITS = frozenset({"km", "cm", "mm", "kg", "ml", "mph", "kmh", "usd", "eur", "gbp", "jpy", "inr", "chf", "gb", "mb", "tb",
-                          "ghz", "mhz", "kw", "hrs", "lbs", "pct"})
+_SHORT_UNITS = frozenset(
+    {
+        "km",
+        "cm",
+        "mm",
+        "kg",
+        "ml",
+        "mph",
+        "kmh",
+        "usd",
+        "eur",
+        "gbp",
+        "jpy",
+        "inr",
+        "chf",
+        "gb",
+        "mb",
+        "tb",
+        "ghz",
+        "mhz",
+        "kw",
+        "hrs",
+        "lbs",
+        "pct",
+    }
+)
 
 
 def _sentence(path: str, value: Scalar) -> str:
@@ -385,7 +425,7 @@ def sentence_stems(sentence: str) -> set[str]:
     tokens = [t.casefold() for t in SENTENCE_TOKEN.findall(sentence)]
     stems = {loose_stem(t) for t in tokens}
     for size in (2, 3):
-        stems.update(loose_stem("".join(tokens[i:i + size])) for i in range(len(tokens) - size + 1))
+        stems.update(loose_stem("".join(tokens[i : i + size])) for i in range(len(tokens) - size + 1))
     return stems
 
 
@@ -430,7 +470,9 @@ def describe(path: str, value: object) -> str:
     return f"{path} is {excerpt(shown, 80)}"
 
 
-def field_for(record: Record, sentence: str, matches: Callable[[str], bool], near: int = 0) -> tuple[str, Scalar] | None:
+def field_for(
+    record: Record, sentence: str, matches: Callable[[str], bool], near: int = 0
+) -> tuple[str, Scalar] | None:
     """The field of ``record`` that ``sentence`` speaks of (the most words of its key's path in the sentence; among
     those, the one whose key word stands nearest to offset ``near``, where the value in question is) among those whose
     value ``matches`` (holds a time, a number ...), or ``None`` when the sentence names no such key.

@@ -137,7 +137,7 @@ def name_spans(parsed: Parsed, first: int = 0, last: int | None = None) -> list[
         run = a
         for index in range(a, b + 1):
             if index == b or parsed.pos(index) in ("VERB", "AUX"):
-                key = name_key(parsed.text[parsed.tokens[run][0]:parsed.tokens[index - 1][1]]) if index > run else ()
+                key = name_key(parsed.text[parsed.tokens[run][0] : parsed.tokens[index - 1][1]]) if index > run else ()
                 if key:
                     spans.append((run, index, key))
                 run = index + 1
@@ -147,7 +147,7 @@ def name_spans(parsed: Parsed, first: int = 0, last: int | None = None) -> list[
             end = index
             while end < last and parsed.pos(end) == "PROPN" and end not in taken:
                 end += 1
-            key = name_key(parsed.text[parsed.tokens[index][0]:parsed.tokens[end - 1][1]])
+            key = name_key(parsed.text[parsed.tokens[index][0] : parsed.tokens[end - 1][1]])
             if key:
                 spans.append((index, end, key))
             index = end
@@ -163,7 +163,7 @@ class _Reader:
         self.parsed = parsed
         self.names: dict[int, tuple[tuple[str, ...], str]] = {}
         for a, b, key in name_spans(parsed):
-            text = parsed.text[parsed.tokens[a][0]:parsed.tokens[b - 1][1]]
+            text = parsed.text[parsed.tokens[a][0] : parsed.tokens[b - 1][1]]
             for i in range(a, b):
                 self.names[i] = (key, text)
         self.numbers: dict[int, str] = {}
@@ -200,10 +200,19 @@ class _Reader:
             dep = self.parsed.dep(child)
             if dep in ("conj", "appos"):
                 out.extend(self.fillers(child))
-            elif (dep == "prep" and found is not None and found.kind == "noun"
-                  and self.parsed.word(child).casefold() == "of"):
-                out.extend(f for noun in self.children.get(child, ()) if self.parsed.dep(noun) == "pobj"
-                           for f in [self.filler(noun)] if f is not None and f.kind == "name")
+            elif (
+                dep == "prep"
+                and found is not None
+                and found.kind == "noun"
+                and self.parsed.word(child).casefold() == "of"
+            ):
+                out.extend(
+                    f
+                    for noun in self.children.get(child, ())
+                    if self.parsed.dep(noun) == "pobj"
+                    for f in [self.filler(noun)]
+                    if f is not None and f.kind == "name"
+                )
         return out
 
 
@@ -213,7 +222,7 @@ def relations(parsed: Parsed) -> list[Relation]:
     sentence_of: dict[int, str] = {}
     for first, last in parsed.sents:
         if last > first:
-            text = parsed.text[parsed.tokens[first][0]:parsed.tokens[last - 1][1]]
+            text = parsed.text[parsed.tokens[first][0] : parsed.tokens[last - 1][1]]
             for i in range(first, last):
                 sentence_of[i] = text
     out = []
@@ -278,7 +287,8 @@ def _same(left: Filler, right: Filler) -> bool:
 @lru_cache(maxsize=4096)
 def _same_number(answer: str, context: str) -> bool:
     """Whether a number or date as the context writes it states the answer's (at the answer's precision)."""
-    from .extract import FactIndex, extract_facts
+    from .collect import extract_facts
+    from .extract import FactIndex
 
     facts = extract_facts(answer)
     if not facts:
@@ -293,7 +303,8 @@ def _mentions(sentence: str, filler: Filler) -> bool:
         words = {inflection_of(m.group(0)) for m in WORD.finditer(sentence)}
         return set(filler.key) <= words
     if filler.kind == "number":
-        from .extract import FactIndex, extract_facts
+        from .collect import extract_facts
+        from .extract import FactIndex
 
         facts = extract_facts(filler.text)
         index = FactIndex(sentence)
@@ -325,21 +336,27 @@ def _holds(relations: Iterable[Relation], role: str, filler: Filler) -> list[Rel
 
 
 #: Verbs that state the same relation with their parties in the same roles, as one ("A bought B" is "A acquired B").
-SAME_VERB = {verb: group.split()[0] for group in """
+SAME_VERB = {
+    verb: group.split()[0]
+    for group in """
     acquire buy purchase
     defeat beat
     found establish
     lend loan
     hire employ recruit
     succeed replace
-""".strip().splitlines() for verb in group.split()}
+""".strip().splitlines()
+    for verb in group.split()
+}
 
 
 #: Verbs whose two parties can trade places without changing the claim ("A married B" is "B married A").
-SYMMETRIC = frozenset("""
+SYMMETRIC = frozenset(
+    """
     meet marry date divorce play face fight battle tie draw partner collaborate cooperate work merge share join
     resemble equal match neighbour neighbor border touch
-""".split())
+""".split()
+)
 
 
 def _swaps(relation: Relation, context: Sequence[Relation]) -> list[Conflict]:
@@ -349,7 +366,7 @@ def _swaps(relation: Relation, context: Sequence[Relation]) -> list[Conflict]:
         return []
     out = []
     roles = sorted(relation.roles)
-    for first, second in ((a, b) for i, a in enumerate(roles) for b in roles[i + 1:]):
+    for first, second in ((a, b) for i, a in enumerate(roles) for b in roles[i + 1 :]):
         for one in map(_as_name, relation.roles[first]):
             for other in map(_as_name, relation.roles[second]):
                 if one.kind != "name" or other.kind != "name" or _same(one, other):
@@ -357,7 +374,9 @@ def _swaps(relation: Relation, context: Sequence[Relation]) -> list[Conflict]:
                 stated = [r for r in _holds(context, first, one) if _holds([r], second, other)]
                 swapped = [r for r in _holds(context, first, other) if _holds([r], second, one)]
                 if swapped and not stated:
-                    out.append(Conflict("role swap", relation.verb, f"{one.text!r} and {other.text!r}", swapped[0].sentence))
+                    out.append(
+                        Conflict("role swap", relation.verb, f"{one.text!r} and {other.text!r}", swapped[0].sentence)
+                    )
     return out
 
 
@@ -379,14 +398,23 @@ def _slot_conflicts(relation: Relation, context: Sequence[Relation], sentences: 
                         continue
                     if _holds(anchored, role, filler):
                         continue  # the context says it too
-                    others = [r for r in anchored if any(o.kind == filler.kind and not _same(filler, o) for o in r.roles.get(role, ()))]
+                    others = [
+                        r
+                        for r in anchored
+                        if any(o.kind == filler.kind and not _same(filler, o) for o in r.roles.get(role, ()))
+                    ]
                     if not others:
                         continue
                     mentioned = [i for i, s in enumerate(sentences) if _mentions(s, filler)]
                     if not mentioned:
                         continue  # a name or number the context never states: the fact check names it
                     if near is None:
-                        near = {j for i, s in enumerate(sentences) if _mentions(s, anchor) for j in range(i - NEAR, i + NEAR + 1)}
+                        near = {
+                            j
+                            for i, s in enumerate(sentences)
+                            if _mentions(s, anchor)
+                            for j in range(i - NEAR, i + NEAR + 1)
+                        }
                     if near.intersection(mentioned):
                         continue  # the context puts them close together: perhaps it says so in words the parse missed
                     phrase = f"{_verb_phrase(relation.verb, anchor_role, anchor, role, filler)}"
@@ -396,8 +424,10 @@ def _slot_conflicts(relation: Relation, context: Sequence[Relation], sentences: 
 
 def _verb_phrase(verb: str, anchor_role: str, anchor: Filler, role: str, filler: Filler) -> str:
     """How a conflict is shown: ``'Kjelsberg' ... bear ... in 'Buskerud'``."""
+
     def part(r: str, f: Filler) -> str:
         return f"{r.partition(':')[2]} {f.text!r}" if r.startswith("prep:") else repr(f.text)
+
     parts = {anchor_role: part(anchor_role, anchor), role: part(role, filler)}
     ordered = [parts[r] for r in ("subj",) if r in parts] + [verb] + [parts[r] for r in parts if r != "subj"]
     return " ".join(ordered)
@@ -414,7 +444,7 @@ def _links(sentence: str) -> list[tuple[tuple[str, ...], tuple[str, ...], tuple[
     names = list(rule_names(sentence))
     out = []
     for left, right in zip(names, names[1:]):
-        between = sentence[left.start + len(left.text):right.start]
+        between = sentence[left.start + len(left.text) : right.start]
         match = _BETWEEN.match(between)
         if not match:
             continue

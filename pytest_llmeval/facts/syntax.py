@@ -31,8 +31,16 @@ if TYPE_CHECKING:
     from ..models.cache import ModelCache
     from .parsing import Fact
 
-__all__ = ["Parsed", "Parser", "ModelSource", "PARSER_VERSION", "MAX_PARSE_CHARS", "prepare", "parser_for",
-           "proper_runs"]
+__all__ = [
+    "Parsed",
+    "Parser",
+    "ModelSource",
+    "PARSER_VERSION",
+    "MAX_PARSE_CHARS",
+    "prepare",
+    "parser_for",
+    "proper_runs",
+]
 
 
 #: Bumped whenever what is kept of a parse, or how a text is prepared for it, changes.
@@ -91,7 +99,11 @@ class Parsed:
         return self.tokens[index][5]
 
     def to_json(self) -> dict[str, Any]:
-        return {"t": [list(t) for t in self.tokens], "s": [list(s) for s in self.sents], "e": [list(e) for e in self.ents]}
+        return {
+            "t": [list(t) for t in self.tokens],
+            "s": [list(s) for s in self.sents],
+            "e": [list(e) for e in self.ents],
+        }
 
     @classmethod
     def from_json(cls, text: str, data: dict[str, Any]) -> Parsed:
@@ -213,8 +225,13 @@ class Parser:
             self._store.compact()
 
     def stats(self) -> dict[str, Any]:
-        return {"model": self.model, "signature": self.signature, "parsed": self.parsed, "cache_hits": self.hits,
-                "rejected_cache_files": self._store.rejected if self._store else 0}
+        return {
+            "model": self.model,
+            "signature": self.signature,
+            "parsed": self.parsed,
+            "cache_hits": self.hits,
+            "rejected_cache_files": self._store.rejected if self._store else 0,
+        }
 
 
 def parser_for(models: ModelCache, model: str) -> Parser:
@@ -239,7 +256,7 @@ def proper_runs(parsed: Parsed, months: Container[str]) -> Iterator[Fact]:
         run.clear()
 
     for index, token in enumerate(parsed.tokens):
-        word = parsed.text[token[0]:token[1]]
+        word = parsed.text[token[0] : token[1]]
         inside = any(start <= token[0] < end for start, end in taken)
         if token[3] == "PROPN" and word[:1].isupper() and not inside and word.casefold() not in months:
             run.append(index)

@@ -35,7 +35,9 @@ def process_registry() -> Registry:
 def resolve(name: str) -> type[Evaluator]:
     """The check class registered under ``name``: the session's registry inside a test, else the process's."""
     if not isinstance(name, str):
-        raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
+        raise TypeError(
+            f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}"
+        )
     context = current_context()
     resolver = getattr(context, "resolve", None)
     return resolver(name) if resolver is not None else process_registry().resolve(name)
@@ -69,8 +71,18 @@ def evaluate(
     >>> evaluate("exact_match", actual="4", expected=["4", "four"]).passed
     True
     """
-    return run_check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, record=record,
-                     unverified=unverified, detector=detector, verifier=verifier, **fields)
+    return run_check(
+        resolve(name),
+        threshold=threshold,
+        thresholds=thresholds,
+        params=params,
+        case=case,
+        record=record,
+        unverified=unverified,
+        detector=detector,
+        verifier=verifier,
+        **fields,
+    )
 
 
 def assert_check(
@@ -93,8 +105,17 @@ def assert_check(
     (``pass``, ``fail``, ``skip``) says, else as ``--llmeval-unverified`` does.
     """
     __tracebackhide__ = True
-    return check(resolve(name), threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=unverified,
-                 detector=detector, verifier=verifier, **fields)
+    return check(
+        resolve(name),
+        threshold=threshold,
+        thresholds=thresholds,
+        params=params,
+        case=case,
+        unverified=unverified,
+        detector=detector,
+        verifier=verifier,
+        **fields,
+    )
 
 
 def evaluate_many(
@@ -115,7 +136,8 @@ def evaluate_many(
     ``cases``: `pytest_llmeval.Case` objects, or mappings of case fields (``{"actual": ..., "context": [...]}``, with
     an optional ``case_id``). Inside a test every result is recorded unless ``record=False``.
 
-    >>> [r.passed for r in evaluate_many("exact_match", [{"actual": "4", "expected": ["4"]}, {"actual": "5", "expected": ["4"]}])]
+    >>> cases = [{"actual": "4", "expected": ["4"]}, {"actual": "5", "expected": ["4"]}]
+    >>> [r.passed for r in evaluate_many("exact_match", cases)]
     [True, False]
     """
     from ..core.case import Case
@@ -127,22 +149,35 @@ def evaluate_many(
             built.append(item)
             continue
         if not isinstance(item, Mapping):
-            raise TypeError(f"{name}: argument 'cases'[{index}] must be a Case or a mapping of case fields; got "
-                            f"{type(item).__name__}")
+            raise TypeError(
+                f"{name}: argument 'cases'[{index}] must be a Case or a mapping of case fields; got "
+                f"{type(item).__name__}"
+            )
         fields = dict(item)
         case_id = fields.pop("case_id", None)
         unknown = sorted(set(fields) - set(CASE_ARGUMENTS))
         if unknown:
-            raise TypeError(f"{name}: argument 'cases'[{index}] has unknown field(s) {', '.join(unknown)}; case fields are "
-                            f"{', '.join(CASE_ARGUMENTS)} (and case_id)")
+            raise TypeError(
+                f"{name}: argument 'cases'[{index}] has unknown field(s) {', '.join(unknown)}; case fields are "
+                f"{', '.join(CASE_ARGUMENTS)} (and case_id)"
+            )
         made = cls.cases_from(fields, None if case_id is None else str(case_id))
         if len(made) != 1:
             raise TypeError(f"{name}: reads a set of cases from one call; use evaluate() for it, not evaluate_many()")
         built.extend(made)
     if not built:
         return []
-    return run_cases(cls, built, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
-                     detector=detector, verifier=verifier)
+    return run_cases(
+        cls,
+        built,
+        threshold=threshold,
+        thresholds=thresholds,
+        params=params,
+        record=record,
+        unverified=unverified,
+        detector=detector,
+        verifier=verifier,
+    )
 
 
 def calibrate(
@@ -180,10 +215,15 @@ def calibrate(
     for index, (where, case, found) in enumerate(rows):
         label, name = str(found.get("label", "")).strip().lower(), str(found.get("check") or check or "").strip()
         if label not in ("good", "bad") or not name:
-            raise ValueError(f"{where}: a labeled row needs 'label' (good or bad) and a check ('check', or calibrate(check=...)); "
-                             f"got label {found.get('label')!r:.40} and check {name!r:.40}")
+            raise ValueError(
+                f"{where}: a labeled row needs 'label' (good or bad) and a check ('check', or calibrate(check=...)); "
+                f"got label {found.get('label')!r:.40} and check {name!r:.40}"
+            )
         started = time.perf_counter()
-        result = run_check(resolve(name), params=params, case=case.case_id or f"row{index + 1}", record=False,
-                           **check_fields(case))
-        records.append({**result.to_dict(), "tags": {"label": label, "seconds": round(time.perf_counter() - started, 4)}})
+        result = run_check(
+            resolve(name), params=params, case=case.case_id or f"row{index + 1}", record=False, **check_fields(case)
+        )
+        records.append(
+            {**result.to_dict(), "tags": {"label": label, "seconds": round(time.perf_counter() - started, 4)}}
+        )
     return summarize(records, target_precision=target_precision)

@@ -38,8 +38,16 @@ from .deferring import context_key
 if TYPE_CHECKING:
     from .session import EvalSession
 
-__all__ = ["Cassettes", "RECORD_MODES", "FIXTURE", "VOLATILE_FIELDS", "request_key", "cassette_path", "llmeval_cassette",
-           "provenance"]
+__all__ = [
+    "Cassettes",
+    "RECORD_MODES",
+    "FIXTURE",
+    "VOLATILE_FIELDS",
+    "request_key",
+    "cassette_path",
+    "llmeval_cassette",
+    "provenance",
+]
 
 
 RECORD_MODES = ("none", "once", "new_episodes", "all")
@@ -49,8 +57,17 @@ RECORD_MODES = ("none", "once", "new_episodes", "all")
 FIXTURE = "llmeval_cassette"
 
 #: Headers that carry credentials or session state: never written.
-SECRET_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "openai-organization",
-                  "openai-project", "cookie", "set-cookie")
+SECRET_HEADERS = (
+    "authorization",
+    "proxy-authorization",
+    "api-key",
+    "x-api-key",
+    "x-goog-api-key",
+    "openai-organization",
+    "openai-project",
+    "cookie",
+    "set-cookie",
+)
 
 #: Query parameters that carry keys (Gemini's ``key``, Azure's ``api-key``): never written.
 SECRET_QUERY = ("key", "api-key", "api_key", "access_token", "token")
@@ -58,7 +75,9 @@ SECRET_QUERY = ("key", "api-key", "api_key", "access_token", "token")
 #: Request body fields that change from call to call without changing the answer: left out of a request's key.
 VOLATILE_FIELDS = ("user", "metadata", "request_id", "timestamp", "idempotency_key")
 
-_NOISE = re.compile(r"^(x-stainless-.*|user-agent|x-request-id|openai-processing-ms|date|cf-ray|x-ratelimit-.*|req-.*)$", re.I)
+_NOISE = re.compile(
+    r"^(x-stainless-.*|user-agent|x-request-id|openai-processing-ms|date|cf-ray|x-ratelimit-.*|req-.*)$", re.I
+)
 
 _stash = pytest.StashKey[tuple[Any, Any]]()  # the test's cassette: (its context manager, the cassette)
 
@@ -72,7 +91,9 @@ def request_key(body: bytes | str | None) -> str:
         return hashlib.sha256(raw).hexdigest()
     if isinstance(data, dict):
         data = {key: value for key, value in data.items() if key not in VOLATILE_FIELDS}
-    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(
+        json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    ).hexdigest()
 
 
 def _same_body(first: Any, second: Any) -> None:
@@ -102,7 +123,8 @@ def _scrub(text: Any, secrets: list[str]) -> Any:
 
 
 class _Serializer:
-    """vcrpy's YAML with one line a value: a long body is not folded across lines, so a review's diff shows what changed."""
+    """vcrpy's YAML with one line a value: a long body is not folded across lines, so a review's diff shows what
+    changed."""
 
     @staticmethod
     def serialize(data: Mapping[str, Any]) -> str:
@@ -135,10 +157,13 @@ class Cassettes:
             try:
                 import vcr
             except ImportError as exc:
-                raise pytest.UsageError("llmeval cassettes need vcrpy: pip install 'pytest-llm-verdict[record]'") from exc
+                raise pytest.UsageError(
+                    "llmeval cassettes need vcrpy: pip install 'pytest-llm-verdict[record]'"
+                ) from exc
             settings = self.session.settings
-            secrets = _secrets((*settings.record_secrets, settings.judge_api_key_env, settings.embedding_api_key_env,
-                                "OPENAI_API_KEY"))
+            secrets = _secrets(
+                (*settings.record_secrets, settings.judge_api_key_env, settings.embedding_api_key_env, "OPENAI_API_KEY")
+            )
 
             def request(found: Any) -> Any:
                 if any(name.lower() == CLIENT_HEADER.lower() for name in found.headers):
@@ -160,10 +185,16 @@ class Cassettes:
                     body["string"] = _scrub(body["string"], secrets)
                 return found
 
-            made = vcr.VCR(record_mode=settings.record_mode, filter_headers=[(h, "<redacted>") for h in SECRET_HEADERS],
-                           filter_query_parameters=[(q, "<redacted>") for q in SECRET_QUERY], before_record_request=request,
-                           before_record_response=response, decode_compressed_response=True, serializer="llmeval",
-                           match_on=("method", "scheme", "host", "port", "path", "query", "llmeval_body"))
+            made = vcr.VCR(
+                record_mode=settings.record_mode,
+                filter_headers=[(h, "<redacted>") for h in SECRET_HEADERS],
+                filter_query_parameters=[(q, "<redacted>") for q in SECRET_QUERY],
+                before_record_request=request,
+                before_record_response=response,
+                decode_compressed_response=True,
+                serializer="llmeval",
+                match_on=("method", "scheme", "host", "port", "path", "query", "llmeval_body"),
+            )
             made.register_matcher("llmeval_body", _same_body)
             made.register_serializer("llmeval", _Serializer)
             self._vcr = made
@@ -208,6 +239,7 @@ class Cassettes:
             report.longrepr = _miss_message(miss, self.session.settings.record_mode)
         return report
 
+
 @pytest.fixture(name=FIXTURE)
 def llmeval_cassette(request: pytest.FixtureRequest) -> Any:
     """The vcrpy cassette the test runs in (``play_count``, ``data``, ``requests``): the test's model calls are recorded
@@ -217,7 +249,8 @@ def llmeval_cassette(request: pytest.FixtureRequest) -> Any:
 
 
 def provenance(cassette: Any, before: int) -> dict[str, str]:
-    """Where a test's answers came from: ``answers`` (replayed, live or mixed) and ``answer_models`` (from the requests)."""
+    """Where a test's answers came from: ``answers`` (replayed, live or mixed) and ``answer_models`` (from the
+    requests)."""
     recorded = list(range(before, len(cassette.data)))
     played = [index for index, count in getattr(cassette, "play_counts", {}).items() if count]
     if not recorded and not played:
@@ -235,7 +268,8 @@ def provenance(cassette: Any, before: int) -> dict[str, str]:
 
 
 def _miss(exc: BaseException | None) -> Any:
-    """The vcrpy miss in ``exc``'s chain (the request had no recording and the record mode may not add one), or ``None``."""
+    """The vcrpy miss in ``exc``'s chain (the request had no recording and the record mode may not add one), or
+    ``None``."""
     seen = 0
     while exc is not None and seen < 20:
         if type(exc).__name__ == "CannotOverwriteExistingCassetteException":
@@ -260,7 +294,12 @@ def _miss_message(miss: Any, mode: str) -> str:
         detail = f" (model {body.get('model')!r}" + (f", {str(text)[:120]!r}" if text else "") + ")"
     where = getattr(cassette, "_path", None) or "its cassette"
     # once records only a cassette that does not exist yet: where one exists, only new_episodes adds a request to it
-    how = ("--llmeval-record-mode=new_episodes (the cassette exists: the new request is added to it)"
-           if isinstance(where, str) and os.path.exists(where) else "--llmeval-record-mode=once (no cassette yet)")
-    return (f"llmeval: no recording of {what}{detail} in the cassette {where} (record mode {mode}); record it with "
-            f"{how}, then commit the cassette")
+    how = (
+        "--llmeval-record-mode=new_episodes (the cassette exists: the new request is added to it)"
+        if isinstance(where, str) and os.path.exists(where)
+        else "--llmeval-record-mode=once (no cassette yet)"
+    )
+    return (
+        f"llmeval: no recording of {what}{detail} in the cassette {where} (record mode {mode}); record it with "
+        f"{how}, then commit the cassette"
+    )

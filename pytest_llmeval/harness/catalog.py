@@ -15,8 +15,18 @@ if TYPE_CHECKING:
     from ..core.evaluator import Evaluator
     from .registry import Registry
 
-__all__ = ["Entry", "entries", "catalog_lines", "readme_table", "EXAMPLE_FIELDS", "EXAMPLE_PARAMS", "EXAMPLE_NEEDS",
-           "example_fields", "example_code", "helper_signature"]
+__all__ = [
+    "Entry",
+    "entries",
+    "catalog_lines",
+    "readme_table",
+    "EXAMPLE_FIELDS",
+    "EXAMPLE_PARAMS",
+    "EXAMPLE_NEEDS",
+    "example_fields",
+    "example_code",
+    "helper_signature",
+]
 
 #: The embedding model family the default thresholds are calibrated for (the embedded all-MiniLM-L6-v2).
 DEFAULT_MODEL_FAMILY = "all-minilm-l6-v2"
@@ -54,8 +64,22 @@ def entries(registry: Registry) -> list[Entry]:
         primary = cls.primary_metric()
         kind = "judge" if cls.needs_judge else ("model" if cls.uses_models else "rules")
         source = "built-in" if name in BUILTIN_EVALUATORS else f"{cls.__module__}:{cls.__qualname__}"
-        out.append(Entry(name, cls.helper, cls.description, tuple(cls.requires), tuple(cls.uses), primary.name,
-                         primary.threshold, primary.higher_is_better, kind, cls.extra, cls.gpu, source))
+        out.append(
+            Entry(
+                name,
+                cls.helper,
+                cls.description,
+                tuple(cls.requires),
+                tuple(cls.uses),
+                primary.name,
+                primary.threshold,
+                primary.higher_is_better,
+                kind,
+                cls.extra,
+                cls.gpu,
+                source,
+            )
+        )
     return out
 
 
@@ -64,7 +88,9 @@ def catalog_lines(registry: Registry) -> list[str]:
     lines = []
     for entry in entries(registry):
         helper = f"{entry.helper}(...)" if entry.helper else f"assert_check({entry.name!r}, ...)"
-        threshold = "" if entry.threshold is None else f" {'>=' if entry.higher_is_better else '<='} {entry.threshold:g}"
+        threshold = (
+            "" if entry.threshold is None else f" {'>=' if entry.higher_is_better else '<='} {entry.threshold:g}"
+        )
         needs = ", ".join(entry.requires) + (f" (+ {', '.join(entry.uses)})" if entry.uses else "")
         tags = [entry.kind] + ([f"extra {entry.extra}"] if entry.extra else []) + (["gpu"] if entry.gpu else [])
         if entry.source != "built-in":
@@ -80,9 +106,11 @@ def readme_table(registry: Registry) -> list[str]:
     for entry in entries(registry):
         if entry.source != "built-in":
             continue
-        helper = f"`{entry.helper}`" if entry.helper else f"`assert_check(\"{entry.name}\")`"
+        helper = f"`{entry.helper}`" if entry.helper else f'`assert_check("{entry.name}")`'
         passes = "" if entry.threshold is None else f"{'≥' if entry.higher_is_better else '≤'} {entry.threshold:g}"
-        calibrated = (getattr(registry.resolve(entry.name).primary_metric(), "calibrated", None) or {}).get(DEFAULT_MODEL_FAMILY)
+        calibrated = (getattr(registry.resolve(entry.name).primary_metric(), "calibrated", None) or {}).get(
+            DEFAULT_MODEL_FAMILY
+        )
         if calibrated is not None and passes and calibrated != entry.threshold:
             passes += f" ({calibrated:g} with the default all-MiniLM-L6-v2)"
         needs = ", ".join(entry.requires) + (f" (+ {', '.join(entry.uses)})" if entry.uses else "")
@@ -103,8 +131,10 @@ EXAMPLE_FIELDS: dict[str, Any] = {
 
 #: What a check's example adds to `EXAMPLE_FIELDS` where those cannot show it (a list of steps, tool calls, timings).
 EXAMPLE_EXTRA: dict[str, dict[str, Any]] = {
-    "step_alignment": {"context": ["To export:\n1. Open the app.\n2. Tap Export.\n3. Pick a folder."],
-                       "actual": "Open the app, tap Export, then pick a folder."},
+    "step_alignment": {
+        "context": ["To export:\n1. Open the app.\n2. Tap Export.\n3. Pick a folder."],
+        "actual": "Open the app, tap Export, then pick a folder.",
+    },
     "agent_sanity": {"metadata": {"artifacts": ["report.md"]}},
     "tool_correctness": {"metadata": {"tools_called": ["search"], "expected_tools": ["search"]}},
     "generation": {"metadata": {"latency_ms": 120.0, "prompt_tokens": 10, "completion_tokens": 5}},
@@ -115,9 +145,16 @@ EXAMPLE_EXTRA: dict[str, dict[str, Any]] = {
 EXAMPLE_PARAMS: dict[str, dict[str, Any]] = {
     "dag": {"dag": {"judge": "Is the answer polite?", "children": {"yes": 10, "no": 0}}},
     "g_eval": {"criteria": "Coherence - the answer is well structured and easy to follow."},
-    "prometheus": {"criteria": "Is the answer accurate and helpful?",
-                   "rubric": ["Wrong and unhelpful.", "Mostly wrong.", "Partly right.", "Right with small gaps.",
-                              "Right, complete and helpful."]},
+    "prometheus": {
+        "criteria": "Is the answer accurate and helpful?",
+        "rubric": [
+            "Wrong and unhelpful.",
+            "Mostly wrong.",
+            "Partly right.",
+            "Right with small gaps.",
+            "Right, complete and helpful.",
+        ],
+    },
 }
 
 #: Examples that need weights no package ships (downloaded from the hub, or a local folder passed as the parameter).
@@ -144,8 +181,10 @@ def example_code(cls: type[Evaluator]) -> str:
     the tests run it)."""
     given = {**example_fields(cls), **({"params": EXAMPLE_PARAMS[cls.name]} if cls.name in EXAMPLE_PARAMS else {})}
     arguments = ",\n".join(f"    {key}={value!r}" for key, value in given.items())
-    return (f"from pytest_llmeval import evaluate\n\nresult = evaluate(\n    {cls.name!r},\n{arguments},\n)\n"
-            "print(result.verdict, result.reason)\n")
+    return (
+        f"from pytest_llmeval import evaluate\n\nresult = evaluate(\n    {cls.name!r},\n{arguments},\n)\n"
+        "print(result.verdict, result.reason)\n"
+    )
 
 
 def helper_signature(cls: type[Evaluator]) -> str | None:
@@ -165,7 +204,13 @@ def helper_signature(cls: type[Evaluator]) -> str | None:
         if parameter.kind is parameter.KEYWORD_ONLY and not starred:
             parts.append("*")
             starred = True
-        prefix = "*" if parameter.kind is parameter.VAR_POSITIONAL else "**" if parameter.kind is parameter.VAR_KEYWORD else ""
+        prefix = (
+            "*"
+            if parameter.kind is parameter.VAR_POSITIONAL
+            else "**"
+            if parameter.kind is parameter.VAR_KEYWORD
+            else ""
+        )
         starred = starred or parameter.kind is parameter.VAR_POSITIONAL
         text = prefix + parameter.name
         if parameter.annotation is not parameter.empty:

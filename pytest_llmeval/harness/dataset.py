@@ -55,22 +55,33 @@ def cases(
     rows = read_cases(beside_caller(path))
     ids: dict[tuple[str | None, str], str] = {}
     # What a perturbed row may point at: an original (unperturbed) row of the same model.
-    originals = {(case.model, case.case_id) for _, case in rows if case.case_id is not None and "perturbation_of" not in case.metadata}
+    originals = {
+        (case.model, case.case_id)
+        for _, case in rows
+        if case.case_id is not None and "perturbation_of" not in case.metadata
+    }
     params = []
     for where, case in rows:
         original = case.metadata.get("perturbation_of")
         perturbation = case.metadata.get("perturbation")
         if original is not None and (case.model, original) not in originals:
             whose = f" for model {case.model!r}" if case.model else ""
-            raise CaseFileError(f"{where}: perturbation_of {original!r} names no original (unperturbed) row{whose} of "
-                                f"{os.fspath(path)} (ids are the rows' 'id')")
+            raise CaseFileError(
+                f"{where}: perturbation_of {original!r} names no original (unperturbed) row{whose} of "
+                f"{os.fspath(path)} (ids are the rows' 'id')"
+            )
         if original is not None and original == case.case_id:
             raise CaseFileError(f"{where}: a row cannot be a perturbation of itself ({original!r})")
-        own = case.case_id or (f"{original}-{perturbation}" if original else "row" + where.rsplit(":", 1)[-1].replace("row", "").strip())
+        own = case.case_id or (
+            f"{original}-{perturbation}" if original else "row" + where.rsplit(":", 1)[-1].replace("row", "").strip()
+        )
         key = (case.model, own if original is None else f"{original}\x1f{perturbation}")
         if key in ids:
-            raise CaseFileError(f"{where}: duplicate case {own!r}" + (f" for model {case.model!r}" if case.model else "")
-                                + f" (first at {ids[key]})")
+            raise CaseFileError(
+                f"{where}: duplicate case {own!r}"
+                + (f" for model {case.model!r}" if case.model else "")
+                + f" (first at {ids[key]})"
+            )
         ids[key] = where
         if select is not None and not select(case):
             continue
@@ -85,6 +96,9 @@ def cases(
                 marker_kwargs[tag] = value
         test_id = "-".join(_id_part(p) for p in ([case.model] if case.model else []) + [own])
         extra = list(marks(case)) if marks is not None else []
-        params.append(pytest.param(case.replace(case_id=original or own), id=test_id,
-                                   marks=[pytest.mark.llmeval(**marker_kwargs), *extra]))
+        params.append(
+            pytest.param(
+                case.replace(case_id=original or own), id=test_id, marks=[pytest.mark.llmeval(**marker_kwargs), *extra]
+            )
+        )
     return params

@@ -73,10 +73,13 @@ class Deferring:
         return self._queue
 
     def wants(self, item: pytest.Item, context: CheckingContext) -> bool:
-        """Whether ``item`` defers its checks: the closest marker's ``defer=``, else the fixture or the aggregate gate."""
+        """Whether ``item`` defers its checks: the closest marker's ``defer=``, else the fixture or the aggregate
+        gate."""
         if self.session.settings.defer[0] == "off" or context.tags.get("auto"):
             return False  # repeat=auto decides whether to draw again from each draw's report: it needs them at once
-        if any(item.config.getoption(name, False) for name in _INTERACTIVE) or (self.session.is_worker and self._sender(item) is None):
+        if any(item.config.getoption(name, False) for name in _INTERACTIVE) or (
+            self.session.is_worker and self._sender(item) is None
+        ):
             return False
         for marker in item.iter_markers("llmeval"):
             if "defer" in marker.kwargs:
@@ -105,8 +108,13 @@ class Deferring:
         self.since = self.since if self.since is not None else time.monotonic()
         _, tests, seconds = self.session.settings.defer
         session = item.session
-        if (nextitem is None or len(self.held) >= tests or time.monotonic() - self.since >= seconds or session.shouldfail
-                or session.shouldstop):
+        if (
+            nextitem is None
+            or len(self.held) >= tests
+            or time.monotonic() - self.since >= seconds
+            or session.shouldfail
+            or session.shouldstop
+        ):
             self.release()
         return True
 
@@ -155,7 +163,8 @@ class Deferring:
                 sender.item_index = current
 
     def _sender(self, item: pytest.Item) -> Any:
-        """xdist's worker-side reporter, which sends each report with the index of the test it ran last (or ``None``)."""
+        """xdist's worker-side reporter, which sends each report with the index of the test it ran last (or
+        ``None``)."""
         if self._found is None:
             found = [p for p in item.config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"]
             self._found = (found[0] if found and hasattr(found[0], "item_index") else None,)
@@ -191,16 +200,27 @@ class Deferring:
 
 def _phase(item: pytest.Item, when: Literal["setup", "call", "teardown"], **kwargs: Any) -> pytest.TestReport:
     ihook = item.ihook
-    hook = {"setup": ihook.pytest_runtest_setup, "call": ihook.pytest_runtest_call, "teardown": ihook.pytest_runtest_teardown}[when]
-    call = pytest.CallInfo.from_call(lambda: hook(item=item, **kwargs), when=when, reraise=(pytest.exit.Exception, KeyboardInterrupt))
+    hook = {
+        "setup": ihook.pytest_runtest_setup,
+        "call": ihook.pytest_runtest_call,
+        "teardown": ihook.pytest_runtest_teardown,
+    }[when]
+    call = pytest.CallInfo.from_call(
+        lambda: hook(item=item, **kwargs), when=when, reraise=(pytest.exit.Exception, KeyboardInterrupt)
+    )
     report: pytest.TestReport = ihook.pytest_runtest_makereport(item=item, call=call)
-    if call.excinfo is not None and not hasattr(report, "wasxfail") and not isinstance(call.excinfo.value, pytest.skip.Exception):
+    if (
+        call.excinfo is not None
+        and not hasattr(report, "wasxfail")
+        and not isinstance(call.excinfo.value, pytest.skip.Exception)
+    ):
         ihook.pytest_exception_interact(node=item, call=call, report=report)
     return report
 
 
 def _apply(held: _Held) -> None:
-    """The held test's reports with its records, and the outcome its first failing (or skipping) check gives the test."""
+    """The held test's reports with its records, and the outcome its first failing (or skipping) check gives the
+    test."""
     call = next((report for report in held.reports if report.when == "call"), None)
     for entry in held.entries:
         outcome = entry.outcome

@@ -47,7 +47,9 @@ class CaseDraws:
                     records.append(decode_record(value))
                 except (ValueError, RecursionError):  # not a record: the session counts it
                     continue
-        tags: Mapping[str, Any] = next((r.get("tags") or {} for r in records if "min_pass" in (r.get("tags") or {})), {})
+        tags: Mapping[str, Any] = next(
+            (r.get("tags") or {} for r in records if "min_pass" in (r.get("tags") or {})), {}
+        )
         if not tags:
             return
         draws, needed = int(tags["draws"]), int(tags["min_pass"])
@@ -64,5 +66,7 @@ class CaseDraws:
             self._decided.add(case)
             if self.mark:
                 report.outcome = "failed"
-                report.longrepr = (f"llmeval: case {case} failed: {failed} of its {draws} draws failed, so fewer than "
-                                   f"the {needed} it needs can pass (min_pass); the failed checks of each draw are in the reports")
+                report.longrepr = (
+                    f"llmeval: case {case} failed: {failed} of its {draws} draws failed, so fewer than "
+                    f"the {needed} it needs can pass (min_pass); the failed checks of each draw are in the reports"
+                )

@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from .options import Settings
 
 
-
 hookspec = pytest.hookspec
 
 
@@ -30,9 +29,17 @@ def pytest_llmeval_register_evaluators(registry: Registry) -> None:
 
 
 @hookspec(firstresult=True)
-def pytest_llmeval_generate_report(config: pytest.Config, results: list[dict[str, Any]], run: dict[str, Any], summary: dict[str, Any],
-                                   baseline: dict[str, Any] | None, tests: dict[str, str], models: dict[str, Any],
-                                   judge: dict[str, Any], gate: dict[str, Any]) -> dict[str, Any] | None:
+def pytest_llmeval_generate_report(
+    config: pytest.Config,
+    results: list[dict[str, Any]],
+    run: dict[str, Any],
+    summary: dict[str, Any],
+    baseline: dict[str, Any] | None,
+    tests: dict[str, str],
+    models: dict[str, Any],
+    judge: dict[str, Any],
+    gate: dict[str, Any],
+) -> dict[str, Any] | None:
     """The JSON report, from the run's records (``results``) and what is known about the run (controller only).
 
     The first non-``None`` result wins; the plugin's own implementation is

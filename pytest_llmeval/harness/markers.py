@@ -18,7 +18,8 @@ __all__ = ["MARKER_HELP", "PERTURB_MARKER_HELP", "Identity", "identity", "parse_
 
 
 def parse_repeat(value: Any, where: str) -> tuple[int, bool]:
-    """``(draws, auto)`` of a repeat: an integer N from 1 to 1000, or ``"auto[:MAX]"`` (MAX from 2 to 1000, default 5)."""
+    """``(draws, auto)`` of a repeat: an integer N from 1 to 1000, or ``"auto[:MAX]"`` (MAX from 2 to 1000, default
+    5)."""
     if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 1000:
         return value, False
     text = value.strip().lower() if isinstance(value, str) else ""
@@ -28,8 +29,10 @@ def parse_repeat(value: Any, where: str) -> tuple[int, bool]:
     if head == "auto" and (not most or (most.isdigit() and 2 <= int(most) <= 1000)):
         return int(most or 5), True
     place = f"{where}: " if where else ""
-    raise pytest.UsageError(f"{place}repeat takes an integer from 1 to 1000, or auto[:MAX] with MAX from 2 to 1000 (e.g. "
-                            f"auto:5); got {value!r}")
+    raise pytest.UsageError(
+        f"{place}repeat takes an integer from 1 to 1000, or auto[:MAX] with MAX from 2 to 1000 (e.g. "
+        f"auto:5); got {value!r}"
+    )
 
 
 def repeat_of(markers: list[Any], default: int | str, where: str) -> tuple[int, bool]:
@@ -42,7 +45,8 @@ def repeat_of(markers: list[Any], default: int | str, where: str) -> tuple[int, 
 
 
 MARKER_HELP = (
-    "llmeval(model=None, case=None, repeat=None, min_pass=None, defer=None, **tags): tag the test's llmeval checks with "
+    "llmeval(model=None, case=None, repeat=None, min_pass=None, defer=None, **tags): tag the test's llmeval checks "
+    "with "
     "the model under test, the case id and free tags such as perturbation='typos'; repeat=N runs the test N times as N "
     "draws of one case, and min_pass=K passes the case when at least K of its draws pass (one red test when it fails); "
     "defer=True queues the test's checks, scored in batches with other tests' (--llmeval-defer); record=True records "
@@ -66,7 +70,9 @@ class Identity:
     tags: dict[str, Any] = field(default_factory=dict)
 
 
-def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int | str = 1, min_pass: int | None = None) -> Identity:
+def identity(
+    item: pytest.Item, *, use_markers: bool = True, repeat: int | str = 1, min_pass: int | None = None
+) -> Identity:
     """The test's model, case and tags; a malformed marker is a ``pytest.UsageError`` naming the test.
 
     A draw of a repeated test whose case passes on ``min_pass`` of its draws (the marker's, else ``min_pass``) is
@@ -93,17 +99,23 @@ def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int | str =
     for marker in reversed(markers):  # farthest first, closest wins (the marker beats the parametrized model and case)
         if marker.args:
             raise pytest.UsageError(
-                f"{item.nodeid}: @pytest.mark.llmeval takes keyword arguments only, e.g. llmeval(model='gpt-4o', case='q1')"
+                f"{item.nodeid}: @pytest.mark.llmeval takes keyword arguments only, e.g. llmeval(model='gpt-4o', "
+                "case='q1')"
             )
         kwargs = dict(marker.kwargs)
         model = kwargs.pop("model", model)
         case = kwargs.pop("case", case)
         kwargs.pop("repeat", None)  # how many draws (pytest_generate_tests), not a tag
         min_pass = kwargs.pop("min_pass", min_pass)  # how many draws must pass (the controller's), not a tag
-        for flag in ("defer", "record"):  # whether the checks may wait (harness.deferring), a cassette (harness.cassettes)
+        for flag in (
+            "defer",
+            "record",
+        ):  # whether the checks may wait (harness.deferring), a cassette (harness.cassettes)
             value = kwargs.pop(flag, False)
             if not isinstance(value, bool):
-                raise pytest.UsageError(f"{item.nodeid}: llmeval marker argument {flag!r} must be True or False, got {value!r}")
+                raise pytest.UsageError(
+                    f"{item.nodeid}: llmeval marker argument {flag!r} must be True or False, got {value!r}"
+                )
         tags.update(kwargs)
     auto = False
     if "draw" in tags:
@@ -112,8 +124,10 @@ def identity(item: pytest.Item, *, use_markers: bool = True, repeat: int | str =
             min_pass = draws // 2 + 1  # a majority of the draws
     if min_pass is not None and "draw" in tags:
         if isinstance(min_pass, bool) or not isinstance(min_pass, int) or not 1 <= min_pass <= draws:
-            raise pytest.UsageError(f"{item.nodeid}: min_pass (the draws that must pass) takes an integer from 1 to the "
-                                    f"test's {draws} draws; got {min_pass!r}")
+            raise pytest.UsageError(
+                f"{item.nodeid}: min_pass (the draws that must pass) takes an integer from 1 to the "
+                f"test's {draws} draws; got {min_pass!r}"
+            )
         tags["draws"], tags["min_pass"] = draws, min_pass
         if auto:
             tags["auto"] = True  # draws stop once the case's verdict is certain

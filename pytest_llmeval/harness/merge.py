@@ -30,7 +30,9 @@ def _report_files(paths: list[str]) -> list[str]:
         if not os.path.isdir(path):
             files.append(path)
             continue
-        found = sorted(os.path.join(folder, "report.json") for folder, _, names in os.walk(path) if "report.json" in names)
+        found = sorted(
+            os.path.join(folder, "report.json") for folder, _, names in os.walk(path) if "report.json" in names
+        )
         if not found:
             raise pytest.UsageError(f"--llmeval-merge: the folder {path} holds no report.json")
         files += found
@@ -53,20 +55,31 @@ def merge_reports(paths: list[str]) -> Shards:
             raise pytest.UsageError(f"--llmeval-merge: {path} is not a usable report: {problem}")
         for nodeid in report.get("tests", {}):
             if nodeid in seen:
-                raise pytest.UsageError(f"--llmeval-merge: {nodeid} ran in both {seen[nodeid]} and {path}; "
-                                        "shards must split the tests, not repeat them")
+                raise pytest.UsageError(
+                    f"--llmeval-merge: {nodeid} ran in both {seen[nodeid]} and {path}; "
+                    "shards must split the tests, not repeat them"
+                )
             seen[nodeid] = path
         session.outcomes.update(report.get("tests", {}))
         for record in report.get("results", []):  # the outcome is the run's (tests), set by the report
             session.records.append({k: v for k, v in record.items() if k != "outcome"})
         judge = report.get("judge") or {}
         session.judge_skips += int(judge.get("skipped_checks", 0) or 0)
-        session.worker_judges.append({
-            **{key: judge.get(key, 0) for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures")},
-            "parse_failures_by_evaluator": judge.get("parse_failures_by_evaluator", {}),
-            "json_mode_downgrades": judge.get("json_mode_downgrades", []),
-            "cache": {"hits": judge.get("cache_hits", 0), "misses": judge.get("cache_misses", 0),
-                      "corrupt": judge.get("corrupt_cache_files", [])}})
+        session.worker_judges.append(
+            {
+                **{
+                    key: judge.get(key, 0)
+                    for key in ("calls", "prompt_tokens", "completion_tokens", "cost", "parse_failures")
+                },
+                "parse_failures_by_evaluator": judge.get("parse_failures_by_evaluator", {}),
+                "json_mode_downgrades": judge.get("json_mode_downgrades", []),
+                "cache": {
+                    "hits": judge.get("cache_hits", 0),
+                    "misses": judge.get("cache_misses", 0),
+                    "corrupt": judge.get("corrupt_cache_files", []),
+                },
+            }
+        )
         models = report.get("models") or {}
         shard = os.path.basename(path)
         for worker, stats in {"controller": models.get("controller"), **(models.get("workers") or {})}.items():

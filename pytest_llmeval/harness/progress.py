@@ -31,6 +31,7 @@ def announce(config: pytest.Config, line: str) -> None:
         else:
             reporter.write_line(text)
     if inside and resume is None:
+
         @pytest.hookimpl(tryfirst=True)
         def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             manager.unregister(name="llmeval-progress")

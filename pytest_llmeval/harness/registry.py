@@ -103,14 +103,18 @@ class Registry:
         lowered = {n.lower(): n for n in names}
         close = [lowered[n] for n in difflib.get_close_matches(name.lower(), lowered, n=3, cutoff=0.7)]
         # a name inside the typed one (``bleu_score``) or the typed one inside a name (``pii``)
-        close += [n for n in names if n not in close and len(name) >= 3 and (name.lower() in n or n in name.lower())][: 5 - len(close)]
+        close += [n for n in names if n not in close and len(name) >= 3 and (name.lower() in n or n in name.lower())][
+            : 5 - len(close)
+        ]
         hint = f"; did you mean: {', '.join(close)}?" if close else ""
         return f"no evaluator named {name!r}{hint} (`pytest --llmeval-evaluators` lists all {len(names)})"
 
     def resolve(self, name: str) -> type[Evaluator]:
         """The evaluator class registered under ``name``, imported now if needed."""
         if not isinstance(name, str):
-            raise TypeError(f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}")
+            raise TypeError(
+                f"the evaluator name must be a str such as 'groundedness'; got {type(name).__name__} {name!r:.80}"
+            )
         if name in self._resolved:
             return self._resolved[name]
         if name not in self._targets:
@@ -162,5 +166,7 @@ def check_names(registry: Registry, judge_for: Iterable[str], overrides: Mapping
             raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {exc}") from None
         for metric in metrics:
             if metric not in known:
-                raise pytest.UsageError(f"--llmeval-threshold / llmeval_thresholds: {evaluator} has no metric {metric!r}; "
-                                        f"its metrics: {', '.join(known)}")
+                raise pytest.UsageError(
+                    f"--llmeval-threshold / llmeval_thresholds: {evaluator} has no metric {metric!r}; "
+                    f"its metrics: {', '.join(known)}"
+                )

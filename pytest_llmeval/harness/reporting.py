@@ -21,7 +21,17 @@ if TYPE_CHECKING:
     from ..report.gate import Gate
     from .session import EvalSession
 
-__all__ = ["FORMAT", "VERSION", "build_report", "run_gate", "interruption", "interruption_key", "judge_stats", "model_stats", "session_lines"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "build_report",
+    "run_gate",
+    "interruption",
+    "interruption_key",
+    "judge_stats",
+    "model_stats",
+    "session_lines",
+]
 
 
 from ..report.jsonfile import FORMAT, VERSION
@@ -43,15 +53,25 @@ def interruption(session: pytest.Session, eval_session: EvalSession) -> dict[str
     dsession = session.config.pluginmanager.get_plugin("dsession")  # xdist's controller
     reasons = (session.shouldfail, session.shouldstop, getattr(dsession, "shouldstop", False))
     reason = next((str(r) for r in reasons if r and isinstance(r, str)), "")
-    ctrl_c = status == pytest.ExitCode.INTERRUPTED and (not reason or "keyboard-interrupt" in reason)  # xdist: a worker's
+    # xdist: a worker's
+    ctrl_c = status == pytest.ExitCode.INTERRUPTED and (not reason or "keyboard-interrupt" in reason)
     stopped = bool(reason) and not ctrl_c and ran < collected  # -x on the last test stops nothing
     if eval_session.merged or not (ctrl_c or stopped):
         return {"exit_status": status, "interrupted": False}
     word = "Interrupted" if ctrl_c else "Stopped early"
     why = reason or "Ctrl-C or pytest.exit"
-    line = (f"{word} after {ran} of {collected} tests ({why}): this report holds only the checks of the tests that ran"
-            if collected else f"{word} before any test was collected ({why})")
-    return {"exit_status": status, "interrupted": True, "tests_run": ran, "tests_collected": collected, "interruption": line}
+    line = (
+        f"{word} after {ran} of {collected} tests ({why}): this report holds only the checks of the tests that ran"
+        if collected
+        else f"{word} before any test was collected ({why})"
+    )
+    return {
+        "exit_status": status,
+        "interrupted": True,
+        "tests_run": ran,
+        "tests_collected": collected,
+        "interruption": line,
+    }
 
 
 #: The run's gate and the number of records it was computed from (the exit status, the report and the terminal ask).
@@ -75,15 +95,22 @@ def _gate(session: EvalSession) -> Gate:
     settings = session.settings
     if settings.calibrate:  # a calibration run measures checks against labels: there is nothing to gate
         return gate([])
-    found = gate(session.gated(), max_unverified=settings.max_unverified, max_errors=settings.max_errors,
-                 floors=(*settings.min_pass_rate, *settings.min_mean), rows=session.summary().rows if session.records else (),
-                 alpha=settings.alpha)
+    found = gate(
+        session.gated(),
+        max_unverified=settings.max_unverified,
+        max_errors=settings.max_errors,
+        floors=(*settings.min_pass_rate, *settings.min_mean),
+        rows=session.summary().rows if session.records else (),
+        alpha=settings.alpha,
+    )
     comparison = session.comparison()
     rose = [row for row in comparison.rows if row.verdict == "indeterminate"] if comparison is not None else []
     if not rose:
         return found
-    reasons = tuple(f"{row.label} {row.before:.0%} -> {row.after:.0%} against the baseline (p {row.p_adjusted:.3g}, Holm)"
-                    for row in rose)
+    reasons = tuple(
+        f"{row.label} {row.before:.0%} -> {row.after:.0%} against the baseline (p {row.p_adjusted:.3g}, Holm)"
+        for row in rose
+    )
     return Gate(found.indeterminate + reasons, found.floors, found.health, found.max_unverified, found.max_errors)
 
 
@@ -119,13 +146,22 @@ def build_report(session: EvalSession) -> dict[str, Any]:
     if answers := answer_counts(records):  # cassettes: how many tests' answers were replayed, live or mixed
         run["answers"] = answers
     report: dict[str, Any] = session.config.hook.pytest_llmeval_generate_report(
-        config=session.config, results=records, run=run, summary=summary.to_dict(),
-        baseline=None if comparison is None else comparison.to_dict(), tests=dict(sorted(session.outcomes.items())),
-        models=model_stats(session), judge=judge_stats(session), gate=run_gate(session).to_dict())
+        config=session.config,
+        results=records,
+        run=run,
+        summary=summary.to_dict(),
+        baseline=None if comparison is None else comparison.to_dict(),
+        tests=dict(sorted(session.outcomes.items())),
+        models=model_stats(session),
+        judge=judge_stats(session),
+        gate=run_gate(session).to_dict(),
+    )
     if session.settings.calibrate or session.requirement is not None:
         from .calibrating import calibration_section, run_floors
 
-        report["calibration"] = calibration_section(session.config, records, session.requirement, run_floors(session.settings))
+        report["calibration"] = calibration_section(
+            session.config, records, session.requirement, run_floors(session.settings)
+        )
     session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
     return report
 
@@ -165,7 +201,10 @@ def _judge_use_per_test(session: EvalSession) -> dict[str, dict[str, Any]]:
 
 
 def model_stats(session: EvalSession) -> dict[str, Any]:
-    return {"controller": {**session.models.stats(), "prefetch": session.prefetcher.stats()}, "workers": dict(sorted(session.worker_models.items()))}
+    return {
+        "controller": {**session.models.stats(), "prefetch": session.prefetcher.stats()},
+        "workers": dict(sorted(session.worker_models.items())),
+    }
 
 
 def session_lines(session: EvalSession, width: int) -> list[str]:
@@ -187,7 +226,9 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
         lines += verdict_lines(session.summary().to_dict())
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
-    lines += _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
+    lines += (
+        _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
+    )
     lines += _calibration_lines(session) + answer_lines(session.records, session.baseline)
     lines += [f"llmeval report: {path}" for path in session.written]
     return lines
@@ -199,12 +240,19 @@ def _calibration_lines(session: EvalSession) -> list[str]:
         return []
     from .calibrating import calibration_section, run_floors
 
-    section = calibration_section(session.config, session.ordered_records(), session.requirement,
-                                  run_floors(session.settings)) or {}
+    section = (
+        calibration_section(
+            session.config, session.ordered_records(), session.requirement, run_floors(session.settings)
+        )
+        or {}
+    )
     lines = [f"llmeval calibration: {line}" if not line.startswith(" ") else line for line in section.get("lines", [])]
     if "entries" in section:
-        lines.append(f"llmeval calibration record: {section['file']}" if section["entries"] else
-                     "llmeval calibration: no labeled row produced a result; no record written")
+        lines.append(
+            f"llmeval calibration record: {section['file']}"
+            if section["entries"]
+            else "llmeval calibration: no labeled row produced a result; no record written"
+        )
     lines += [f"llmeval calibration: {line}" for line in section.get("status_lines", [])]
     return lines
 
@@ -222,8 +270,10 @@ def _auto_lines(session: EvalSession) -> list[str]:
     if not cases:
         return []
     fixed = sum(cases.values())
-    return [f"llmeval repeat=auto: {len(ran)} draws of {len(cases)} case(s), where fixed repeats would run {fixed} "
-            f"({1 - len(ran) / fixed:.0%} fewer); each case stopped once its verdict was certain"]
+    return [
+        f"llmeval repeat=auto: {len(ran)} draws of {len(cases)} case(s), where fixed repeats would run {fixed} "
+        f"({1 - len(ran) / fixed:.0%} fewer); each case stopped once its verdict was certain"
+    ]
 
 
 def _judge_lines(judge: Mapping[str, Any]) -> list[str]:
@@ -231,13 +281,16 @@ def _judge_lines(judge: Mapping[str, Any]) -> list[str]:
     if judge["calls"] or judge["cache_hits"] or judge["skipped_checks"] or judge["corrupt_cache_files"]:
         lines.append(
             f"llmeval judge: {judge['calls']} call(s), {judge['prompt_tokens']}+{judge['completion_tokens']} tokens, "
-            f"cost {judge['cost']:.4f}; {judge['cache_hits']} verdict(s) replayed; {judge['parse_failures']} parse failure(s); "
+            f"cost {judge['cost']:.4f}; {judge['cache_hits']} verdict(s) replayed; {judge['parse_failures']} parse "
+            "failure(s); "
             f"{judge['skipped_checks']} check(s) skipped"
         )
         if judge["parse_failures_by_evaluator"]:
             shown = ", ".join(f"{name} {count}" for name, count in judge["parse_failures_by_evaluator"].items())
             lines.append(f"llmeval judge: parse failures by check: {shown}")
-        costly = sorted(((u["tokens"], u["cost"], nodeid) for nodeid, u in judge["per_test"].items() if u["calls"]), reverse=True)
+        costly = sorted(
+            ((u["tokens"], u["cost"], nodeid) for nodeid, u in judge["per_test"].items() if u["calls"]), reverse=True
+        )
         lines += [f"llmeval judge: {tokens} tokens, cost {cost:.4f}: {nodeid}" for tokens, cost, nodeid in costly[:3]]
         lines += [f"llmeval judge: untrusted cache file {problem}" for problem in judge["corrupt_cache_files"]]
     lines += [f"llmeval judge: structured output downgraded {downgrade}" for downgrade in judge["json_mode_downgrades"]]
@@ -251,20 +304,32 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
         failed = sum(1 for r in session.gated() if verdict_of(r) == "fail")
         settings = session.settings
         floors = bool(settings.min_pass_rate or settings.min_mean)
-        decides = ("a significant regression against the baseline fails the run" if settings.fail_on_regression
-                   else "a row below its floor fails the run" if floors
-                   else "no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression, or a floor: "
-                        "min_pass_rate in [tool.llmeval.gate])")
+        decides = (
+            "a significant regression against the baseline fails the run"
+            if settings.fail_on_regression
+            else "a row below its floor fails the run"
+            if floors
+            else "no gate fails the run on them (add --llmeval-baseline and --llmeval-fail-on-regression, or a floor: "
+            "min_pass_rate in [tool.llmeval.gate])"
+        )
         if settings.fail_on_regression and floors:
             decides += ", and so does a row below its floor"
-        lines.append(f"llmeval gate: aggregate: {failed} failed check(s) recorded without failing their tests; {decides}")
+        lines.append(
+            f"llmeval gate: aggregate: {failed} failed check(s) recorded without failing their tests; {decides}"
+        )
     if comparison is None:
         return lines
     lines.append(f"llmeval verdict: {comparison.verdict_line()}")
-    lines.append(f"llmeval baseline {comparison.baseline}: {len(comparison.rows)} row(s) compared over {comparison.compared} "
-                 f"matched result(s)" + (f"; {len(comparison.not_comparable)} not comparable (signature changed)"
-                                         if comparison.not_comparable else "")
-                 + (f"; {comparison.new} new, {comparison.missing} gone" if comparison.new or comparison.missing else ""))
+    lines.append(
+        f"llmeval baseline {comparison.baseline}: {len(comparison.rows)} row(s) compared over {comparison.compared} "
+        f"matched result(s)"
+        + (
+            f"; {len(comparison.not_comparable)} not comparable (signature changed)"
+            if comparison.not_comparable
+            else ""
+        )
+        + (f"; {comparison.new} new, {comparison.missing} gone" if comparison.new or comparison.missing else "")
+    )
     shown = [row for row in comparison.rows if row.verdict != "unchanged"][:limit]
     lines += [f"  {row.describe()}" for row in shown]
     unchanged = sum(row.verdict == "unchanged" for row in comparison.rows)
@@ -272,8 +337,10 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
         lines.append(f"  {unchanged} row(s) unchanged within +-{comparison.tolerance:g}")
     if comparison.changes:
         worse = sum(c.kind == "worse" for c in comparison.changes)
-        lines.append(f"  evidence: {worse} result(s) moved to a failure, {len(comparison.changes) - worse} from one "
-                     f"(single flips are noise unless a row's test says otherwise)")
+        lines.append(
+            f"  evidence: {worse} result(s) moved to a failure, {len(comparison.changes) - worse} from one "
+            f"(single flips are noise unless a row's test says otherwise)"
+        )
         lines += [f"    {change.describe()}" for change in comparison.changes[:5]]
         if len(comparison.changes) > 5:
             lines.append(f"    ... {len(comparison.changes) - 5} more in the report")
@@ -290,8 +357,9 @@ def _model_lines(session: EvalSession) -> list[str]:
         for load in stats.get("loads", []):
             loads[str(load.get("model"))] = loads.get(str(load.get("model")), 0) + 1
         for embedder in stats.get("embedders", []):
-            entry = totals.setdefault(embedder["signature"], {"name": embedder["name"], "encoded": 0, "hits": 0, "disk": 0,
-                                                              "devices": set()})
+            entry = totals.setdefault(
+                embedder["signature"], {"name": embedder["name"], "encoded": 0, "hits": 0, "disk": 0, "devices": set()}
+            )
             entry["encoded"] += embedder["encoded"]
             entry["hits"] += embedder["cache_hits"]
             entry["disk"] += embedder.get("disk_hits", 0)
@@ -301,16 +369,24 @@ def _model_lines(session: EvalSession) -> list[str]:
     for entry in totals.values():
         devices = ", ".join(sorted(entry["devices"]))
         where = f"on {devices}" if devices else "not loaded (all from the disk cache)"
-        lines.append(f"llmeval models: {entry['name']} {where}: {entry['encoded']} texts encoded, {entry['hits'] - entry['disk']} "
-                     f"reused within the run, {entry['disk']} read from the disk cache")
+        lines.append(
+            f"llmeval models: {entry['name']} {where}: {entry['encoded']} texts encoded, "
+            f"{entry['hits'] - entry['disk']} "
+            f"reused within the run, {entry['disk']} read from the disk cache"
+        )
     if loads:
-        lines.append("llmeval models loaded: " + ", ".join(f"{name}{f' (in {n} processes)' if n > 1 else ''}"
-                                                         for name, n in loads.items()))
+        lines.append(
+            "llmeval models loaded: "
+            + ", ".join(f"{name}{f' (in {n} processes)' if n > 1 else ''}" for name, n in loads.items())
+        )
     parses: dict[str, list[int]] = {}
     for stats in [session.models.stats(), *session.worker_models.values()]:
         for parser in stats.get("parsers", []):
             counts = parses.setdefault(parser["model"], [0, 0])
             counts[0] += parser["parsed"]
             counts[1] += parser["cache_hits"]
-    lines += [f"llmeval parses: spaCy {model}: {parsed} texts parsed, {hits} from cache" for model, (parsed, hits) in parses.items()]
+    lines += [
+        f"llmeval parses: spaCy {model}: {parsed} texts parsed, {hits} from cache"
+        for model, (parsed, hits) in parses.items()
+    ]
     return lines

@@ -81,11 +81,19 @@ class EvalSession:
 
     @functools.cached_property
     def models(self) -> ModelCache:
-        """The scoring models' cache, made when a check or fixture first asks (a run without one imports no model code)."""
+        """The scoring models' cache, made when a check or fixture first asks (a run without one imports no model
+        code)."""
         from ..models.cache import ModelCache
         from ..models.server import server_for
-        return ModelCache(device=self.settings.device, precision=self.settings.precision, embedding_model=self.settings.embedding_model,
-                          cache_dir=self.cache_dir, announce=self.announce, embedding_server=server_for(self.settings.embedding_url, self.settings.embedding_api_key_env))
+
+        return ModelCache(
+            device=self.settings.device,
+            precision=self.settings.precision,
+            embedding_model=self.settings.embedding_model,
+            cache_dir=self.cache_dir,
+            announce=self.announce,
+            embedding_server=server_for(self.settings.embedding_url, self.settings.embedding_api_key_env),
+        )
 
     @property
     def cache_dir(self) -> str | None:
@@ -96,9 +104,12 @@ class EvalSession:
     @functools.cached_property
     def prefetcher(self) -> Prefetcher:
         from ..run.prefetch import Prefetcher
+
         return Prefetcher(judge_prefetch=self.settings.judge_prefetch, share_dir=self.share_dir)
 
-    def made(self, part: str) -> bool:  # whether ``models`` or ``prefetcher`` was made (a run that used neither needs neither at its end)
+    def made(
+        self, part: str
+    ) -> bool:  # whether ``models`` or ``prefetcher`` was made (a run that used neither needs neither at its end)
         return part in self.__dict__
 
     @property
@@ -106,6 +117,7 @@ class EvalSession:
         """The session's judge runner, built on first use (the openai client only when a verdict is asked for)."""
         if self.judge_runner is None:
             from ..judges.cache import VerdictCache
+
             cache = VerdictCache(str(self.config.rootpath / self.settings.judge_dir), self.settings.judge_cache)
             self.judge_runner = self._runner(self.settings, cache)
         return self.judge_runner
@@ -113,9 +125,15 @@ class EvalSession:
     def _runner(self, settings: Settings, cache: Any) -> JudgeRunner:
         """A judge runner for ``settings``' judge (from ``pytest_llmeval_make_judge``) over ``cache``."""
         from ..judges.runner import JudgeRunner
+
         judge = self.config.hook.pytest_llmeval_make_judge(config=self.config, settings=settings)
-        return JudgeRunner(judge, cache, offline=settings.offline, repeats=settings.judge_repeats,
-                           why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)")
+        return JudgeRunner(
+            judge,
+            cache,
+            offline=settings.offline,
+            repeats=settings.judge_repeats,
+            why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)",
+        )
 
     def judge_of(self, evaluator: str) -> JudgeRunner:
         """The judge runner of one check: its own model when ``judge.for`` names one, else the session's."""
@@ -146,7 +164,8 @@ class EvalSession:
     # -- set-up ------------------------------------------------------------------
 
     def check_thresholds(self) -> None:
-        """Fail early, naming the option, when an override or a judge assignment names an unknown evaluator or metric."""
+        """Fail early, naming the option, when an override or a judge assignment names an unknown evaluator or
+        metric."""
         from .registry import check_names
 
         check_names(self.registry, [evaluator for evaluator, _ in self.settings.judge_for], self._overrides)
@@ -190,26 +209,39 @@ class EvalSession:
     def _bind_prompts(self, evaluator: Any) -> None:
         """The prompts plugins replace for this run (``pytest_llmeval_judge_prompts``; later plugins win)."""
         replaced: dict[str, str] = {}
-        for found in reversed(self.config.hook.pytest_llmeval_judge_prompts(config=self.config, check=evaluator.name,
-                                                                             prompts=evaluator.default_prompts())):
+        for found in reversed(
+            self.config.hook.pytest_llmeval_judge_prompts(
+                config=self.config, check=evaluator.name, prompts=evaluator.default_prompts()
+            )
+        ):
             replaced.update(found or {})
         if replaced:
             evaluator.bind_prompts(replaced)
 
-    def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:  # noqa: D102 - --llmeval-threshold's, by check
+    def threshold_overrides(self, evaluator: str) -> Mapping[str, float]:
+        """The run's threshold overrides (``--llmeval-threshold``) for ``evaluator``, by metric."""
         return self._overrides.get(evaluator, {})
 
     def context_for(self, item: pytest.Item, *, use_markers: bool = True) -> CheckingContext:
         found = identity(item, use_markers=use_markers, repeat=self.settings.repeat, min_pass=self.settings.min_pass)
-        return CheckingContext(nodeid=item.nodeid, user_properties=item.user_properties, evaluator_factory=self.evaluator,
-                           registry=self.registry, escalation=functools.partial(tiers.escalation, self),
-                           detector=functools.partial(tiers.detector, self),
-                           verifier=functools.partial(tiers.verifier, self),
-                           threshold_overrides=self.threshold_overrides, judge_factory=lambda: self.judge,
-                           model=found.model, case=found.case, tags=found.tags, unverified=self.settings.unverified,
-                           gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides
-                           prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases),
-                           calibration=None if self.requirement is None else self.requirement.apply)
+        return CheckingContext(
+            nodeid=item.nodeid,
+            user_properties=item.user_properties,
+            evaluator_factory=self.evaluator,
+            registry=self.registry,
+            escalation=functools.partial(tiers.escalation, self),
+            detector=functools.partial(tiers.detector, self),
+            verifier=functools.partial(tiers.verifier, self),
+            threshold_overrides=self.threshold_overrides,
+            judge_factory=lambda: self.judge,
+            model=found.model,
+            case=found.case,
+            tags=found.tags,
+            unverified=self.settings.unverified,
+            gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides
+            prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases),
+            calibration=None if self.requirement is None else self.requirement.apply,
+        )
 
     # -- collection (controller and single process) -------------------------------
 
@@ -226,7 +258,9 @@ class EvalSession:
         elif report.when == "teardown" and report.failed and self.outcomes.get(report.nodeid) == "passed":
             self.outcomes[report.nodeid] = "error"
         if report.when == "teardown":  # kept as they came (pytest keeps them too) and read when first needed
-            self._unread.extend((report.nodeid, value) for name, value in report.user_properties if name == RECORD_PROPERTY)
+            self._unread.extend(
+                (report.nodeid, value) for name, value in report.user_properties if name == RECORD_PROPERTY
+            )
 
     @property
     def records(self) -> list[Record]:
@@ -262,7 +296,8 @@ class EvalSession:
     # -- aggregates (controller) ----------------------------------------------------
 
     def ordered_records(self) -> list[Record]:
-        """Records by test id (stable within a test), so xdist's arrival order never shows; sorted once per set of records."""
+        """Records by test id (stable within a test), so xdist's arrival order never shows; sorted once per set of
+        records."""
         if self._ordered is None or len(self._ordered) != len(self.records):
             self._ordered = sorted(self.records, key=lambda record: record["nodeid"])
         return self._ordered
@@ -277,8 +312,12 @@ class EvalSession:
             from ..report.aggregate import summarize
 
             expected = frozenset(nodeid for nodeid, outcome in self.outcomes.items() if outcome == "xfailed")
-            self._summary = (len(self.records), summarize(self.gated(), flip_delta=self.settings.flip_delta,
-                                                          alpha=self.settings.alpha, expected=expected))
+            self._summary = (
+                len(self.records),
+                summarize(
+                    self.gated(), flip_delta=self.settings.flip_delta, alpha=self.settings.alpha, expected=expected
+                ),
+            )
         return self._summary[1]
 
     def comparison(self) -> Comparison | None:
@@ -288,7 +327,14 @@ class EvalSession:
         if self._comparison is None or self._comparison[0] != len(self.records):
             from ..report.baseline import compare
 
-            self._comparison = (len(self.records), compare(self.gated(), self.baseline,
-                                                           tolerance=self.settings.baseline_tolerance, alpha=self.settings.alpha,
-                                                           name=self.settings.baseline))
+            self._comparison = (
+                len(self.records),
+                compare(
+                    self.gated(),
+                    self.baseline,
+                    tolerance=self.settings.baseline_tolerance,
+                    alpha=self.settings.alpha,
+                    name=self.settings.baseline,
+                ),
+            )
         return self._comparison[1]

@@ -38,11 +38,20 @@ TABLE = "tool.llmeval"
 #: (``judge_retries``: ``judge.retries``), or at the top.
 _PLACES = {
     "cache_dir": "cache.dir",
-    "gate": "gate.mode", "baseline": "gate.baseline", "baseline_tolerance": "gate.baseline_tolerance",
-    "fail_on_regression": "gate.fail_on_regression", "alpha": "gate.alpha", "flip_delta": "gate.flip_delta",
-    "max_unverified": "gate.max_unverified", "max_errors": "gate.max_errors", "indeterminate": "gate.indeterminate",
-    "min_pass_rate": "gate.min_pass_rate", "min_mean": "gate.min_mean",
-    "calibrate": "calibration.labels", "calibrate_check": "calibration.check", "require_calibration": "calibration.required",
+    "gate": "gate.mode",
+    "baseline": "gate.baseline",
+    "baseline_tolerance": "gate.baseline_tolerance",
+    "fail_on_regression": "gate.fail_on_regression",
+    "alpha": "gate.alpha",
+    "flip_delta": "gate.flip_delta",
+    "max_unverified": "gate.max_unverified",
+    "max_errors": "gate.max_errors",
+    "indeterminate": "gate.indeterminate",
+    "min_pass_rate": "gate.min_pass_rate",
+    "min_mean": "gate.min_mean",
+    "calibrate": "calibration.labels",
+    "calibrate_check": "calibration.check",
+    "require_calibration": "calibration.required",
     "detector": "detector.model",
 }
 _SUBTABLES = ("judge", "embedding", "detector", "calibration", "record")
@@ -106,8 +115,9 @@ def _text(value: Any, where: str, *, items: bool) -> str | list[str]:
     if isinstance(value, list):
         texts = [_text(inner, where, items=False) for inner in value]
         return [str(t) for t in texts] if items else ",".join(str(t) for t in texts)
-    raise pytest.UsageError(f"llmeval: {where} must be a string, number, boolean, array or inline table; "
-                            f"got {type(value).__name__}")
+    raise pytest.UsageError(
+        f"llmeval: {where} must be a string, number, boolean, array or inline table; got {type(value).__name__}"
+    )
 
 
 def _thresholds(value: Any, where: str) -> list[str]:
@@ -118,15 +128,18 @@ def _thresholds(value: Any, where: str) -> list[str]:
     out: list[str] = []
     for check, metrics in value.items():
         if isinstance(metrics, Mapping):
-            out.extend(f"{check}.{metric}={_text(number, f'{where}.{check}.{metric}', items=False)}"
-                       for metric, number in metrics.items())
+            out.extend(
+                f"{check}.{metric}={_text(number, f'{where}.{check}.{metric}', items=False)}"
+                for metric, number in metrics.items()
+            )
         else:
             out.append(f"{check}={_text(metrics, f'{where}.{check}', items=False)}")
     return out
 
 
-def table_texts(table: Mapping[str, Any], keys: Sequence[str], repeatable: Sequence[str], path: Path | None
-                ) -> dict[str, tuple[str | list[str], str]]:
+def table_texts(
+    table: Mapping[str, Any], keys: Sequence[str], repeatable: Sequence[str], path: Path | None
+) -> dict[str, tuple[str | list[str], str]]:
     """Each setting the table gives: its text (a list for ``repeatable`` settings) and where it was written
     (``judge.retries in [tool.llmeval] of /repo/pyproject.toml``). An unknown key or sub-table is a usage error that
     names it and what is allowed there."""
@@ -136,15 +149,19 @@ def table_texts(table: Mapping[str, Any], keys: Sequence[str], repeatable: Seque
 
     def unknown(name: str, table: str, allowed: Sequence[str]) -> pytest.UsageError:
         within = f"[{TABLE}.{table}]" if table else f"[{TABLE}]"
-        return pytest.UsageError(f"llmeval: unknown key {name!r} in {within} of {path}; allowed: {', '.join(sorted(allowed))}")
+        return pytest.UsageError(
+            f"llmeval: unknown key {name!r} in {within} of {path}; allowed: {', '.join(sorted(allowed))}"
+        )
 
     for name, value in table.items():
         if name in layout[""]:
             entries: list[tuple[str, str, Any]] = [("", name, value)]
         elif name in layout and name != "":
             if not isinstance(value, Mapping):
-                raise pytest.UsageError(f"llmeval: {name} in {source} must be a table ([{TABLE}.{name}]); "
-                                        f"its keys: {', '.join(sorted(layout[name]))}")
+                raise pytest.UsageError(
+                    f"llmeval: {name} in {source} must be a table ([{TABLE}.{name}]); "
+                    f"its keys: {', '.join(sorted(layout[name]))}"
+                )
             entries = [(name, inner, inner_value) for inner, inner_value in value.items()]
         else:
             raise unknown(name, "", [*layout[""], *(f"{t} (table)" for t in layout if t)])

@@ -1,8 +1,10 @@
-"""Who decides a check's unverified answers in this run, after its own rules: the claim verifier, the run's detector, then
+"""Who decides a check's unverified answers in this run, after its own rules: the claim verifier, the run's detector,
+then
 its judge.
 
 The session hands these to each test's context (`pytest_llmeval.run.recording.TestContext`), which the check runner
-asks (`pytest_llmeval.run.check.run_cases`): the escalation chain is rules, then the claim verifier, then detector, then judge.
+asks (`pytest_llmeval.run.check.run_cases`): the escalation chain is rules, then the claim verifier, then detector, then
+judge.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class EvalSession(Protocol):
 
     def evaluator(self, check: type[Evaluator] | str, params: Mapping[str, Any]) -> Evaluator: ...
 
+
 __all__ = ["escalation", "detector", "verifier"]
 
 
@@ -44,7 +47,7 @@ def escalation(session: EvalSession, evaluator: Evaluator) -> Evaluator | None:
 def detector(session: EvalSession, evaluator: Evaluator, spec: str | None) -> Detector | None:
     """The detector that decides ``evaluator``'s unverified answers: the call's ``detector=``, else the run's
     ``--llmeval-detector`` (with ``detector.band``), loaded once per run through the session's model cache."""
-    from ..run.check import detector_for
+    from ..run.tiers import detector_for
 
     spec = spec if spec is not None else (session.settings.detector or None)
     return detector_for(evaluator, spec, session.models, band=session.settings.detector_band)
@@ -54,6 +57,6 @@ def verifier(session: EvalSession, evaluator: Evaluator, setting: str | None) ->
     """The claim verifier that decides ``evaluator``'s unverified answers before any detector or judge: the call's
     ``verifier=``, else the run's ``--llmeval-verifier``, its model loaded once per run through the session's model
     cache; ``None`` when it is off or the check reads no context."""
-    from ..run.check import verifier_for
+    from ..run.tiers import verifier_for
 
     return verifier_for(evaluator, setting if setting is not None else session.settings.verifier, session.models)

@@ -47,8 +47,10 @@ def unverified_records(properties: Iterable[Any]) -> list[dict[str, Any]]:
     JSON decoding.
     """
     pairs = [tuple(pair) for pair in properties if isinstance(pair, (tuple, list)) and len(pair) == 2]
-    if not any(value == CATEGORY and isinstance(name, str) and name.startswith("llmeval.") and name.endswith(".verdict")
-               for name, value in pairs):
+    if not any(
+        value == CATEGORY and isinstance(name, str) and name.startswith("llmeval.") and name.endswith(".verdict")
+        for name, value in pairs
+    ):
         return []
     from ..core.result import diagnostic, verdict_of
     from ..run.recording import RECORD_PROPERTY, decode_record
@@ -67,7 +69,8 @@ def unverified_records(properties: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def shows_unverified(reportchars: str) -> bool:
-    """Whether ``-r`` asks for unverified tests: pytest's default, or chars that hold ``u``, ``a`` or ``A`` (and no ``N``
+    """Whether ``-r`` asks for unverified tests: pytest's default, or chars that hold ``u``, ``a`` or ``A`` (and no
+    ``N``
     after them, which resets the list as it does pytest's)."""
     shown = reportchars == _DEFAULT_REPORTCHARS
     for char in reportchars:
@@ -93,8 +96,10 @@ def _missed(record: Mapping[str, Any]) -> str:
     directions = directions if isinstance(directions, Mapping) else {}
     values = {name: float(value) for name, value in metrics.items() if isinstance(value, (int, float))}
     limits = {name: float(value) for name, value in thresholds.items() if isinstance(value, (int, float))}
-    return "; ".join(Measure(name, values[name], limits[name], bool(directions.get(name, True))).against_threshold()
-                     for name in missed_thresholds(values, limits, directions))
+    return "; ".join(
+        Measure(name, values[name], limits[name], bool(directions.get(name, True))).against_threshold()
+        for name in missed_thresholds(values, limits, directions)
+    )
 
 
 def summary_message(records: Iterable[Mapping[str, Any]]) -> str:
@@ -109,7 +114,9 @@ def summary_message(records: Iterable[Mapping[str, Any]]) -> str:
         reason = str(record.get("reason") or "")
         named = concerns(reason, record.get("details"))
         if named:
-            said = _first_line(named[0]) + (f" (and {counted(len(named) - 1, 'more concern')})" if len(named) > 1 else "")
+            said = _first_line(named[0]) + (
+                f" (and {counted(len(named) - 1, 'more concern')})" if len(named) > 1 else ""
+            )
         else:
             missed, why = _missed(record), _first_line(reason)
             said = "not confirmed offline" + (f" ({missed})" if missed else "") + (f": {why}" if why else "")
@@ -123,7 +130,8 @@ def _width(text: str) -> int:
 
 
 def trimmed(message: str, available: int) -> str | None:
-    """``" - message"`` within ``available`` columns, ending in ``...`` when cut (its first line only); ``None`` when not
+    """``" - message"`` within ``available`` columns, ending in ``...`` when cut (its first line only); ``None`` when
+    not
     even `` - ...`` fits (pytest's own summary lines are cut so)."""
     message, head, ellipsis = _first_line(message), " - ", "..."
     if _width(head) + len(ellipsis) > available:
@@ -143,7 +151,8 @@ def _running_on_ci() -> bool:
 
 
 class UnverifiedStatus:
-    """pytest's view of unverified tests (registered as the plugin ``llmeval-unverified``); see the module's docstring."""
+    """pytest's view of unverified tests (registered as the plugin ``llmeval-unverified``); see the module's
+    docstring."""
 
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
         """``unverified`` / ``u`` / ``UNVERIFIED`` for a passed test with an unverified check; anything else is left to
@@ -164,11 +173,13 @@ class UnverifiedStatus:
         from ..text.basics import replace_surrogates
 
         writer = config.get_terminal_writer()
-        whole = (_running_on_ci() or config.getoption("verbose", 0) >= 2) and not config.getoption("force_short_summary", False)
+        whole = (_running_on_ci() or config.getoption("verbose", 0) >= 2) and not config.getoption(
+            "force_short_summary", False
+        )
         terminalreporter.write_sep("=", "unverified test summary info", yellow=True, bold=True)
         for report in reports:
             # Model answers may hold lone surrogates, which no terminal can print.
             message = replace_surrogates(summary_message(unverified_records(report.user_properties)))
             line = f"{WORD} {report.nodeid}"
             tail = f" - {message}" if whole else trimmed(message, writer.fullwidth - _width(line))
-            terminalreporter.write_line(writer.markup(WORD, yellow=True) + line[len(WORD):] + (tail or ""))
+            terminalreporter.write_line(writer.markup(WORD, yellow=True) + line[len(WORD) :] + (tail or ""))

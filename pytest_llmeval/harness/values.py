@@ -9,9 +9,26 @@ from typing import Any
 
 from ..models.config import endpoint, parse_device, parse_precision
 
-__all__ = ["parse_floors", "parse_band", "parse_defer", "number_parser", "choice_parser", "parse_price", "optional_number_parser",
-           "parse_names", "parse_kinds", "parse_judge_for", "repeat_setting", "floor_parser", "parse_boolean", "parse_text",
-           "parse_url", "device_setting", "precision_setting"]
+__all__ = [
+    "parse_floors",
+    "parse_band",
+    "parse_defer",
+    "number_parser",
+    "choice_parser",
+    "parse_price",
+    "optional_number_parser",
+    "parse_names",
+    "parse_kinds",
+    "parse_judge_for",
+    "parse_threshold",
+    "repeat_setting",
+    "floor_parser",
+    "parse_boolean",
+    "parse_text",
+    "parse_url",
+    "device_setting",
+    "precision_setting",
+]
 
 
 def parse_floors(text: str) -> tuple[tuple[str, float], ...]:
@@ -24,7 +41,9 @@ def parse_floors(text: str) -> tuple[tuple[str, float], ...]:
         try:
             number = float(int(value)) if name == "min_rows" else float(value)
         except ValueError:
-            raise ValueError(f"{name} must be {'an integer' if name == 'min_rows' else 'a number'}; got {value!r}") from None
+            raise ValueError(
+                f"{name} must be {'an integer' if name == 'min_rows' else 'a number'}; got {value!r}"
+            ) from None
         if (name == "min_rows" and number < 1) or (name != "min_rows" and not -1 <= number <= 1):
             raise ValueError(f"{name} out of range: {value!r}")
         values[name] = number
@@ -32,7 +51,8 @@ def parse_floors(text: str) -> tuple[tuple[str, float], ...]:
 
 
 def parse_band(text: str) -> tuple[float, float]:
-    """``LOW,HIGH``: a detector's support below LOW fails an answer, at or above HIGH passes it, between stays unverified."""
+    """``LOW,HIGH``: a detector's support below LOW fails an answer, at or above HIGH passes it, between stays
+    unverified."""
     try:
         low, high = (float(part) for part in str(text).split(","))
     except ValueError:
@@ -43,7 +63,8 @@ def parse_band(text: str) -> tuple[float, float]:
 
 
 def parse_defer(text: str) -> tuple[str, int, float]:
-    """``MODE[,TESTS,SECONDS]``: whether tests may defer their checks (auto, off), and how many tests or seconds a batch."""
+    """``MODE[,TESTS,SECONDS]``: whether tests may defer their checks (auto, off), and how many tests or seconds a
+    batch."""
     parts = [part.strip().lower() for part in text.split(",")]
     mode, tests, seconds = (parts + ["", ""])[:3]
     try:
@@ -51,12 +72,15 @@ def parse_defer(text: str) -> tuple[str, int, float]:
     except ValueError:
         made = ("", 0, 0.0)
     if mode not in ("auto", "off") or made[1] < 1 or not made[2] > 0 or len(parts) > 3:
-        raise ValueError(f"expected auto or off, then optionally TESTS (>= 1) and SECONDS (> 0), e.g. auto,100,10; got {text!r}")
+        raise ValueError(
+            f"expected auto or off, then optionally TESTS (>= 1) and SECONDS (> 0), e.g. auto,100,10; got {text!r}"
+        )
     return made
 
 
-def number_parser(what: str, low: float | None = None, high: float | None = None, kind: type = float,
-            none: str | None = None) -> Callable[[str], Any]:
+def number_parser(
+    what: str, low: float | None = None, high: float | None = None, kind: type = float, none: str | None = None
+) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         text = str(text).strip()
         if none is not None and text.lower() == none:
@@ -68,6 +92,7 @@ def number_parser(what: str, low: float | None = None, high: float | None = None
         if (low is not None and value < low) or (high is not None and value > high):
             raise ValueError(f"expected {what}; got {text!r}")
         return value
+
     return parse
 
 
@@ -77,6 +102,7 @@ def choice_parser(*choices: str) -> Callable[[str], str]:
         if value not in choices:
             raise ValueError(f"expected one of {', '.join(choices)}; got {value!r}")
         return value
+
     return parse
 
 
@@ -86,8 +112,10 @@ def parse_price(text: str) -> tuple[float, float]:
         if len(price) != 2 or min(price) < 0:
             raise ValueError
     except ValueError:
-        raise ValueError("expected PROMPT,COMPLETION, two non-negative numbers (money per million tokens, e.g. 0.15,0.60); "
-                         f"got {text!r}") from None
+        raise ValueError(
+            "expected PROMPT,COMPLETION, two non-negative numbers (money per million tokens, e.g. 0.15,0.60); "
+            f"got {text!r}"
+        ) from None
     return price[0], price[1]
 
 
@@ -122,6 +150,23 @@ def parse_judge_for(text: str) -> tuple[str, str]:
     return name.strip(), model.strip()
 
 
+def parse_threshold(text: str) -> tuple[str, str, float]:
+    """Parse ``EVALUATOR.METRIC=NUMBER``.
+
+    >>> parse_threshold("rouge.rougeL=0.4")
+    ('rouge', 'rougeL', 0.4)
+    """
+    name, sep, value = str(text).partition("=")
+    evaluator, dot, metric = name.strip().partition(".")
+    try:
+        number: float | None = float(value)
+    except ValueError:
+        number = None
+    if not sep or not dot or not evaluator or not metric or number is None:
+        raise ValueError(f"invalid threshold {text!r}: expected EVALUATOR.METRIC=NUMBER, e.g. rouge.rougeL=0.5")
+    return evaluator, metric.strip(), number
+
+
 def repeat_setting(text: str) -> int | str:
     """``N`` (1 to 1000) draws, or ``auto[:MAX]``: as many as a case's verdict needs, at most MAX (2 to 1000, 5)."""
     from .markers import parse_repeat
@@ -135,6 +180,7 @@ def floor_parser(measure: str, option: str) -> Callable[[str], Any]:
         from ..report.gate import parse_floor
 
         return parse_floor(text, measure, option)
+
     return parse
 
 

@@ -66,14 +66,20 @@ class JudgeReply:
     def json(self) -> Any:
         """The reply's JSON; `JudgeParseError` if there is none or the reply was truncated."""
         if self.finish_reason == "length":
-            raise JudgeParseError("the judge's reply was cut off at the token limit (finish_reason=length); raise max_tokens")
+            raise JudgeParseError(
+                "the judge's reply was cut off at the token limit (finish_reason=length); raise max_tokens"
+            )
         return extract_json(self.text)
 
 
 #: The fields of a recorded reply: their types, and how a wrong one is named.
 _REPLY_TYPES: dict[str, tuple[type, str]] = {
-    "text": (str, "a string"), "finish_reason": (str, "a string"), "model": (str, "a string"),
-    "prompt_tokens": (int, "an integer"), "completion_tokens": (int, "an integer"), "extra": (dict, "a JSON object"),
+    "text": (str, "a string"),
+    "finish_reason": (str, "a string"),
+    "model": (str, "a string"),
+    "prompt_tokens": (int, "an integer"),
+    "completion_tokens": (int, "an integer"),
+    "extra": (dict, "a JSON object"),
 }
 
 
@@ -83,7 +89,11 @@ class Judge(Protocol):
     name: str
 
     def complete(
-        self, messages: Sequence[Message], *, schema: Mapping[str, Any] | None = None, temperature: float | None = None,
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: Mapping[str, Any] | None = None,
+        temperature: float | None = None,
         logprobs: int = 0,
     ) -> JudgeReply:
         """One reply; ``temperature`` overrides the judge's for this request (sampling), ``logprobs`` > 0 asks

@@ -14,9 +14,22 @@ from ..core.case import Case
 from ..core.evaluator import Evaluator, MetricSpec, Score
 from .base import JudgeParseError
 
-__all__ = ["JudgeEvaluator", "PROMPTS", "STATEMENTS_PROMPT", "check_prompts", "template_fields", "PARSE_FAILURE",
-           "ask_choice", "ask_yes_no", "judge_metrics", "judge_statements", "list_schema", "prompt_fields",
-           "score_schema", "verdict_schema"]
+__all__ = [
+    "JudgeEvaluator",
+    "PROMPTS",
+    "STATEMENTS_PROMPT",
+    "check_prompts",
+    "template_fields",
+    "PARSE_FAILURE",
+    "ask_choice",
+    "ask_yes_no",
+    "judge_metrics",
+    "judge_statements",
+    "list_schema",
+    "prompt_fields",
+    "score_schema",
+    "verdict_schema",
+]
 
 
 T = TypeVar("T")
@@ -65,7 +78,10 @@ class JudgeEvaluator(Evaluator):
     def bind_prompts(self, prompts: Mapping[str, str] | None) -> None:
         """Prompts the run replaces (the ``pytest_llmeval_judge_prompts`` hook); a call's own ``prompts`` win."""
         self._bound_prompts = check_prompts(self.name, self.default_prompts(), prompts, "pytest_llmeval_judge_prompts")
-        self._templates = {**self._bound_prompts, **check_prompts(self.name, self.default_prompts(), self.params.get("prompts"), "prompts")}
+        self._templates = {
+            **self._bound_prompts,
+            **check_prompts(self.name, self.default_prompts(), self.params.get("prompts"), "prompts"),
+        }
         self.__dict__.pop("_signature", None)
 
     def prompts(self) -> dict[str, str]:
@@ -93,20 +109,41 @@ class JudgeEvaluator(Evaluator):
             signature["repeats"] = repeats  # a mean over repeats is not comparable with one verdict
         return "judge:" + json.dumps(signature, sort_keys=True)
 
-    def ask(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
-            options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None, **fields: str) -> Any:
+    def ask(
+        self,
+        template: str,
+        *,
+        what: str,
+        schema: Mapping[str, Any] | None = None,
+        repeat: int = 0,
+        options: Mapping[str, Any] | None = None,
+        normalise: Callable[[Any], Any] | None = None,
+        **fields: str,
+    ) -> Any:
         """The judge's JSON reply to ``template`` filled with ``fields``, checked against ``schema``.
 
         ``normalise`` tidies the reply before the check; by default ``verdict`` values
         are lower-cased and stripped (small judges say "Yes").
         """
-        return self.ask_fields(template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise)[0]
+        return self.ask_fields(
+            template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise
+        )[0]
 
-    def ask_reply(self, template: str, *, what: str, schema: Mapping[str, Any] | None = None, repeat: int = 0,
-                  options: Mapping[str, Any] | None = None, normalise: Callable[[Any], Any] | None = None,
-                  **fields: str) -> tuple[Any, Any]:
+    def ask_reply(
+        self,
+        template: str,
+        *,
+        what: str,
+        schema: Mapping[str, Any] | None = None,
+        repeat: int = 0,
+        options: Mapping[str, Any] | None = None,
+        normalise: Callable[[Any], Any] | None = None,
+        **fields: str,
+    ) -> tuple[Any, Any]:
         """`ask()`'s value and the raw reply it came from (for log-probabilities)."""
-        return self.ask_fields(template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise)
+        return self.ask_fields(
+            template, fields, what=what, schema=schema, repeat=repeat, options=options, normalise=normalise
+        )
 
     def fan_out(self, jobs: Sequence[Callable[[], T]]) -> list[T]:
         """A check's independent judge requests, together (see `pytest_llmeval.judges.runner.fan_out()`)."""
@@ -114,9 +151,17 @@ class JudgeEvaluator(Evaluator):
             return [job() for job in jobs]
         return self.runner.fan_out(jobs)  # type: ignore[no-any-return]
 
-    def ask_fields(self, template: str, fields: Mapping[str, str], *, what: str, schema: Mapping[str, Any] | None = None,
-                   repeat: int = 0, options: Mapping[str, Any] | None = None,
-                   normalise: Callable[[Any], Any] | None = None) -> tuple[Any, Any]:
+    def ask_fields(
+        self,
+        template: str,
+        fields: Mapping[str, str],
+        *,
+        what: str,
+        schema: Mapping[str, Any] | None = None,
+        repeat: int = 0,
+        options: Mapping[str, Any] | None = None,
+        normalise: Callable[[Any], Any] | None = None,
+    ) -> tuple[Any, Any]:
         """`ask_reply()` with the template's ``fields`` given as one mapping."""
         from .runner import JudgeUnavailable
 
@@ -134,10 +179,17 @@ class JudgeEvaluator(Evaluator):
             return value
 
         current = _REPEAT.get()
-        reply = self.runner.reply(evaluator=self.verdicts_of or self.name, version=self.version, template=template,
-                                  messages=[{"role": "user", "content": template.format(**fields)}], schema=schema,
-                                  repeat=repeat + current, what=what if not current else f"{what} (repeat {current})",
-                                  options=options, parse=parse)
+        reply = self.runner.reply(
+            evaluator=self.verdicts_of or self.name,
+            version=self.version,
+            template=template,
+            messages=[{"role": "user", "content": template.format(**fields)}],
+            schema=schema,
+            repeat=repeat + current,
+            what=what if not current else f"{what} (repeat {current})",
+            options=options,
+            parse=parse,
+        )
         try:
             return parse(reply), reply
         except JudgeParseError:
@@ -190,8 +242,12 @@ class JudgeEvaluator(Evaluator):
         shown = ", ".join("n/a" if v is None else f"{v:.3f}" for v in values)
         reason = f"mean of {len(runs)} repeats ({shown}); first: {runs[0].reason}"
         # Unverified when no repeat found anything to judge; a repeat that did decides.
-        return Score(metrics, reason, {**runs[0].details, "repeats": {"values": values, "range": spread, "agreement": agreement}},
-                     all(r.unverified for r in runs))
+        return Score(
+            metrics,
+            reason,
+            {**runs[0].details, "repeats": {"values": values, "range": spread, "agreement": agreement}},
+            all(r.unverified for r in runs),
+        )
 
     def split(self, score: Score, thresholds: Mapping[str, float]) -> str | None:
         """A judge asked several times (``judge.repeats``) whose answers fall on both sides of the threshold
@@ -209,13 +265,19 @@ class JudgeEvaluator(Evaluator):
         return f"the judge split: its {len(values)} repeats ({shown}) fall on both sides of the threshold {limit:g}"
 
     def unscored(self, metrics: Sequence[str], error: Exception) -> Score:
-        return Score({**{m: None for m in metrics}, "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {})
+        return Score(
+            {**dict.fromkeys(metrics), "parse_failure": 1.0}, f"the judge's reply could not be used: {error}", {}
+        )
 
     @staticmethod
     def nothing_to_judge(metrics: Sequence[str], what: str, details: Mapping[str, Any] | None = None) -> Score:
         """The judge found nothing to judge (no claims, no statements): unscored and unverified, never a silent pass."""
-        return Score({**{m: None for m in metrics}, "parse_failure": 0.0}, f"unverified: {what}", dict(details or {}),
-                     unverified=True)
+        return Score(
+            {**dict.fromkeys(metrics), "parse_failure": 0.0},
+            f"unverified: {what}",
+            dict(details or {}),
+            unverified=True,
+        )
 
 
 #: The repeat being judged (0 .. repeats-1): part of every verdict's key, so each repeat is its own verdict.
@@ -229,8 +291,11 @@ def _lower_verdict(value: Any) -> Any:
 
 
 def verdict_schema(*allowed: str) -> dict[str, Any]:
-    return {"type": "object", "properties": {"verdict": {"type": "string", "enum": list(allowed)}, "reason": {"type": "string"}},
-            "required": ["verdict"]}
+    return {
+        "type": "object",
+        "properties": {"verdict": {"type": "string", "enum": list(allowed)}, "reason": {"type": "string"}},
+        "required": ["verdict"],
+    }
 
 
 def list_schema(key: str) -> dict[str, Any]:
@@ -241,8 +306,11 @@ YES_NO = verdict_schema("yes", "no")
 
 
 def score_schema(low: int, high: int) -> dict[str, Any]:
-    return {"type": "object", "properties": {"score": {"type": "integer", "minimum": low, "maximum": high}, "reason": {"type": "string"}},
-            "required": ["score"]}
+    return {
+        "type": "object",
+        "properties": {"score": {"type": "integer", "minimum": low, "maximum": high}, "reason": {"type": "string"}},
+        "required": ["score"],
+    }
 
 
 def prompt_fields(case: Case) -> dict[str, str]:
@@ -263,12 +331,20 @@ def ask_yes_no(evaluator: JudgeEvaluator, template: str, what: str, **fields: st
 
 
 #: Every judge check reports it: 1 when the judge's reply could not be used (the case is then unscored).
-PARSE_FAILURE = MetricSpec("parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None)
+PARSE_FAILURE = MetricSpec(
+    "parse_failure", "1 when a judge reply could not be used", higher_is_better=False, threshold=None
+)
 
 
 def judge_metrics(primary: str, description: str, higher_is_better: bool = True) -> tuple[MetricSpec, ...]:
     return (
-        MetricSpec(primary, description, higher_is_better=higher_is_better, threshold=0.75 if higher_is_better else 0.25, primary=True),
+        MetricSpec(
+            primary,
+            description,
+            higher_is_better=higher_is_better,
+            threshold=0.75 if higher_is_better else 0.25,
+            primary=True,
+        ),
         PARSE_FAILURE,
     )
 
@@ -294,14 +370,18 @@ def check_prompts(owner: str, defaults: Mapping[str, str], given: Any, argument:
     out = {}
     for name, text in given.items():
         if name not in defaults:
-            raise ValueError(f"{owner}: {argument} has no prompt {name!r}; its prompts: {', '.join(sorted(defaults)) or 'none'}")
+            raise ValueError(
+                f"{owner}: {argument} has no prompt {name!r}; its prompts: {', '.join(sorted(defaults)) or 'none'}"
+            )
         if not isinstance(text, str) or not text.strip():
             raise TypeError(f"{owner}: {argument}[{name!r}] must be a non-empty template (str); got {text!r:.80}")
         allowed, used = template_fields(defaults[name]), template_fields(text)
         if used is None or not used <= (allowed or set()):
             shown = ", ".join("{" + f + "}" for f in sorted(allowed or ())) or "none"
-            raise ValueError(f"{owner}: {argument}[{name!r}] may use the fields {shown} (double literal braces: {{{{ }}}}); "
-                             f"got {text!r:.120}")
+            raise ValueError(
+                f"{owner}: {argument}[{name!r}] may use the fields {shown} (double literal braces: {{{{ }}}}); "
+                f"got {text!r:.120}"
+            )
         out[str(name)] = text
     return out
 

@@ -102,9 +102,15 @@ class OpenAIJudge:
             raise ValueError("judge: 'model' must be a non-empty model name")
         if json_mode not in JSON_MODES:
             raise ValueError(f"judge: 'json_mode' must be one of {', '.join(JSON_MODES)}; got {json_mode!r}")
-        if (not isinstance(price_per_million, (tuple, list)) or len(price_per_million) != 2
-                or any(isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0 for p in price_per_million)):
-            raise ValueError(f"judge: 'price_per_million' must be two non-negative numbers (prompt, completion); got {price_per_million!r}")
+        if (
+            not isinstance(price_per_million, (tuple, list))
+            or len(price_per_million) != 2
+            or any(isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0 for p in price_per_million)
+        ):
+            raise ValueError(
+                "judge: 'price_per_million' must be two non-negative numbers (prompt, completion); got "
+                f"{price_per_million!r}"
+            )
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"judge: 'max_retries' must be a non-negative integer; got {max_retries!r}")
         for name, value in (("timeout", timeout), ("budget", budget)):
@@ -157,8 +163,13 @@ class OpenAIJudge:
             key = os.environ.get(self.api_key_env) or "no-key"  # local servers need none
             from ..models.config import CLIENT_HEADER
 
-            self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0,
-                                         default_headers={CLIENT_HEADER: "judge"})
+            self._client = openai.OpenAI(
+                base_url=self.base_url,
+                api_key=key,
+                timeout=self.timeout,
+                max_retries=0,
+                default_headers={CLIENT_HEADER: "judge"},
+            )
         return self._client
 
     def complete(
@@ -177,7 +188,9 @@ class OpenAIJudge:
         request: dict[str, Any] = {
             "model": self.model,
             # Model output may hold lone surrogates, which no HTTP body can carry.
-            "messages": [{k: replace_surrogates(v) if isinstance(v, str) else v for k, v in m.items()} for m in messages],
+            "messages": [
+                {k: replace_surrogates(v) if isinstance(v, str) else v for k, v in m.items()} for m in messages
+            ],
             "temperature": self.temperature if temperature is None else temperature,
             "max_tokens": self.max_tokens,
         }
@@ -191,7 +204,10 @@ class OpenAIJudge:
         tries = _Tries()  # one budget for the whole call, downgrades included
         for index, mode in enumerate(modes):
             if schema is not None and mode == "schema":
-                request["response_format"] = {"type": "json_schema", "json_schema": {"name": "verdict", "schema": dict(schema)}}
+                request["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "verdict", "schema": dict(schema)},
+                }
             elif schema is not None and mode == "object":
                 request["response_format"] = {"type": "json_object"}
             else:
@@ -200,8 +216,9 @@ class OpenAIJudge:
                 try:
                     # An unproven structured-output mode is probed without the client's retries: a server
                     # that refuses it with a 500 would otherwise be asked again and again.
-                    response = self._create(request, tries,
-                                            probe=schema is not None and not self._proven and index + 1 < len(modes))
+                    response = self._create(
+                        request, tries, probe=schema is not None and not self._proven and index + 1 < len(modes)
+                    )
                 except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                     # Maybe the server does not do this structured-output mode: try the next one; only a
                     # success there proves it, and only then is the refused mode dropped for the run.
@@ -226,8 +243,10 @@ class OpenAIJudge:
                 with self._lock:
                     if mode in self._modes and self._modes.index(mode) > 0:
                         dropped = self._modes[: self._modes.index(mode)]
-                        self._modes = self._modes[self._modes.index(mode):]
-                        self.downgrades.append(f"{' -> '.join(dropped)} -> {mode}: {' '.join(str(first_error).split())[:120]}")
+                        self._modes = self._modes[self._modes.index(mode) :]
+                        self.downgrades.append(
+                            f"{' -> '.join(dropped)} -> {mode}: {' '.join(str(first_error).split())[:120]}"
+                        )
             self._proven = self._proven or schema is not None
             break
         self.calls += 1
@@ -247,7 +266,11 @@ class OpenAIJudge:
         content = getattr(choice.logprobs, "content", None) if logprobs else None
         if content:
             extra["top_logprobs"] = [
-                {"token": t.token, "logprob": t.logprob, "top": {alt.token: alt.logprob for alt in (t.top_logprobs or [])}}
+                {
+                    "token": t.token,
+                    "logprob": t.logprob,
+                    "top": {alt.token: alt.logprob for alt in (t.top_logprobs or [])},
+                }
                 for t in content
             ]
         return JudgeReply(
@@ -295,16 +318,25 @@ class OpenAIJudge:
     def _failed(self, exc: BaseException, what: str = "", tries: _Tries | None = None) -> str:
         """The error text (with the attempts made), the API key and anything shaped like a secret key removed."""
         detail = f"{what}: " if what else ""
-        text = f"judge {self.model!r} at {self.base_url or 'the OpenAI API'} failed: {detail}{type(exc).__name__}: {str(exc)[:500]}"
+        text = (
+            f"judge {self.model!r} at {self.base_url or 'the OpenAI API'} failed: "
+            f"{detail}{type(exc).__name__}: {str(exc)[:500]}"
+        )
         if tries is not None and tries.attempts:
             text += f" ({tries.attempts} attempt{'s' * (tries.attempts != 1)} in {tries.elapsed():.1f} s"
             text += f"; the budget of {max(self.budget, self.timeout):g} s spent)" if tries.spent else ")"
         return redact(text, os.environ.get(self.api_key_env))
 
     def stats(self) -> dict[str, Any]:
-        return {"model": self.model, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost": round(self.cost, 6), "json_mode": self.json_mode_in_use,
-                "json_mode_downgrades": list(self.downgrades)}
+        return {
+            "model": self.model,
+            "calls": self.calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost": round(self.cost, 6),
+            "json_mode": self.json_mode_in_use,
+            "json_mode_downgrades": list(self.downgrades),
+        }
 
 
 def _transient(exc: Any) -> bool:
@@ -336,8 +368,9 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def _backoff(attempt: int) -> float:
-    """The wait before retry ``attempt + 1``: 0.5 s doubling to at most 8 s, less up to a quarter (jitter), as the client's."""
-    return min(0.5 * 2.0 ** attempt, 8.0) * (1 - 0.25 * random.random())
+    """The wait before retry ``attempt + 1``: 0.5 s doubling to at most 8 s, less up to a quarter (jitter), as the
+    client's."""
+    return min(0.5 * 2.0**attempt, 8.0) * (1 - 0.25 * random.random())
 
 
 def _send(client: Any, request: Mapping[str, Any], timeout: float) -> Any:

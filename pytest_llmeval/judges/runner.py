@@ -46,8 +46,9 @@ TRIP_AFTER = 3
 
 
 #: What to change when a judge hangs, named in the error once it is no longer asked.
-_TIMEOUT_OPTIONS = ("judge.timeout / judge.retries / judge.budget "
-                    "(llmeval_judge_timeout, llmeval_judge_retries, llmeval_judge_budget)")
+_TIMEOUT_OPTIONS = (
+    "judge.timeout / judge.retries / judge.budget (llmeval_judge_timeout, llmeval_judge_retries, llmeval_judge_budget)"
+)
 
 
 class JudgeUnavailable(CheckUnavailable):
@@ -119,8 +120,16 @@ def compiled_validator(schema: Mapping[str, Any], validators: dict[str, Any]) ->
 
 
 class JudgeRunner:
-    def __init__(self, judge: Any | None, cache: VerdictCache, *, offline: bool = False, why_none: str = "no judge configured",
-                 repeats: int = 1, trip_after: int = TRIP_AFTER) -> None:
+    def __init__(
+        self,
+        judge: Any | None,
+        cache: VerdictCache,
+        *,
+        offline: bool = False,
+        why_none: str = "no judge configured",
+        repeats: int = 1,
+        trip_after: int = TRIP_AFTER,
+    ) -> None:
         for name, value in (("repeats", repeats), ("trip_after", trip_after)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"judge runner: {name!r} must be a positive integer; got {value!r}")
@@ -201,8 +210,15 @@ class JudgeRunner:
         with lock:
             yield
 
-    def _reply(self, request: dict[str, Any], messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any] | None,
-               options: Mapping[str, Any], what: str, parse: Callable[[JudgeReply], Any] | None) -> JudgeReply:
+    def _reply(
+        self,
+        request: dict[str, Any],
+        messages: Sequence[Mapping[str, str]],
+        schema: Mapping[str, Any] | None,
+        options: Mapping[str, Any],
+        what: str,
+        parse: Callable[[JudgeReply], Any] | None,
+    ) -> JudgeReply:
         recorded = self.cache.get(request, what=what)
         meter = _METER.get()
         if recorded is not None:
@@ -222,8 +238,13 @@ class JudgeRunner:
                 parse(reply)
             except JudgeParseError:
                 usable = False
-        entry = {"text": reply.text, "finish_reason": reply.finish_reason, "model": reply.model,
-                 "prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens}
+        entry = {
+            "text": reply.text,
+            "finish_reason": reply.finish_reason,
+            "model": reply.model,
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+        }
         if reply.extra:
             entry["extra"] = dict(reply.extra)
         if usable:
@@ -233,8 +254,13 @@ class JudgeRunner:
             meter.add(reply, replayed=False, cost=cost_of(reply) if cost_of is not None else 0.0)
         return reply
 
-    def _complete(self, judge: Any, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any] | None,
-                  options: Mapping[str, Any]) -> JudgeReply:
+    def _complete(
+        self,
+        judge: Any,
+        messages: Sequence[Mapping[str, str]],
+        schema: Mapping[str, Any] | None,
+        options: Mapping[str, Any],
+    ) -> JudgeReply:
         """``judge.complete``, unless it timed out ``trip_after`` times in a row; the timeouts counted."""
         if self._tripped is not None:
             raise JudgeError(self._tripped)
@@ -245,8 +271,10 @@ class JudgeRunner:
                 self._timeouts += 1
                 if self._timeouts >= self.trip_after and self._tripped is None:
                     self._tripped = (
-                        f"judge {getattr(judge, 'name', judge)!r} not asked: it timed out {self._timeouts} times in a row "
-                        f"(last: {str(exc)[:300]}); every later judge check that needs a new verdict fails at once. Check "
+                        f"judge {getattr(judge, 'name', judge)!r} not asked: it timed out {self._timeouts} times in a "
+                        "row "
+                        f"(last: {str(exc)[:300]}); every later judge check that needs a new verdict fails at once. "
+                        "Check "
                         f"that the judge's server answers, or give it more time: {_TIMEOUT_OPTIONS}"
                     )
             raise
@@ -260,6 +288,7 @@ class JudgeRunner:
 
     def ask(self, *, evaluator: str, schema: Mapping[str, Any] | None = None, **request: Any) -> Any:
         """The parsed JSON verdict, checked against ``schema``; `JudgeParseError` (counted) if unusable."""
+
         def parse(reply: JudgeReply) -> Any:
             value = reply.json()
             self.validate(value, schema)
@@ -295,7 +324,9 @@ class JudgeRunner:
                 if self._pool is None:
                     from concurrent.futures import ThreadPoolExecutor
 
-                    self._pool = ThreadPoolExecutor(max_workers=self.concurrency - 1, thread_name_prefix="llmeval-judge")
+                    self._pool = ThreadPoolExecutor(
+                        max_workers=self.concurrency - 1, thread_name_prefix="llmeval-judge"
+                    )
                 pool = self._pool
         if pool is None:
             return [job() for job in jobs]
@@ -314,9 +345,14 @@ class JudgeRunner:
         return max(1, int(getattr(self.judge, "max_concurrency", 1) or 1))
 
     def stats(self) -> dict[str, Any]:
-        out = {"configured": self.judge is not None, "offline": self.offline, "parse_failures": self.parse_failures,
-               "parse_failures_by_evaluator": dict(sorted(self.parse_failures_by.items())), "cache": self.cache.stats(),
-               "breaker": self._tripped}
+        out = {
+            "configured": self.judge is not None,
+            "offline": self.offline,
+            "parse_failures": self.parse_failures,
+            "parse_failures_by_evaluator": dict(sorted(self.parse_failures_by.items())),
+            "cache": self.cache.stats(),
+            "breaker": self._tripped,
+        }
         if self.judge is not None and hasattr(self.judge, "stats"):
             out.update(self.judge.stats())
         return out

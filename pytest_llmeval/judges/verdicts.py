@@ -25,7 +25,12 @@ def pass_fail_metrics(what: str) -> tuple[MetricSpec, ...]:
     return (
         MetricSpec("pass", f"1 when the answer passes ({what})", threshold=0.5, primary=True),
         MetricSpec("fail", f"1 when the answer fails ({what})", higher_is_better=False, threshold=None),
-        MetricSpec("retrieval_failures", "share of retrieved chunks that fail the same check", higher_is_better=False, threshold=None),
+        MetricSpec(
+            "retrieval_failures",
+            "share of retrieved chunks that fail the same check",
+            higher_is_better=False,
+            threshold=None,
+        ),
         MetricSpec("generation_failures", "1 when the generated answer fails", higher_is_better=False, threshold=None),
         PARSE_FAILURE,
     )
@@ -46,12 +51,23 @@ class PassFailJudge(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         try:
             passed, why = self.verdict(case.actual or "", case, f"{self.name} answer")
-            chunks = [not self.verdict(chunk, case, f"{self.name} chunk {i}")[0] for i, chunk in enumerate(case.context or ())]
+            chunks = [
+                not self.verdict(chunk, case, f"{self.name} chunk {i}")[0] for i, chunk in enumerate(case.context or ())
+            ]
         except JudgeParseError as exc:
             return self.unscored(["pass", "fail", "retrieval_failures", "generation_failures"], exc)
         retrieval = sum(chunks) / len(chunks) if chunks else None
         reason = ("passes" if passed else "fails") + (f": {why[:200]}" if why else "")
         if chunks and any(chunks):
             reason += f"; {sum(chunks)}/{len(chunks)} retrieved chunks fail too"
-        return Score({"pass": float(passed), "fail": float(not passed), "retrieval_failures": retrieval,
-                      "generation_failures": float(not passed), "parse_failure": 0.0}, reason, {"retrieval": chunks})
+        return Score(
+            {
+                "pass": float(passed),
+                "fail": float(not passed),
+                "retrieval_failures": retrieval,
+                "generation_failures": float(not passed),
+                "parse_failure": 0.0,
+            },
+            reason,
+            {"retrieval": chunks},
+        )

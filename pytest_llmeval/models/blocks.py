@@ -75,7 +75,8 @@ class SharedBlocks:
     def _store(self) -> Any:
         from .stores import EmbeddingStore
 
-        # The signature as it is now (a load may re-key it); a block's shard lies beside its claim, whichever model wrote it.
+        # The signature as it is now (a load may re-key it); a block's shard lies beside its claim, whichever model
+        # wrote it.
         return EmbeddingStore(self.claims, self.embedder.signature, exact=True)
 
     def _path(self, block: int, suffix: str) -> str:
@@ -112,7 +113,11 @@ class SharedBlocks:
         shard = self._path(block, ".npz")
         if os.path.exists(shard):
             writer = _writer(shard)
-            if writer is not None and writer != self.embedder.signature and not self.embedder.stats().get("loaded", True):
+            if (
+                writer is not None
+                and writer != self.embedder.signature
+                and not self.embedder.stats().get("loaded", True)
+            ):
                 with contextlib.suppress(Exception):  # the signature is a prediction until the model loads: settle it
                     self.embedder.model  # noqa: B018
             if writer is not None and writer != self.embedder.signature:

@@ -34,9 +34,20 @@ if TYPE_CHECKING:
 
     from .server import EmbeddingServer
 
-__all__ = ["ModelCache", "Embedder", "ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "parse_device", "parse_precision",
-           "resolve_device", "EMBEDDED_ALIASES", "embedded_model_path", "model_identity", "place",
-           "predicted_precision"]
+__all__ = [
+    "ModelCache",
+    "Embedder",
+    "ModelLoadError",
+    "DEFAULT_EMBEDDING_MODEL",
+    "parse_device",
+    "parse_precision",
+    "resolve_device",
+    "EMBEDDED_ALIASES",
+    "embedded_model_path",
+    "model_identity",
+    "place",
+    "predicted_precision",
+]
 
 
 EMBEDDED_ALIASES = {DEFAULT_EMBEDDING_MODEL, "sentence-transformers/all-MiniLM-L6-v2"}
@@ -175,7 +186,9 @@ class Embedder:
         self._disk_loaded = False
         self.encoded = 0
         self.hits = 0
-        self.disk_hits = 0  # of the hits, those read from the on-disk cache (the others were encoded earlier in the run)
+        self.disk_hits = (
+            0  # of the hits, those read from the on-disk cache (the others were encoded earlier in the run)
+        )
         self._disk_keys: frozenset[str] = frozenset()
 
     # -- the model -----------------------------------------------------------------
@@ -226,11 +239,19 @@ class Embedder:
             where, fix = "set by embedding.model / llmeval_embedding_model (ini)", "Set it to"
         else:
             where, fix = "given as scorer= (params={'model': ...} of evaluate())", "Pass scorer="
-        offline = " (HF_HUB_OFFLINE=1 is set: only local folders and installed packages work)" if os.environ.get("HF_HUB_OFFLINE") else ""
+        offline = (
+            " (HF_HUB_OFFLINE=1 is set: only local folders and installed packages work)"
+            if os.environ.get("HF_HUB_OFFLINE")
+            else ""
+        )
         reason = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
-        extra = "" if embedded or embedded_model_path() else f"; for the embedded {DEFAULT_EMBEDDING_MODEL}: {EXTRA_HINT}"
-        return (f"could not find or load the embedding model {self.name!r} {where}: {reason}. "
-                f"{fix} a sentence-transformers model name or a local folder{offline}{extra}.")
+        extra = (
+            "" if embedded or embedded_model_path() else f"; for the embedded {DEFAULT_EMBEDDING_MODEL}: {EXTRA_HINT}"
+        )
+        return (
+            f"could not find or load the embedding model {self.name!r} {where}: {reason}. "
+            f"{fix} a sentence-transformers model name or a local folder{offline}{extra}."
+        )
 
     # -- encoding --------------------------------------------------------------------
 
@@ -400,7 +421,9 @@ class ModelCache:
         with quiet_progress():
             model = build()
         if "torch" in sys.modules and (threads := share_cpu_threads(sys.modules["torch"])):
-            self._announce(f"llmeval: torch uses {threads} CPU thread(s) in this xdist worker (set OMP_NUM_THREADS to choose)")
+            self._announce(
+                f"llmeval: torch uses {threads} CPU thread(s) in this xdist worker (set OMP_NUM_THREADS to choose)"
+            )
         seconds = time.perf_counter() - start
         self.loads.append({"model": what, "seconds": round(seconds, 3)})
         self._announce(f"llmeval: loaded {what} in {seconds:.1f}s")

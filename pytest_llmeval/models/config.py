@@ -11,8 +11,17 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 from ..core.errors import SetupError
 
-__all__ = ["ModelLoadError", "DEFAULT_EMBEDDING_MODEL", "PRECISIONS", "parse_device", "parse_precision", "parse_verifier", "endpoint",
-           "folder_config", "CLIENT_HEADER"]
+__all__ = [
+    "ModelLoadError",
+    "DEFAULT_EMBEDDING_MODEL",
+    "PRECISIONS",
+    "parse_device",
+    "parse_precision",
+    "parse_verifier",
+    "endpoint",
+    "folder_config",
+    "CLIENT_HEADER",
+]
 
 
 #: The header the plugin's own HTTP clients send (the judge's, the embedding server's): a cassette never records their
@@ -74,7 +83,9 @@ def parse_verifier(text: str) -> str:
     if value.lower() in ("on", "true", "yes", "1", "shipped"):
         return "on"
     if not os.path.isfile(os.path.join(value, "card.json")):
-        raise ValueError(f"expected on, off or a verifier folder holding card.json (tools/train_verifier.py --out); got {value!r}")
+        raise ValueError(
+            f"expected on, off or a verifier folder holding card.json (tools/train_verifier.py --out); got {value!r}"
+        )
     return value
 
 

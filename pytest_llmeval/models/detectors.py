@@ -122,15 +122,20 @@ class Detection:
     spans: tuple[tuple[int, int, str, float], ...] = ()
     claims: tuple[tuple[str, float], ...] = field(default_factory=tuple)
     closest: tuple[str, ...] = ()  # per claim, the context window that supports it best (where the reader says)
-    threshold: float | None = None  # the bound the verdict was held to (the fail bound for a failure, the pass bound for a pass)
+    threshold: float | None = (
+        None  # the bound the verdict was held to (the fail bound for a failure, the pass bound for a pass)
+    )
 
     def to_dict(self) -> dict[str, Any]:
         claims = [{"claim": c, "support": round(p, 6)} for c, p in self.claims]
         for claim, window in zip(claims, self.closest):
             claim["closest"] = window
-        return {"support": round(self.support, 6), "verdict": self.verdict,
-                "spans": [{"start": s, "end": e, "text": t, "score": round(p, 6)} for s, e, t, p in self.spans],
-                "claims": claims}
+        return {
+            "support": round(self.support, 6),
+            "verdict": self.verdict,
+            "spans": [{"start": s, "end": e, "text": t, "score": round(p, 6)} for s, e, t, p in self.spans],
+            "claims": claims,
+        }
 
 
 class Detector:
@@ -145,7 +150,7 @@ class Detector:
         """The rows' indices in batches, the rows sorted by length (less padding), of the device's batch size."""
         size = self.batch_size if device == "cpu" else self.gpu_batch_size
         order = sorted(range(len(rows)), key=lambda i: len(rows[i][-2]) + len(rows[i][-1]))
-        return [order[start:start + size] for start in range(0, len(order), size)]
+        return [order[start : start + size] for start in range(0, len(order), size)]
 
     def __init__(self, spec: DetectorSpec, cache: ModelCache) -> None:
         self.spec = spec
@@ -158,20 +163,30 @@ class Detector:
     def _load(self) -> tuple[Any, Any, str, int]:
         def build() -> tuple[Any, Any, str, int]:
             try:
-                from transformers import AutoModelForSequenceClassification, AutoModelForTokenClassification, AutoTokenizer
+                from transformers import (
+                    AutoModelForSequenceClassification,
+                    AutoModelForTokenClassification,
+                    AutoTokenizer,
+                )
             except ImportError as exc:
-                raise ModelLoadError("a detector needs transformers and torch: pip install 'pytest-llm-verdict[embeddings]'") from exc
+                raise ModelLoadError(
+                    "a detector needs transformers and torch: pip install 'pytest-llm-verdict[embeddings]'"
+                ) from exc
             from .cache import place
             from .evaluator import max_positions
 
-            loader = AutoModelForTokenClassification if self.spec.family == "token" else AutoModelForSequenceClassification
+            loader = (
+                AutoModelForTokenClassification if self.spec.family == "token" else AutoModelForSequenceClassification
+            )
             try:
                 tokenizer = AutoTokenizer.from_pretrained(self.spec.model)
                 model = loader.from_pretrained(self.spec.model)
             except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
-                raise ModelLoadError(f"detector {self.spec.family}:{self.spec.model}: could not load it: {exc}. Give "
-                                     "--llmeval-detector / detector= a local folder with the model's weights, config and "
-                                     "tokenizer (offline, the hub is not reachable)") from None
+                raise ModelLoadError(
+                    f"detector {self.spec.family}:{self.spec.model}: could not load it: {exc}. Give "
+                    "--llmeval-detector / detector= a local folder with the model's weights, config and "
+                    "tokenizer (offline, the hub is not reachable)"
+                ) from None
             model, device = place(model, self.cache)
             return tokenizer, model, device, max_positions(model, tokenizer)
 
@@ -191,7 +206,8 @@ class Detector:
             return self._tokens(items)
         return self._pairs(items)
 
-    # -- sequence classifiers (HHEM, MiniCheck) and NLI cross-encoders --------------------------------------------------
+    # -- sequence classifiers (HHEM, MiniCheck) and NLI cross-encoders
+    # --------------------------------------------------
 
     def _support_index(self, model: Any) -> int | None:
         """The class that means support (``None``: one output, read through a sigmoid)."""
@@ -203,14 +219,16 @@ class Detector:
             if any(w in name for w in wanted) and not name.startswith(("not", "un", "non")):
                 return index
         if self.spec.family == "nli" or len(labels) != 2:
-            raise ModelLoadError(f"detector {self.spec.family}:{self.spec.model}: no class means support among "
-                                 f"{sorted(labels.values())} (expected one named like {', '.join(wanted)})")
+            raise ModelLoadError(
+                f"detector {self.spec.family}:{self.spec.model}: no class means support among "
+                f"{sorted(labels.values())} (expected one named like {', '.join(wanted)})"
+            )
         return 1
 
     def _premises(self, context: Sequence[str]) -> list[str]:
         sentences = [s for chunk in context for s in (split_sentences(chunk) or [chunk])]
         if self.spec.family == "nli":
-            return [" ".join(sentences[i:i + 2]) for i in range(max(1, len(sentences) - 1))] if sentences else []
+            return [" ".join(sentences[i : i + 2]) for i in range(max(1, len(sentences) - 1))] if sentences else []
         return chunk_words(sentences, self.spec.chunk_words or 400)
 
     def _pairs(self, items: Sequence[tuple[Sequence[str], str | None, str]]) -> list[Detection]:
@@ -229,8 +247,14 @@ class Detector:
         with torch.no_grad():
             for indices in self._batches(pairs, device):
                 batch = [pairs[i] for i in indices]
-                encoded = tokenizer([p for p, _ in batch], [h for _, h in batch], truncation="only_first", padding=True,
-                                    max_length=limit, return_tensors="pt").to(device)
+                encoded = tokenizer(
+                    [p for p, _ in batch],
+                    [h for _, h in batch],
+                    truncation="only_first",
+                    padding=True,
+                    max_length=limit,
+                    return_tensors="pt",
+                ).to(device)
                 logits = model(**encoded).logits.float()
                 if support_index is None:
                     values = torch.sigmoid(logits.reshape(-1))
@@ -239,10 +263,10 @@ class Detector:
                 for index, value in zip(indices, values.cpu()):
                     probabilities[index] = float(value)
         out, cursor = [], 0
-        for (context, _, answer), (claims, n_premises) in zip(items, shapes):
+        for (_, _, answer), (claims, n_premises) in zip(items, shapes):
             scored = []
             for claim in claims:
-                chunk = probabilities[cursor:cursor + n_premises]
+                chunk = probabilities[cursor : cursor + n_premises]
                 cursor += n_premises
                 scored.append((claim, max(chunk) if chunk else 0.0))
             if not scored:
@@ -250,7 +274,9 @@ class Detector:
                 continue
             claim, low = min(scored, key=lambda c: c[1])
             start = answer.find(claim)
-            spans = ((start, start + len(claim), claim, 1.0 - low),) if start >= 0 and self._verdict(low) == "fail" else ()
+            spans = (
+                ((start, start + len(claim), claim, 1.0 - low),) if start >= 0 and self._verdict(low) == "fail" else ()
+            )
             reason = f"least supported claim {claim[:100]!r} ({low:.3f}, best of {n_premises} context chunk(s))"
             out.append(Detection(low, self._verdict(low), reason, spans, tuple(scored), threshold=self._threshold(low)))
         return out
@@ -274,8 +300,15 @@ class Detector:
         with torch.no_grad():
             for indices in self._batches(jobs, device):
                 batch = [jobs[i] for i in indices]
-                encoded = tokenizer([p for _, p, _ in batch], [a for _, _, a in batch], truncation="only_first", padding=True,
-                                    max_length=limit, return_offsets_mapping=True, return_tensors="pt")
+                encoded = tokenizer(
+                    [p for _, p, _ in batch],
+                    [a for _, _, a in batch],
+                    truncation="only_first",
+                    padding=True,
+                    max_length=limit,
+                    return_offsets_mapping=True,
+                    return_tensors="pt",
+                )
                 offsets = encoded.pop("offset_mapping")
                 logits = model(**encoded.to(device)).logits.float()
                 hallucinated = torch.softmax(logits, dim=-1)[..., 1].cpu()
@@ -306,8 +339,10 @@ class Detector:
             worst = max(tokens.values())
             support = 1.0 - worst
             found = tuple((b, e, answer[b:e], p) for b, e, _, p in spans)
-            reason = (f"{len(found)} unsupported span(s), first {found[0][2][:100]!r} (hallucination {found[0][3]:.3f})" if found
-                      else f"no unsupported token (highest hallucination score {worst:.3f})")
+            reason = (
+                f"{len(found)} unsupported span(s), first {found[0][2][:100]!r} (hallucination {found[0][3]:.3f})"
+                if found
+                else f"no unsupported token (highest hallucination score {worst:.3f})"
+            )
             out.append(Detection(support, self._verdict(support), reason, found, threshold=self._threshold(support)))
         return out
-

@@ -38,7 +38,9 @@ class ModelEvaluator(Evaluator):
 
 
 def load_classifier(evaluator: ModelEvaluator, name: str, **kwargs: Any) -> tuple[Any, Any, str]:
-    """A transformers sequence classifier ``name`` (tokenizer, model, device), loaded once through the evaluator's model cache."""
+    """A transformers sequence classifier ``name`` (tokenizer, model, device), loaded once through the evaluator's model
+    cache."""
+
     def build() -> tuple[Any, Any, str]:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -60,6 +62,9 @@ def load_classifier(evaluator: ModelEvaluator, name: str, **kwargs: Any) -> tupl
 
 def max_positions(model: Any, tokenizer: Any) -> int:
     """How many tokens the model can read at once."""
-    limits = [getattr(model.config, "max_position_embeddings", None), getattr(model.config, "n_positions", None),
-              getattr(tokenizer, "model_max_length", None)]
+    limits = [
+        getattr(model.config, "max_position_embeddings", None),
+        getattr(model.config, "n_positions", None),
+        getattr(tokenizer, "model_max_length", None),
+    ]
     return min([int(v) for v in limits if isinstance(v, int) and 0 < v < 1_000_000] or [512])

@@ -75,8 +75,15 @@ class EmbeddingServer:
 
     backend = BACKEND
 
-    def __init__(self, url: str, *, api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0,
-                 retries: int = 4, backoff: float = 0.5) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        retries: int = 4,
+        backoff: float = 0.5,
+    ) -> None:
         self.url = endpoint(url)
         self.shown = _shown(self.url)
         self.api_key_env = api_key_env
@@ -123,8 +130,14 @@ class EmbeddingClient:
         self._down = False  # failed after all its retries: later batches try once
         self._sleep: Callable[[float], None] = time.sleep
 
-    def encode(self, sentences: str | Sequence[str], batch_size: int = 32, convert_to_numpy: bool = True,
-               normalize_embeddings: bool = True, show_progress_bar: bool = False) -> np.ndarray:
+    def encode(
+        self,
+        sentences: str | Sequence[str],
+        batch_size: int = 32,
+        convert_to_numpy: bool = True,
+        normalize_embeddings: bool = True,
+        show_progress_bar: bool = False,
+    ) -> np.ndarray:
         """Vectors for ``sentences`` (float32 rows in order; one row for one string), ``batch_size`` texts a request.
 
         ``convert_to_numpy`` and ``show_progress_bar`` are accepted for compatibility: the
@@ -137,7 +150,7 @@ class EmbeddingClient:
         rows: list[np.ndarray] = []
         while len(rows) < len(texts):
             size = 1 if self.one_by_one else max(1, int(batch_size))
-            rows.extend(self._batch(texts[len(rows):len(rows) + size]))
+            rows.extend(self._batch(texts[len(rows) : len(rows) + size]))
         matrix = np.stack(rows) if rows else np.zeros((0, self.dimension or 0), dtype=np.float32)
         if normalize_embeddings and len(matrix):
             matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -162,8 +175,12 @@ class EmbeddingClient:
     def _headers(self) -> dict[str, str]:
         from .config import CLIENT_HEADER
 
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "pytest-llmeval",
-                   CLIENT_HEADER: "embedding"}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "pytest-llmeval",
+            CLIENT_HEADER: "embedding",
+        }
         key = os.environ.get(self.server.api_key_env, "") if self.server.api_key_env else ""
         if key:
             headers["Authorization"] = f"Bearer {key}"
@@ -171,7 +188,8 @@ class EmbeddingClient:
 
     def _fail(self, what: str) -> EmbeddingServerError:
         return EmbeddingServerError(
-            f"the embedding server at {self.server.shown} ({SETTING}, model {self.model!r}) {what}")
+            f"the embedding server at {self.server.shown} ({SETTING}, model {self.model!r}) {what}"
+        )
 
     def _redact(self, text: str) -> str:
         key = os.environ.get(self.server.api_key_env, "") if self.server.api_key_env else ""
@@ -185,7 +203,7 @@ class EmbeddingClient:
         attempts = 1 if self._down else self.server.retries + 1
         last = ""
         for attempt in range(attempts):
-            delay = min(8.0, self.server.backoff * 2 ** attempt)
+            delay = min(8.0, self.server.backoff * 2**attempt)
             request = urllib.request.Request(self.server.url, data=body, headers=self._headers(), method="POST")
             self.requests += 1
             try:
@@ -208,8 +226,10 @@ class EmbeddingClient:
                 self._sleep(delay)
         self._down = True
         tries = f"after {attempts} attempts" if attempts > 1 else "(it failed before, so no retries)"
-        raise self._fail(f"did not answer {tries}: {self._redact(last)}. Start the server, or fix or unset "
-                         f"{SETTING} (embedding.url, LLMEVAL_EMBEDDING_URL)")
+        raise self._fail(
+            f"did not answer {tries}: {self._redact(last)}. Start the server, or fix or unset "
+            f"{SETTING} (embedding.url, LLMEVAL_EMBEDDING_URL)"
+        )
 
     # -- reading the reply -----------------------------------------------------------
 

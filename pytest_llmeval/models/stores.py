@@ -50,7 +50,9 @@ class ShardStore:
     FOLDER: ClassVar[str] = ""
     SUFFIX: ClassVar[str] = ""
 
-    def __init__(self, directory: str, signature: str, *, exact: bool = False) -> None:  # exact: shards right in directory
+    def __init__(
+        self, directory: str, signature: str, *, exact: bool = False
+    ) -> None:  # exact: shards right in directory
         self.signature = signature
         digest = hashlib.sha256(signature.encode()).hexdigest()[:20]
         self.directory = directory if exact else os.path.join(directory, self.FOLDER, digest)
@@ -90,7 +92,9 @@ class ShardStore:
 
     def compact(self) -> None:
         """Merge all shards into one (call from the controller when no worker writes)."""
-        shards = [e for e in os.listdir(self.directory) if e.endswith(self.SUFFIX)] if os.path.isdir(self.directory) else []
+        shards = (
+            [e for e in os.listdir(self.directory) if e.endswith(self.SUFFIX)] if os.path.isdir(self.directory) else []
+        )
         if len(shards) < 8:
             return
         values = self.load()
@@ -129,8 +133,14 @@ class EmbeddingStore(ShardStore):
 
         keys = np.array(list(values), dtype="U64")
         matrix = np.stack([values[k] for k in values]).astype(np.float32)
-        meta = json.dumps({"format": self.FORMAT, "signature": self.signature, "dim": int(matrix.shape[1]),
-                           "sha256": _shard_digest(keys, matrix)})
+        meta = json.dumps(
+            {
+                "format": self.FORMAT,
+                "signature": self.signature,
+                "dim": int(matrix.shape[1]),
+                "sha256": _shard_digest(keys, matrix),
+            }
+        )
         np.savez(handle, keys=keys, vectors=matrix, meta=np.array(meta))
 
     def _read(self, path: str) -> dict[str, Any]:
@@ -184,8 +194,11 @@ class ParseStore(ShardStore):
         with open(path, "rb") as handle:
             head, _, body = handle.read().partition(b"\n")
         meta = json.loads(head)
-        if (meta.get("format") != self.FORMAT or meta.get("signature") != self.signature
-                or meta.get("sha256") != hashlib.sha256(body).hexdigest()):
+        if (
+            meta.get("format") != self.FORMAT
+            or meta.get("signature") != self.signature
+            or meta.get("sha256") != hashlib.sha256(body).hexdigest()
+        ):
             raise ValueError("foreign or altered shard")
         entries = json.loads(body.decode("utf-8", "surrogatepass"))
         if not isinstance(entries, dict):

@@ -40,8 +40,22 @@ from .detectors import Detection
 if TYPE_CHECKING:
     from .cache import ModelCache
 
-__all__ = ["SHIPPED", "Verifier", "VerifierCard", "windows", "best_windows", "hypothesis", "claims_of", "train",
-           "write_card", "readings", "score_pairs", "MAX_TOKENS", "WINDOW_WORDS", "TOP_WINDOWS"]
+__all__ = [
+    "SHIPPED",
+    "Verifier",
+    "VerifierCard",
+    "windows",
+    "best_windows",
+    "hypothesis",
+    "claims_of",
+    "train",
+    "write_card",
+    "readings",
+    "score_pairs",
+    "MAX_TOKENS",
+    "WINDOW_WORDS",
+    "TOP_WINDOWS",
+]
 
 #: The verifier that ships with the plugin (package data).
 SHIPPED = Path(__file__).parent / "weights" / "verifier"
@@ -57,9 +71,11 @@ SHORT_CLAIM = 8
 MAX_CLAIMS = 40
 
 _WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset("""a an and are as at be been but by for from had has have he her his i if in into is it its of on or
+_STOP = frozenset(
+    """a an and are as at be been but by for from had has have he her his i if in into is it its of on or
 our she so such than that the their them then there these they this those to was we were what when where which who will
-with would you your not no""".split())
+with would you your not no""".split()
+)
 
 
 def _words(text: str) -> set[str]:
@@ -72,7 +88,7 @@ def windows(context: Sequence[str], words: int = WINDOW_WORDS) -> list[str]:
     out: list[str] = []
     for start in range(len(sentences)):
         taken, count = [sentences[start]], len(sentences[start].split())
-        for sentence in sentences[start + 1:]:
+        for sentence in sentences[start + 1 :]:
             count += len(sentence.split())
             if count > words:
                 break
@@ -103,7 +119,9 @@ def hypothesis(claim: str, question: str | None) -> str:
     return claim
 
 
-def claims_of(answer: str, question: str | None = None, skip: Callable[[str, str | None], Any] | None = None) -> list[str]:
+def claims_of(
+    answer: str, question: str | None = None, skip: Callable[[str, str | None], Any] | None = None
+) -> list[str]:
     """The answer's claims: its sentences, less those ``skip(sentence, question)`` says claim nothing."""
     sentences = split_sentences(answer) or ([answer.strip()] if answer.strip() else [])
     return [s for s in sentences if _WORD.search(s) and not (skip and skip(s, question))][:MAX_CLAIMS]
@@ -127,11 +145,19 @@ class VerifierCard:
             raw = path.read_bytes()
             data = json.loads(raw)
             thresholds = data["thresholds"]
-            card = cls(str(data["version"]), str(data.get("base", "")), float(thresholds["fail_below"]),
-                       float(thresholds["pass_at"]), hashlib.sha256(raw).hexdigest(), data)
+            card = cls(
+                str(data["version"]),
+                str(data.get("base", "")),
+                float(thresholds["fail_below"]),
+                float(thresholds["pass_at"]),
+                hashlib.sha256(raw).hexdigest(),
+                data,
+            )
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise ModelLoadError(f"verifier {folder}: no usable card.json ({exc}); a verifier folder is what "
-                                 "tools/train_verifier.py --out writes: weights, tokenizer and card.json") from None
+            raise ModelLoadError(
+                f"verifier {folder}: no usable card.json ({exc}); a verifier folder is what "
+                "tools/train_verifier.py --out writes: weights, tokenizer and card.json"
+            ) from None
         if not 0 <= card.fail_below <= card.pass_at <= 1:
             raise ModelLoadError(f"verifier {folder}: card.json thresholds must be 0 <= fail_below <= pass_at <= 1")
         return card
@@ -155,13 +181,23 @@ class Verifier:
     batch_size = 32  # on the CPU; on a GPU `gpu_batch_size`
     gpu_batch_size = 128
 
-    def __init__(self, cache: ModelCache, folder: str | os.PathLike[str] | None = None,
-                 skip: Callable[[str, str | None], Any] | None = None, record: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self,
+        cache: ModelCache,
+        folder: str | os.PathLike[str] | None = None,
+        skip: Callable[[str, str | None], Any] | None = None,
+        record: Callable[[str], Any] | None = None,
+    ) -> None:
         self.folder = Path(folder) if folder else SHIPPED
         if not (self.folder / "config.json").is_file():
-            where = "the shipped verifier is missing from this install" if folder is None else f"{self.folder} is not a folder"
-            raise ModelLoadError(f"verifier: {where} with config.json, weights and card.json (tools/train_verifier.py "
-                                 "--out writes one)")
+            where = (
+                "the shipped verifier is missing from this install"
+                if folder is None
+                else f"{self.folder} is not a folder"
+            )
+            raise ModelLoadError(
+                f"verifier: {where} with config.json, weights and card.json (tools/train_verifier.py --out writes one)"
+            )
         self.card = VerifierCard.read(self.folder)
         self.cache = cache
         self.skip = skip
@@ -178,7 +214,9 @@ class Verifier:
                 import torch
                 from transformers import AutoModelForSequenceClassification, AutoTokenizer
             except ImportError as exc:
-                raise ModelLoadError("the verifier needs transformers and torch: pip install 'pytest-llm-verdict[embeddings]'") from exc
+                raise ModelLoadError(
+                    "the verifier needs transformers and torch: pip install 'pytest-llm-verdict[embeddings]'"
+                ) from exc
             from .cache import place
 
             try:
@@ -205,13 +243,19 @@ class Verifier:
 
     def _reading(self, claims: list[str], found: list[str], scored: list[list[tuple[float, int]]]) -> Detection:
         if not claims or not found:
-            what = "no claim to read in the answer" if not claims else "no prose context to read the answer against (a record or nothing)"
+            what = (
+                "no claim to read in the answer"
+                if not claims
+                else "no prose context to read the answer against (a record or nothing)"
+            )
             return Detection(1.0, "unverified", what)
         best = [max(pairs) for pairs in scored]
         low = min(range(len(claims)), key=lambda c: best[c][0])
         support, window = best[low]
         card = self.card
-        verdict = "fail" if support < card.fail_below else "pass" if all(s >= card.pass_at for s, _ in best) else "unverified"
+        verdict = (
+            "fail" if support < card.fail_below else "pass" if all(s >= card.pass_at for s, _ in best) else "unverified"
+        )
         said = f"claim {low + 1} {excerpt(claims[low], 100)!r}"
         closest = f"closest: {excerpt(found[window], 100)!r}"
         if verdict == "fail":
@@ -219,18 +263,29 @@ class Verifier:
         elif verdict == "pass":
             reason = f"every claim is supported by the context (least: {said}, {self.tier} {support:.2f}; {closest})"
         else:
-            reason = (f"{said} is neither supported nor contradicted clearly ({self.tier} {support:.2f}, between "
-                      f"{card.fail_below:.2f} and {card.pass_at:.2f}; {closest})")
-        return Detection(support, verdict, reason, claims=tuple((c, s) for c, (s, _) in zip(claims, best)),
-                         closest=tuple(found[i] for _, i in best),
-                         threshold=card.fail_below if verdict == "fail" else card.pass_at if verdict == "pass" else None)
+            reason = (
+                f"{said} is neither supported nor contradicted clearly ({self.tier} {support:.2f}, between "
+                f"{card.fail_below:.2f} and {card.pass_at:.2f}; {closest})"
+            )
+        return Detection(
+            support,
+            verdict,
+            reason,
+            claims=tuple((c, s) for c, (s, _) in zip(claims, best)),
+            closest=tuple(found[i] for _, i in best),
+            threshold=card.fail_below if verdict == "fail" else card.pass_at if verdict == "pass" else None,
+        )
 
 
 Reading = tuple[list[str], list[str], list[list[tuple[float, int]]]]
 
 
-def readings(items: Sequence[tuple[Sequence[str], str | None, str]], score: Callable[[list[tuple[str, str]]], list[float]],
-             skip: Callable[[str, str | None], Any] | None = None, record: Callable[[str], Any] | None = None) -> list[Reading]:
+def readings(
+    items: Sequence[tuple[Sequence[str], str | None, str]],
+    score: Callable[[list[tuple[str, str]]], list[float]],
+    skip: Callable[[str, str | None], Any] | None = None,
+    record: Callable[[str], Any] | None = None,
+) -> list[Reading]:
     """How the verifier reads each ``(context, question, answer)``: the answer's claims, the context's windows (none for
     a record context) and, per claim, ``(score, window index)`` of each of its best windows, all pairs scored by
     ``score`` in one call (what `Verifier.detect` and the training script's development figures both read)."""
@@ -246,7 +301,9 @@ def readings(items: Sequence[tuple[Sequence[str], str | None, str]], score: Call
     return [(claims, found, [[(next(scores), i) for i in pick] for pick in picks]) for claims, picks, found in jobs]
 
 
-def score_pairs(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], device: str, batch_size: int) -> list[float]:
+def score_pairs(
+    model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], device: str, batch_size: int
+) -> list[float]:
     """Each (window, claim) pair's support by ``model``, in length-sorted batches (less padding)."""
     import torch
 
@@ -254,19 +311,35 @@ def score_pairs(model: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], de
     out = [0.0] * len(pairs)
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
-            indices = order[start:start + batch_size]
-            encoded = tokenizer([pairs[i][0] for i in indices], [pairs[i][1] for i in indices], truncation="longest_first",
-                                padding=True, max_length=MAX_TOKENS, return_tensors="pt").to(device)
+            indices = order[start : start + batch_size]
+            encoded = tokenizer(
+                [pairs[i][0] for i in indices],
+                [pairs[i][1] for i in indices],
+                truncation="longest_first",
+                padding=True,
+                max_length=MAX_TOKENS,
+                return_tensors="pt",
+            ).to(device)
             values = torch.sigmoid(model(**encoded).logits.float().reshape(-1)).cpu().tolist()
             for index, value in zip(indices, values):
                 out[index] = float(value)
     return out
 
 
-def train(pairs: Sequence[tuple[str, str, int]], base: str | os.PathLike[str], out: str | os.PathLike[str], *,
-          layers: int | None = None, epochs: float = 1.0, batch_size: int = 16, rate: float = 5e-5, seed: int = 0,
-          checkpoints: int = 1, pick: Callable[[Any, Any], float] | None = None,
-          log: Callable[[str], None] = print) -> dict[str, Any]:
+def train(
+    pairs: Sequence[tuple[str, str, int]],
+    base: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    layers: int | None = None,
+    epochs: float = 1.0,
+    batch_size: int = 16,
+    rate: float = 5e-5,
+    seed: int = 0,
+    checkpoints: int = 1,
+    pick: Callable[[Any, Any], float] | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Fine-tune ``base`` (a BERT-style folder; its first ``layers`` layers) as a verifier on ``pairs`` of (window,
     claim, 1 if the window supports the claim else 0), and save it to ``out`` in half precision with its tokenizer.
 
@@ -287,7 +360,9 @@ def train(pairs: Sequence[tuple[str, str, int]], base: str | os.PathLike[str], o
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=rate, weight_decay=0.01)
     warm = max(1, total // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm + 1))))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warm, max(0.0, (total - s) / (total - warm + 1)))
+    )
     loss_of = torch.nn.BCEWithLogitsLoss()
     marks = {round(total * (k + 1) / checkpoints) for k in range(checkpoints)}
     figures: list[float] = []
@@ -295,8 +370,14 @@ def train(pairs: Sequence[tuple[str, str, int]], base: str | os.PathLike[str], o
     kept = 0
     for step in range(total):
         batch = [rows[(step * batch_size + j) % len(rows)] for j in range(batch_size)]
-        encoded = tokenizer([b[0] for b in batch], [b[1] for b in batch], truncation="longest_first", padding=True,
-                            max_length=MAX_TOKENS, return_tensors="pt")
+        encoded = tokenizer(
+            [b[0] for b in batch],
+            [b[1] for b in batch],
+            truncation="longest_first",
+            padding=True,
+            max_length=MAX_TOKENS,
+            return_tensors="pt",
+        )
         target = torch.tensor([float(b[2]) for b in batch])
         loss = loss_of(model(**encoded).logits.reshape(-1), target)
         loss.backward()
@@ -322,5 +403,12 @@ def train(pairs: Sequence[tuple[str, str, int]], base: str | os.PathLike[str], o
     model.half().save_pretrained(str(out), safe_serialization=True)
     model.float()
     tokenizer.save_pretrained(str(out))
-    return {"steps": total, "batch_size": batch_size, "rate": rate, "seed": seed, "layers": model.config.num_hidden_layers,
-            "checkpoints": figures, "kept": kept}
+    return {
+        "steps": total,
+        "batch_size": batch_size,
+        "rate": rate,
+        "seed": seed,
+        "layers": model.config.num_hidden_layers,
+        "checkpoints": figures,
+        "kept": kept,
+    }

@@ -87,7 +87,8 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
     os.makedirs(directory, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=".llmeval-", suffix=".tmp", dir=directory)
     try:
-        os.chmod(temporary, 0o666 & ~current_umask())  # mkstemp's 0600 would hide the report from CI artifacts and groups
+        # mkstemp's 0600 would hide the report from CI artifacts and groups
+        os.chmod(temporary, 0o666 & ~current_umask())
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
             for piece in pieces:
                 stream.write(replace_surrogates(piece))

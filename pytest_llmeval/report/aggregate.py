@@ -1,7 +1,9 @@
 """Aggregation of result records into a leaderboard, best model and most difficult case.
 
 Works on plain record dicts (what travels in ``user_properties``), so it serves
-the terminal summary, JUnit suite properties and every report alike.
+the terminal summary, JUnit suite properties and every report alike. The flips, worst results and hardest case
+come from `.findings`; the tables a check's kind picks (label predictions, generations) from `.predictions` and
+`.generations`.
 
 >>> recs = [
 ...     {"evaluator": "exact_match", "metrics": {"exact_match": 1.0}, "primary": "exact_match",
@@ -26,22 +28,22 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from ..core.result import NO_MODEL, Record, verdict_of
+from .findings import Flip, HardCase, Insight, flips_of, hardest_case_of, insights_of, perturbation_of
 from .generations import OperationsRow, operations, operations_insights
+from .predictions import ClassificationRow, classification_of
 from .rowstats import CaseDraws, row_stats
 from .ranking import ModelPair, rank_models
 
-__all__ = ["outcome_counts_line", "shown_model", "models_phrase", "LeaderboardRow", "HardCase", "check_labels", "Flip",
-           "Insight", "Summary", "summarize", "ORIGINAL", "perturbation_of", "ClassificationRow", "signature_keys"]
-
-
-#: The tag value of an unperturbed sibling in a perturbation family.
-ORIGINAL = "original"
-
-
-def perturbation_of(record: Record) -> str | None:
-    """The perturbation a record was scored under (``None`` for an original input)."""
-    value = (record.get("tags") or {}).get("perturbation")
-    return None if value in (None, "", ORIGINAL) else str(value)
+__all__ = [
+    "outcome_counts_line",
+    "shown_model",
+    "models_phrase",
+    "LeaderboardRow",
+    "check_labels",
+    "Summary",
+    "summarize",
+    "signature_keys",
+]
 
 
 #: Order in which test outcomes are listed.
@@ -119,54 +121,6 @@ class LeaderboardRow:
 
 
 @dataclass(frozen=True)
-class Flip:
-    """A check whose outcome changed between an input and its perturbed sibling (same case, model, check)."""
-
-    case_id: str
-    model: str
-    check: str
-    metric: str
-    perturbation: str
-    kind: str  # "broke" (passed, then failed), "fixed" (failed, then passed) or "moved" (score moved more than the delta)
-    original_score: float | None
-    perturbed_score: float | None
-    original_passed: bool
-    perturbed_passed: bool
-    nodeid: str | None = None
-    original_nodeid: str | None = None
-
-    def describe(self) -> str:
-        def num(v: float | None) -> str:
-            return "n/a" if v is None else f"{v:.3f}"
-
-        return (f"{self.check} {self.metric} {self.kind} under {self.perturbation}: {num(self.original_score)} -> "
-                f"{num(self.perturbed_score)} ({'pass' if self.original_passed else 'fail'} -> "
-                f"{'pass' if self.perturbed_passed else 'fail'})")
-
-
-@dataclass(frozen=True)
-class Insight:
-    """The worst result of a check, with the evaluator's own evidence (its reason)."""
-
-    check: str
-    metric: str
-    model: str
-    case_id: str | None
-    score: float | None
-    reason: str
-
-
-@dataclass(frozen=True)
-class HardCase:
-    """The case most models failed."""
-
-    case_id: str
-    failed_models: tuple[str, ...]
-    models: int
-    failed_checks: int
-
-
-@dataclass(frozen=True)
 class Summary:
     checks: int
     passed: int
@@ -200,7 +154,9 @@ class Summary:
     @property
     def flaky(self) -> tuple[CaseDraws, ...]:
         """Repeated cases that both passed and failed, lowest pass rate first."""
-        return tuple(sorted((c for c in self.repeats if c.flaky), key=lambda c: (c.pass_rate, c.check, c.model, c.case_id)))
+        return tuple(
+            sorted((c for c in self.repeats if c.flaky), key=lambda c: (c.pass_rate, c.check, c.model, c.case_id))
+        )
 
     @property
     def unverified_count(self) -> int:
@@ -238,14 +194,28 @@ class Summary:
             "best_model": self.best_model,
             "no_clear_best": self.no_clear_best,
             "model_pairs": [asdict(pair) for pair in self.model_pairs],
-            "hardest_case": None if hard is None else {
-                **asdict(hard), "failed_models": failed_models, "models": hard.models - (NO_MODEL in hard.failed_models)
-                if failed_models else 0,
+            "hardest_case": None
+            if hard is None
+            else {
+                **asdict(hard),
+                "failed_models": failed_models,
+                "models": hard.models - (NO_MODEL in hard.failed_models) if failed_models else 0,
             },
             "leaderboard": [model({**asdict(row), "pass_rate": row.pass_rate}) for row in self.rows],
-            "problems": [model({"check": row.check, "metric": row.metric, "model": row.model, "mean": row.mean,
-                                "threshold": row.threshold, "higher_is_better": row.higher_is_better, "count": row.count})
-                         for row in self.problems],
+            "problems": [
+                model(
+                    {
+                        "check": row.check,
+                        "metric": row.metric,
+                        "model": row.model,
+                        "mean": row.mean,
+                        "threshold": row.threshold,
+                        "higher_is_better": row.higher_is_better,
+                        "count": row.count,
+                    }
+                )
+                for row in self.problems
+            ],
             "perturbed_checks": self.perturbed_checks,
             "flips": [model(asdict(flip)) for flip in self.flips],
             "insights": [model(asdict(insight)) for insight in self.insights],
@@ -304,8 +274,13 @@ def _labels(records: list[Record]) -> tuple[list[str], dict[str, tuple[str, str]
     return out, labels
 
 
-def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alpha: float = 0.05,
-              expected: frozenset[str] = frozenset()) -> Summary:
+def summarize(
+    records: Iterable[Record],
+    *,
+    flip_delta: float | None = None,
+    alpha: float = 0.05,
+    expected: frozenset[str] = frozenset(),
+) -> Summary:
     """Aggregate ``records`` (``Result.to_dict()`` dicts, optionally with ``nodeid`` and ``tags``).
 
     The leaderboard, best model and most difficult case are computed on original
@@ -327,7 +302,9 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         primary = members[0]["primary"]
         values = [v for m in members if (v := m["metrics"].get(primary)) is not None]
         mean = math.fsum(values) / len(values) if values else None
-        limits = {(m.get("thresholds") or {}).get(primary) for m in members}  # numbers (resolve_thresholds floats them) or None
+        limits = {
+            (m.get("thresholds") or {}).get(primary) for m in members
+        }  # numbers (resolve_thresholds floats them) or None
         figures, drawn = row_stats(members, model, label, alpha)
         repeats += drawn
         rows.append(
@@ -358,10 +335,12 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
 
     rows.sort(key=lambda row: (order[row.check], *merit(row), row.model))
     ranked_rows: list[LeaderboardRow] = []
-    for index, row in enumerate(rows):
+    for row in rows:
         previous = ranked_rows[-1] if ranked_rows else None
         if previous is not None and previous.check == row.check:
-            rank = previous.rank if merit(previous) == merit(row) else sum(r.check == row.check for r in ranked_rows) + 1
+            rank = (
+                previous.rank if merit(previous) == merit(row) else sum(r.check == row.check for r in ranked_rows) + 1
+            )
         else:
             rank = 1
         ranked_rows.append(replace(row, rank=rank))
@@ -383,15 +362,19 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
         best_model=ranking.best,
         model_pairs=ranking.pairs,
         no_clear_best=ranking.no_clear_best,
-        hardest_case=_hardest_case([r for r, _ in ranked if r.get("nodeid") not in expected]),
-        flips=_flips(records, all_labels, flip_delta),
+        hardest_case=hardest_case_of([r for r, _ in ranked if r.get("nodeid") not in expected]),
+        flips=flips_of(records, all_labels, flip_delta),
         perturbed_checks=len(records) - len(originals),
-        insights=_insights([(r, label) for r, label in ranked if r.get("nodeid") not in expected]),
+        insights=insights_of([(r, label) for r, label in ranked if r.get("nodeid") not in expected]),
         expected_failures=sum(1 for r in records if verdict_of(r) == "fail" and r.get("nodeid") in expected),
-        classification=_classification([r for r, _ in ranked if r.get("evaluator") == "label_prediction"]),
+        classification=classification_of([r for r, _ in ranked if r.get("evaluator") == "label_prediction"]),
         operations=operations([r for r, _ in ranked if r.get("evaluator") == "generation"]),
         unverified=dict(Counter(r["evaluator"] for r in records if verdict_of(r) == "unverified")),
-        escalated=dict(Counter(verdict_of(r) for r in records if isinstance(r.get("details"), dict) and "escalated" in r["details"])),
+        escalated=dict(
+            Counter(
+                verdict_of(r) for r in records if isinstance(r.get("details"), dict) and "escalated" in r["details"]
+            )
+        ),
         detected=_tier_verdicts(records, "detector"),
         verified=_tier_verdicts(records, "verifier"),
         repeats=tuple(sorted(repeats, key=lambda c: (order[c.check], c.model, c.case_id))),
@@ -399,122 +382,12 @@ def summarize(records: Iterable[Record], *, flip_delta: float | None = None, alp
     )
 
 
-@dataclass(frozen=True)
-class ClassificationRow:
-    """One model's label predictions (``record_label``), gathered over the run."""
-
-    model: str
-    count: int
-    accuracy: float
-    macro_f1: float
-    roc_auc: float | None
-    labels: tuple[str, ...]
-    report: Mapping[str, Any]
-    curves: Mapping[str, Any]
-
-
 def _tier_verdicts(records: list[Record], tier: str) -> dict[str, int]:
     """The verdicts of the answers a model tier (``verifier``, ``detector``) read, counted."""
-    return dict(Counter(str(r["details"][tier].get("verdict")) for r in records
-                        if isinstance(r.get("details"), dict) and isinstance(r["details"].get(tier), dict)))
-
-
-def _classification(records: list[Record]) -> tuple[ClassificationRow, ...]:
-    """Accuracy, macro F1 and ROC AUC per model from ``label_prediction`` records, best accuracy first."""
-    from ..stats import classmetrics as cm
-
-    by_model: dict[str, list[Record]] = defaultdict(list)
-    for record in records:
-        by_model[record.get("model") or NO_MODEL].append(record)
-    rows = []
-    for model, members in by_model.items():
-        details = [m.get("details") or {} for m in members]
-        expected = [str(d.get("expected", "")) for d in details]
-        predicted = [str(d.get("predicted", "")) for d in details]
-        report = cm.classification_report(expected, predicted)
-        scores = [d.get("scores") for d in details]
-        auc, drawn = None, {}
-        if all(isinstance(s, Mapping) for s in scores):
-            given = [dict(s) for s in scores if isinstance(s, Mapping)]
-            labels = sorted(set(expected))  # ROC AUC is over the true labels
-            auc = cm.label_roc_auc(expected, given, labels)
-            drawn = cm.curves(expected, given, labels)
-        rows.append(ClassificationRow(model, len(members), report.accuracy, report.macro[2], auc, report.labels,
-                                      report.as_dict(), drawn))
-    return tuple(sorted(rows, key=lambda r: (-r.accuracy, -r.macro_f1, r.model)))
-
-
-def _flips(records: list[Record], labels: list[str], delta: float | None) -> tuple[Flip, ...]:
-    """Pair each perturbed result with its original sibling: same case, model, check, and n-th call of it in the test."""
-    originals: dict[tuple[Any, ...], Record] = {}
-    perturbed: list[tuple[tuple[Any, ...], Record, str]] = []
-    seen: dict[tuple[Any, ...], int] = defaultdict(int)
-    for record, label in zip(records, labels):
-        occurrence_key = (record.get("nodeid"), label)
-        occurrence = seen[occurrence_key]
-        seen[occurrence_key] += 1
-        test = str(record.get("nodeid") or "").partition("[")[0]  # the test function: siblings share it, other tests do not
-        draw = (record.get("tags") or {}).get("draw")  # a repeated case: each draw's siblings pair with each other
-        key = (record.get("case_id") or record.get("nodeid"), record.get("model") or NO_MODEL, label, test, draw, occurrence)
-        name = perturbation_of(record)
-        if name is None:
-            originals.setdefault(key, record)
-        else:
-            perturbed.append((key, record, name))
-    flips = []
-    for key, record, name in perturbed:
-        original = originals.get(key)
-        if original is None:
-            continue
-        primary = record["primary"]
-        before, after = original["metrics"].get(primary), record["metrics"].get(primary)
-        was, now = bool(original.get("passed")), bool(record.get("passed"))
-        if was != now:
-            kind = "broke" if was else "fixed"
-        elif delta is not None and before is not None and after is not None and abs(after - before) > delta:
-            kind = "moved"
-        else:
-            continue
-        flips.append(Flip(str(key[0]), key[1], key[2], primary, name, kind, before, after, was, now,
-                          record.get("nodeid"), original.get("nodeid")))
-    flips.sort(key=lambda f: ({"broke": 0, "fixed": 1, "moved": 2}[f.kind], f.case_id, f.model, f.check, f.perturbation, f.nodeid or ""))
-    return tuple(flips)
-
-
-def _insights(ranked: list[tuple[Record, str]]) -> tuple[Insight, ...]:
-    """Per check, its worst scored result and the evaluator's reason (the least grounded sentence, the leaked entity, ...)."""
-    worst: dict[str, tuple[float, Record]] = {}
-    for record, label in ranked:
-        primary = record["primary"]
-        value = record["metrics"].get(primary)
-        if value is None or record.get("passed"):
-            continue
-        badness = -value if record.get("higher_is_better", {}).get(primary, True) else value
-        key = (badness, record.get("nodeid") or "")
-        if label not in worst or key > (worst[label][0], worst[label][1].get("nodeid") or ""):
-            worst[label] = (badness, record)
-    return tuple(
-        Insight(label, record["primary"], record.get("model") or NO_MODEL, record.get("case_id"), record["metrics"].get(record["primary"]),
-                str(record.get("reason") or ""))
-        for label, (_, record) in worst.items()
+    return dict(
+        Counter(
+            str(r["details"][tier].get("verdict"))
+            for r in records
+            if isinstance(r.get("details"), dict) and isinstance(r["details"].get(tier), dict)
+        )
     )
-
-
-def _hardest_case(records: list[Record]) -> HardCase | None:
-    by_case: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for record in records:
-        case_id = record.get("case_id") or record.get("nodeid")
-        if not case_id:
-            continue
-        by_case[case_id][record.get("model") or NO_MODEL].append(bool(record.get("passed")))
-    best: tuple[tuple[Any, ...], HardCase] | None = None
-    for case_id, per_model in by_case.items():
-        failed_models = tuple(sorted(m for m, outcomes in per_model.items() if not all(outcomes)))
-        if not failed_models:
-            continue
-        failed_checks = sum(outcomes.count(False) for outcomes in per_model.values())
-        hard = HardCase(case_id, failed_models, len(per_model), failed_checks)
-        key = (len(failed_models), len(failed_models) / len(per_model), failed_checks)
-        if best is None or key > best[0]:
-            best = (key, hard)
-    return None if best is None else best[1]

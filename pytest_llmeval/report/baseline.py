@@ -46,7 +46,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
 from ..core.result import NO_MODEL, Record, verdict_of
-from .aggregate import perturbation_of, signature_keys
+from .aggregate import signature_keys
+from .findings import perturbation_of
 from .rowstats import case_of
 
 __all__ = ["Change", "RowComparison", "sizing_text", "Comparison", "compare", "load_baseline", "RUN_VERDICTS"]
@@ -69,8 +70,10 @@ class Change:
 
     def describe(self) -> str:
         words = {"pass": "passed", "fail": "failed", "unverified": "unverified"}
-        return (f"{self.kind}: {self.evaluator} {self.metric} {_num(self.before)} -> {_num(self.after)} "
-                f"({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)}): {self.nodeid}")
+        return (
+            f"{self.kind}: {self.evaluator} {self.metric} {_num(self.before)} -> {_num(self.after)} "
+            f"({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)}): {self.nodeid}"
+        )
 
 
 def _worsening(row: RowComparison) -> float:
@@ -129,8 +132,10 @@ class RowComparison:
         return sizing_text(self.detectable, self.cases_for, self.repeats_for, self.target)
 
     def describe(self) -> str:
-        head = (f"{self.verdict}: {self.label}: {_num(self.before)} -> {_num(self.after)} ({self.difference:+.3f}, "
-                f"{self.interval()}, p={self.p_adjusted:.3g}, {self.cases} cases)")
+        head = (
+            f"{self.verdict}: {self.label}: {_num(self.before)} -> {_num(self.after)} ({self.difference:+.3f}, "
+            f"{self.interval()}, p={self.p_adjusted:.3g}, {self.cases} cases)"
+        )
         if self.verdict == "inconclusive":
             return f"{head}: {self.sizing()}"
         return head
@@ -199,7 +204,9 @@ class Comparison:
         """The run's verdict in one line (terminal, Markdown, HTML)."""
         counts = {v: sum(r.verdict == v for r in self.rows) for v in RUN_VERDICTS}
         shown = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        tail = f" ({shown} of {len(self.rows)} row(s); alpha {self.alpha:g} over all rows, tolerance {self.tolerance:g})"
+        tail = (
+            f" ({shown} of {len(self.rows)} row(s); alpha {self.alpha:g} over all rows, tolerance {self.tolerance:g})"
+        )
         if self.verdict == "not compared":
             return "not compared: no leaderboard row has cases in both runs"
         if self.verdict == "regressed":
@@ -207,13 +214,19 @@ class Comparison:
             return f"regressed: {worst.label} {_num(worst.before)} -> {_num(worst.after)}" + tail
         if self.verdict == "indeterminate":
             rose = max((r for r in self.rows if r.verdict == "indeterminate"), key=lambda r: r.difference)
-            return (f"indeterminate: {rose.label} {_num(rose.before)} -> {_num(rose.after)}: the run measured less than the "
-                    "baseline" + tail)
+            return (
+                f"indeterminate: {rose.label} {_num(rose.before)} -> {_num(rose.after)}: the run measured less than "
+                "the "
+                "baseline" + tail
+            )
         if self.verdict == "improved":
             return "improved" + tail
         if self.verdict == "inconclusive":
             # the row that moved most the wrong way (a row that did not move names the suite's weakest sizing)
-            moved = max((r for r in self.rows if r.verdict == "inconclusive"), key=lambda r: (_worsening(r), r.detectable or 0.0))
+            moved = max(
+                (r for r in self.rows if r.verdict == "inconclusive"),
+                key=lambda r: (_worsening(r), r.detectable or 0.0),
+            )
             return f"inconclusive: no significant regression, but for {moved.label} {moved.sizing()}" + tail
         return f"unchanged within +-{self.tolerance:g}" + tail
 
@@ -221,12 +234,21 @@ class Comparison:
         def shown(model: str) -> str | None:
             return None if model == NO_MODEL else model
 
-        return {"baseline": self.baseline, "compared": self.compared, "tolerance": self.tolerance, "alpha": self.alpha,
-                "verdict": self.verdict, "verdict_line": self.verdict_line(), "new": self.new, "missing": self.missing,
-                "regressions": len(self.regressions), "improvements": len(self.improvements),
-                "rows": [{**asdict(r), "model": shown(r.model)} for r in self.rows],
-                "changes": [{**asdict(c), "model": shown(c.model)} for c in self.changes],
-                "not_comparable": [dict(n) for n in self.not_comparable]}
+        return {
+            "baseline": self.baseline,
+            "compared": self.compared,
+            "tolerance": self.tolerance,
+            "alpha": self.alpha,
+            "verdict": self.verdict,
+            "verdict_line": self.verdict_line(),
+            "new": self.new,
+            "missing": self.missing,
+            "regressions": len(self.regressions),
+            "improvements": len(self.improvements),
+            "rows": [{**asdict(r), "model": shown(r.model)} for r in self.rows],
+            "changes": [{**asdict(c), "model": shown(c.model)} for c in self.changes],
+            "not_comparable": [dict(n) for n in self.not_comparable],
+        }
 
 
 def load_baseline(path: str) -> dict[str, Any]:
@@ -242,8 +264,10 @@ def load_baseline(path: str) -> dict[str, Any]:
         raise ValueError(f"the baseline {path!r} is not a usable report: {problem}")
     for index, record in enumerate(report["results"]):
         if record["primary"] not in record["metrics"]:
-            raise ValueError(f"the baseline {path!r} is not a usable report: results[{index}]: primary metric "
-                             f"{record['primary']!r} is not among its metrics")
+            raise ValueError(
+                f"the baseline {path!r} is not a usable report: results[{index}]: primary metric "
+                f"{record['primary']!r} is not among its metrics"
+            )
     return report
 
 
@@ -258,7 +282,8 @@ def _keyed(records: list[Record]) -> dict[tuple[str, str, str, int], Record]:
 
 
 def test_of(record: Record) -> str:
-    """The test a result belongs to, the draw's part left out: draw n of a repeated test meets the baseline's n-th result."""
+    """The test a result belongs to, the draw's part left out: draw n of a repeated test meets the baseline's n-th
+    result."""
     nodeid = str(record.get("nodeid", ""))
     draw = (record.get("tags") or {}).get("draw")
     if isinstance(draw, int):
@@ -268,7 +293,9 @@ def test_of(record: Record) -> str:
     return nodeid
 
 
-def _clusters(records: Iterable[Record], labels: Mapping[tuple[str, str], str]) -> dict[tuple[str, str, str], dict[str, list[Record]]]:
+def _clusters(
+    records: Iterable[Record], labels: Mapping[tuple[str, str], str]
+) -> dict[tuple[str, str, str], dict[str, list[Record]]]:
     """Original-input results by leaderboard row (check label, signature, model), then by case."""
     out: dict[tuple[str, str, str], dict[str, list[Record]]] = defaultdict(lambda: defaultdict(list))
     for record, signature in zip(records, signature_keys(list(records))):
@@ -279,8 +306,9 @@ def _clusters(records: Iterable[Record], labels: Mapping[tuple[str, str], str]) 
     return out
 
 
-def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, tolerance: float,
-                     flips: Iterable[Change]) -> tuple[RowComparison, ...]:
+def _row_comparisons(
+    now: list[Record], before: list[Record], *, alpha: float, tolerance: float, flips: Iterable[Change]
+) -> tuple[RowComparison, ...]:
     from ..stats import inference as stats
     from .aggregate import check_labels
 
@@ -298,21 +326,37 @@ def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, t
         sample = current[key][cases[0]][0]
         primary = sample["primary"]
         higher = bool(sample.get("higher_is_better", {}).get(primary, True))
-        common = {"check": label, "evaluator": str(sample["evaluator"]), "metric": primary, "model": model,
-                  "cases": len(cases), "results_before": sum(len(prior[key][c]) for c in cases),
-                  "results_after": sum(len(current[key][c]) for c in cases)}
+        common = {
+            "check": label,
+            "evaluator": str(sample["evaluator"]),
+            "metric": primary,
+            "model": model,
+            "cases": len(cases),
+            "results_before": sum(len(prior[key][c]) for c in cases),
+            "results_after": sum(len(current[key][c]) for c in cases),
+        }
         failed_before = [[float(verdict_of(r) == "fail") for r in prior[key][c]] for c in cases]
         failed_after = [[float(verdict_of(r) == "fail") for r in current[key][c]] for c in cases]
         worse, better = evidence.get((str(sample["evaluator"]), model), [0, 0])
-        pending.append(({**common, "measure": "fail rate", "higher_is_better": False, "worse": worse, "better": better},
-                        stats.paired(failed_before, failed_after, proportion=True, alpha=alpha, target=max(tolerance, 0.05))))
+        pending.append(
+            (
+                {**common, "measure": "fail rate", "higher_is_better": False, "worse": worse, "better": better},
+                stats.paired(failed_before, failed_after, proportion=True, alpha=alpha, target=max(tolerance, 0.05)),
+            )
+        )
         unverified_before = [[float(verdict_of(r) == "unverified") for r in prior[key][c]] for c in cases]
         unverified_after = [[float(verdict_of(r) == "unverified") for r in current[key][c]] for c in cases]
         if any(v for draws in (*unverified_before, *unverified_after) for v in draws):
-            # A rise in what could not be verified is lost measurement, not a regression: it makes the run indeterminate.
-            pending.append(({**common, "measure": "unverified rate", "higher_is_better": False, "worse": 0, "better": 0},
-                            stats.paired(unverified_before, unverified_after, proportion=True, alpha=alpha,
-                                         target=max(tolerance, 0.05))))
+            # A rise in what could not be verified is lost measurement, not a regression: it makes the run
+            # indeterminate.
+            pending.append(
+                (
+                    {**common, "measure": "unverified rate", "higher_is_better": False, "worse": 0, "better": 0},
+                    stats.paired(
+                        unverified_before, unverified_after, proportion=True, alpha=alpha, target=max(tolerance, 0.05)
+                    ),
+                )
+            )
 
         def scores(records: list[Record]) -> list[float]:
             return [float(v) for r in records if isinstance(v := r.get("metrics", {}).get(primary), (int, float))]
@@ -320,9 +364,19 @@ def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, t
         pairs = [(scores(prior[key][c]), scores(current[key][c])) for c in cases]
         pairs = [(b, a) for b, a in pairs if b and a]
         if pairs and not all(v in (0.0, 1.0) for b, a in pairs for v in (*b, *a)):
-            pending.append(({**common, "measure": "mean", "higher_is_better": higher, "cases": len(pairs)},
-                            stats.paired([b for b, _ in pairs], [a for _, a in pairs], proportion=False, alpha=alpha,
-                                         target=max(tolerance, 0.05))))
+            pending.append(
+                (
+                    {**common, "measure": "mean", "higher_is_better": higher, "cases": len(pairs)},
+                    stats.paired(
+                        [b for b, _ in pairs],
+                        [a for _, a in pairs],
+                        proportion=False,
+                        alpha=alpha,
+                        target=max(tolerance, 0.05),
+                    ),
+                )
+            )
+
     # One-sided where the question is one-sided: "did it get worse?" over every row (Holm), and "did it get better?"
     # apart. The tolerance decides *unchanged* only; it is no extra hurdle for a significant change.
     def worse_p(fields: dict[str, Any], result: Any) -> float:
@@ -339,26 +393,51 @@ def _row_comparisons(now: list[Record], before: list[Record], *, alpha: float, t
         if p_worse <= alpha and gain < 0:
             verdict = "indeterminate" if fields["measure"] == "unverified rate" else "regressed"
         elif p_better <= alpha and gain > 0:
-            verdict = "unchanged" if fields["measure"] == "unverified rate" else "improved"  # fewer unverified: no verdict
-        elif result.low is not None and result.high is not None and -tolerance <= result.low and result.high <= tolerance:
+            # fewer unverified: no verdict
+            verdict = "unchanged" if fields["measure"] == "unverified rate" else "improved"
+        elif (
+            result.low is not None and result.high is not None and -tolerance <= result.low and result.high <= tolerance
+        ):
             verdict = "unchanged"
         else:
             verdict = "inconclusive"
         raw, p_adjusted = (worse_p(fields, result), p_worse) if gain <= 0 else (better_p(fields, result), p_better)
-        rows.append(RowComparison(**fields, before=result.before, after=result.after, difference=result.difference,
-                                  ci_low=result.low, ci_high=result.high, p_value=raw, p_adjusted=p_adjusted,
-                                  test=f"{result.test}, one-sided", verdict=verdict, detectable=result.detectable,
-                                  cases_for=result.cases_for, repeats_for=result.repeats_for, target=result.target))
+        rows.append(
+            RowComparison(
+                **fields,
+                before=result.before,
+                after=result.after,
+                difference=result.difference,
+                ci_low=result.low,
+                ci_high=result.high,
+                p_value=raw,
+                p_adjusted=p_adjusted,
+                test=f"{result.test}, one-sided",
+                verdict=verdict,
+                detectable=result.detectable,
+                cases_for=result.cases_for,
+                repeats_for=result.repeats_for,
+                target=result.target,
+            )
+        )
     rows.sort(key=lambda r: (RUN_VERDICTS.index(r.verdict), r.p_adjusted, r.check, r.model, r.measure))
     return tuple(rows)
 
 
-def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance: float = 0.05, alpha: float = 0.05,
-            name: str = "baseline") -> Comparison:
+def compare(
+    records: Iterable[Record],
+    baseline: Mapping[str, Any],
+    *,
+    tolerance: float = 0.05,
+    alpha: float = 0.05,
+    name: str = "baseline",
+) -> Comparison:
     """Compare this run's result records with a baseline report's."""
     records = list(records)
     # the baseline passed the report schema at start-up: its results are records
-    previous = cast("list[Record]", [r for r in baseline.get("results", []) if isinstance(r, dict) and "evaluator" in r])
+    previous = cast(
+        "list[Record]", [r for r in baseline.get("results", []) if isinstance(r, dict) and "evaluator" in r]
+    )
     now, before = _keyed(records), _keyed(previous)
     changes: list[Change] = []
     compared = 0
@@ -370,9 +449,19 @@ def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance
         was, is_ = verdict_of(old), verdict_of(record)
         if (was == "fail") != (is_ == "fail"):
             primary = record["primary"]
-            changes.append(Change("worse" if is_ == "fail" else "better", record["evaluator"], primary,
-                                  str(record.get("model") or NO_MODEL), old.get("metrics", {}).get(primary),
-                                  record.get("metrics", {}).get(primary), record.get("nodeid"), was, is_))
+            changes.append(
+                Change(
+                    "worse" if is_ == "fail" else "better",
+                    record["evaluator"],
+                    primary,
+                    str(record.get("model") or NO_MODEL),
+                    old.get("metrics", {}).get(primary),
+                    record.get("metrics", {}).get(primary),
+                    record.get("nodeid"),
+                    was,
+                    is_,
+                )
+            )
     # Same test and evaluator, only other signatures: not comparable.
     now_sigs: dict[tuple[str, str], set[str]] = defaultdict(set)
     old_sigs: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -390,5 +479,14 @@ def compare(records: Iterable[Record], baseline: Mapping[str, Any], *, tolerance
     rows = _row_comparisons(records, previous, alpha=alpha, tolerance=tolerance, flips=changes)
     # New and gone: tests (with their check) that only one run has; more or fewer draws of a test are neither.
     tests_now, tests_before = {key[:3] for key in now}, {key[:3] for key in before}
-    return Comparison(name, compared, tuple(changes), tuple(not_comparable), new=len(tests_now - tests_before),
-                      missing=len(tests_before - tests_now), tolerance=tolerance, rows=rows, alpha=alpha)
+    return Comparison(
+        name,
+        compared,
+        tuple(changes),
+        tuple(not_comparable),
+        new=len(tests_now - tests_before),
+        missing=len(tests_before - tests_now),
+        tolerance=tolerance,
+        rows=rows,
+        alpha=alpha,
+    )

@@ -37,8 +37,18 @@ from ..core.verdict import DECIDERS
 from ..stats.agreement import LABELS, ThresholdSuggestion, agreement, suggest_threshold
 from .gate import is_error
 
-__all__ = ["calibrate", "Floors", "status", "read_calibration", "write_calibration", "file_digest",
-           "FORMAT", "calibration_lines", "is_diagnostic", "more_rows"]
+__all__ = [
+    "calibrate",
+    "Floors",
+    "status",
+    "read_calibration",
+    "write_calibration",
+    "file_digest",
+    "FORMAT",
+    "calibration_lines",
+    "is_diagnostic",
+    "more_rows",
+]
 
 FORMAT = "pytest-llmeval-calibration"
 VERSION = 1
@@ -61,8 +71,13 @@ def _cost(records: list[Mapping[str, Any]]) -> dict[str, Any]:
             completion += int(usage.get("completion_tokens") or 0)
             money += float(usage.get("cost") or 0.0)
         seconds += float((record.get("tags") or {}).get("seconds") or 0.0)
-    return {"judge_calls": calls, "prompt_tokens": prompt, "completion_tokens": completion, "cost": round(money, 8),
-            "seconds": round(seconds, 3)}
+    return {
+        "judge_calls": calls,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "cost": round(money, 8),
+        "seconds": round(seconds, 3),
+    }
 
 
 def _call(record: Mapping[str, Any]) -> str:
@@ -73,15 +88,22 @@ def _call(record: Mapping[str, Any]) -> str:
 def _self_agreement(records: list[Mapping[str, Any]]) -> dict[str, Any] | None:
     """A judge asked several times (``judge.repeats``): its mean agreement with itself over the rows, and how
     many rows it split on (left unverified); ``None`` without repeats."""
-    shares = [float(r["details"]["repeats"]["agreement"]) for r in records if isinstance(r.get("details"), Mapping)
-              and isinstance(r["details"].get("repeats"), Mapping) and r["details"]["repeats"].get("agreement") is not None]
+    shares = [
+        float(r["details"]["repeats"]["agreement"])
+        for r in records
+        if isinstance(r.get("details"), Mapping)
+        and isinstance(r["details"].get("repeats"), Mapping)
+        and r["details"]["repeats"].get("agreement") is not None
+    ]
     split = sum(isinstance(r.get("details"), Mapping) and bool(r["details"].get("split")) for r in records)
     if not shares and not split:
         return None
     return {"rows": len(shares), "self_agreement": sum(shares) / len(shares) if shares else None, "split": split}
 
 
-def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float = 0.9, alpha: float = 0.05) -> dict[str, dict[str, Any]]:
+def calibrate(
+    records: Iterable[Mapping[str, Any]], *, target_precision: float = 0.9, alpha: float = 0.05
+) -> dict[str, dict[str, Any]]:
     """One entry per check signature of the labeled ``records`` (those with a ``label`` tag), keyed by the signature's
     `Signature.key`."""
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -103,15 +125,26 @@ def calibrate(records: Iterable[Mapping[str, Any]], *, target_precision: float =
         first = group[0]
         primary = str(first.get("primary", ""))
         higher = bool((first.get("higher_is_better") or {}).get(primary, True))
-        scored = [(r["metrics"].get(primary), r["tags"]["label"] == "bad") for r in group
-                  if isinstance(r.get("metrics"), Mapping) and isinstance(r["metrics"].get(primary), (int, float))]
+        scored = [
+            (r["metrics"].get(primary), r["tags"]["label"] == "bad")
+            for r in group
+            if isinstance(r.get("metrics"), Mapping) and isinstance(r["metrics"].get(primary), (int, float))
+        ]
         threshold = None
         if len({value for value, _ in scored}) > 2:  # a score, not a yes/no: a threshold can move
-            threshold = suggest_threshold(scored, metric=primary, higher_is_better=higher, target=target_precision,
-                                          alpha=alpha).to_dict()
-        out[key] = {"check": str(first.get("evaluator", "")), "signature": dict(first["signature"]), **found.to_dict(),
-                    "errors": errors, "tiers": tiers, "cost": _cost(group), "threshold": threshold,
-                    "judge_repeats": _self_agreement(group)}
+            threshold = suggest_threshold(
+                scored, metric=primary, higher_is_better=higher, target=target_precision, alpha=alpha
+            ).to_dict()
+        out[key] = {
+            "check": str(first.get("evaluator", "")),
+            "signature": dict(first["signature"]),
+            **found.to_dict(),
+            "errors": errors,
+            "tiers": tiers,
+            "cost": _cost(group),
+            "threshold": threshold,
+            "judge_repeats": _self_agreement(group),
+        }
     return out
 
 
@@ -130,8 +163,10 @@ def status(entry: Mapping[str, Any] | None, floors: Floors, *, other: Iterable[s
     if entry is None:
         others = list(other)
         if others:
-            return False, (f"not calibrated: the calibration record has {len(others)} entry(ies) for this check under "
-                           "another signature (version, model, parameters or thresholds changed); calibrate again")
+            return False, (
+                f"not calibrated: the calibration record has {len(others)} entry(ies) for this check under "
+                "another signature (version, model, parameters or thresholds changed); calibrate again"
+            )
         return False, "not calibrated: no calibration of this check (run pytest --llmeval-calibrate=LABELS.jsonl)"
     kappa, rows, precision = entry.get("kappa"), int(entry.get("rows") or 0), entry.get("precision")
     decided = int(entry.get("decided", rows) or 0)  # kappa rests on the rows the check decided
@@ -162,11 +197,15 @@ def read_calibration(path: str | os.PathLike[str]) -> dict[str, Any]:
     except (OSError, ValueError) as exc:
         raise ValueError(f"{os.fspath(path)}: not a readable calibration record ({exc})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("checks"), dict):
-        raise ValueError(f"{os.fspath(path)}: not a calibration record (expected JSON with format {FORMAT!r} and 'checks')")
+        raise ValueError(
+            f"{os.fspath(path)}: not a calibration record (expected JSON with format {FORMAT!r} and 'checks')"
+        )
     return data
 
 
-def write_calibration(path: str | os.PathLike[str], entries: Mapping[str, Mapping[str, Any]], labels: Mapping[str, Any]) -> dict[str, Any]:
+def write_calibration(
+    path: str | os.PathLike[str], entries: Mapping[str, Mapping[str, Any]], labels: Mapping[str, Any]
+) -> dict[str, Any]:
     """Merge ``entries`` into the record at ``path`` (an entry replaces the one of its signature; others stay) and write
     it, sorted and indented so that a diff reads; ``labels``: the label file's path, sha256 and rows."""
     data = read_calibration(path)
@@ -175,8 +214,9 @@ def write_calibration(path: str | os.PathLike[str], entries: Mapping[str, Mappin
     data["checks"] = dict(sorted(data["checks"].items()))
     temporary = f"{os.fspath(path)}.tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False,
-                  default=lambda value: None)
+        json.dump(
+            data, handle, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False, default=lambda value: None
+        )
         handle.write("\n")
     os.replace(temporary, path)
     return data
@@ -197,11 +237,12 @@ def _rounded(value: Any) -> Any:
 def _number(value: Any, digits: int = 2) -> str:
     if not isinstance(value, (int, float)):
         return "n/a"
-    return f"{0.0 if abs(value) < 0.5 * 10 ** -digits else value:.{digits}f}"  # never "-0.00"
+    return f"{0.0 if abs(value) < 0.5 * 10**-digits else value:.{digits}f}"  # never "-0.00"
 
 
 def more_rows(entry: Mapping[str, Any], floors: Floors) -> int | None:
-    """About how many more labeled rows a calibration needs before it clears ``floors``: enough decided rows, and a kappa
+    """About how many more labeled rows a calibration needs before it clears ``floors``: enough decided rows, and a
+    kappa
     interval whose lower end clears the floor at the agreement measured (its width shrinks as one over the square root
     of the rows), at the share of rows the check decided; 0 when it clears them, ``None`` when more rows cannot help
     (the kappa itself is below the floor, or the check decided no row)."""
@@ -231,21 +272,28 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]], floors: Floors |
         rows, decided = int(e["rows"]), int(e.get("decided", e["rows"]))
         on = f"{rows} rows" if decided == rows else f"{rows} rows, {decided} decided"
         good_decided, bad_decided = e["good_failed"] + e["good_passed"], e["bad_caught"] + e["bad_passed"]
-        lines.append(f"{e['check']} ({key.split('|', 2)[1]}, {Signature.from_dict(e['signature']).digest}): {on}; "
-                     f"over the decided rows kappa {_number(e.get('kappa'))}{interval}, agreement {_number(e.get('agreement'))}; "
-                     f"good failed {_decided_of(e['good_failed'], e['good'], good_decided)}, bad caught "
-                     f"{_decided_of(e['bad_caught'], e['bad'], bad_decided)}, failure precision "
-                     f"{_number(e.get('precision'))}, unverified {_number(e.get('unverified_share'))}"
-                     f"{f' ({n} measured nothing)' if (n := e.get('errors')) else ''}; judge calls "
-                     f"{cost.get('judge_calls', 0)}, tokens {cost.get('prompt_tokens', 0) + cost.get('completion_tokens', 0)}, "
-                     f"{cost.get('seconds', 0.0):.1f}s")
+        lines.append(
+            f"{e['check']} ({key.split('|', 2)[1]}, {Signature.from_dict(e['signature']).digest}): {on}; "
+            f"over the decided rows kappa {_number(e.get('kappa'))}{interval}, agreement "
+            f"{_number(e.get('agreement'))}; "
+            f"good failed {_decided_of(e['good_failed'], e['good'], good_decided)}, bad caught "
+            f"{_decided_of(e['bad_caught'], e['bad'], bad_decided)}, failure precision "
+            f"{_number(e.get('precision'))}, unverified {_number(e.get('unverified_share'))}"
+            f"{f' ({n} measured nothing)' if (n := e.get('errors')) else ''}; judge calls "
+            f"{cost.get('judge_calls', 0)}, tokens {cost.get('prompt_tokens', 0) + cost.get('completion_tokens', 0)}, "
+            f"{cost.get('seconds', 0.0):.1f}s"
+        )
         for tier, figures in (e.get("tiers") or {}).items():
-            lines.append(f"  decided by {tier}: {figures['rows']} rows, kappa {_number(figures.get('kappa'))}, agreement "
-                         f"{_number(figures.get('agreement'))}, failure precision {_number(figures.get('precision'))}")
+            lines.append(
+                f"  decided by {tier}: {figures['rows']} rows, kappa {_number(figures.get('kappa'))}, agreement "
+                f"{_number(figures.get('agreement'))}, failure precision {_number(figures.get('precision'))}"
+            )
         repeats = e.get("judge_repeats")
         if repeats:
-            lines.append(f"  judge asked repeatedly: agrees with itself {_number(repeats.get('self_agreement'))} over "
-                         f"{repeats['rows']} rows, split (left unverified) on {repeats['split']}")
+            lines.append(
+                f"  judge asked repeatedly: agrees with itself {_number(repeats.get('self_agreement'))} over "
+                f"{repeats['rows']} rows, split (left unverified) on {repeats['split']}"
+            )
         threshold = e.get("threshold")
         if threshold:
             lines.append("  suggested " + ThresholdSuggestion(**threshold).describe())
@@ -253,7 +301,12 @@ def calibration_lines(entries: Mapping[str, Mapping[str, Any]], floors: Floors |
             gates, why = status(e, floors)
             if not gates:
                 more = more_rows(e, floors)
-                lines.append(f"  may not gate yet ({why.removeprefix('not calibrated: ')}): " + (
-                    f"about {more} more labeled rows would decide it at this agreement" if more
-                    else "more labeled rows will not clear the floor at this agreement"))
+                lines.append(
+                    f"  may not gate yet ({why.removeprefix('not calibrated: ')}): "
+                    + (
+                        f"about {more} more labeled rows would decide it at this agreement"
+                        if more
+                        else "more labeled rows will not clear the floor at this agreement"
+                    )
+                )
     return lines

@@ -14,14 +14,25 @@ from html import escape
 from typing import TYPE_CHECKING, Any, cast
 
 from ..core.result import verdict_of
-from .aggregate import perturbation_of, shown_model
-from .view import number
+from .aggregate import shown_model
+from .cells import number
+from .findings import perturbation_of
 
 if TYPE_CHECKING:
     from ..core.result import Record
 
-__all__ = ["NO_MODEL_LABEL", "Distribution", "GridCell", "Grid", "distributions", "grids", "baseline_chart", "repeat_chart",
-           "goodness", "colour"]
+__all__ = [
+    "NO_MODEL_LABEL",
+    "Distribution",
+    "GridCell",
+    "Grid",
+    "distributions",
+    "grids",
+    "baseline_chart",
+    "repeat_chart",
+    "goodness",
+    "colour",
+]
 
 #: How a result without a model under test is shown (its leaderboard rows are the tests without a ``model``).
 NO_MODEL_LABEL = "(no model)"
@@ -57,7 +68,11 @@ def _originals(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
 
 def _primary(record: Mapping[str, Any]) -> float | None:
     value = (record.get("metrics") or {}).get(record.get("primary"))
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+    return (
+        float(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        else None
+    )
 
 
 # -- score distributions ----------------------------------------------------------------
@@ -90,17 +105,28 @@ VERDICT_COLOURS = (("fail", "#cf222e"), ("unverified", "#bf8700"), ("pass", "#2d
 VERDICT_TINTS = {"fail": "#ffd8d3", "unverified": "#fff1c2", "pass": "#d5f5dc", "": "#eaeef2"}
 
 
-def _histogram(scored: Sequence[tuple[float, str]], low: float, high: float, threshold: float | None, higher: bool, label: str,
-               width: int = 240, height: int = 56) -> str:
-    """``(score, verdict)`` pairs as a histogram whose bars stack the verdicts of their answers (failed at the bottom)."""
+def _histogram(
+    scored: Sequence[tuple[float, str]],
+    low: float,
+    high: float,
+    threshold: float | None,
+    higher: bool,
+    label: str,
+    width: int = 240,
+    height: int = 56,
+) -> str:
+    """``(score, verdict)`` pairs as a histogram whose bars stack the verdicts of their answers (failed at the
+    bottom)."""
     counts = [{verdict: 0 for verdict, _ in VERDICT_COLOURS} for _ in range(BINS)]
     for value, verdict in scored:
         index = BINS - 1 if high <= low else min(BINS - 1, int((value - low) / (high - low) * BINS))
         counts[index][verdict if verdict in counts[index] else "fail"] += 1
     top = max(sum(c.values()) for c in counts) or 1
     step = width / BINS
-    parts = [f'<svg width="{width}" height="{height + 14}" role="img" '
-             f'aria-label="{escape(label)}"><title>{escape(label)}</title>']
+    parts = [
+        f'<svg width="{width}" height="{height + 14}" role="img" '
+        f'aria-label="{escape(label)}"><title>{escape(label)}</title>'
+    ]
     if threshold is not None and high > low:
         x = (min(high, max(low, threshold)) - low) / (high - low) * width
         start, span = (x, width - x) if higher else (0.0, x)
@@ -112,15 +138,20 @@ def _histogram(scored: Sequence[tuple[float, str]], low: float, high: float, thr
             if bin_counts[verdict]:
                 bar = bin_counts[verdict] / top * (height - 2)
                 base -= bar
-                parts.append(f'<rect class="bar-{verdict}" x="{index * step + 0.5:.1f}" y="{base:.1f}" width="{step - 1:.1f}" '
-                             f'height="{bar:.1f}" fill="{fill}"><title>{said}</title></rect>')
+                parts.append(
+                    f'<rect class="bar-{verdict}" x="{index * step + 0.5:.1f}" y="{base:.1f}" width="{step - 1:.1f}" '
+                    f'height="{bar:.1f}" fill="{fill}"><title>{said}</title></rect>'
+                )
     if threshold is not None and high > low:
         x = (min(high, max(low, threshold)) - low) / (high - low) * width
         parts.append(f'<line x1="{x:.1f}" y1="0" x2="{x:.1f}" y2="{height}" stroke="#1b1f24" stroke-dasharray="3,2"/>')
-    parts.append(f'<line x1="0" y1="{height}" x2="{width}" y2="{height}" stroke="#8c959f"/>'
-                 f'<text x="0" y="{height + 12}" font-size="10" fill="#57606a">{escape(number(low))}</text>'
-                 f'<text x="{width}" y="{height + 12}" font-size="10" fill="#57606a" text-anchor="end">{escape(number(high))}</text>'
-                 "</svg>")
+    parts.append(
+        f'<line x1="0" y1="{height}" x2="{width}" y2="{height}" stroke="#8c959f"/>'
+        f'<text x="0" y="{height + 12}" font-size="10" fill="#57606a">{escape(number(low))}</text>'
+        f'<text x="{width}" y="{height + 12}" font-size="10" fill="#57606a" '
+        f'text-anchor="end">{escape(number(high))}</text>'
+        "</svg>"
+    )
     return "".join(parts)
 
 
@@ -139,10 +170,21 @@ def distributions(records: Sequence[Mapping[str, Any]]) -> list[Distribution]:
         threshold = float(threshold) if isinstance(threshold, (int, float)) else None
         higher = bool((group[0].get("higher_is_better") or {}).get(metric, True))
         low, high = _range(values, threshold)
-        label = (f"{check} {metric}, {model}: {len(values)} scores" + (f", threshold {number(threshold)}" if threshold is not None
-                 else "") + (" (higher is better)" if higher else " (lower is better)"))
-        out.append(Distribution(check, metric, model, len(values), sum(bool(r.get("passed")) for r in group),
-                                _histogram(scored, low, high, threshold, higher, label)))
+        label = (
+            f"{check} {metric}, {model}: {len(values)} scores"
+            + (f", threshold {number(threshold)}" if threshold is not None else "")
+            + (" (higher is better)" if higher else " (lower is better)")
+        )
+        out.append(
+            Distribution(
+                check,
+                metric,
+                model,
+                len(values),
+                sum(bool(r.get("passed")) for r in group),
+                _histogram(scored, low, high, threshold, higher, label),
+            )
+        )
     return out
 
 
@@ -207,11 +249,26 @@ def grids(records: Sequence[Mapping[str, Any]], anchors: Mapping[int, str], max_
                 value = _primary(found)
                 tip = f"{found.get('reason', '')}\n\n{found.get('excerpt') or ''}"
                 verdict = verdict_of(found)
-                row.append(GridCell(number(value), verdict, VERDICT_TINTS.get(verdict, VERDICT_TINTS[""]), anchors.get(id(found), ""),
-                                    tip[:600]))
+                row.append(
+                    GridCell(
+                        number(value),
+                        verdict,
+                        VERDICT_TINTS.get(verdict, VERDICT_TINTS[""]),
+                        anchors.get(id(found), ""),
+                        tip[:600],
+                    )
+                )
             rows.append((case, tuple(row)))
-        out.append(Grid(check, metric, "higher is better" if higher else "lower is better", models, tuple(rows),
-                        max(0, len(cases) - max_cases)))
+        out.append(
+            Grid(
+                check,
+                metric,
+                "higher is better" if higher else "lower is better",
+                models,
+                tuple(rows),
+                max(0, len(cases) - max_cases),
+            )
+        )
     return out
 
 
@@ -226,34 +283,48 @@ def baseline_chart(rows: Sequence[Mapping[str, Any]], width: int = 520, row_heig
         return ""
     label_width = 220
     span = width - label_width - 20
-    points = [v for r in usable for v in (r["before"], r["after"], r["before"] + (r.get("ci_low") or 0.0),
-                                          r["before"] + (r.get("ci_high") or 0.0))]
+    points = [
+        v
+        for r in usable
+        for v in (
+            r["before"],
+            r["after"],
+            r["before"] + (r.get("ci_low") or 0.0),
+            r["before"] + (r.get("ci_high") or 0.0),
+        )
+    ]
     low, high = float(min(0.0, *points)), float(max(1.0, *points))
 
     def x(value: float) -> float:
         return label_width + (value - low) / (high - low) * span
 
     height = row_height * len(usable) + 20
-    parts = [f'<svg width="{width}" height="{height}" role="img" '
-             f'aria-label="before and after, per leaderboard row"><title>before and after, per leaderboard row</title>']
+    parts = [
+        f'<svg width="{width}" height="{height}" role="img" '
+        f'aria-label="before and after, per leaderboard row"><title>before and after, per leaderboard row</title>'
+    ]
     for index, row in enumerate(usable):
         y = index * row_height + 12
         tint = {"regressed": "#cf222e", "improved": "#1a7f37"}.get(row.get("verdict", ""), "#57606a")
         label = f"{row.get('check', '')} {row.get('measure', '')} · {shown(row.get('model'))}"
         before, after = float(row["before"]), float(row["after"])
         lo, hi = float(row.get("ci_low") or 0.0), float(row.get("ci_high") or 0.0)  # the difference's interval
-        parts.append(f'<text x="0" y="{y + 4}" font-size="11" fill="#1b1f24">{escape(label[:40])}</text>'
-                     f'<line x1="{x(before + lo):.1f}" y1="{y}" x2="{x(before + hi):.1f}" y2="{y}" stroke="{tint}" '
-                     f'stroke-width="6" stroke-opacity="0.25"/>'
-                     f'<line x1="{x(before):.1f}" y1="{y}" x2="{x(after):.1f}" y2="{y}" stroke="{tint}"/>'
-                     f'<circle cx="{x(before):.1f}" cy="{y}" r="4" fill="#fff" stroke="{tint}"/>'
-                     f'<circle cx="{x(after):.1f}" cy="{y}" r="4" fill="{tint}"><title>{escape(label)}: {number(before)} → '
-                     f'{number(after)} ({escape(str(row.get("verdict", "")))})</title></circle>')
+        parts.append(
+            f'<text x="0" y="{y + 4}" font-size="11" fill="#1b1f24">{escape(label[:40])}</text>'
+            f'<line x1="{x(before + lo):.1f}" y1="{y}" x2="{x(before + hi):.1f}" y2="{y}" stroke="{tint}" '
+            f'stroke-width="6" stroke-opacity="0.25"/>'
+            f'<line x1="{x(before):.1f}" y1="{y}" x2="{x(after):.1f}" y2="{y}" stroke="{tint}"/>'
+            f'<circle cx="{x(before):.1f}" cy="{y}" r="4" fill="#fff" stroke="{tint}"/>'
+            f'<circle cx="{x(after):.1f}" cy="{y}" r="4" fill="{tint}"><title>{escape(label)}: {number(before)} → '
+            f"{number(after)} ({escape(str(row.get('verdict', '')))})</title></circle>"
+        )
     axis = height - 6
-    parts.append(f'<line x1="{label_width}" y1="{axis - 6}" x2="{label_width + span}" y2="{axis - 6}" stroke="#8c959f"/>'
-                 f'<text x="{label_width}" y="{axis + 4}" font-size="10" fill="#57606a">{number(low)}</text>'
-                 f'<text x="{label_width + span}" y="{axis + 4}" font-size="10" fill="#57606a" text-anchor="end">{number(high)}'
-                 "</text></svg>")
+    parts.append(
+        f'<line x1="{label_width}" y1="{axis - 6}" x2="{label_width + span}" y2="{axis - 6}" stroke="#8c959f"/>'
+        f'<text x="{label_width}" y="{axis + 4}" font-size="10" fill="#57606a">{number(low)}</text>'
+        f'<text x="{label_width + span}" y="{axis + 4}" font-size="10" fill="#57606a" text-anchor="end">{number(high)}'
+        "</text></svg>"
+    )
     return "".join(parts)
 
 
@@ -264,21 +335,33 @@ def repeat_chart(records: Sequence[Mapping[str, Any]], max_bars: int = 60, width
     """Pass rate of each repeated case (check, model, case over its draws), worst first: one bar each."""
     draws: dict[tuple[str, str, str], list[bool]] = defaultdict(list)
     for record in _originals(records):
-        draws[(record["evaluator"], shown(record.get("model")), str(record.get("case_id") or ""))].append(bool(record.get("passed")))
-    repeated = sorted(((sum(v) / len(v), key, len(v)) for key, v in draws.items() if len(v) > 1), key=lambda t: (t[0], t[1]))
+        draws[(record["evaluator"], shown(record.get("model")), str(record.get("case_id") or ""))].append(
+            bool(record.get("passed"))
+        )
+    repeated = sorted(
+        ((sum(v) / len(v), key, len(v)) for key, v in draws.items() if len(v) > 1), key=lambda t: (t[0], t[1])
+    )
     if not repeated:
         return ""
     shown_bars = repeated[:max_bars]
     step = width / len(shown_bars)
     height = 80
-    parts = [f'<svg width="{width}" height="{height + 14}" role="img" '
-             f'aria-label="pass rate of each repeated case"><title>pass rate of each repeated case, worst first</title>']
+    parts = [
+        f'<svg width="{width}" height="{height + 14}" role="img" '
+        f'aria-label="pass rate of each repeated case"><title>pass rate of each repeated case, worst first</title>'
+    ]
     for index, (rate, (check, model, case), count) in enumerate(shown_bars):
         bar = max(1.0, rate * height)
-        parts.append(f'<rect x="{index * step + 0.5:.1f}" y="{height - bar:.1f}" width="{max(1.0, step - 1):.1f}" height="{bar:.1f}" '
-                     f'fill="{colour(rate)}" stroke="#8c959f" stroke-width="0.5"><title>{escape(case)} · {escape(model)} · '
-                     f'{escape(check)}: {rate:.0%} of {count} draws</title></rect>')
-    parts.append(f'<line x1="0" y1="{height}" x2="{width}" y2="{height}" stroke="#8c959f"/>'
-                 f'<text x="0" y="{height + 12}" font-size="10" fill="#57606a">{len(repeated)} repeated case(s)'
-                 + (f", the {max_bars} worst shown" if len(repeated) > max_bars else "") + "</text></svg>")
+        parts.append(
+            f'<rect x="{index * step + 0.5:.1f}" y="{height - bar:.1f}" width="{max(1.0, step - 1):.1f}" '
+            f'height="{bar:.1f}" '
+            f'fill="{colour(rate)}" stroke="#8c959f" stroke-width="0.5"><title>{escape(case)} · {escape(model)} · '
+            f"{escape(check)}: {rate:.0%} of {count} draws</title></rect>"
+        )
+    parts.append(
+        f'<line x1="0" y1="{height}" x2="{width}" y2="{height}" stroke="#8c959f"/>'
+        f'<text x="0" y="{height + 12}" font-size="10" fill="#57606a">{len(repeated)} repeated case(s)'
+        + (f", the {max_bars} worst shown" if len(repeated) > max_bars else "")
+        + "</text></svg>"
+    )
     return "".join(parts)

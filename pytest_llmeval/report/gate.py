@@ -22,13 +22,29 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..core.result import NO_MODEL, Record, verdict_of
 
-__all__ = ["Floor", "FloorResult", "RowHealth", "Gate", "gate", "parse_floor", "is_error", "GATE_VERDICTS"]
+__all__ = [
+    "RunEnd",
+    "EXIT_RULES",
+    "failing",
+    "merged_failures",
+    "regressions",
+    "floors_below",
+    "indeterminate_gate",
+    "Floor",
+    "FloorResult",
+    "RowHealth",
+    "Gate",
+    "gate",
+    "parse_floor",
+    "is_error",
+    "GATE_VERDICTS",
+]
 
 
 #: The gate's verdicts, worst first.
@@ -43,8 +59,11 @@ def is_error(record: Mapping[str, Any]) -> bool:
     escalated = details.get("escalated")
     metrics = record.get("metrics")
     parse = metrics.get("parse_failure") if isinstance(metrics, Mapping) else None
-    return ("error" in details or (isinstance(escalated, Mapping) and "error" in escalated)
-            or (isinstance(parse, (int, float)) and parse >= 1.0))
+    return (
+        "error" in details
+        or (isinstance(escalated, Mapping) and "error" in escalated)
+        or (isinstance(parse, (int, float)) and parse >= 1.0)
+    )
 
 
 @dataclass(frozen=True)
@@ -71,10 +90,17 @@ def parse_floor(text: str, measure: str, option: str) -> Floor:
         number = float(value)
     except ValueError:
         number = math.nan
-    if not sep or not check.strip() or not math.isfinite(number) or (measure == "pass rate" and not 0.0 <= number <= 1.0):
+    if (
+        not sep
+        or not check.strip()
+        or not math.isfinite(number)
+        or (measure == "pass rate" and not 0.0 <= number <= 1.0)
+    ):
         allowed = "a pass rate from 0 to 1" if measure == "pass rate" else "a number"
-        raise ValueError(f"{option}: expected CHECK[:MODEL]=VALUE with {allowed}, e.g. groundedness=0.9 or "
-                         f"groundedness:gpt-4o=0.9; got {text!r}")
+        raise ValueError(
+            f"{option}: expected CHECK[:MODEL]=VALUE with {allowed}, e.g. groundedness=0.9 or "
+            f"groundedness:gpt-4o=0.9; got {text!r}"
+        )
     return Floor(check.strip(), model.strip() or None, measure, number)
 
 
@@ -94,13 +120,19 @@ class FloorResult:
     def describe(self) -> str:
         shown = "n/a" if self.value is None else f"{self.value:.3f}"
         interval = "" if self.low is None or self.high is None else f" [{self.low:.3f}, {self.high:.3f}]"
-        head = f"{self.check} ({'model ' + self.model if self.model != NO_MODEL else 'no model'}) {self.measure} {shown}{interval}"
+        head = (
+            f"{self.check} "
+            f"({'model ' + self.model if self.model != NO_MODEL else 'no model'}) {self.measure} {shown}{interval}"
+        )
         if self.verdict == "failed":
             return f"{head}: below the floor {self.floor:g} (the whole interval is under it; {self.cases} cases)"
         if self.verdict == "passed":
             return f"{head}: meets the floor {self.floor:g} ({self.cases} cases)"
         need = f"; about {self.cases_needed} cases would decide it" if self.cases_needed else ""
-        return f"{head}: cannot tell against the floor {self.floor:g} with {self.cases} cases (the interval spans it){need}"
+        return (
+            f"{head}: cannot tell against the floor {self.floor:g} with {self.cases} "
+            f"cases (the interval spans it){need}"
+        )
 
 
 @dataclass(frozen=True)
@@ -140,37 +172,58 @@ class Gate:
         """The gate in one line: what the reports say first (empty when there is nothing to say)."""
         if self.indeterminate:
             more = f" (and {len(self.indeterminate) - 1} more row(s))" if len(self.indeterminate) > 1 else ""
-            return (f"INDETERMINATE: the run measured too little to gate on: {self.indeterminate[0]}{more}; "
-                    "a judge or model that could not answer is not a pass")
+            return (
+                f"INDETERMINATE: the run measured too little to gate on: {self.indeterminate[0]}{more}; "
+                "a judge or model that could not answer is not a pass"
+            )
         failed = self.failed_floors
         if failed:
             return f"FAILED: {len(failed)} row(s) below their floor: " + "; ".join(f.describe() for f in failed[:3])
         if self.floors:
             open_ = [f for f in self.floors if f.verdict == "inconclusive"]
             if open_:
-                return f"INCONCLUSIVE: {len(open_)} floor(s) cannot be decided yet: " + "; ".join(f.describe() for f in open_[:3])
+                return f"INCONCLUSIVE: {len(open_)} floor(s) cannot be decided yet: " + "; ".join(
+                    f.describe() for f in open_[:3]
+                )
             return f"PASSED: every row meets its floor ({len(self.floors)} floor(s))"
         return ""
 
     def to_dict(self) -> dict[str, Any]:
         def shown(row: Any) -> dict[str, Any]:
-            return {**asdict(row), "model": None if row.model == NO_MODEL else row.model}  # as the JSON report names no model
+            return {
+                **asdict(row),
+                "model": None if row.model == NO_MODEL else row.model,
+            }  # as the JSON report names no model
 
-        return {"verdict": self.verdict, "line": self.line(), "indeterminate": list(self.indeterminate),
-                "max_unverified": self.max_unverified, "max_errors": self.max_errors,
-                "floors": [shown(f) for f in self.floors], "health": [shown(h) for h in self.health]}
+        return {
+            "verdict": self.verdict,
+            "line": self.line(),
+            "indeterminate": list(self.indeterminate),
+            "max_unverified": self.max_unverified,
+            "max_errors": self.max_errors,
+            "floors": [shown(f) for f in self.floors],
+            "health": [shown(h) for h in self.health],
+        }
 
 
 def _cases_needed(value: float, floor: float, spread: float, z: float) -> int | None:
-    """About how many cases put the interval of a mean ``value`` (per-case standard deviation ``spread``) off ``floor``."""
+    """About how many cases put the interval of a mean ``value`` (per-case standard deviation ``spread``) off
+    ``floor``."""
     gap = abs(value - floor)
     if gap < 1e-9 or spread <= 0:
         return None
     return max(2, math.ceil((z * spread / gap) ** 2))
 
 
-def gate(records: Iterable[Record], *, max_unverified: float = 1.0, max_errors: float = 0.0, floors: Sequence[Floor] = (),
-         rows: Sequence[Any] = (), alpha: float = 0.05) -> Gate:
+def gate(
+    records: Iterable[Record],
+    *,
+    max_unverified: float = 1.0,
+    max_errors: float = 0.0,
+    floors: Sequence[Floor] = (),
+    rows: Sequence[Any] = (),
+    alpha: float = 0.05,
+) -> Gate:
     """The gate of ``records`` (original inputs; perturbed results are not measurement of the rows).
 
     ``rows`` are the summary's leaderboard rows (``Summary.rows``), which carry each row's intervals; floors are
@@ -186,16 +239,23 @@ def gate(records: Iterable[Record], *, max_unverified: float = 1.0, max_errors: 
         entry[0] += 1
         entry[1] += verdict_of(record) == "unverified"
         entry[2] += is_error(record)
-    health = tuple(RowHealth(check, model, n, unverified, errors) for (check, model), (n, unverified, errors) in sorted(counts.items()))
+    health = tuple(
+        RowHealth(check, model, n, unverified, errors)
+        for (check, model), (n, unverified, errors) in sorted(counts.items())
+    )
     reasons = []
     for row in health:
         who = f"{row.check} ({'model ' + row.model if row.model != NO_MODEL else 'no model'})"
         if row.errors and row.errors / row.results > max_errors:
-            reasons.append(f"{who}: {row.errors} of {row.results} results could not be measured "
-                           f"({row.errors / row.results:.0%}, budget {max_errors:.0%})")
+            reasons.append(
+                f"{who}: {row.errors} of {row.results} results could not be measured "
+                f"({row.errors / row.results:.0%}, budget {max_errors:.0%})"
+            )
         elif row.unverified / row.results > max_unverified:
-            reasons.append(f"{who}: {row.unverified} of {row.results} results unverified "
-                           f"({row.unverified / row.results:.0%}, budget {max_unverified:.0%})")
+            reasons.append(
+                f"{who}: {row.unverified} of {row.results} results unverified "
+                f"({row.unverified / row.results:.0%}, budget {max_unverified:.0%})"
+            )
     z = z_value(alpha)
     results = []
     for floor in floors:
@@ -215,7 +275,82 @@ def gate(records: Iterable[Record], *, max_unverified: float = 1.0, max_errors: 
                 verdict = "passed"
             else:
                 verdict = "inconclusive"
-            need = _cases_needed(value, floor.value, spread, z) if verdict == "inconclusive" and value is not None else None
-            results.append(FloorResult(row.check, row.model, floor.measure, floor.value, value, low, high, row.cases, verdict,
-                                       need if need is None or need > row.cases else None))
+            need = (
+                _cases_needed(value, floor.value, spread, z)
+                if verdict == "inconclusive" and value is not None
+                else None
+            )
+            results.append(
+                FloorResult(
+                    row.check,
+                    row.model,
+                    floor.measure,
+                    floor.value,
+                    value,
+                    low,
+                    high,
+                    row.cases,
+                    verdict,
+                    need if need is None or need > row.cases else None,
+                )
+            )
     return Gate(tuple(reasons), tuple(results), health, max_unverified, max_errors)
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """What the run's exit rules read: its gate, its comparison with the baseline, the outcomes of the shards it
+    merged, and the settings that say what fails."""
+
+    gate: Gate | None = None
+    comparison: Any = None  # report.baseline.Comparison, or None without a baseline
+    merged_outcomes: Mapping[str, str] | None = None  # the merged shards' test outcomes; None: not a merge
+    fail_on_regression: bool = False
+    indeterminate: str = "fail"
+
+
+def merged_failures(end: RunEnd) -> str | None:
+    """Merged shards fail as one run of their tests would: a failed, erroring or crashed test fails the merge.
+
+    >>> merged_failures(RunEnd(merged_outcomes={"t.py::a": "passed", "t.py::b": "failed"}))
+    'the merged shards hold 1 failed test(s)'
+    """
+    bad = [o for o in (end.merged_outcomes or {}).values() if o in ("failed", "error", "crashed")]
+    return f"the merged shards hold {len(bad)} failed test(s)" if bad else None
+
+
+def regressions(end: RunEnd) -> str | None:
+    """A row that regressed against the baseline beyond noise fails the run when ``fail_on_regression`` says so."""
+    found = end.comparison.regressions if end.comparison is not None else []
+    if not found or not end.fail_on_regression:
+        return None
+    return f"{len(found)} row(s) regressed against the baseline: " + ", ".join(str(r.label) for r in found[:3])
+
+
+def floors_below(end: RunEnd) -> str | None:
+    """A leaderboard row whose whole interval is below its floor fails the run."""
+    failed = end.gate.failed_floors if end.gate is not None else []
+    return f"{len(failed)} row(s) below their floor: " + "; ".join(f.describe() for f in failed[:3]) if failed else None
+
+
+def indeterminate_gate(end: RunEnd) -> str | None:
+    """A gate that measured too little (unverified or unmeasured results over budget) fails the run unless
+    ``indeterminate`` is ``pass``: a judge outage is never a green run."""
+    if end.gate is None or end.gate.verdict != "indeterminate" or end.indeterminate != "fail":
+        return None
+    return f"the gate is indeterminate: {end.gate.indeterminate[0]}"
+
+
+#: The rules that fail a run whose tests passed, each a function of `RunEnd` that says why (``None``: it does not).
+#: A new rule is one function here, listed below, and its test.
+EXIT_RULES: tuple[Callable[[RunEnd], str | None], ...] = (
+    merged_failures,
+    regressions,
+    floors_below,
+    indeterminate_gate,
+)
+
+
+def failing(end: RunEnd) -> list[str]:
+    """Why the run fails by its exit rules (empty: it does not)."""
+    return [reason for rule in EXIT_RULES if (reason := rule(end)) is not None]

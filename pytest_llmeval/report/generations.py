@@ -37,6 +37,7 @@ def operations(records: list[Record]) -> tuple[OperationsRow, ...]:
         by_model[record.get("model") or NO_MODEL].append(record)
     rows = []
     for model, members in sorted(by_model.items()):
+
         def values(metric: str) -> list[float]:
             return [float(v) for m in members if (v := m["metrics"].get(metric)) is not None]
 
@@ -44,9 +45,19 @@ def operations(records: list[Record]) -> tuple[OperationsRow, ...]:
         # the 95th percentile, nearest rank
         p95 = latency[max(0, math.ceil(0.95 * len(latency)) - 1)] if latency else None
         costs = values("cost")
-        rows.append(OperationsRow(model, len(members), _mean(latency), p95, _mean(values("prompt_tokens")),
-                                  _mean(values("completion_tokens")), _mean(values("total_tokens")), _mean(costs),
-                                  math.fsum(costs) if costs else None))
+        rows.append(
+            OperationsRow(
+                model,
+                len(members),
+                _mean(latency),
+                p95,
+                _mean(values("prompt_tokens")),
+                _mean(values("completion_tokens")),
+                _mean(values("total_tokens")),
+                _mean(costs),
+                math.fsum(costs) if costs else None,
+            )
+        )
     return tuple(rows)
 
 

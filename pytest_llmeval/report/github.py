@@ -17,7 +17,14 @@ from typing import Any
 from .markdown import cell, opening
 from .view import Limits, view
 
-__all__ = ["COMMENT_LIMIT", "STEP_SUMMARY_LIMIT", "MARKER", "render_comment", "step_summary_path", "append_step_summary"]
+__all__ = [
+    "COMMENT_LIMIT",
+    "STEP_SUMMARY_LIMIT",
+    "MARKER",
+    "render_comment",
+    "step_summary_path",
+    "append_step_summary",
+]
 
 #: Characters of ``comment.md`` at most: under GitHub's 65,536 with room for the sticky comment's own marker.
 COMMENT_LIMIT = 60_000
@@ -36,7 +43,9 @@ Section = tuple[list[str], list[str], str, int]  # (heading and table head, rows
 
 def _headline(v: Any) -> list[str]:
     *first, headline = opening(v)  # where a verdict would stand, the comment says why there is none
-    missing = ["No baseline to compare with (no report of the base branch was found).", ""] if v.baseline is None else []
+    missing = (
+        ["No baseline to compare with (no report of the base branch was found).", ""] if v.baseline is None else []
+    )
     lines = [MARKER, "## LLM evaluation", "", *first, *missing, headline]
     if v.outcomes_line is not None:
         lines.append(f"Tests: {v.outcomes_line}.")
@@ -51,41 +60,97 @@ def _sections(v: Any) -> list[Section]:
         rule = "|---|---|---|---:|---:|---:|---:|---:|---:|"
 
         def row(r: Any) -> str:
-            return (f"| {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | {r.difference} "
-                    f"| {r.interval} | {r.p_value} | {r.cases} |")
+            return (
+                f"| {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | {r.difference} "
+                f"| {r.interval} | {r.p_value} | {r.cases} |"
+            )
+
         regressed = [row(r) for r in base.rows.rows if r.verdict == "regressed"]
         if regressed:
-            sections.append((["### Regressed against the baseline", "", head, rule], regressed, "regressed rows", len(regressed)))
+            sections.append(
+                (["### Regressed against the baseline", "", head, rule], regressed, "regressed rows", len(regressed))
+            )
     if v.failures.total:
-        rows = [f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | "
-                f"{'**new** ' if r.new else ''}{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason, 160)} |"
-                for r in v.failures.rows]
-        sections.append((["### Failed checks", "", "| test | model | check | score | threshold | why |",
-                          "|---|---|---|---:|---:|---|"], rows, "failed checks", v.failures.total))
+        rows = [
+            f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | "
+            f"{'**new** ' if r.new else ''}{cell((f'({r.decided_by}) ' if r.decided_by else '') + r.reason, 160)} |"
+            for r in v.failures.rows
+        ]
+        sections.append(
+            (
+                [
+                    "### Failed checks",
+                    "",
+                    "| test | model | check | score | threshold | why |",
+                    "|---|---|---|---:|---:|---|",
+                ],
+                rows,
+                "failed checks",
+                v.failures.total,
+            )
+        )
     if base is not None and base.rows.total:
-        others = [f"| {r.verdict} | {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | {r.difference} "
-                  f"| {cell(r.note, 160)} |" for r in base.rows.rows if r.verdict != "regressed"]
+        others = [
+            f"| {r.verdict} | {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | "
+            f"{r.difference} "
+            f"| {cell(r.note, 160)} |"
+            for r in base.rows.rows
+            if r.verdict != "regressed"
+        ]
         if others:
-            sections.append((["### Other rows against the baseline", "", "| verdict | check | measure | model | before | after "
-                              "| difference | note |", "|---|---|---|---|---:|---:|---:|---|"], others, "compared rows", len(others)))
+            sections.append(
+                (
+                    [
+                        "### Other rows against the baseline",
+                        "",
+                        "| verdict | check | measure | model | before | after | difference | note |",
+                        "|---|---|---|---|---:|---:|---:|---|",
+                    ],
+                    others,
+                    "compared rows",
+                    len(others),
+                )
+            )
     if v.leaderboard:
-        rows = [f"| {cell(board.check)} | {cell(board.metric)} | {cell(r.model)} | {r.mean} | {r.ci} | {r.pass_rate} | {r.count} |"
-                for board in v.leaderboard for r in board.rows]
-        sections.append((["### Leaderboard", "", "| check | metric | model | mean | CI | pass rate | n |",
-                          "|---|---|---|---:|---:|---:|---:|"], rows, "leaderboard rows", len(rows)))
+        rows = [
+            f"| {cell(board.check)} | {cell(board.metric)} | {cell(r.model)} | {r.mean} | {r.ci} | {r.pass_rate} | "
+            f"{r.count} |"
+            for board in v.leaderboard
+            for r in board.rows
+        ]
+        sections.append(
+            (
+                [
+                    "### Leaderboard",
+                    "",
+                    "| check | metric | model | mean | CI | pass rate | n |",
+                    "|---|---|---|---:|---:|---:|---:|",
+                ],
+                rows,
+                "leaderboard rows",
+                len(rows),
+            )
+        )
     return sections
 
 
-def render_comment(report: Mapping[str, Any], *, limit: int = COMMENT_LIMIT, artifact: str = "llmeval-report",
-                   environ: Mapping[str, str] | None = None) -> str:
+def render_comment(
+    report: Mapping[str, Any],
+    *,
+    limit: int = COMMENT_LIMIT,
+    artifact: str = "llmeval-report",
+    environ: Mapping[str, str] | None = None,
+) -> str:
     """The pull-request comment for ``report``: at most ``limit`` characters, the verdict and regressions first.
 
     Under GitHub Actions (``GITHUB_ACTIONS=true`` in ``environ``, by default the process's) it points to the
     ``artifact`` of the workflow run for the whole report; elsewhere to the reports written beside it."""
     v = view(dict(report), COMMENT_ROWS)
     if (os.environ if environ is None else environ).get("GITHUB_ACTIONS") == "true":
-        footer = [f"<sub>The whole run (JSON, Markdown, HTML reports): the `{cell(artifact)}` artifact of this workflow "
-                  "run.</sub>"]
+        footer = [
+            f"<sub>The whole run (JSON, Markdown, HTML reports): the `{cell(artifact)}` artifact of this workflow "
+            "run.</sub>"
+        ]
         where = "the report artifact"
     else:
         footer = ["<sub>The whole run: the JSON, Markdown and HTML reports written beside this comment.</sub>"]
@@ -146,4 +211,3 @@ def append_step_summary(report: Mapping[str, Any], path: str, render_markdown: A
         text = replace_surrogates(render_comment(report, limit=STEP_SUMMARY_LIMIT // 4))
     with open(path, "a", encoding="utf-8", newline="\n") as stream:
         stream.write(text if text.endswith("\n") else text + "\n")
-

@@ -40,8 +40,13 @@ _TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates
 def _template() -> Any:
     import jinja2
 
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(_TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined,
-                                     trim_blocks=False, lstrip_blocks=False)
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=False,
+        lstrip_blocks=False,
+    )
     return environment.get_template("report.html.j2")
 
 
@@ -55,7 +60,8 @@ def _order(record: Mapping[str, Any]) -> int:
 def render(report: dict[str, Any]) -> str:
     v = view(report, Limits(flips=HTML_LIMITS.flips, changes=HTML_LIMITS.changes, failures=0, results=0))
     records: list[Mapping[str, Any]] = [r for r in report.get("results") or [] if isinstance(r, Mapping)]
-    ranked = sorted(((_order(record), record) for record in records), key=lambda pair: pair[0])  # stable: test-id order within
+    # stable: test-id order within
+    ranked = sorted(((_order(record), record) for record in records), key=lambda pair: pair[0])
     shown = [record for _, record in ranked[:MAX_RESULTS]]
     anchors = {id(record): f"#r{index}" for index, record in enumerate(shown)}
     results = [(f"r{index}", result_row(record)) for index, record in enumerate(shown)]
@@ -67,15 +73,33 @@ def render(report: dict[str, Any]) -> str:
     totals = [counted[group] for group in range(3)]
     models = sorted({charts.shown(r.get("model")) for r in records})
     base_rows = (report.get("baseline") or {}).get("rows") or []
-    return str(_template().render(
-        v=v, head=v.headline, base=v.baseline, heat=v.heatmap, shown=charts.shown, hue=charts.colour, curve=_chart, zip=zip,
-        failed=groups[0], unverified=groups[1], expected=groups[2], failed_total=totals[0], unverified_total=totals[1],
-        expected_total=totals[2], failures_more=max(0, sum(totals) - len(not_passed)),
-        results=results, results_more=max(0, len(records) - len(shown)),
-        models=models, checks=sorted({str(r.get("evaluator", "")) for r in records}),
-        distributions=charts.distributions(records), grids=charts.grids(records, anchors, MAX_GRID_CASES),
-        baseline_svg=charts.baseline_chart(base_rows), repeat_svg=charts.repeat_chart(records),
-    ))
+    return str(
+        _template().render(
+            v=v,
+            head=v.headline,
+            base=v.baseline,
+            heat=v.heatmap,
+            shown=charts.shown,
+            hue=charts.colour,
+            curve=_chart,
+            zip=zip,
+            failed=groups[0],
+            unverified=groups[1],
+            expected=groups[2],
+            failed_total=totals[0],
+            unverified_total=totals[1],
+            expected_total=totals[2],
+            failures_more=max(0, sum(totals) - len(not_passed)),
+            results=results,
+            results_more=max(0, len(records) - len(shown)),
+            models=models,
+            checks=sorted({str(r.get("evaluator", "")) for r in records}),
+            distributions=charts.distributions(records),
+            grids=charts.grids(records, anchors, MAX_GRID_CASES),
+            baseline_svg=charts.baseline_chart(base_rows),
+            repeat_svg=charts.repeat_chart(records),
+        )
+    )
 
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
@@ -91,16 +115,23 @@ def _chart(curves: Sequence[Any], kind: str, size: int = 140) -> str:
     def point(x: float, y: float) -> str:
         return f"{pad + x * span:.1f},{pad + (1 - y) * span:.1f}"
 
-    parts = [f'<svg width="{size}" height="{size}" role="img" '
-             f'aria-label="{"ROC" if kind == "roc" else "precision-recall"} curves">',
-             f'<rect x="{pad}" y="{pad}" width="{span}" height="{span}" fill="none" stroke="#999"/>']
+    parts = [
+        f'<svg width="{size}" height="{size}" role="img" '
+        f'aria-label="{"ROC" if kind == "roc" else "precision-recall"} curves">',
+        f'<rect x="{pad}" y="{pad}" width="{span}" height="{span}" fill="none" stroke="#999"/>',
+    ]
     if kind == "roc":
-        parts.append(f'<line x1="{pad}" y1="{pad + span}" x2="{pad + span}" y2="{pad}" stroke="#ccc" stroke-dasharray="3"/>')
+        parts.append(
+            f'<line x1="{pad}" y1="{pad + span}" x2="{pad + span}" y2="{pad}" stroke="#ccc" stroke-dasharray="3"/>'
+        )
     for index, curve in enumerate(curves):
         points = curve.roc if kind == "roc" else sorted(curve.pr)
         colour = _PALETTE[index % len(_PALETTE)]
         area = curve.roc_auc if kind == "roc" else curve.average_precision
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(point(x, y) for x, y in points)}">'
-                     f"<title>{escape(curve.label)}: {'AUC' if kind == 'roc' else 'AP'} {area}</title></polyline>")
+        parts.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" '
+            f'points="{" ".join(point(x, y) for x, y in points)}">'
+            f"<title>{escape(curve.label)}: {'AUC' if kind == 'roc' else 'AP'} {area}</title></polyline>"
+        )
     parts.append("</svg>")
     return "".join(parts)

@@ -21,15 +21,33 @@ FORMAT = "pytest-llmeval-report"
 VERSION = 1
 
 
-def assemble(results: list[Any], *, run: dict[str, Any], summary: dict[str, Any], tests: dict[str, str],
-             baseline: dict[str, Any] | None = None, models: dict[str, Any] | None = None,
-             judge: dict[str, Any] | None = None, gate: dict[str, Any] | None = None) -> dict[str, Any]:
+def assemble(
+    results: list[Any],
+    *,
+    run: dict[str, Any],
+    summary: dict[str, Any],
+    tests: dict[str, str],
+    baseline: dict[str, Any] | None = None,
+    models: dict[str, Any] | None = None,
+    judge: dict[str, Any] | None = None,
+    gate: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The JSON report: a function of the run's records (``results``, each with its test's ``outcome``) and what is
     known about the run (``run``: times, versions, exit status; ``summary``: the aggregate of the records;
     ``tests``: every test's outcome; ``baseline``: the comparison; ``models`` / ``judge``: their use; ``gate``: the
     run's gate, `pytest_llmeval.report.gate`). Every other report is written from this one."""
-    return {"format": FORMAT, "version": VERSION, "run": run, "models": models or {}, "judge": judge or {}, "summary": summary,
-            "baseline": baseline, "tests": tests, "gate": gate or {}, "results": results}
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "run": run,
+        "models": models or {},
+        "judge": judge or {},
+        "summary": summary,
+        "baseline": baseline,
+        "tests": tests,
+        "gate": gate or {},
+        "results": results,
+    }
 
 
 def dumps(report: dict[str, Any]) -> str:
@@ -93,7 +111,15 @@ def _records(records: list[Any], encoder: json.JSONEncoder) -> Iterator[str]:
                 if kind is str:
                     text = encode_basestring(value)
                 elif value is None or value is True or value is False or kind is int:
-                    text = "null" if value is None else "true" if value is True else "false" if value is False else int.__repr__(value)
+                    text = (
+                        "null"
+                        if value is None
+                        else "true"
+                        if value is True
+                        else "false"
+                        if value is False
+                        else int.__repr__(value)
+                    )
                 elif kind is float and math.isfinite(value):
                     text = float.__repr__(value)
                 elif (kind is dict or kind is list) and value:
@@ -104,14 +130,16 @@ def _records(records: list[Any], encoder: json.JSONEncoder) -> Iterator[str]:
                             texts[id(value)] = known
                         seen.add(id(value))
                     text = known
-                else:  # an empty container, a tuple, another type (``default``), a float JSON has no number for (raises)
+                else:
+                    # an empty container, a tuple, another type (``default``), a float JSON has no number for (raises)
                     text = encoder.encode(value).replace("\n", "\n      ")
                 parts.append(("\n      " if len(parts) == 1 else ",\n      ") + encode_basestring(key) + ": " + text)
             else:
                 parts.append("\n    }")
                 yield "".join(parts)
                 continue
-        yield parts[0][:-1] + encoder.encode(record).replace("\n", "\n    ")  # not a dict of str keys: as json writes it
+        # not a dict of str keys: as json writes it
+        yield parts[0][:-1] + encoder.encode(record).replace("\n", "\n    ")
     yield "\n  ]"
 
 
@@ -123,7 +151,7 @@ def load(path: str | os.PathLike[str]) -> dict[str, Any]:
         except ValueError as exc:
             raise ValueError(f"{os.fspath(path)} is not a JSON file: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{os.fspath(path)} is not a pytest-llmeval report (no \"format\": \"{FORMAT}\")")
+        raise ValueError(f'{os.fspath(path)} is not a pytest-llmeval report (no "format": "{FORMAT}")')
     if data.get("version") != 1:
         raise ValueError(f"{os.fspath(path)}: unsupported report version {data.get('version')!r}")
     return data
@@ -133,20 +161,27 @@ def schema() -> dict[str, Any]:
     """The JSON Schema of the report format (``report.schema.json``, shipped in the package)."""
     from importlib import resources
 
-    loaded: dict[str, Any] = json.loads(resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(
+        resources.files(__package__).joinpath("report.schema.json").read_text(encoding="utf-8")
+    )
     return loaded
 
 
 def validate(report: Any) -> str | None:
-    """The first place where ``report`` breaks the report schema, as ``results[3].metrics: ...``; ``None`` if it fits."""
+    """The first place where ``report`` breaks the report schema, as ``results[3].metrics: ...``; ``None`` if it
+    fits."""
     import jsonschema
 
     errors = jsonschema.Draft202012Validator(schema()).iter_errors(report)
     # The first in document order: results[2] before results[10], the top level before any record.
-    first = min(errors, key=lambda e: [str(p).zfill(12) if isinstance(p, int) else p for p in e.absolute_path], default=None)
+    first = min(
+        errors, key=lambda e: [str(p).zfill(12) if isinstance(p, int) else p for p in e.absolute_path], default=None
+    )
     if first is None:
         return None
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path).lstrip(".") or "(top level)"
+    where = (
+        "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.absolute_path).lstrip(".") or "(top level)"
+    )
     return f"{where}: {first.message[:200]}"
 
 

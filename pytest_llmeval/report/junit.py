@@ -39,7 +39,9 @@ def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = 
 
     def add(name: str, value: Any) -> None:
         # pytest writes the file as UTF-8: a model name with a lone surrogate would abort it.
-        xml.add_global_property(replace_surrogates(name), replace_surrogates(value) if isinstance(value, str) else value)
+        xml.add_global_property(
+            replace_surrogates(name), replace_surrogates(value) if isinstance(value, str) else value
+        )
 
     if gate is not None and gate.verdict != "none":
         add("llmeval.gate", gate.verdict)
@@ -57,7 +59,11 @@ def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = 
         add("llmeval.verdict_line", comparison.verdict_line())
     for row in summary.rows:
         # A test without a model is no model: its rows are llmeval.<check>.<metric>.*
-        prefix = f"llmeval.{row.check}.{row.metric}" if row.model == NO_MODEL else f"llmeval.{row.model}.{row.check}.{row.metric}"
+        prefix = (
+            f"llmeval.{row.check}.{row.metric}"
+            if row.model == NO_MODEL
+            else f"llmeval.{row.model}.{row.check}.{row.metric}"
+        )
         if row.mean is not None:
             add(f"{prefix}.mean", round(row.mean, 6))
         add(f"{prefix}.pass_rate", round(row.pass_rate, 6))

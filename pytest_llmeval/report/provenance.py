@@ -48,8 +48,10 @@ def answer_lines(records: Iterable[Mapping[str, Any]], baseline: Mapping[str, An
     lines = []
     if counts:
         mixed = f", {counts['mixed']} mixed" if counts.get("mixed") else ""
-        lines.append(f"llmeval answers: {counts.get('replayed', 0)} test(s) replayed from cassettes, {counts.get('live', 0)} "
-                     f"live{mixed}")
+        lines.append(
+            f"llmeval answers: {counts.get('replayed', 0)} test(s) replayed from cassettes, {counts.get('live', 0)} "
+            f"live{mixed}"
+        )
     rows: dict[tuple[str, str], dict[str, int]] = {}
     for record in records:
         source = _source(record)
@@ -62,6 +64,8 @@ def answer_lines(records: Iterable[Mapping[str, Any]], baseline: Mapping[str, An
             lines.append(f"llmeval answers: {check} {model} mixes {parts} answer(s) in one leaderboard row")
     before = ((baseline or {}).get("run") or {}).get("answers") if isinstance(baseline, Mapping) else None
     if isinstance(before, Mapping) and before.get("replayed"):
-        lines.append(f"llmeval answers: the baseline's answers were replayed from cassettes ({before['replayed']} test(s)): it "
-                     "measured the recorded answers, not the model as it answers now")
+        lines.append(
+            f"llmeval answers: the baseline's answers were replayed from cassettes ({before['replayed']} test(s)): it "
+            "measured the recorded answers, not the model as it answers now"
+        )
     return lines

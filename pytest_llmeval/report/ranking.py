@@ -50,8 +50,11 @@ class ModelPair:
 
     def describe(self) -> str:
         interval = "" if self.low is None or self.high is None else f" [{self.low:+.3f}, {self.high:+.3f}]"
-        return (f"{self.first} {self.first_rate:.3f} vs {self.second} {self.second_rate:.3f} on {self.cases} shared case(s): "
-                f"difference {self.difference:+.3f}{interval}, p {self.p_adjusted:.3g} (Holm): {self.verdict}")
+        return (
+            f"{self.first} {self.first_rate:.3f} vs {self.second} {self.second_rate:.3f} on {self.cases} shared "
+            "case(s): "
+            f"difference {self.difference:+.3f}{interval}, p {self.p_adjusted:.3g} (Holm): {self.verdict}"
+        )
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,9 @@ def rank_models(records: Iterable[Record], *, alpha: float = 0.05) -> Ranking:
         if model == NO_MODEL:
             continue
         passed = verdict_of(record) == "pass"
-        units[model][(str(record.get("evaluator", "")), str(record.get("case_id") or record.get("nodeid") or ""))].append(float(passed))
+        units[model][
+            (str(record.get("evaluator", "")), str(record.get("case_id") or record.get("nodeid") or ""))
+        ].append(float(passed))
         totals[model][0] += passed
         totals[model][1] += 1
     models = sorted(totals, key=lambda m: (-totals[m][0] / totals[m][1], -totals[m][1], m))
@@ -83,16 +88,40 @@ def rank_models(records: Iterable[Record], *, alpha: float = 0.05) -> Ranking:
     for first, second in itertools.combinations(models, 2):
         shared = sorted(set(units[first]) & set(units[second]))
         if shared:
-            pending.append((first, second, stats.paired([units[second][u] for u in shared], [units[first][u] for u in shared],
-                                                        proportion=True, alpha=alpha)))
+            pending.append(
+                (
+                    first,
+                    second,
+                    stats.paired(
+                        [units[second][u] for u in shared],
+                        [units[first][u] for u in shared],
+                        proportion=True,
+                        alpha=alpha,
+                    ),
+                )
+            )
     adjusted = stats.holm([result.p_value for _, _, result in pending])
     pairs = []
     for (first, second, result), p_adjusted in zip(pending, adjusted):
         verdict = "within noise"
         if p_adjusted <= alpha and result.difference != 0:
             verdict = f"{first if result.difference > 0 else second} better"
-        pairs.append(ModelPair(first, second, result.cases, result.after, result.before, result.difference, result.low,
-                               result.high, result.test, result.p_value, p_adjusted, verdict))
+        pairs.append(
+            ModelPair(
+                first,
+                second,
+                result.cases,
+                result.after,
+                result.before,
+                result.difference,
+                result.low,
+                result.high,
+                result.test,
+                result.p_value,
+                p_adjusted,
+                verdict,
+            )
+        )
     leader, runner = models[0], models[1]
     top = next((p for p in pairs if {p.first, p.second} == {leader, runner}), None)
     if top is not None and top.verdict == f"{leader} better":
@@ -100,15 +129,19 @@ def rank_models(records: Iterable[Record], *, alpha: float = 0.05) -> Ranking:
     if top is None:
         why = f"no clear best: {leader} and {runner} share no case to compare them on"
     else:
-        why = (f"no clear best: {leader} and {runner} are within noise ({top.first_rate:.2f} vs {top.second_rate:.2f} "
-               f"on {top.cases} cases, p {top.p_adjusted:.2g})")
+        why = (
+            f"no clear best: {leader} and {runner} are within noise ({top.first_rate:.2f} vs {top.second_rate:.2f} "
+            f"on {top.cases} cases, p {top.p_adjusted:.2g})"
+        )
     return Ranking(None, tuple(pairs), why)
 
 
 @dataclass(frozen=True)
 class ModelMatrix:  # every pair of models on their shared cases: cell [i][j] is model i's pass rate minus model j's
     models: tuple[str, ...]
-    cells: tuple[tuple[str, ...], ...]  # "+0.200*" (* significant after Holm), "" on the diagonal, "n/a" without shared cases
+    cells: tuple[
+        tuple[str, ...], ...
+    ]  # "+0.200*" (* significant after Holm), "" on the diagonal, "n/a" without shared cases
 
 
 def matrix(pairs: Any) -> ModelMatrix | None:

@@ -73,21 +73,48 @@ def row_stats(members: Sequence[Record], model: str, check: str, alpha: float) -
         by_case[case_of(member)].append(member)
     passes = [[float(verdict_of(r) == "pass") for r in results] for results in by_case.values()]
     pass_low, pass_high = stats.proportion_interval(passes, alpha)
-    scores = [[float(v) for r in results if (v := r["metrics"].get(primary)) is not None] for results in by_case.values()]
+    scores = [
+        [float(v) for r in results if (v := r["metrics"].get(primary)) is not None] for results in by_case.values()
+    ]
     interval = stats.mean_interval(scores, alpha)
-    drawn = {case: results for case, results in by_case.items()
-             if len(results) > 1 and any((r.get("tags") or {}).get("draw") is not None for r in results)}
+    drawn = {
+        case: results
+        for case, results in by_case.items()
+        if len(results) > 1 and any((r.get("tags") or {}).get("draw") is not None for r in results)
+    }
     draws = []
     for case, results in drawn.items():
         scored = [float(v) for r in results if (v := r["metrics"].get(primary)) is not None]
-        draws.append(CaseDraws(case, model, check, primary, len(results), sum(verdict_of(r) == "pass" for r in results),
-                               sum(verdict_of(r) == "fail" for r in results), math.fsum(scored) / len(scored) if scored else None))
-    figures = RowStats(None if interval is None else interval[0], None if interval is None else interval[1], pass_low, pass_high,
-                       len(by_case))
+        draws.append(
+            CaseDraws(
+                case,
+                model,
+                check,
+                primary,
+                len(results),
+                sum(verdict_of(r) == "pass" for r in results),
+                sum(verdict_of(r) == "fail" for r in results),
+                math.fsum(scored) / len(scored) if scored else None,
+            )
+        )
+    figures = RowStats(
+        None if interval is None else interval[0],
+        None if interval is None else interval[1],
+        pass_low,
+        pass_high,
+        len(by_case),
+    )
     if draws:
         k = min(d.draws for d in draws)
-        figures = RowStats(figures.ci_low, figures.ci_high, pass_low, pass_high, len(by_case), k,
-                           math.fsum(stats.pass_at_k(d.draws, d.passed, k) for d in draws) / len(draws),
-                           math.fsum(stats.pass_hat_k(d.draws, d.passed, k) for d in draws) / len(draws),
-                           sum(d.flaky for d in draws))
+        figures = RowStats(
+            figures.ci_low,
+            figures.ci_high,
+            pass_low,
+            pass_high,
+            len(by_case),
+            k,
+            math.fsum(stats.pass_at_k(d.draws, d.passed, k) for d in draws) / len(draws),
+            math.fsum(stats.pass_hat_k(d.draws, d.passed, k) for d in draws) / len(draws),
+            sum(d.flaky for d in draws),
+        )
     return figures, draws

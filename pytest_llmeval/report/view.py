@@ -2,27 +2,27 @@
 
 The report fits ``report.schema.json`` (this run's, or one read back from disk). The view decides
 which sections appear, what is capped, the wording of computed phrases and how numbers and model
-cells read; the renderers only format it. Text from the run is kept raw: each renderer escapes it.
+cells read; the renderers only format it. Text from the run is kept raw: each renderer escapes it. The leaderboard's
+tables are built in `.boards`, the baseline section in `.baselineview`, numbers and capped lists in `.cells`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from ..core.result import NO_MODEL, deciding_measure, verdict_of
 from ..text.basics import counted
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
+from .baselineview import Baseline, baseline_section, new_failures
+from .boards import Board, Heatmap, boards, heatmap, repeats_line
+from .cells import Capped, capped, number
 from .ranking import ModelMatrix, matrix
 
-__all__ = ["view", "result_row", "interval", "repeats_line", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS",
-           "Capped", "number", "verdict_lines", "ResultRow"]
-
-
-T = TypeVar("T")
+__all__ = ["view", "result_row", "ReportView", "Limits", "MARKDOWN_LIMITS", "HTML_LIMITS", "verdict_lines", "ResultRow"]
 
 
 def _floor_line(floor: Mapping[str, Any]) -> str:
@@ -41,16 +41,28 @@ def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
     for tier, key in (("the claim verifier", "verifier_verdicts"), ("the detector", "detected_verdicts")):
         counts = summary.get(key) or {}
         if counts:
-            lines.append(f"{counted(sum(counts.values()), 'answer')} the offline evidence left unverified went to {tier}: "
-                         + ", ".join(f"{n} {({'pass': 'passed', 'fail': 'failed'}).get(v, 'still unverified')}" for v, n in sorted(counts.items())))
+            lines.append(
+                f"{counted(sum(counts.values()), 'answer')} the offline evidence left unverified went to {tier}: "
+                + ", ".join(
+                    f"{n} {({'pass': 'passed', 'fail': 'failed'}).get(v, 'still unverified')}"
+                    for v, n in sorted(counts.items())
+                )
+            )
     escalated = summary.get("escalated_verdicts") or {}
     if escalated:
-        decided = ", ".join(f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
-                            for verdict, count in sorted(escalated.items()))
-        lines.append(f"{counted(sum(escalated.values()), 'answer')} no offline evidence could decide went to the judge: {decided}")
+        decided = ", ".join(
+            f"{count} {'passed' if verdict == 'pass' else 'failed' if verdict == 'fail' else 'still unverified'}"
+            for verdict, count in sorted(escalated.items())
+        )
+        lines.append(
+            f"{counted(sum(escalated.values()), 'answer')} no offline evidence could decide went to the judge: "
+            f"{decided}"
+        )
     left = summary.get("unverified") or 0
     if left:
-        by_check = ", ".join(f"{name} {count}" for name, count in sorted((summary.get("unverified_by_check") or {}).items()))
+        by_check = ", ".join(
+            f"{name} {count}" for name, count in sorted((summary.get("unverified_by_check") or {}).items())
+        )
         advice = "the judge could not decide them" if escalated else "set a detector or a judge to decide them"
         lines.append(f"{counted(left, 'answer')} could not be verified offline ({by_check}): {advice}")
     return lines
@@ -68,16 +80,6 @@ MARKDOWN_LIMITS = Limits(flips=50, changes=50, failures=50, results=0)
 
 
 HTML_LIMITS = Limits(flips=500, changes=500, failures=0, results=2000)
-
-
-@dataclass(frozen=True)
-class Capped(Generic[T]):  # the first rows of a list, and how long the list was
-    rows: tuple[T, ...]
-    total: int
-
-    @property
-    def more(self) -> int:  # rows left out: they are in the JSON report
-        return self.total - len(self.rows)
 
 
 @dataclass(frozen=True)
@@ -105,55 +107,6 @@ class HardestCase:
 
 
 @dataclass(frozen=True)
-class BoardRow:  # one model's row in a check's leaderboard table
-    rank: str
-    model: str  # "-" for tests without a model
-    mean: str
-    spread: str  # "" for fewer than two results
-    pass_rate: str
-    passed: int
-    count: int
-    unverified: int = 0
-    ci: str = ""  # the mean's interval, "0.61..0.78" ("" when there is none)
-    pass_ci: str = ""  # the pass rate's, "52-79%"
-    expected: int = 0  # failed results of xfail tests: expected failures
-
-
-@dataclass(frozen=True)
-class Board:  # a check's leaderboard table, rows best first
-    check: str
-    metric: str
-    direction: str  # "higher is better" or "lower is better"
-    rows: tuple[BoardRow, ...]
-
-
-@dataclass(frozen=True)
-class Column:
-    check: str
-    metric: str
-    arrow: str  # "↑" higher is better, "↓" lower is better
-
-
-@dataclass(frozen=True)
-class HeatCell:
-    mean: str
-    pass_rate: str
-    count: int
-    signature: str
-    goodness: float  # 0 bad .. 1 good: the share of its answers that passed (the colour follows verdicts, not scores)
-    unverified: int = 0
-    ci: str = ""  # the mean's interval
-    pass_ci: str = ""  # the pass rate's
-    expected: int = 0  # expected failures (checks of xfail tests)
-
-
-@dataclass(frozen=True)
-class Heatmap:  # the leaderboard as models by checks (named models by name, then tests without a model)
-    columns: tuple[Column, ...]
-    rows: tuple[tuple[str, tuple[HeatCell | None, ...]], ...]  # (model, a cell per column: None where it has no result)
-
-
-@dataclass(frozen=True)
 class FlipRow:
     case_id: str
     model: str
@@ -171,50 +124,6 @@ class FlipRow:
 class Perturbation:
     sentence: str  # "3 flip(s) in 24 checks on perturbed inputs."
     flips: Capped[FlipRow]
-
-
-@dataclass(frozen=True)
-class ChangeRow:  # one result that moved to or from a failure: evidence, not a verdict
-    kind: str  # "worse" or "better"
-    regression: bool  # moved to a failure
-    scope: str  # "result"
-    measure: str  # "pass/fail"
-    evaluator: str
-    metric: str
-    model: str
-    before: str
-    after: str
-    test: str
-
-
-@dataclass(frozen=True)
-class CompareRow:  # one leaderboard row (and measure) against the baseline, formatted
-    check: str
-    metric: str  # "fail rate" or the primary metric (its mean)
-    model: str
-    before: str
-    after: str
-    difference: str  # "+0.150"
-    interval: str  # "+0.021..+0.270"
-    p_value: str  # Holm-adjusted
-    cases: int
-    verdict: str  # "regressed", "improved", "unchanged", "inconclusive"
-    note: str  # the test used, and for an inconclusive row what the suite could detect and what it needs
-
-
-@dataclass(frozen=True)
-class Baseline:
-    path: str
-    regressions: int
-    improvements: int
-    compared: int
-    not_comparable: int
-    new: int
-    missing: int
-    changes: Capped[ChangeRow]
-    verdict: str = ""  # "regressed", "improved", "inconclusive", "unchanged", "not compared"
-    verdict_line: str = ""  # the run's verdict in one line
-    rows: Capped[CompareRow] = Capped((), 0)
 
 
 @dataclass(frozen=True)
@@ -313,30 +222,33 @@ class ReportView:
     verdicts: tuple[str, ...] = ()  # "12 answer(s) could not be verified offline (...)", what a judge decided
     unverified: Capped[ResultRow] = Capped((), 0)  # results left unverified, in run order
     expected_failures: Capped[ResultRow] = Capped((), 0)  # failed checks of xfail tests, in run order
-    repeats: tuple[str, ...] = ()  # per row of repeated cases: "exact_match on a: 60 cases, pass@3 0.950, pass^3 0.410, 20 flaky"
+    repeats: tuple[
+        str, ...
+    ] = ()  # per row of repeated cases: "exact_match on a: 60 cases, pass@3 0.950, pass^3 0.410, 20 flaky"
     flaky: Capped[FlakyRow] = Capped((), 0)  # repeated cases that both passed and failed, lowest pass rate first
     interval_level: str = "95%"
     interruption: str = ""  # "Interrupted after 79 of 200 tests (...)": the run ended early; empty for a whole run
-    no_clear_best: str = ""  # "no clear best: a and b are within noise (...)": two or more models, none significantly best
+    no_clear_best: str = (
+        ""  # "no clear best: a and b are within noise (...)": two or more models, none significantly best
+    )
     models_compared: ModelMatrix | None = None  # every pair of models, paired on shared cases (report.ranking)
-    gate: str = ""  # the run's gate in one line ("INDETERMINATE: ..."): first after an interruption; empty: nothing to say
+    gate: str = (
+        ""  # the run's gate in one line ("INDETERMINATE: ..."): first after an interruption; empty: nothing to say
+    )
     gate_details: tuple[str, ...] = ()  # the other rows that made it indeterminate, and every floor
-    calibration: tuple[str, ...] = ()  # the calibration run's figures, each check's calibration status (report/calibration)
+    calibration: tuple[
+        str, ...
+    ] = ()  # the calibration run's figures, each check's calibration status (report/calibration)
 
 
 def problem_line(row: Mapping[str, Any]) -> str:
     """One model whose mean misses a check's threshold, in words (terminal, Markdown, HTML)."""
     side = "below" if row.get("higher_is_better", True) else "above"
-    return (f"{row['check']} {row['metric']}: model {shown_model(row.get('model'))} mean {number(row.get('mean'))} {side} its "
-            f"threshold {number(row.get('threshold'))} ({counted(row.get('count', 0), 'check')})")
-
-
-def number(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def _capped(items: list[Any], limit: int, row: Callable[[Any], T]) -> Capped[T]:
-    return Capped(tuple(row(item) for item in items[:limit]), len(items))
+    return (
+        f"{row['check']} {row['metric']}: model {shown_model(row.get('model'))} mean {number(row.get('mean'))} {side} "
+        "its "
+        f"threshold {number(row.get('threshold'))} ({counted(row.get('count', 0), 'check')})"
+    )
 
 
 def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
@@ -356,107 +268,109 @@ def view(report: Mapping[str, Any], limits: Limits = Limits()) -> ReportView:
     for record in records[: limits.results]:
         by_test[record.get("nodeid", "")].append(record)
     return ReportView(
-        headline=Headline(summary.get("checks", 0), models_phrase(summary.get("models", [])), summary.get("passed", 0),
-                          f"{summary.get('pass_rate', 0.0):.0%}", summary.get("unverified", 0), summary.get("expected_failures", 0)),
+        headline=Headline(
+            summary.get("checks", 0),
+            models_phrase(summary.get("models", [])),
+            summary.get("passed", 0),
+            f"{summary.get('pass_rate', 0.0):.0%}",
+            summary.get("unverified", 0),
+            summary.get("expected_failures", 0),
+        ),
         outcomes_line=outcome_counts_line(report["tests"]) if report.get("tests") else None,
         best_model=BestModel(best, totals.get("passed", 0), totals.get("count", 0)) if best else None,
         no_clear_best=str(summary.get("no_clear_best") or ""),
         models_compared=matrix(summary.get("model_pairs")),
-        hardest_case=HardestCase(hard["case_id"], f"{len(failed)}/{counted(hard['models'], 'model')}" if failed else None, ", ".join(failed))
-        if hard else None,
-        leaderboard=_boards(rows),
-        heatmap=_heatmap(rows),
+        hardest_case=HardestCase(
+            hard["case_id"], f"{len(failed)}/{counted(hard['models'], 'model')}" if failed else None, ", ".join(failed)
+        )
+        if hard
+        else None,
+        leaderboard=boards(rows),
+        heatmap=heatmap(rows),
         perturbation=_perturbation(summary, limits.flips),
-        baseline=_baseline(report.get("baseline"), limits.changes),
-        insights=tuple(InsightRow(i["check"], i["metric"], shown_model(i["model"]), i.get("case_id") or "", number(i["score"]),
-                                  i["reason"]) for i in summary.get("insights", [])),
-        failures=_capped(failures, limits.failures, partial(result_row, new=_new_failures(report.get("baseline")))),
-        expected_failures=_capped(expected, limits.failures, result_row),
+        baseline=baseline_section(report.get("baseline"), limits.changes),
+        insights=tuple(
+            InsightRow(
+                i["check"],
+                i["metric"],
+                shown_model(i["model"]),
+                i.get("case_id") or "",
+                number(i["score"]),
+                i["reason"],
+            )
+            for i in summary.get("insights", [])
+        ),
+        failures=capped(failures, limits.failures, partial(result_row, new=new_failures(report.get("baseline")))),
+        expected_failures=capped(expected, limits.failures, result_row),
         results=Capped(tuple(result_row(r) for group in by_test.values() for r in group), len(records)),
-        footer=None if run is None else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
+        footer=None
+        if run is None
+        else Footer(*(str(run.get(key, "")) for key in ("plugin", "pytest", "python", "finished"))),
         classification=tuple(_classification_row(row) for row in summary.get("classification", [])),
         operations=tuple(_operations_row(row) for row in summary.get("operations", [])),
         problems=tuple(problem_line(row) for row in summary.get("problems", [])),
         verdicts=tuple(verdict_lines(summary)),
-        unverified=_capped(unverified, limits.failures, result_row),
-        operations_insights="; ".join(f"{key.replace('_', ' ')}: {model}"
-                                      for key, model in (summary.get("operations_insights") or {}).items()),
+        unverified=capped(unverified, limits.failures, result_row),
+        operations_insights="; ".join(
+            f"{key.replace('_', ' ')}: {model}" for key, model in (summary.get("operations_insights") or {}).items()
+        ),
         repeats=tuple(repeats_line(row) for row in rows if row.get("k")),
-        flaky=_capped(summary.get("flaky") or [], limits.flips, lambda c: FlakyRow(
-            c["case_id"], shown_model(c.get("model")), c["check"], int(c["passed"]), int(c["draws"]), f"{c['pass_rate']:.0%}")),
+        flaky=capped(
+            summary.get("flaky") or [],
+            limits.flips,
+            lambda c: FlakyRow(
+                c["case_id"],
+                shown_model(c.get("model")),
+                c["check"],
+                int(c["passed"]),
+                int(c["draws"]),
+                f"{c['pass_rate']:.0%}",
+            ),
+        ),
         interval_level=f"{summary.get('interval_level', 0.95):.0%}",
         interruption=str(run.get("interruption") or "") if isinstance(run, Mapping) else "",
         gate=str(gate.get("line") or ""),
-        gate_details=(*(str(r) for r in (gate.get("indeterminate") or [])[1:10]),
-                      *(_floor_line(f) for f in gate.get("floors") or [] if isinstance(f, Mapping))),
-        calibration=tuple(str(line) for key in ("lines", "status_lines") for line in (report.get("calibration") or {}).get(key, [])),
+        gate_details=(
+            *(str(r) for r in (gate.get("indeterminate") or [])[1:10]),
+            *(_floor_line(f) for f in gate.get("floors") or [] if isinstance(f, Mapping)),
+        ),
+        calibration=tuple(
+            str(line) for key in ("lines", "status_lines") for line in (report.get("calibration") or {}).get(key, [])
+        ),
     )
-
-
-def repeats_line(row: Mapping[str, Any]) -> str:
-    """One leaderboard row's repeated cases (a JSON leaderboard row): cases, pass@k, pass^k, flaky cases."""
-    model = "" if row.get("model") is None else f" on {row['model']}"
-    k = row["k"]
-    return (f"{row['check']}{model}: {row.get('cases', 0)} cases, pass@{k} {number(row.get('pass_at_k'))}, "
-            f"pass^{k} {number(row.get('pass_hat_k'))}, {row.get('flaky', 0)} flaky")
-
-
-def interval(low: float | None, high: float | None, *, percent: bool = False, signed: bool = False) -> str:
-    """``0.61..0.78``, ``52-79%`` or ``+0.02..+0.27``; empty when there is no interval."""
-    if low is None or high is None:
-        return ""
-    if percent:
-        return f"{low * 100:.0f}-{high * 100:.0f}%"
-    return f"{low:+.3f}..{high:+.3f}" if signed else f"{low:.2f}..{high:.2f}"
 
 
 def _operations_row(row: Mapping[str, Any]) -> OperationsRow:
-    return OperationsRow(shown_model(row.get("model")), number(row.get("latency_ms_mean"), 1), number(row.get("latency_ms_p95"), 1),
-                         number(row.get("tokens_mean"), 1), number(row.get("cost_mean"), 6), number(row.get("cost_total"), 6),
-                         int(row.get("count", 0)))
-
-
-def _classification_row(row: Mapping[str, Any]) -> ClassificationRow:
-    curves = tuple(Curve(label, tuple((float(x), float(y)) for x, y in drawn.get("roc", [])),
-                         tuple((float(x), float(y)) for x, y in drawn.get("pr", [])),
-                         number(drawn.get("roc_auc")), number(drawn.get("average_precision")))
-                   for label, drawn in sorted((row.get("curves") or {}).items()))
-    return ClassificationRow(shown_model(row.get("model")), number(row.get("accuracy")), number(row.get("macro_f1")),
-                             number(row.get("roc_auc")), int(row.get("count", 0)), ", ".join(row.get("labels", [])), curves)
-
-
-def _boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
-    by_check: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_check[row["check"]].append(row)
-    return tuple(
-        Board(check, group[0]["metric"], "higher is better" if group[0]["higher_is_better"] else "lower is better",
-              tuple(BoardRow(str(row.get("rank", "")), shown_model(row["model"]), number(row["mean"]),
-                             "" if row.get("spread") is None or row["count"] < 2 else f"{row['spread']:.3f}",
-                             f"{row['pass_rate']:.0%}", row["passed"], row["count"], row.get("unverified", 0),
-                             interval(row.get("ci_low"), row.get("ci_high")),
-                             interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True), row.get("expected", 0))
-              for row in group))
-        for check, group in by_check.items()
+    return OperationsRow(
+        shown_model(row.get("model")),
+        number(row.get("latency_ms_mean"), 1),
+        number(row.get("latency_ms_p95"), 1),
+        number(row.get("tokens_mean"), 1),
+        number(row.get("cost_mean"), 6),
+        number(row.get("cost_total"), 6),
+        int(row.get("count", 0)),
     )
 
 
-def _heatmap(rows: list[dict[str, Any]]) -> Heatmap:
-    checks = list(dict.fromkeys((r["check"], r["metric"], r["higher_is_better"]) for r in rows))
-    models = list(dict.fromkeys(r["model"] for r in sorted(rows, key=lambda r: (r["model"] is None, r["model"] or ""))))
-    found: dict[tuple[str | None, str], dict[str, Any]] = {(r["model"], r["check"]): r for r in rows}
-
-    def cell(row: dict[str, Any] | None, higher: bool) -> HeatCell | None:
-        if row is None:
-            return None
-        mean = row["mean"]
-        return HeatCell(number(mean), f"{row['pass_rate']:.0%}", row["count"], str(row["signature"]), row["pass_rate"], row.get("unverified", 0),
-                        interval(row.get("ci_low"), row.get("ci_high")),
-                        interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True), row.get("expected", 0))
-
-    return Heatmap(
-        tuple(Column(check, metric, "↑" if higher else "↓") for check, metric, higher in checks),
-        tuple((shown_model(model), tuple(cell(found.get((model, check)), higher) for check, _, higher in checks)) for model in models),
+def _classification_row(row: Mapping[str, Any]) -> ClassificationRow:
+    curves = tuple(
+        Curve(
+            label,
+            tuple((float(x), float(y)) for x, y in drawn.get("roc", [])),
+            tuple((float(x), float(y)) for x, y in drawn.get("pr", [])),
+            number(drawn.get("roc_auc")),
+            number(drawn.get("average_precision")),
+        )
+        for label, drawn in sorted((row.get("curves") or {}).items())
+    )
+    return ClassificationRow(
+        shown_model(row.get("model")),
+        number(row.get("accuracy")),
+        number(row.get("macro_f1")),
+        number(row.get("roc_auc")),
+        int(row.get("count", 0)),
+        ", ".join(row.get("labels", [])),
+        curves,
     )
 
 
@@ -465,46 +379,25 @@ def _perturbation(summary: Mapping[str, Any], limit: int) -> Perturbation | None
         return None
     flips = summary.get("flips", [])
     sentence = f"{counted(len(flips), 'flip')} in {counted(summary['perturbed_checks'], 'check')} on perturbed inputs."
-    return Perturbation(sentence, _capped(flips, limit, lambda f: FlipRow(
-        f["case_id"], shown_model(f["model"]), f["check"], f["metric"], f["perturbation"], number(f["original_score"]),
-        number(f["perturbed_score"]), f["kind"], f["kind"] == "broke", f.get("nodeid") or "")))
-
-
-def _baseline(baseline: Mapping[str, Any] | None, limit: int) -> Baseline | None:
-    if not baseline:
-        return None
-    changes = _capped(baseline.get("changes") or [], limit, lambda c: ChangeRow(
-        c["kind"], c["kind"] in ("worse", "regression"), c.get("scope", "result"), "pass/fail" if c.get("scope", "result") == "result"
-        else "mean", c["evaluator"], c["metric"], shown_model(c["model"]), number(c["before"]), number(c["after"]), c.get("nodeid") or ""))
-
-    def row(r: Mapping[str, Any]) -> CompareRow:
-        note = r.get("test", "")
-        if r.get("verdict") == "inconclusive":
-            note = f"{note}; {_sizing(r)}"
-        # a rate row is labelled by its rate (fail rate, unverified rate), a mean row by its metric
-        return CompareRow(r["check"], r["metric"] if r["measure"] == "mean" else r["measure"], shown_model(r.get("model")),
-                          number(r["before"]), number(r["after"]), f"{r['difference']:+.3f}",
-                          interval(r.get("ci_low"), r.get("ci_high"), signed=True), f"{r['p_adjusted']:.3g}", int(r["cases"]),
-                          r["verdict"], note)
-
-    return Baseline(baseline["baseline"], baseline["regressions"], baseline["improvements"], baseline["compared"],
-                    len(baseline["not_comparable"]), baseline["new"], baseline["missing"], changes,
-                    str(baseline.get("verdict", "")), str(baseline.get("verdict_line", "")),
-                    _capped(baseline.get("rows") or [], limit, row))
-
-
-def _sizing(row: Mapping[str, Any]) -> str:
-    """What an inconclusive row's suite could detect and needs (the words of the terminal's line)."""
-    from .baseline import sizing_text
-
-    return sizing_text(row.get("detectable"), row.get("cases_for"), row.get("repeats_for"), float(row.get("target") or 0.05))
-
-
-def _new_failures(baseline: Any) -> frozenset[str]:
-    """The tests whose result moved to a failure against the baseline (the comparison's changes)."""
-    if not isinstance(baseline, Mapping):
-        return frozenset()
-    return frozenset(str(c.get("nodeid")) for c in baseline.get("changes") or [] if isinstance(c, Mapping) and c.get("kind") == "worse")
+    return Perturbation(
+        sentence,
+        capped(
+            flips,
+            limit,
+            lambda f: FlipRow(
+                f["case_id"],
+                shown_model(f["model"]),
+                f["check"],
+                f["metric"],
+                f["perturbation"],
+                number(f["original_score"]),
+                number(f["perturbed_score"]),
+                f["kind"],
+                f["kind"] == "broke",
+                f.get("nodeid") or "",
+            ),
+        ),
+    )
 
 
 def result_row(record: Mapping[str, Any], new: frozenset[str] = frozenset()) -> ResultRow:
@@ -514,7 +407,17 @@ def result_row(record: Mapping[str, Any], new: frozenset[str] = frozenset()) -> 
     decided = deciding_measure(record)
     if decided is not None and decided["metric"] != primary:  # the metric that decided, not the primary
         score, threshold = f"{number(decided.get('value'))} ({decided['metric']})", number(decided.get("threshold"))
-    return ResultRow(record.get("nodeid", ""), record.get("model") or "", record["evaluator"], score, threshold,
-                     bool(record.get("passed")), record.get("reason", ""), record.get("excerpt") or "", verdict_of(record),
-                     not record.get("passed") and record.get("outcome") == "xfailed", str(record.get("decided_by") or ""),
-                     record.get("nodeid", "") in new)
+    return ResultRow(
+        record.get("nodeid", ""),
+        record.get("model") or "",
+        record["evaluator"],
+        score,
+        threshold,
+        bool(record.get("passed")),
+        record.get("reason", ""),
+        record.get("excerpt") or "",
+        verdict_of(record),
+        not record.get("passed") and record.get("outcome") == "xfailed",
+        str(record.get("decided_by") or ""),
+        record.get("nodeid", "") in new,
+    )

@@ -25,36 +25,52 @@ Threshold precedence: this call, then ``--llmeval-threshold``, then the
 What checks raise (`pytest_llmeval.core.errors`) becomes the test's outcome here: a check that cannot run
 skips the test, a missing replayed verdict or a missing model fails it in one line, a scorer that failed for
 good leaves an unscored, failed record.
+
+The failure message is written in `pytest_llmeval.run.message`, the verifier and detector tiers that decide
+unverified answers are built in `pytest_llmeval.run.tiers`, and checks run outside pytest share the process's
+state in `pytest_llmeval.run.standalone`; their names are importable from here too.
 """
 
 from __future__ import annotations
 
-import functools
-import json
 import os
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from typing import TypeVar
-
 from ..core.case import Case
 from ..core.errors import CheckUnavailable, ScoringError, SetupError, VerdictMissing
 from ..core.evaluator import Evaluator
 from ..core.result import UNVERIFIED_ACTIONS, Result
-from ..core.verdict import Measure, Verdict, concerns
 
 if TYPE_CHECKING:
-    from ..models.detectors import Detector
-    from ..models.verifier import Verifier
     from .recording import TestContext
-from .escalation import detect, escalate
+from .escalation import detect
+from .message import format_failure, missing_extra
 from .recording import current_context
+from .standalone import standalone
+from .tiers import decide_unverified, detector_for, verifier_for
 
-__all__ = ["LLMEvalAssertionError", "format_failure", "check", "run_check", "run_cases", "raise_failure",
-           "unverified_action", "standalone", "check_kwargs", "group_defaults", "scorer_argument", "CASE_ARGUMENTS",
-           "decide_unverified", "detector_for", "masked_values", "verifier_for", "missing_extra"]
+__all__ = [
+    "LLMEvalAssertionError",
+    "format_failure",
+    "check",
+    "run_check",
+    "run_cases",
+    "raise_failure",
+    "unverified_action",
+    "standalone",
+    "check_kwargs",
+    "group_defaults",
+    "scorer_argument",
+    "CASE_ARGUMENTS",
+    "decide_unverified",
+    "detector_for",
+    "masked_values",
+    "verifier_for",
+    "missing_extra",
+]
 
 
 #: The keyword arguments of a case (the rest of a check's arguments are its parameters).
@@ -62,9 +78,6 @@ CASE_ARGUMENTS = ("actual", "expected", "question", "context", "conditions", "hi
 
 
 _CASE_ARGUMENT_SET = frozenset(CASE_ARGUMENTS)
-
-
-E = TypeVar("E", bound=Evaluator)
 
 
 class LLMEvalAssertionError(AssertionError):
@@ -85,93 +98,19 @@ def raise_failure(result: Result, message: str) -> None:
     raise LLMEvalAssertionError(message, result)
 
 
-def _fmt(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.0f}" if value == int(value) and abs(value) > 1 else f"{value:.3f}"
-
-
-def _missed(result: Result, metric: str) -> str:
-    """How a metric missed its threshold: ``support 0.472 < threshold 0.700``; a count as a count (``evidence 2 >
-    threshold 0``), in `Measure`'s numbers."""
-    return Measure(metric, result.metrics[metric], result.thresholds[metric],
-                   result.higher_is_better.get(metric, True)).against_threshold()
-
-
-def missing_extra(exc: ImportError) -> str | None:
-    """The one line a missing extra is said in (``llmeval: ... pip install '...[extra]'``), not a traceback; ``None``
-    for an ImportError that names no extra to install."""
-    return f"llmeval: {exc}" if "pip install" in str(exc) else None
-
-
-def _decided(verdict: Verdict) -> str:
-    """``rules (evidence 1 > 0)``: who decided a verdict, and on which metrics."""
-    on = ", ".join(str(m) for m in verdict.metrics)
-    return f"{verdict.decided_by} ({on})" if on else verdict.decided_by
-
-
-def format_failure(result: Result, length: int | None = None) -> str:
-    """The message of a failed check (or of an unverified one the run fails: it opens with the concern it names, if
-    any, else with no evidence against the answer)."""
-    lines = []
-    failed = result.failed_metrics()
-    escalated = result.details.get("escalated") if result.details else None
-    tier = result.decided_by if result.decided_by in ("verifier", "detector") else None
-    if result.verdict == "fail" and tier and isinstance(result.details.get(tier), Mapping):
-        lines.append(f"llmeval {result.evaluator} failed: the {tier} ({result.details[tier]['model']}) found the answer "
-                     "unsupported, where the offline evidence could not decide")
-    elif isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
-        lines.append(f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where the "
-                     "offline evidence could not decide")
-    elif result.verdict == "unverified" and result.details and result.details.get("split"):
-        lines.append(f"llmeval {result.evaluator} unverified: the judge disagreed with itself across its repeats, so it "
-                     "decided nothing; --llmeval-unverified or unverified= chooses what that does to the test")
-    elif result.verdict == "unverified":
-        missed = "; ".join(_missed(result, metric) for metric in failed)
-        if concerns(result.reason, result.details):  # evidence of a kind that only warns: the answer is not clean either
-            opening = "a concern the run does not fail on, and nothing confirms the answer offline"
-        else:
-            opening = "no evidence against the answer, but it could not be confirmed offline"
-        lines.append(f"llmeval {result.evaluator} unverified: {opening}" + (f" ({missed})" if missed else ""))
-        lines.append("  decide it: the claim verifier (--llmeval-verifier), a detector (--llmeval-detector=FAMILY:MODEL) or a judge "
-                     "(--llmeval-judge-model); "
-                     "--llmeval-unverified or unverified= chooses what an unverified answer does to the test")
-    elif failed:
-        lines.append(f"llmeval {result.evaluator} failed: " + "; ".join(_missed(result, metric) for metric in failed))
-    else:
-        lines.append(f"llmeval {result.evaluator} failed: {result.primary} could not be scored")
-    if result.reason:
-        lines.append(f"  why: {result.reason}")
-    decision = result.decision
-    if decision is not None:
-        lines.append(f"  decided by: {_decided(decision)}")
-        if decision.overruled is not None:
-            lines.append(f"  overruled: {decision.overruled.outcome} by {_decided(decision.overruled)}")
-    scores = ", ".join(f"{k}={_fmt(v)}" for k, v in result.metrics.items() if v is not None)
-    lines.append(f"  scores: {scores}")
-    who = []
-    if result.model:
-        who.append(f"model: {result.model}")
-    if result.case_id:
-        who.append(f"case: {result.case_id}")
-    if who:
-        lines.append("  " + "  ".join(who))
-    if result.excerpt is not None:
-        more = f" ... ({length} chars)" if length is not None and length > len(result.excerpt) else ""
-        lines.append(f"  answer: {result.excerpt!r}{more}")
-    lines.append(f"  signature: {result.signature.key}")
-    from ..text.basics import replace_surrogates
-
-    return replace_surrogates("\n".join(lines))  # the terminal cannot print a lone surrogate
-
-
 def _thresholds(
-    name: str, threshold: float | None, thresholds: Mapping[str, float | None] | None, primary: str, session: Mapping[str, float]
+    name: str,
+    threshold: float | None,
+    thresholds: Mapping[str, float | None] | None,
+    primary: str,
+    session: Mapping[str, float],
 ) -> dict[str, float | None]:
     merged: dict[str, float | None] = dict(session)
     if thresholds is not None:
         if not isinstance(thresholds, Mapping):
-            raise TypeError(f"{name}: argument 'thresholds' must be a mapping of metric to number, got {type(thresholds).__name__}")
+            raise TypeError(
+                f"{name}: argument 'thresholds' must be a mapping of metric to number, got {type(thresholds).__name__}"
+            )
         merged.update(thresholds)
     if threshold is not None:
         merged[primary] = threshold
@@ -206,19 +145,42 @@ def run_check(
     """
     params, cases = _call_cases(cls, params, prompts, case, fields)
     if len(cases) == 1:
-        [result] = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=record, unverified=unverified,
-                             detector=detector, verifier=verifier)
+        [result] = run_cases(
+            cls,
+            cases,
+            threshold=threshold,
+            thresholds=thresholds,
+            params=params,
+            record=record,
+            unverified=unverified,
+            detector=detector,
+            verifier=verifier,
+        )
         return result
-    result = run_cases(cls, cases, threshold=threshold, thresholds=thresholds, params=params, record=False, unverified=unverified,
-                       detector=detector, verifier=verifier)[0]
+    result = run_cases(
+        cls,
+        cases,
+        threshold=threshold,
+        thresholds=thresholds,
+        params=params,
+        record=False,
+        unverified=unverified,
+        detector=detector,
+        verifier=verifier,
+    )[0]
     context = current_context()
     if record and context is not None:
         context.record(result)
     return result
 
 
-def _call_cases(cls: type[Evaluator], params: Mapping[str, Any] | None, prompts: Mapping[str, str] | None, case: str | None,
-                fields: dict[str, Any]) -> tuple[Mapping[str, Any] | None, list[Case]]:
+def _call_cases(
+    cls: type[Evaluator],
+    params: Mapping[str, Any] | None,
+    prompts: Mapping[str, str] | None,
+    case: str | None,
+    fields: dict[str, Any],
+) -> tuple[Mapping[str, Any] | None, list[Case]]:
     """A call's parameters (its ``prompts`` among them) and the cases it reads; a wrong argument raises, naming it."""
     if prompts is not None:
         params = {**(params or {}), "prompts": prompts}
@@ -255,11 +217,23 @@ def check(
     action = unverified_action(cls.name, unverified)
     context = current_context()
     if context is not None and context.deferred is not None:  # the test does not need the verdict at once
-        deferred = _defer(cls, context, threshold, thresholds, params, case, action, prompts, (detector, verifier), fields)
+        deferred = _defer(
+            cls, context, threshold, thresholds, params, case, action, prompts, (detector, verifier), fields
+        )
         if deferred is not None:
             return deferred
-    result = run_check(cls, threshold=threshold, thresholds=thresholds, params=params, case=case, unverified=action, prompts=prompts,
-                       detector=detector, verifier=verifier, **fields)
+    result = run_check(
+        cls,
+        threshold=threshold,
+        thresholds=thresholds,
+        params=params,
+        case=case,
+        unverified=action,
+        prompts=prompts,
+        detector=detector,
+        verifier=verifier,
+        **fields,
+    )
     if not result.passed:
         actual = fields.get("actual")
         raise_failure(result, format_failure(result, len(actual) if isinstance(actual, str) else None))
@@ -271,9 +245,18 @@ def check(
     return result
 
 
-def _defer(cls: type[Evaluator], context: TestContext, threshold: float | None, thresholds: Mapping[str, float | None] | None,
-           params: Mapping[str, Any] | None, case: str | None, action: str, prompts: Mapping[str, str] | None,
-           tiers: tuple[str | None, str | None], fields: dict[str, Any]) -> Result | None:
+def _defer(
+    cls: type[Evaluator],
+    context: TestContext,
+    threshold: float | None,
+    thresholds: Mapping[str, float | None] | None,
+    params: Mapping[str, Any] | None,
+    case: str | None,
+    action: str,
+    prompts: Mapping[str, str] | None,
+    tiers: tuple[str | None, str | None],
+    fields: dict[str, Any],
+) -> Result | None:
     """Queue the check on the test's deferred queue, its arguments checked as scoring checks them; ``None``: a call that
     reads several cases, scored in place."""
     params, cases = _call_cases(cls, params, prompts, case, fields)
@@ -285,8 +268,16 @@ def _defer(cls: type[Evaluator], context: TestContext, threshold: float | None, 
     context.detector(evaluator, tiers[0])
     context.verifier(evaluator, tiers[1])
     actual = fields.get("actual")
-    deferred: Result = context.deferred.add(evaluator, cases[0], in_force, action, tiers, context,
-                                            len(actual) if isinstance(actual, str) else None, _caller())
+    deferred: Result = context.deferred.add(
+        evaluator,
+        cases[0],
+        in_force,
+        action,
+        tiers,
+        context,
+        len(actual) if isinstance(actual, str) else None,
+        _caller(),
+    )
     return deferred
 
 
@@ -299,17 +290,26 @@ def _caller() -> str | None:
 
 
 def unverified_action(name: str, unverified: str | None) -> str:
-    """What an unverified verdict does: the check's ``unverified=``, else the run's ``--llmeval-unverified``, else pass."""
+    """What an unverified verdict does: the check's ``unverified=``, else the run's ``--llmeval-unverified``, else
+    pass."""
     if unverified is None:
         context = current_context()
         return context.unverified if context is not None else "pass"
     if unverified not in UNVERIFIED_ACTIONS:
-        raise ValueError(f"{name}: argument 'unverified' must be one of {', '.join(map(repr, UNVERIFIED_ACTIONS))}; got {unverified!r:.80}")
+        raise ValueError(
+            f"{name}: argument 'unverified' must be one of {', '.join(map(repr, UNVERIFIED_ACTIONS))}; got "
+            f"{unverified!r:.80}"
+        )
     return unverified
 
 
-def _instance(cls: type[Evaluator], context: TestContext | None, params: Mapping[str, Any] | None, threshold: float | None,
-              thresholds: Mapping[str, float | None] | None) -> tuple[Evaluator, dict[str, float | None]]:
+def _instance(
+    cls: type[Evaluator],
+    context: TestContext | None,
+    params: Mapping[str, Any] | None,
+    threshold: float | None,
+    thresholds: Mapping[str, float | None] | None,
+) -> tuple[Evaluator, dict[str, float | None]]:
     """The session's (outside a test, the process's) instance of ``cls`` with ``params``, and the thresholds in force:
     the call's, then the run's overrides."""
     if params is not None and not isinstance(params, Mapping):
@@ -385,21 +385,6 @@ def run_cases(
     return results
 
 
-def decide_unverified(evaluator: Evaluator, context: TestContext, cases: Sequence[Case], results: list[Result], action: str,
-                      tiers: tuple[str | None, str | None]) -> list[Result]:
-    """``results`` with their unverified answers decided by the claim verifier and the detector the run (or the call:
-    ``tiers``, its ``detector`` and ``verifier``) has, then by the check's judge, as the test's context provides them
-    (the escalation chain: rules, verifier, detector, judge)."""
-    verifier = context.verifier(evaluator, tiers[1])
-    if verifier is not None:
-        results = detect(evaluator, verifier, cases, results, action)
-    found = context.detector(evaluator, tiers[0])
-    if found is not None:
-        results = detect(evaluator, found, cases, results, action)
-    judge = context.escalation(evaluator)
-    return results if judge is None else escalate(evaluator, judge, cases, results, action)
-
-
 def masked_values(cases: Sequence[Case], results: Sequence[Result]) -> dict[str, str]:
     """What the checks found and masked in the answers (``details["findings"]`` with the answer's offsets and a masked
     form, as the PII and secret checks give them): each found text -> how the check shows it."""
@@ -415,47 +400,12 @@ def masked_values(cases: Sequence[Case], results: Sequence[Result]) -> dict[str,
     return found
 
 
-def detector_for(evaluator: Evaluator, spec: str | None, models: Any, band: tuple[float, float] = (0.5, 0.5)) -> Detector | None:
-    """The detector ``spec`` (``FAMILY:MODEL``) for ``evaluator`` over the model cache ``models``, which loads its model
-    once (``None``: no spec, or a check no detector decides)."""
-    if spec is None or spec == "":
-        return None
-    if not isinstance(spec, str):
-        raise TypeError(f"{evaluator.name}: argument 'detector' must be FAMILY:MODEL (token, sequence or nli), got {type(spec).__name__}")
-    if not evaluator.detects:
-        return None
-    from ..models.detectors import Detector, parse_detector
-
-    try:
-        return Detector(parse_detector(spec, band=band), models)
-    except ValueError as exc:
-        raise TypeError(f"{evaluator.name}: argument 'detector': {exc}") from None
-
-
-def verifier_for(evaluator: Evaluator, setting: str | None, models: Any) -> Verifier | None:
-    """The claim verifier ``setting`` names (``on``: the shipped one; a folder: a retrained one; ``off`` or ``""``: none)
-    for ``evaluator`` over the model cache ``models`` (``None``: off, or a check no model tier decides)."""
-    from ..models.config import parse_verifier
-    from ..models.verifier import Verifier
-
-    if setting is not None:
-        try:
-            setting = parse_verifier(setting)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{evaluator.name}: argument 'verifier': {exc}") from None
-    if not setting or not evaluator.detects:
-        return None
-    from ..facts.claims import non_claim
-    from ..facts.records import read_record
-
-    folder = None if setting == "on" else setting
-    # one Verifier per setting and run: its card is read and hashed once, its weights loaded on first use
-    made: Verifier = models.keep(f"verifier card {setting}", lambda: Verifier(models, folder, skip=non_claim, record=read_record))
-    return made
-
-
 def check_kwargs(kwargs: dict[str, Any], allowed: Sequence[str] = ("question", "model", "metadata", "history")) -> None:
-    bad = sorted(set(kwargs) - set(allowed) - {"threshold", "thresholds", "case", "unverified", "prompts", "detector", "verifier"})
+    bad = sorted(
+        set(kwargs)
+        - set(allowed)
+        - {"threshold", "thresholds", "case", "unverified", "prompts", "detector", "verifier"}
+    )
     if bad:
         raise TypeError(f"unexpected keyword argument(s): {', '.join(bad)}")
 
@@ -464,53 +414,27 @@ def group_defaults(model: str | None, case: str | None) -> tuple[str | None, str
     context = current_context()
     if context is None:
         return model, case
-    return (model if model is not None else context.model), (case if case is not None else (context.case or context.nodeid))
+    return (model if model is not None else context.model), (
+        case if case is not None else (context.case or context.nodeid)
+    )
 
 
 def scorer_argument(helper: str, scorer: str | None, **old: str | None) -> str | None:
     """The model that scores the check: ``scorer=``, or one of the older names (deprecated, warned)."""
     given = {name: value for name, value in old.items() if value is not None}
     for name in given:
-        warnings.warn(f"{helper}: {name}= is deprecated and goes in the next release; pass scorer= (the model that scores "
-                      f"the check) instead", DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            f"{helper}: {name}= is deprecated and goes in the next release; pass scorer= (the model that scores "
+            f"the check) instead",
+            DeprecationWarning,
+            stacklevel=3,
+        )
     if scorer is not None and given:
-        raise TypeError(f"{helper}: give the scoring model once, as scorer=; got scorer= and {', '.join(n + '=' for n in given)}")
+        raise TypeError(
+            f"{helper}: give the scoring model once, as scorer=; got scorer= and {', '.join(n + '=' for n in given)}"
+        )
     if scorer is not None and not isinstance(scorer, str):
-        raise TypeError(f"{helper}: argument 'scorer' must be a model name or local folder (str); got {type(scorer).__name__}")
+        raise TypeError(
+            f"{helper}: argument 'scorer' must be a model name or local folder (str); got {type(scorer).__name__}"
+        )
     return scorer if scorer is not None else next(iter(given.values()), None)
-
-
-class Standalone:
-    """Outside pytest (a notebook, a script): one model cache and one instance per check class and
-    parameters for the whole process, so a model loads once, not on every call."""
-
-    def __init__(self) -> None:
-        from ..models.cache import ModelCache
-
-        self.models = ModelCache()
-        self._evaluators: dict[tuple[type[Evaluator], str], Evaluator] = {}
-
-    def evaluator(self, cls: type[E], params: Mapping[str, Any]) -> E:
-        key = (cls, json.dumps(params, sort_keys=True, default=repr))
-        if key not in self._evaluators:
-            evaluator = cls(**params)
-            bind = getattr(evaluator, "bind", None)
-            if bind is not None:
-                bind(self.models)
-            self._evaluators[key] = evaluator
-        found: E = self._evaluators[key]  # type: ignore[assignment]  # keyed by its class
-        return found
-
-    def detector(self, evaluator: Evaluator, spec: str | None) -> Detector | None:
-        """The detector ``spec`` names for ``evaluator`` (outside pytest only a call's ``detector=`` names one)."""
-        return detector_for(evaluator, spec, self.models)
-
-    def verifier(self, evaluator: Evaluator, setting: str | None) -> Verifier | None:
-        """The claim verifier ``setting`` names for ``evaluator`` (outside pytest only a call's ``verifier=`` does)."""
-        return verifier_for(evaluator, setting, self.models)
-
-
-@functools.lru_cache(maxsize=1)
-def standalone() -> Standalone:
-    """The process's `Standalone` (built on the first check run outside pytest)."""
-    return Standalone()

@@ -55,7 +55,9 @@ def judge_for_deepeval(runner: Any = None) -> Any:
 
     runner = runner if runner is not None else _runner_of_current_test()
     if runner is None:
-        raise RuntimeError("judge_for_deepeval(): no judge runner: call it inside a test (the plugin's judge), or pass runner=")
+        raise RuntimeError(
+            "judge_for_deepeval(): no judge runner: call it inside a test (the plugin's judge), or pass runner="
+        )
     version = getattr(deepeval, "__version__", "unknown")
 
     class LLMEvalJudge(DeepEvalBaseLLM):
@@ -80,11 +82,19 @@ def judge_for_deepeval(runner: Any = None) -> Any:
                 try:
                     return schema.model_validate(reply.json())
                 except ValueError as exc:  # pydantic's ValidationError and JudgeParseError are ValueErrors
-                    raise JudgeParseError(f"deepeval {name}: the judge's reply does not fit the schema: {str(exc)[:300]}") from None
+                    raise JudgeParseError(
+                        f"deepeval {name}: the judge's reply does not fit the schema: {str(exc)[:300]}"
+                    ) from None
 
-            reply = self.runner.reply(evaluator="deepeval", version=version, template=f"deepeval {name}",
-                                      messages=[{"role": "user", "content": prompt}], schema=json_schema, what=f"deepeval {name}",
-                                      parse=None if schema is None else parse)
+            reply = self.runner.reply(
+                evaluator="deepeval",
+                version=version,
+                template=f"deepeval {name}",
+                messages=[{"role": "user", "content": prompt}],
+                schema=json_schema,
+                what=f"deepeval {name}",
+                parse=None if schema is None else parse,
+            )
             if schema is None:
                 return reply.text
             try:
@@ -112,7 +122,9 @@ def _test_case(test_case: Any, fields: Mapping[str, Any]) -> Any:
     extra = {k: v for k, v in fields.items() if k not in _CASE_FIELDS}
     if test_case is not None:
         if extra or any(fields.get(k) is not None for k in _CASE_FIELDS):
-            raise TypeError("assert_metric: pass either test_case= or the case fields (actual, question, ...), not both")
+            raise TypeError(
+                "assert_metric: pass either test_case= or the case fields (actual, question, ...), not both"
+            )
         return test_case
     from deepeval.test_case import LLMTestCase
 
@@ -122,16 +134,30 @@ def _test_case(test_case: Any, fields: Mapping[str, Any]) -> Any:
     context = fields.get("context")
     if isinstance(context, str):
         context = [context]
-    return LLMTestCase(input=fields.get("question") or "", actual_output=fields.get("actual"), expected_output=expected,
-                       retrieval_context=list(context) if context is not None else None, **extra)
+    return LLMTestCase(
+        input=fields.get("question") or "",
+        actual_output=fields.get("actual"),
+        expected_output=expected,
+        retrieval_context=list(context) if context is not None else None,
+        **extra,
+    )
 
 
-def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = None, case: str | None = None,
-                   record: bool = True, **fields: Any) -> Result:
+def measure_metric(
+    metric: Any,
+    *,
+    test_case: Any = None,
+    model: str | None = None,
+    case: str | None = None,
+    record: bool = True,
+    **fields: Any,
+) -> Result:
     """Measure a deepeval ``metric`` and return (and, in a test, record) its `Result`, without asserting."""
     deepeval = _deepeval()
     if not callable(getattr(metric, "measure", None)):
-        raise TypeError(f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}")
+        raise TypeError(
+            f"assert_metric: argument 'metric' must be a deepeval metric (with .measure()); got {type(metric).__name__}"
+        )
     llm_case = _test_case(test_case, fields)
     from .check import group_defaults
     from .recording import current_context
@@ -158,7 +184,8 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
     score = None if metric.score is None else float(metric.score)
     threshold = getattr(metric, "threshold", None)
     success = bool(metric.is_successful()) if callable(getattr(metric, "is_successful", None)) else bool(metric.success)
-    # deepeval does not say which way a metric points; its own verdict does: a pass below the threshold means lower is better.
+    # deepeval does not say which way a metric points; its own verdict does: a pass below the threshold means lower is
+    # better.
     higher = True if score is None or threshold is None or score == threshold else (score > threshold) == success
     judge_model = getattr(metric, "evaluation_model", None)
     signature = Signature(
@@ -166,7 +193,11 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
         version=str(getattr(deepeval, "__version__", "unknown")),
         backend=f"deepeval {getattr(deepeval, '__version__', 'unknown')}",
         model=str(judge_model) if judge_model else None,
-        params={"metric": name, "class": type(metric).__name__, "strict_mode": bool(getattr(metric, "strict_mode", False))},
+        params={
+            "metric": name,
+            "class": type(metric).__name__,
+            "strict_mode": bool(getattr(metric, "strict_mode", False)),
+        },
     )
     thresholds = {"score": float(threshold)} if threshold is not None else {}
     if getattr(metric, "error", None):
@@ -191,9 +222,18 @@ def measure_metric(metric: Any, *, test_case: Any = None, model: str | None = No
     return result
 
 
-def assert_metric(metric: Any, *, test_case: Any = None, model: str | None = None, case: str | None = None,
-                  actual: str | None = None, question: str | None = None, expected: Any = None, context: Sequence[str] | str | None = None,
-                  **extra: Any) -> Result:
+def assert_metric(
+    metric: Any,
+    *,
+    test_case: Any = None,
+    model: str | None = None,
+    case: str | None = None,
+    actual: str | None = None,
+    question: str | None = None,
+    expected: Any = None,
+    context: Sequence[str] | str | None = None,
+    **extra: Any,
+) -> Result:
     """Run a deepeval metric as an llmeval check: record its score, fail with an actionable message.
 
     The case comes from ``test_case`` (a ``deepeval.test_case.LLMTestCase``) or is built
@@ -201,12 +241,22 @@ def assert_metric(metric: Any, *, test_case: Any = None, model: str | None = Non
     ``retrieval_context``); other keywords (``tools_called=...``) go to ``LLMTestCase``.
     """
     __tracebackhide__ = True
-    from .check import format_failure, missing_extra, raise_failure
+    from .check import raise_failure
+    from .message import format_failure, missing_extra
 
     said: str | None = None
     try:
-        result = measure_metric(metric, test_case=test_case, model=model, case=case, actual=actual, question=question,
-                                expected=expected, context=context, **extra)
+        result = measure_metric(
+            metric,
+            test_case=test_case,
+            model=model,
+            case=case,
+            actual=actual,
+            question=question,
+            expected=expected,
+            context=context,
+            **extra,
+        )
     except ImportError as exc:
         said = missing_extra(exc)
         if said is None:

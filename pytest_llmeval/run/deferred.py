@@ -109,7 +109,7 @@ class Queue:
 
 def _decided(entry: Entry, cases: list[Case]) -> list[Result]:
     """The check's results on ``cases``, decided by the run's detector and judge as `run_cases()` decides them."""
-    from .check import decide_unverified
+    from .tiers import decide_unverified
 
     evaluator = entry.evaluator
     results = evaluator.evaluate(cases, thresholds=entry.thresholds, unverified=entry.action)
@@ -125,7 +125,9 @@ def _failed(entry: Entry, exc: BaseException) -> None:
     if isinstance(exc, (VerdictMissing, ScoringError)):
         why = f"judge verdict missing: {exc}" if isinstance(exc, VerdictMissing) else f"judge error: {exc}"
         entry.result = entry.evaluator.error_results([entry.case], entry.thresholds, why)[0]
-        entry.outcome = Outcome("failed", f"llmeval: {exc}" if isinstance(exc, VerdictMissing) else f"llmeval {name}: {why}")
+        entry.outcome = Outcome(
+            "failed", f"llmeval: {exc}" if isinstance(exc, VerdictMissing) else f"llmeval {name}: {why}"
+        )
         return
     if isinstance(exc, (SetupError, ImportError)):
         entry.outcome = Outcome("failed", f"llmeval: {exc}")
@@ -134,7 +136,8 @@ def _failed(entry: Entry, exc: BaseException) -> None:
 
 
 def _record(entry: Entry) -> None:
-    from .check import format_failure, masked_values
+    from .check import masked_values
+    from .message import format_failure
 
     entry.scored = True
     result, context = entry.result, entry.context
@@ -180,8 +183,10 @@ class DeferredResult(Result):
         if entry.outcome is not None and not entry.raised and current_context() is entry.context:
             _raise(entry)
         if entry.result is None:
-            raise RuntimeError(f"llmeval {entry.evaluator.name}: the deferred check has no result: "
-                               f"{entry.outcome.message if entry.outcome else 'not scored'}"[:500])
+            raise RuntimeError(
+                f"llmeval {entry.evaluator.name}: the deferred check has no result: "
+                f"{entry.outcome.message if entry.outcome else 'not scored'}"[:500]
+            )
         return entry.result
 
     def __eq__(self, other: object) -> bool:

@@ -35,7 +35,9 @@ def escalated_signature(check: Evaluator, judge: Evaluator, results: list[Result
     return [replace(r, signature=replace(r.signature, params=params)) for r in results]
 
 
-def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results: list[Result], unverified: str) -> list[Result]:
+def escalate(
+    check: Evaluator, judge: Evaluator, cases: Sequence[Case], results: list[Result], unverified: str
+) -> list[Result]:
     """The unverified results decided by the judge check ``judge`` (the others cost no judge call).
 
     The judge's verdict becomes the check's, with the judge's reason first and the offline one after it; the
@@ -49,7 +51,11 @@ def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results:
 
     def undecided(offline: Result, why: str, details: Mapping[str, Any]) -> Result:
         note = f"the judge ({judge.name}) could not decide: {why[:300]}"
-        return replace(offline, reason=f"{offline.reason}; {note}"[:2000], details={**details, "escalated": {"check": judge.name, "error": note}})
+        return replace(
+            offline,
+            reason=f"{offline.reason}; {note}"[:2000],
+            details={**details, "escalated": {"check": judge.name, "error": note}},
+        )
 
     try:
         decided = judge.evaluate([cases[i] for i in pending], unverified=unverified)
@@ -66,18 +72,32 @@ def escalate(check: Evaluator, judge: Evaluator, cases: Sequence[Case], results:
             # The judge's reply could not be used (or scored nothing): that is no verdict on the answer.
             out[index] = undecided(offline, verdict.reason, details)
             continue
-        details["escalated"] = {"check": judge.name, "verdict": verdict.verdict, "score": verdict.score, "reason": verdict.reason[:500]}
+        details["escalated"] = {
+            "check": judge.name,
+            "verdict": verdict.verdict,
+            "score": verdict.score,
+            "reason": verdict.reason[:500],
+        }
         reason = f"the judge ({judge.name}) decided {verdict.verdict}: {verdict.reason}; offline: {offline.reason}"
         judged = verdict.decision.metrics if verdict.decision is not None else ()
-        out[index] = offline.overruled_by(verdict.verdict, "judge", evidence=(f"{judge.name}: {verdict.reason[:500]}",),
-                                          metrics=judged, unverified=unverified, reason=reason[:2000], details=details)
+        out[index] = offline.overruled_by(
+            verdict.verdict,
+            "judge",
+            evidence=(f"{judge.name}: {verdict.reason[:500]}",),
+            metrics=judged,
+            unverified=unverified,
+            reason=reason[:2000],
+            details=details,
+        )
     return out
 
 
-def detect(check: Evaluator, detector: Detector | Verifier, cases: Sequence[Case], results: list[Result],
-           unverified: str) -> list[Result]:
+def detect(
+    check: Evaluator, detector: Detector | Verifier, cases: Sequence[Case], results: list[Result], unverified: str
+) -> list[Result]:
     """The unverified results decided by a model tier in one batch: the run's claim verifier
-    (`pytest_llmeval.models.verifier`) or its detector (`pytest_llmeval.models.detectors`); ``detector.tier`` says which.
+    (`pytest_llmeval.models.verifier`) or its detector (`pytest_llmeval.models.detectors`); ``detector.tier`` says
+    which.
 
     Every result of the check gets the model in its signature (under the tier's name). The model's verdict becomes the
     check's, its reason first and the offline one after it; its reading (support, the spans of the answer it finds
@@ -93,7 +113,8 @@ def detect(check: Evaluator, detector: Detector | Verifier, cases: Sequence[Case
     out = list(results)
     for index, detection in zip(pending, found):
         offline = out[index]
-        after = "verifier" if tier != "verifier" and "verifier" in offline.details else "rules"  # the tier that left it unverified
+        # the tier that left it unverified
+        after = "verifier" if tier != "verifier" and "verifier" in offline.details else "rules"
         details = {**offline.details, tier: {"model": label, "after": after, **detection.to_dict()}}
         if detection.verdict == "unverified":
             reason = f"{offline.reason}; the {tier} ({label}) could not decide: {detection.reason}"
@@ -101,6 +122,13 @@ def detect(check: Evaluator, detector: Detector | Verifier, cases: Sequence[Case
             continue
         reason = f"the {tier} ({label}) decided {detection.verdict}: {detection.reason}; offline: {offline.reason}"
         measure = Measure("support", detection.support, detection.threshold)
-        out[index] = offline.overruled_by(detection.verdict, tier, evidence=(detection.reason[:500],), metrics=(measure,),
-                                          unverified=unverified, reason=reason[:2000], details=details)
+        out[index] = offline.overruled_by(
+            detection.verdict,
+            tier,
+            evidence=(detection.reason[:500],),
+            metrics=(measure,),
+            unverified=unverified,
+            reason=reason[:2000],
+            details=details,
+        )
     return out

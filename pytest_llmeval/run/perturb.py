@@ -26,7 +26,9 @@ def perturb(text: str, name: str, *, seed: int = 0, judge: Any = None, **params:
 
     ``paraphrase`` asks ``judge``, inside a test the session's (`pytest_llmeval.text.perturbators.paraphrase()`).
     """
-    return perturbators.perturb(text, name, seed=seed, judge=_session_judge(judge) if name == "paraphrase" else judge, **params)
+    return perturbators.perturb(
+        text, name, seed=seed, judge=_session_judge(judge) if name == "paraphrase" else judge, **params
+    )
 
 
 class Perturber:
@@ -46,7 +48,9 @@ class Perturber:
                 raise TypeError(f"llmeval_perturb: argument 'text' must be a str, got {type(text).__name__}")
             return text
         try:
-            return self.perturbation.apply(text, seed=self.seed, judge=_session_judge(None) if self.perturbation.name == "paraphrase" else None)
+            return self.perturbation.apply(
+                text, seed=self.seed, judge=_session_judge(None) if self.perturbation.name == "paraphrase" else None
+            )
         except CheckUnavailable as exc:
             import pytest
 

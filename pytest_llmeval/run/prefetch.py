@@ -159,10 +159,13 @@ class Prefetcher:
             evaluator.embedder.encode(list(dict.fromkeys(texts)))  # type: ignore[attr-defined]
         _parse_ahead(evaluator, upcoming)
         if _work(evaluator) == before:
-            # Everything was cached (a rerun): planning ahead would only repeat the tests' work, until they encode again.
+            # Everything was cached (a rerun): planning ahead would only repeat the tests' work, until they encode
+            # again.
             window.disabled, window.quiet_at = True, before
 
-    def _shared(self, item: pytest.Item, evaluator: Evaluator, key: tuple[Any, ...], fields: tuple[str, ...], here: int) -> None:
+    def _shared(
+        self, item: pytest.Item, evaluator: Evaluator, key: tuple[Any, ...], fields: tuple[str, ...], here: int
+    ) -> None:
         """Make sure this worker has the block of the test at ``here``: load it, or encode it (or others) for all."""
         import hashlib
         import time
@@ -170,12 +173,18 @@ class Prefetcher:
         plan = self._plans.get(key)
         if plan is None:
             _, _, _, argname, path, function = key
-            members = [(index, param) for index, other in enumerate(item.session.items)
-                       if (param := _same_plan(other, function, path, argname)) is not None]
+            members = [
+                (index, param)
+                for index, other in enumerate(item.session.items)
+                if (param := _same_plan(other, function, path, argname)) is not None
+            ]
             name = hashlib.sha256(repr(key).encode("utf-8", "surrogatepass")).hexdigest()[:20]
-            plan = self._plans[key] = _Plan([param for _, param in members], {index: n for n, (index, _) in enumerate(members)},
-                                            block_bounds(len(members), most=self.most),
-                                            SharedBlocks(self.share_dir or "", name, evaluator.embedder))  # type: ignore[attr-defined]
+            plan = self._plans[key] = _Plan(
+                [param for _, param in members],
+                {index: n for n, (index, _) in enumerate(members)},
+                block_bounds(len(members), most=self.most),
+                SharedBlocks(self.share_dir or "", name, evaluator.embedder),  # type: ignore[attr-defined]
+            )
         if here not in plan.position:
             return
         block = block_of(plan.bounds, plan.position[here])
@@ -331,11 +340,13 @@ def _work(evaluator: Evaluator) -> int:
     """How many texts ``evaluator``'s embedder has encoded and its fact layer parsed so far."""
     facts = getattr(evaluator, "facts", None)
     parser = facts.parser() if facts is not None else None
-    return int(evaluator.embedder.encoded) + (int(parser.parsed) if parser is not None else 0)  # type: ignore[attr-defined]
+    parsed = int(parser.parsed) if parser is not None else 0
+    return int(evaluator.embedder.encoded) + parsed  # type: ignore[attr-defined]
 
 
 def _parse_ahead(evaluator: Evaluator, cases: Sequence[Case]) -> None:
-    """Parse, in one batch, the texts the fact layer of ``evaluator`` will read for ``cases`` (cached for their tests)."""
+    """Parse, in one batch, the texts the fact layer of ``evaluator`` will read for ``cases`` (cached for their
+    tests)."""
     texts = getattr(evaluator, "parse_texts", None)
     facts = getattr(evaluator, "facts", None)
     if texts is None or facts is None:

@@ -36,7 +36,18 @@ if TYPE_CHECKING:
     from ..core.evaluator import Evaluator
     from ..core.result import Record, Result
 
-__all__ = ["current_context", "activate", "deactivate", "TestContext", "RECORD_PROPERTY", "RecordStore", "encode_record", "decode_record", "exact_key", "paused_gc"]
+__all__ = [
+    "current_context",
+    "activate",
+    "deactivate",
+    "TestContext",
+    "RECORD_PROPERTY",
+    "RecordStore",
+    "encode_record",
+    "decode_record",
+    "exact_key",
+    "paused_gc",
+]
 
 
 _CURRENT: ContextVar[TestContext | None] = ContextVar("pytest_llmeval_current_test", default=None)
@@ -73,8 +84,12 @@ def encode_record(result: Result, tags: Mapping[str, Any]) -> str:
 def decode_record(value: object) -> Record:
     """Parse one ``llmeval`` property value; raise ``ValueError`` if it is not a record."""
     data = json.loads(value) if isinstance(value, str) else value
-    if (not isinstance(data, dict) or not isinstance(data.get("evaluator"), str) or not isinstance(data.get("metrics"), dict)
-            or not isinstance(data.get("primary"), str)):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("evaluator"), str)
+        or not isinstance(data.get("metrics"), dict)
+        or not isinstance(data.get("primary"), str)
+    ):
         raise ValueError(f"not an llmeval record: {value!r:.80}")
     record: Record = data  # type: ignore[assignment]  # checked above: the fields every record has
     return record
@@ -114,8 +129,21 @@ class RecordStore:
     """
 
     #: Fields whose values are shared among records: containers and texts.
-    SHARED = ("signature", "thresholds", "higher_is_better", "metrics", "details", "tags",
-              "evaluator", "primary", "model", "reason", "case_id", "verdict", "decided_by")
+    SHARED = (
+        "signature",
+        "thresholds",
+        "higher_is_better",
+        "metrics",
+        "details",
+        "tags",
+        "evaluator",
+        "primary",
+        "model",
+        "reason",
+        "case_id",
+        "verdict",
+        "decided_by",
+    )
     #: Values longer than this are kept as they are, and so is any new value once a field holds this many.
     MAX_CHARS, MAX_VALUES = 400, 4096
 
@@ -196,7 +224,8 @@ class TestContext:
         verifier: Callable[[Evaluator, str | None], Any] | None = None,
     ) -> None:
         self.nodeid = nodeid
-        #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on (``--llmeval-gate``).
+        #: ``per-test``: a failed check fails the test; ``aggregate``: it is recorded and the test goes on
+        #: (``--llmeval-gate``).
         self.gate = gate
         #: What an unverified verdict does to the test, unless a check says otherwise (``--llmeval-unverified``).
         self.unverified = unverified
@@ -213,13 +242,16 @@ class TestContext:
         self._calibration = calibration
         self._detector = detector
         self._verifier = verifier
-        #: Values a check masked in this test's answers (a phone number, an e-mail) -> how it showed them: every record of
+        #: Values a check masked in this test's answers (a phone number, an e-mail) -> how it showed them: every record
+        #: of
         #: the test shows them so, whichever check recorded it (`mask()`).
         self._masks: dict[str, str] = {}
         self._recorded: list[int] = []  # where this test's records sit in user_properties
-        #: While the test may defer its checks: the queue they go to (`pytest_llmeval.run.deferred.Queue`), else ``None``.
+        #: While the test may defer its checks: the queue they go to (`pytest_llmeval.run.deferred.Queue`), else
+        #: ``None``.
         self.deferred: Any = None
-        #: Where the test's answers came from (a cassette's `provenance`), merged into each record's tags; ``None``: nothing.
+        #: Where the test's answers came from (a cassette's `provenance`), merged into each record's tags; ``None``:
+        #: nothing.
         self.source: Callable[[], Mapping[str, Any]] | None = None
 
     def prefetch(self, evaluator: Evaluator, cases: Sequence[Case]) -> None:
@@ -243,7 +275,8 @@ class TestContext:
         return None if self._escalation is None else self._escalation(evaluator)
 
     def detector(self, evaluator: Evaluator, spec: str | None) -> Any:
-        """The detector that decides ``evaluator``'s unverified answers: the call's ``spec``, else the run's (or ``None``)."""
+        """The detector that decides ``evaluator``'s unverified answers: the call's ``spec``, else the run's (or
+        ``None``)."""
         return None if self._detector is None else self._detector(evaluator, spec)
 
     def verifier(self, evaluator: Evaluator, setting: str | None) -> Any:
@@ -287,12 +320,20 @@ class TestContext:
         if self._masks:
             from dataclasses import replace
 
-            result = replace(result, excerpt=None if result.excerpt is None else self._masked(result.excerpt),
-                             reason=self._masked(result.reason))
+            result = replace(
+                result,
+                excerpt=None if result.excerpt is None else self._masked(result.excerpt),
+                reason=self._masked(result.reason),
+            )
         self.results.append(result)
         properties = self._user_properties
         self._recorded.append(len(properties))
-        properties.append((RECORD_PROPERTY, encode_record(result, self.tags if self.source is None else {**self.tags, **self.source()})))
+        properties.append(
+            (
+                RECORD_PROPERTY,
+                encode_record(result, self.tags if self.source is None else {**self.tags, **self.source()}),
+            )
+        )
         # The property names repeat in every test of the check: one string each (they live as long as the run).
         for metric, value in result.metrics.items():
             if value is not None:
@@ -301,10 +342,14 @@ class TestContext:
         properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.verdict"), result.verdict))
         calibration = result.details.get("calibration") if result.details else None
         if isinstance(calibration, Mapping):  # calibration.required: calibrated, or diagnostic (gates nothing)
-            properties.append((sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.calibration"), str(calibration.get("status"))))
+            properties.append(
+                (sys.intern(f"{RECORD_PROPERTY}.{result.evaluator}.calibration"), str(calibration.get("status")))
+            )
         usage = result.details.get("judge") if result.details else None
         if isinstance(usage, Mapping):
             prefix = f"{RECORD_PROPERTY}.{result.evaluator}.judge"
             self._user_properties.append((f"{prefix}_calls", usage.get("calls", 0)))
-            self._user_properties.append((f"{prefix}_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)))
+            self._user_properties.append(
+                (f"{prefix}_tokens", usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
+            )
             self._user_properties.append((f"{prefix}_cost", usage.get("cost", 0.0)))

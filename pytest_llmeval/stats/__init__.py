@@ -1,2 +1,1 @@
-"""Statistics, standard library only: intervals and tests for small suites, and classification metrics.
-"""
+"""Statistics, standard library only: intervals and tests for small suites, and classification metrics."""

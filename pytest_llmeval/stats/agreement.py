@@ -86,13 +86,20 @@ class Agreement:
         return self.bad_caught / decided if decided else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "decided": self.decided, "failed": self.failed, "precision": self.precision,
-                "unverified_share": self.unverified_share, "good_failed_share": self.good_failed_share,
-                "bad_caught_share": self.bad_caught_share}
+        return {
+            **asdict(self),
+            "decided": self.decided,
+            "failed": self.failed,
+            "precision": self.precision,
+            "unverified_share": self.unverified_share,
+            "good_failed_share": self.good_failed_share,
+            "bad_caught_share": self.bad_caught_share,
+        }
 
 
 def agreement(pairs: Iterable[tuple[str, str]], *, alpha: float = 0.05) -> Agreement:
-    """``(label, verdict)`` pairs (labels ``good`` / ``bad``, verdicts ``pass`` / ``fail`` / ``unverified``) summed up."""
+    """``(label, verdict)`` pairs (labels ``good`` / ``bad``, verdicts ``pass`` / ``fail`` / ``unverified``) summed
+    up."""
     rows = good = bad = unverified = 0
     table = {("good", "pass"): 0, ("good", "fail"): 0, ("bad", "pass"): 0, ("bad", "fail"): 0}
     for label, verdict in pairs:
@@ -120,8 +127,20 @@ def agreement(pairs: Iterable[tuple[str, str]], *, alpha: float = 0.05) -> Agree
             spread = math.sqrt(max(p_o * (1 - p_o), 0.0) / (n * (1 - p_e) ** 2))
             z = NormalDist().inv_cdf(1 - alpha / 2)
             low, high = max(-1.0, kappa - z * spread), min(1.0, kappa + z * spread)
-    return Agreement(rows, good, bad, table[("good", "pass")], table[("good", "fail")], table[("bad", "pass")],
-                     table[("bad", "fail")], unverified, agree, kappa, low, high)
+    return Agreement(
+        rows,
+        good,
+        bad,
+        table[("good", "pass")],
+        table[("good", "fail")],
+        table[("bad", "pass")],
+        table[("bad", "fail")],
+        unverified,
+        agree,
+        kappa,
+        low,
+        high,
+    )
 
 
 @dataclass(frozen=True)
@@ -152,9 +171,11 @@ class ThresholdSuggestion:
             best = "no failure" if self.best_precision is None else f"at best {self.best_precision:.2f}"
             return f"{self.metric}: no threshold reaches failure precision {self.target:.2f} on these labels ({best})"
         interval = "" if self.low is None or self.high is None else f" (bootstrap {self.low:.4g} to {self.high:.4g})"
-        return (f"{self.metric} threshold {self.threshold:.4g}{interval}: fails answers {rule} it, precision "
-                f"{self.precision:.2f} (target {self.target:.2f}), catches {self.bad_caught} of {self.bad} bad, fails "
-                f"{self.good_failed} of {self.good} good; not applied (set it with --llmeval-threshold)")
+        return (
+            f"{self.metric} threshold {self.threshold:.4g}{interval}: fails answers {rule} it, precision "
+            f"{self.precision:.2f} (target {self.target:.2f}), catches {self.bad_caught} of {self.bad} bad, fails "
+            f"{self.good_failed} of {self.good} good; not applied (set it with --llmeval-threshold)"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -187,18 +208,30 @@ def _sweep(scored: Sequence[tuple[float, bool]], higher_is_better: bool) -> list
     return points
 
 
-def brute_force_threshold(scored: Sequence[tuple[float, bool]], higher_is_better: bool, target: float) -> tuple[float, int, int] | None:
+def brute_force_threshold(
+    scored: Sequence[tuple[float, bool]], higher_is_better: bool, target: float
+) -> tuple[float, int, int] | None:
     """Every distinct score as the threshold, each row judged by the check's rule (``value >= threshold`` passes, or
     ``<=`` for a lower-is-better metric): the same choice as `suggest_threshold()`, in quadratic time."""
     points = []
     for threshold in sorted({value for value, _ in scored}, reverse=not higher_is_better):
-        failing = [is_bad for value, is_bad in scored if not (value >= threshold if higher_is_better else value <= threshold)]
+        failing = [
+            is_bad for value, is_bad in scored if not (value >= threshold if higher_is_better else value <= threshold)
+        ]
         points.append((threshold, sum(failing), len(failing) - sum(failing)))
     return _choose(points, target)
 
 
-def suggest_threshold(scored: Sequence[tuple[float, bool]], *, metric: str, higher_is_better: bool = True, target: float = 0.9,
-                      resamples: int = 500, alpha: float = 0.05, seed: int = 0) -> ThresholdSuggestion:
+def suggest_threshold(
+    scored: Sequence[tuple[float, bool]],
+    *,
+    metric: str,
+    higher_is_better: bool = True,
+    target: float = 0.9,
+    resamples: int = 500,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> ThresholdSuggestion:
     """The threshold on ``metric`` at which failing the rows beyond it has failure precision at least ``target`` on
     ``scored`` (``(score, labeled bad)`` pairs), catching the most bad answers; with a bootstrap interval."""
     if not 0 < target <= 1:
@@ -210,7 +243,9 @@ def suggest_threshold(scored: Sequence[tuple[float, bool]], *, metric: str, high
     precisions = [b / (b + g) for _, b, g in points if b + g]
     best_precision = max(precisions) if precisions else None
     if chosen is None:
-        return ThresholdSuggestion(metric, higher_is_better, target, None, None, 0, 0, bad, len(scored) - bad, best_precision)
+        return ThresholdSuggestion(
+            metric, higher_is_better, target, None, None, 0, 0, bad, len(scored) - bad, best_precision
+        )
     threshold, bad_failed, good_failed = chosen
     low = high = None
     if scored and resamples:
@@ -225,5 +260,17 @@ def suggest_threshold(scored: Sequence[tuple[float, bool]], *, metric: str, high
             found.sort()
             low = found[int(alpha / 2 * (len(found) - 1))]
             high = found[int((1 - alpha / 2) * (len(found) - 1))]
-    return ThresholdSuggestion(metric, higher_is_better, target, threshold, bad_failed / (bad_failed + good_failed), bad_failed,
-                               good_failed, bad, len(scored) - bad, best_precision, low, high)
+    return ThresholdSuggestion(
+        metric,
+        higher_is_better,
+        target,
+        threshold,
+        bad_failed / (bad_failed + good_failed),
+        bad_failed,
+        good_failed,
+        bad,
+        len(scored) - bad,
+        best_precision,
+        low,
+        high,
+    )

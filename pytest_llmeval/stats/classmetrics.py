@@ -24,7 +24,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["LabelScores", "Report", "classification_report", "confusion_matrix", "roc_curve", "roc_auc", "roc_auc_ovr", "label_roc_auc", "precision_recall_curve", "average_precision", "detailed_pr_curve", "curves"]
+__all__ = [
+    "LabelScores",
+    "Report",
+    "classification_report",
+    "confusion_matrix",
+    "roc_curve",
+    "roc_auc",
+    "roc_auc_ovr",
+    "label_roc_auc",
+    "precision_recall_curve",
+    "average_precision",
+    "detailed_pr_curve",
+    "curves",
+]
 
 
 def _ratio(top: float, bottom: float) -> float:
@@ -59,9 +72,20 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "labels": list(self.labels), "accuracy": self.accuracy,
-            "per_label": {s.label: {"precision": s.precision, "recall": s.recall, "f1": s.f1, "support": s.support,
-                                    "tp": s.tp, "fp": s.fp, "fn": s.fn} for s in self.per_label},
+            "labels": list(self.labels),
+            "accuracy": self.accuracy,
+            "per_label": {
+                s.label: {
+                    "precision": s.precision,
+                    "recall": s.recall,
+                    "f1": s.f1,
+                    "support": s.support,
+                    "tp": s.tp,
+                    "fp": s.fp,
+                    "fn": s.fn,
+                }
+                for s in self.per_label
+            },
             "macro": dict(zip(("precision", "recall", "f1"), self.macro)),
             "weighted": dict(zip(("precision", "recall", "f1"), self.weighted)),
             "micro": dict(zip(("precision", "recall", "f1"), self.micro)),
@@ -71,14 +95,17 @@ class Report:
 
 def _check(expected: Sequence[str], predicted: Sequence[str]) -> None:
     if len(expected) != len(predicted):
-        raise ValueError(f"classification: 'expected' has {len(expected)} labels and 'predicted' {len(predicted)}; "
-                         "give one predicted label per expected label")
+        raise ValueError(
+            f"classification: 'expected' has {len(expected)} labels and 'predicted' {len(predicted)}; "
+            "give one predicted label per expected label"
+        )
     if not expected:
         raise ValueError("classification: no labels: give at least one expected and one predicted label")
 
 
-def confusion_matrix(expected: Sequence[str], predicted: Sequence[str],
-                     labels: Sequence[str] | None = None) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+def confusion_matrix(
+    expected: Sequence[str], predicted: Sequence[str], labels: Sequence[str] | None = None
+) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
     """The labels (sorted, or as given) and the counts: row = expected label, column = predicted label.
 
     >>> confusion_matrix(["a", "b", "b"], ["a", "a", "b"])
@@ -94,7 +121,9 @@ def confusion_matrix(expected: Sequence[str], predicted: Sequence[str],
     return order, tuple(tuple(row) for row in counts)
 
 
-def classification_report(expected: Sequence[str], predicted: Sequence[str], labels: Sequence[str] | None = None) -> Report:
+def classification_report(
+    expected: Sequence[str], predicted: Sequence[str], labels: Sequence[str] | None = None
+) -> Report:
     """Accuracy, per-label and averaged precision / recall / F1, and the confusion matrix."""
     order, matrix = confusion_matrix(expected, predicted, labels)
     per_label = []
@@ -107,12 +136,21 @@ def classification_report(expected: Sequence[str], predicted: Sequence[str], lab
     count = len(order)
     macro = tuple(sum(getattr(s, k) for s in per_label) / count for k in ("precision", "recall", "f1"))
     total = sum(s.support for s in per_label)
-    weighted = tuple(_ratio(sum(getattr(s, k) * s.support for s in per_label), total) for k in ("precision", "recall", "f1"))
+    weighted = tuple(
+        _ratio(sum(getattr(s, k) * s.support for s in per_label), total) for k in ("precision", "recall", "f1")
+    )
     tp, fp, fn = (sum(getattr(s, k) for s in per_label) for k in ("tp", "fp", "fn"))
     micro_p, micro_r = _ratio(tp, tp + fp), _ratio(tp, tp + fn)
     accuracy = sum(truth == guess for truth, guess in zip(expected, predicted)) / len(expected)
-    return Report(order, accuracy, tuple(per_label), (macro[0], macro[1], macro[2]), (weighted[0], weighted[1], weighted[2]),
-                  (micro_p, micro_r, _f1(micro_p, micro_r)), matrix)
+    return Report(
+        order,
+        accuracy,
+        tuple(per_label),
+        (macro[0], macro[1], macro[2]),
+        (weighted[0], weighted[1], weighted[2]),
+        (micro_p, micro_r, _f1(micro_p, micro_r)),
+        matrix,
+    )
 
 
 def _binary_counts(truth: Sequence[bool], scores: Sequence[float]) -> list[tuple[float, int, int]]:
@@ -154,20 +192,26 @@ def roc_auc(truth: Sequence[bool], scores: Sequence[float]) -> float | None:
 
 def roc_auc_ovr(expected: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> float | None:
     """One-vs-rest ROC AUC, macro-averaged over ``labels`` (scikit-learn's ``multi_class="ovr"``)."""
-    values = [roc_auc([truth == label for truth in expected], [float(s.get(label, 0.0)) for s in scores]) for label in labels]
+    values = [
+        roc_auc([truth == label for truth in expected], [float(s.get(label, 0.0)) for s in scores]) for label in labels
+    ]
     if any(v is None for v in values):
         return None
     return sum(v for v in values if v is not None) / len(values)
 
 
-def label_roc_auc(expected: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]) -> float | None:
+def label_roc_auc(
+    expected: Sequence[str], scores: Sequence[Mapping[str, float]], labels: Sequence[str]
+) -> float | None:
     """ROC AUC over ``labels``: binary from the second label's scores for two, one-vs-rest macro for more."""
     if len(labels) == 2:
         return roc_auc([e == labels[1] for e in expected], [s.get(labels[1], 0.0) for s in scores])
     return roc_auc_ovr(expected, scores, labels)
 
 
-def precision_recall_curve(truth: Sequence[bool], scores: Sequence[float]) -> tuple[list[float], list[float], list[float]]:
+def precision_recall_curve(
+    truth: Sequence[bool], scores: Sequence[float]
+) -> tuple[list[float], list[float], list[float]]:
     """Precision and recall at every distinct score, lowest threshold first, ending at (1, 0) as scikit-learn does."""
     points = _binary_counts(truth, scores)
     positives = sum(map(bool, truth))
@@ -185,8 +229,9 @@ def average_precision(truth: Sequence[bool], scores: Sequence[float]) -> float |
     return -sum((recall[i + 1] - recall[i]) * precision[i] for i in range(len(recall) - 1))
 
 
-def detailed_pr_curve(expected: Sequence[str], scores: Sequence[Mapping[str, float]], ids: Sequence[str], *,
-                      max_examples: int = 1) -> dict[str, dict[str, dict[str, Any]]]:
+def detailed_pr_curve(
+    expected: Sequence[str], scores: Sequence[Mapping[str, float]], ids: Sequence[str], *, max_examples: int = 1
+) -> dict[str, dict[str, dict[str, Any]]]:
     """Seed 001's detailed curve: ``{label: {threshold: counts, rates and examples}}`` at 0.05 .. 0.95.
 
     A false positive of a label is a misclassification (another label was expected); a false
@@ -217,10 +262,19 @@ def detailed_pr_curve(expected: Sequence[str], scores: Sequence[Mapping[str, flo
             fn = len(fn_wrong) + len(fn_none)
             precision, recall = _ratio(len(tp), len(tp) + len(fp_ids)), _ratio(len(tp), len(tp) + fn)
             curve[label][f"{threshold:.2f}"] = {
-                "tp": len(tp), "fp": len(fp_ids), "fn": fn, "tn": tn, "precision": precision, "recall": recall,
+                "tp": len(tp),
+                "fp": len(fp_ids),
+                "fn": fn,
+                "tn": tn,
+                "precision": precision,
+                "recall": recall,
                 "f1": _f1(precision, recall),
-                "examples": {"tp": tp[:max_examples], "fp_misclassification": fp_ids[:max_examples],
-                             "fn_misclassification": fn_wrong[:max_examples], "fn_no_prediction": fn_none[:max_examples]},
+                "examples": {
+                    "tp": tp[:max_examples],
+                    "fp_misclassification": fp_ids[:max_examples],
+                    "fn_misclassification": fn_wrong[:max_examples],
+                    "fn_no_prediction": fn_none[:max_examples],
+                },
             }
     return curve
 
@@ -235,7 +289,10 @@ def curves(expected: Sequence[str], scores: Sequence[Mapping[str, float]], label
         values = [s.get(label, 0.0) for s in scores]
         fpr, tpr, _ = roc_curve(truth, values)
         precision, recall, _ = precision_recall_curve(truth, values)
-        out[label] = {"roc": [[round(x, 6), round(y, 6)] for x, y in zip(fpr, tpr)],
-                      "pr": [[round(r, 6), round(p, 6)] for r, p in zip(recall, precision)],
-                      "roc_auc": roc_auc(truth, values), "average_precision": average_precision(truth, values)}
+        out[label] = {
+            "roc": [[round(x, 6), round(y, 6)] for x, y in zip(fpr, tpr)],
+            "pr": [[round(r, 6), round(p, 6)] for r, p in zip(recall, precision)],
+            "roc_auc": roc_auc(truth, values),
+            "average_precision": average_precision(truth, values),
+        }
     return out

@@ -29,7 +29,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-__all__ = ["z_value", "t_quantile", "wilson", "proportion_interval", "mean_interval", "mcnemar_exact", "sign_flip_test", "holm", "pass_at_k", "pass_hat_k", "Paired", "paired", "POWER"]
+__all__ = [
+    "z_value",
+    "t_quantile",
+    "wilson",
+    "proportion_interval",
+    "mean_interval",
+    "mcnemar_exact",
+    "sign_flip_test",
+    "holm",
+    "pass_at_k",
+    "pass_hat_k",
+    "Paired",
+    "paired",
+    "POWER",
+]
 
 
 #: The power the smallest detectable difference is stated at.
@@ -195,7 +209,9 @@ def mcnemar_exact(worse: int, better: int, alternative: str = "two-sided") -> fl
     if n <= 1000:
         tail: float = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
     else:  # the same sum in logs: exact integers of thousands of digits cost more than they tell
-        logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0) for i in range(k + 1)]
+        logs = [
+            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0) for i in range(k + 1)
+        ]
         top = max(logs)
         tail = math.exp(top) * math.fsum(math.exp(v - top) for v in logs)
     return min(1.0, 2.0 * tail)
@@ -212,8 +228,15 @@ def _binomial_tail(n: int, k: int) -> float:
     return float(math.exp(top) * math.fsum(math.exp(v - top) for v in logs))
 
 
-def sign_flip_test(differences: Sequence[float], *, resamples: int = MONTE_CARLO, seed: int = 0,
-                   exact_below: int = EXACT_BELOW, normal_above: int = NORMAL_ABOVE, alternative: str = "two-sided") -> float:
+def sign_flip_test(
+    differences: Sequence[float],
+    *,
+    resamples: int = MONTE_CARLO,
+    seed: int = 0,
+    exact_below: int = EXACT_BELOW,
+    normal_above: int = NORMAL_ABOVE,
+    alternative: str = "two-sided",
+) -> float:
     """p-value of a paired sign-flip permutation test of ``mean(differences) == 0``: two-sided, or one-sided that
     the mean is above 0 (``alternative="greater"``) or below it (``"less"``).
 
@@ -320,8 +343,14 @@ def _within(clusters: Sequence[Sequence[float]]) -> tuple[float, float] | None:
     return math.fsum(variances) / len(variances), sum(sizes) / len(sizes)
 
 
-def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], *, proportion: bool, alpha: float = 0.05,
-           target: float = 0.05) -> Paired:
+def paired(
+    before: Sequence[Sequence[float]],
+    after: Sequence[Sequence[float]],
+    *,
+    proportion: bool,
+    alpha: float = 0.05,
+    target: float = 0.05,
+) -> Paired:
     """Compare two runs' values of the same cases (``before[i]`` and ``after[i]``: case i's draws, at least one each).
 
     ``proportion``: the values are passes (1.0) and failures (0.0). ``target``: the
@@ -341,7 +370,10 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
         if single:
             discordant = (sum(x < 0 for x in d), sum(x > 0 for x in d))
             p_value, test = mcnemar_exact(*discordant), "McNemar exact"
-            p_rose, p_fell = mcnemar_exact(*discordant, alternative="better"), mcnemar_exact(*discordant, alternative="worse")
+            p_rose, p_fell = (
+                mcnemar_exact(*discordant, alternative="better"),
+                mcnemar_exact(*discordant, alternative="worse"),
+            )
         else:
             p_value, test = _sign_flip(d)
             p_rose, p_fell = sign_flip_test(d, alternative="greater"), sign_flip_test(d, alternative="less")
@@ -374,7 +406,7 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
         cases_for = max(n, math.ceil(n * (detectable / target) ** 2))
         # A case's difference varies between cases (a real change, which repeats do not average away) and within a
         # case (draw noise, which r draws per case divide by r): var = between + noise / r.
-        total = unit_se ** 2
+        total = unit_se**2
         runs = (_within(before), _within(after))
         known = [w for w in runs if w is not None]
         if known:
@@ -389,8 +421,23 @@ def paired(before: Sequence[Sequence[float]], after: Sequence[Sequence[float]], 
         allowed = n * (target / factor) ** 2  # the variance of a case's difference that detects target with n cases
         if allowed > between and noise > 0:
             repeats_for = max(1, math.ceil(noise / (allowed - between)))
-    return Paired(n, math.fsum(b_means) / n, math.fsum(a_means) / n, difference, low, high, p_value, test, detectable,
-                  cases_for, repeats_for, target, discordant, p_rose, p_fell)
+    return Paired(
+        n,
+        math.fsum(b_means) / n,
+        math.fsum(a_means) / n,
+        difference,
+        low,
+        high,
+        p_value,
+        test,
+        detectable,
+        cases_for,
+        repeats_for,
+        target,
+        discordant,
+        p_rose,
+        p_fell,
+    )
 
 
 def _sign_flip(differences: Sequence[float]) -> tuple[float, str]:
@@ -398,4 +445,7 @@ def _sign_flip(differences: Sequence[float]) -> tuple[float, str]:
     p_value = sign_flip_test(differences)
     if nonzero < EXACT_BELOW:
         return p_value, "sign-flip permutation (exact)"
-    return p_value, "sign-flip permutation (normal)" if nonzero > NORMAL_ABOVE else f"sign-flip permutation ({MONTE_CARLO} draws)"
+    return (
+        p_value,
+        "sign-flip permutation (normal)" if nonzero > NORMAL_ABOVE else f"sign-flip permutation ({MONTE_CARLO} draws)",
+    )

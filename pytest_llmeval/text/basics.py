@@ -25,8 +25,19 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["split_sentences", "nltk_sentence_splitter", "embedded_sentences", "sentences_or_text", "MAX_SENTENCES",
-           "normalize", "excerpt", "replace_surrogates", "escape_surrogates", "utf8", "counted"]
+__all__ = [
+    "split_sentences",
+    "nltk_sentence_splitter",
+    "embedded_sentences",
+    "sentences_or_text",
+    "MAX_SENTENCES",
+    "normalize",
+    "excerpt",
+    "replace_surrogates",
+    "escape_surrogates",
+    "utf8",
+    "counted",
+]
 
 
 #: Lone surrogates: valid in a Python ``str`` (model output may hold them), not encodable as UTF-8.
@@ -107,7 +118,7 @@ def split_sentences(text: str) -> list[str]:
         start = 0
         for match in _BOUNDARY.finditer(paragraph):
             end = match.end(1)
-            following = paragraph[match.end():match.end() + 1]
+            following = paragraph[match.end() : match.end() + 1]
             candidate = paragraph[start:end]
             if _MARKER_ONLY.match(candidate):
                 continue  # "1. Open the app." is one item, not "1." and a sentence
@@ -157,18 +168,16 @@ _SPACES = re.compile(r"\s+")
 
 
 def normalize(
-    text: str,
-    *,
-    ignore_case: bool = False,
-    ignore_whitespace: bool = True,
-    ignore_punctuation: bool = False,
+    text: str, *, ignore_case: bool = False, ignore_whitespace: bool = True, ignore_punctuation: bool = False
 ) -> str:
     """Normalise ``text`` for comparison: Unicode NFC, then the chosen folds."""
     text = unicodedata.normalize("NFC", text)
     if ignore_case:
         text = text.casefold()
     if ignore_punctuation:
-        text = "".join(" " if ch in string.punctuation or unicodedata.category(ch).startswith("P") else ch for ch in text)
+        text = "".join(
+            " " if ch in string.punctuation or unicodedata.category(ch).startswith("P") else ch for ch in text
+        )
     if ignore_whitespace or ignore_punctuation:
         text = _SPACES.sub(" ", text).strip()
     return text

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 __all__ = ["Condition", "ConditionSyntaxError", "parse_condition", "compile_user_regex", "search_user_regex"]
 
@@ -127,7 +127,7 @@ class _Or:
         return " OR ".join(_wrap(c) for c in self.children)
 
 
-_Node = Union[_Term, _Not, _And, _Or]
+_Node = _Term | _Not | _And | _Or
 
 
 def _wrap(node: _Node) -> str:
@@ -244,9 +244,7 @@ class _Parser:
                 elif upper in _FUNCTIONS:
                     yield ("REGEXP", word, start)
                 else:
-                    raise self.error(
-                        f"unexpected word {word!r}: strings must be quoted, e.g. \"{word}\"", start
-                    )
+                    raise self.error(f'unexpected word {word!r}: strings must be quoted, e.g. "{word}"', start)
             else:
                 raise self.error(f"unexpected character {ch!r}", i)
 

@@ -94,13 +94,76 @@ def _card(value: str) -> bool:
 
 # IBAN lengths by country (ISO 13616 registry), for the common countries.
 _IBAN_LENGTHS = {
-    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22, "BR": 29,
-    "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24,
-    "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18, "GR": 27, "GT": 28, "HR": 21,
-    "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28,
-    "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31,
-    "MU": 30, "NL": 18, "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22,
-    "SA": 24, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "TN": 24, "TR": 26, "UA": 29, "VG": 24, "XK": 20,
+    "AD": 24,
+    "AE": 23,
+    "AL": 28,
+    "AT": 20,
+    "AZ": 28,
+    "BA": 20,
+    "BE": 16,
+    "BG": 22,
+    "BH": 22,
+    "BR": 29,
+    "CH": 21,
+    "CR": 22,
+    "CY": 28,
+    "CZ": 24,
+    "DE": 22,
+    "DK": 18,
+    "DO": 28,
+    "EE": 20,
+    "EG": 29,
+    "ES": 24,
+    "FI": 18,
+    "FO": 18,
+    "FR": 27,
+    "GB": 22,
+    "GE": 22,
+    "GI": 23,
+    "GL": 18,
+    "GR": 27,
+    "GT": 28,
+    "HR": 21,
+    "HU": 28,
+    "IE": 22,
+    "IL": 23,
+    "IQ": 23,
+    "IS": 26,
+    "IT": 27,
+    "JO": 30,
+    "KW": 30,
+    "KZ": 20,
+    "LB": 28,
+    "LI": 21,
+    "LT": 20,
+    "LU": 20,
+    "LV": 21,
+    "MC": 27,
+    "MD": 24,
+    "ME": 22,
+    "MK": 19,
+    "MR": 27,
+    "MT": 31,
+    "MU": 30,
+    "NL": 18,
+    "NO": 15,
+    "PK": 24,
+    "PL": 28,
+    "PS": 29,
+    "PT": 25,
+    "QA": 29,
+    "RO": 24,
+    "RS": 22,
+    "SA": 24,
+    "SE": 24,
+    "SI": 19,
+    "SK": 24,
+    "SM": 27,
+    "TN": 24,
+    "TR": 26,
+    "UA": 29,
+    "VG": 24,
+    "XK": 20,
 }
 
 
@@ -151,14 +214,11 @@ PII_DETECTORS: tuple[Detector, ...] = (
     Detector(
         "email",
         "e-mail address",
-        re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b"),
+        re.compile(
+            r"(?<![\w.+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}\b"
+        ),
     ),
-    Detector(
-        "credit_card",
-        "payment card number (Luhn-checked)",
-        re.compile(_B + r"(?:\d[ -]?){12,18}\d" + _E),
-        _card,
-    ),
+    Detector("credit_card", "payment card number (Luhn-checked)", re.compile(_B + r"(?:\d[ -]?){12,18}\d" + _E), _card),
     Detector(
         "ssn",
         "US social security number",
@@ -176,18 +236,18 @@ PII_DETECTORS: tuple[Detector, ...] = (
         # Not part of a longer run of digit groups (account numbers, IBANs, card numbers).
         re.compile(
             r"(?<![\d][ .-])(?:"
-            + _B + r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}" + _E
-            + r"|" + _B + r"\+\d{1,3}[ .-]?\d{6,12}" + _E
+            + _B
+            + r"(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}"
+            + _E
+            + r"|"
+            + _B
+            + r"\+\d{1,3}[ .-]?\d{6,12}"
+            + _E
             + r")(?![ .-]\d)"
         ),
         _phone,
     ),
-    Detector(
-        "ip_address",
-        "IPv4 address",
-        re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)"),
-        _ipv4,
-    ),
+    Detector("ip_address", "IPv4 address", re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)"), _ipv4),
     Detector(
         "ip_address",
         "IPv6 address",
@@ -200,11 +260,7 @@ PII_DETECTORS: tuple[Detector, ...] = (
 
 
 SECRET_DETECTORS: tuple[Detector, ...] = (
-    Detector(
-        "private_key",
-        "PEM private key",
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ),
+    Detector("private_key", "PEM private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
     Detector("certificate", "PEM certificate", re.compile(r"-----BEGIN (?:TRUSTED |X509 )?CERTIFICATE-----")),
     Detector("anthropic_api_key", "Anthropic API key", re.compile(r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{20,}")),
     Detector(
@@ -212,7 +268,11 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         "sk- secret key (OpenAI, H2O.ai h2oGPTe and other OpenAI-style APIs)",
         re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}(?![\w-])"),
     ),
-    Detector("github_token", "GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})\b")),
+    Detector(
+        "github_token",
+        "GitHub token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})\b"),
+    ),
     Detector("gitlab_token", "GitLab personal access token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
     Detector("slack_token", "Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     Detector("stripe_key", "Stripe secret key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{20,}")),
@@ -227,23 +287,16 @@ SECRET_DETECTORS: tuple[Detector, ...] = (
         group=1,
     ),
     Detector(
-        "azure_storage_key",
-        "Azure storage account key",
-        re.compile(r"AccountKey=([A-Za-z0-9+/]{86}==)"),
+        "azure_storage_key", "Azure storage account key", re.compile(r"AccountKey=([A-Za-z0-9+/]{86}==)"), group=1
+    ),
+    Detector(
+        "gcp_service_account",
+        "Google Cloud service-account key file",
+        re.compile(r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\""),
         group=1,
     ),
-    Detector("gcp_service_account", "Google Cloud service-account key file", re.compile(r"\"private_key_id\"\s*:\s*\"([0-9a-f]{40})\""), group=1),
-    Detector(
-        "jwt",
-        "JSON Web Token",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}"),
-    ),
-    Detector(
-        "windows_product_key",
-        "Windows product key",
-        re.compile(r"\b[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4}\b"),
-        _mixed,
-    ),
+    Detector("jwt", "JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{10,}")),
+    Detector("windows_product_key", "Windows product key", re.compile(r"\b[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4}\b"), _mixed),
     Detector(
         "password",
         "password assignment",

@@ -36,7 +36,16 @@ from typing import Any
 
 from ..core.errors import CheckUnavailable
 
-__all__ = ["Perturbation", "PERTURBATORS", "perturb", "perturbation", "parse_perturbations", "paraphrase", "SYNONYMS", "ANTONYMS"]
+__all__ = [
+    "Perturbation",
+    "PERTURBATORS",
+    "perturb",
+    "perturbation",
+    "parse_perturbations",
+    "paraphrase",
+    "SYNONYMS",
+    "ANTONYMS",
+]
 
 
 _ROWS = ("`1234567890-=", "qwertyuiop[]\\", "asdfghjkl;'", "zxcvbnm,./")
@@ -132,14 +141,33 @@ def word_swap(text: str, rng: random.Random, **params: Any) -> str:
     words = text.split(" ")
     if len(words) < 2:
         return text
-    pairs = list(range(0, len(words) - 1))
+    pairs = list(range(len(words) - 1))
     for i in sorted(rng.sample(pairs, min(_count(params, 1), len(pairs)))):
         words[i], words[i + 1] = words[i + 1], words[i]
     return " ".join(words)
 
 
-_OCR = {"m": "rn", "rn": "m", "0": "O", "O": "0", "o": "0", "1": "l", "l": "1", "I": "l", "5": "S", "S": "5", "8": "B", "B": "8",
-        "d": "cl", "cl": "d", "w": "vv", "vv": "w", "e": "c", "h": "b", "g": "q"}
+_OCR = {
+    "m": "rn",
+    "rn": "m",
+    "0": "O",
+    "O": "0",
+    "o": "0",
+    "1": "l",
+    "l": "1",
+    "I": "l",
+    "5": "S",
+    "S": "5",
+    "8": "B",
+    "B": "8",
+    "d": "cl",
+    "cl": "d",
+    "w": "vv",
+    "vv": "w",
+    "e": "c",
+    "h": "b",
+    "g": "q",
+}
 
 
 _OCR_PATTERN = re.compile("|".join(sorted(map(re.escape, _OCR), key=len, reverse=True)))
@@ -152,40 +180,116 @@ def ocr(text: str, rng: random.Random, **params: Any) -> str:
 
 
 _SYNONYM_GROUPS = [
-    ("big", "large", "huge"), ("small", "little", "tiny"), ("fast", "quick", "rapid"), ("begin", "start", "commence"),
-    ("end", "finish", "conclude"), ("buy", "purchase", "acquire"), ("help", "assist", "aid"), ("show", "display", "present"),
-    ("answer", "reply", "response"), ("question", "query", "inquiry"), ("revenue", "income", "turnover"),
-    ("company", "firm", "business"), ("car", "automobile", "vehicle"), ("house", "home", "residence"),
-    ("happy", "glad", "pleased"), ("sad", "unhappy", "sorrowful"), ("smart", "clever", "intelligent"),
-    ("easy", "simple", "effortless"), ("hard", "difficult", "tough"), ("rich", "wealthy", "affluent"),
-    ("use", "utilize", "employ"), ("get", "obtain", "receive"), ("give", "provide", "supply"), ("make", "create", "produce"),
-    ("find", "locate", "discover"), ("tell", "inform", "notify"), ("ask", "request", "enquire"), ("need", "require", "want"),
-    ("important", "significant", "crucial"), ("correct", "right", "accurate"), ("wrong", "incorrect", "mistaken"),
-    ("price", "cost", "charge"), ("mistake", "error", "fault"), ("country", "nation", "state"), ("city", "town", "municipality"),
-    ("job", "work", "occupation"), ("money", "funds", "cash"), ("near", "close", "nearby"), ("often", "frequently", "regularly"),
-    ("maybe", "perhaps", "possibly"), ("total", "sum", "aggregate"), ("increase", "rise", "growth"), ("decrease", "decline", "drop"),
-    ("explain", "describe", "clarify"), ("choose", "select", "pick"), ("allow", "permit", "let"), ("stop", "halt", "cease"),
-    ("old", "aged", "elderly"), ("new", "novel", "fresh"), ("capital", "seat of government", "capital city"),
+    ("big", "large", "huge"),
+    ("small", "little", "tiny"),
+    ("fast", "quick", "rapid"),
+    ("begin", "start", "commence"),
+    ("end", "finish", "conclude"),
+    ("buy", "purchase", "acquire"),
+    ("help", "assist", "aid"),
+    ("show", "display", "present"),
+    ("answer", "reply", "response"),
+    ("question", "query", "inquiry"),
+    ("revenue", "income", "turnover"),
+    ("company", "firm", "business"),
+    ("car", "automobile", "vehicle"),
+    ("house", "home", "residence"),
+    ("happy", "glad", "pleased"),
+    ("sad", "unhappy", "sorrowful"),
+    ("smart", "clever", "intelligent"),
+    ("easy", "simple", "effortless"),
+    ("hard", "difficult", "tough"),
+    ("rich", "wealthy", "affluent"),
+    ("use", "utilize", "employ"),
+    ("get", "obtain", "receive"),
+    ("give", "provide", "supply"),
+    ("make", "create", "produce"),
+    ("find", "locate", "discover"),
+    ("tell", "inform", "notify"),
+    ("ask", "request", "enquire"),
+    ("need", "require", "want"),
+    ("important", "significant", "crucial"),
+    ("correct", "right", "accurate"),
+    ("wrong", "incorrect", "mistaken"),
+    ("price", "cost", "charge"),
+    ("mistake", "error", "fault"),
+    ("country", "nation", "state"),
+    ("city", "town", "municipality"),
+    ("job", "work", "occupation"),
+    ("money", "funds", "cash"),
+    ("near", "close", "nearby"),
+    ("often", "frequently", "regularly"),
+    ("maybe", "perhaps", "possibly"),
+    ("total", "sum", "aggregate"),
+    ("increase", "rise", "growth"),
+    ("decrease", "decline", "drop"),
+    ("explain", "describe", "clarify"),
+    ("choose", "select", "pick"),
+    ("allow", "permit", "let"),
+    ("stop", "halt", "cease"),
+    ("old", "aged", "elderly"),
+    ("new", "novel", "fresh"),
+    ("capital", "seat of government", "capital city"),
 ]
 
 
 _ANTONYM_PAIRS = [
-    ("big", "small"), ("large", "small"), ("fast", "slow"), ("begin", "end"), ("start", "finish"), ("buy", "sell"),
-    ("happy", "sad"), ("easy", "hard"), ("rich", "poor"), ("correct", "incorrect"), ("right", "wrong"), ("true", "false"),
-    ("increase", "decrease"), ("rise", "fall"), ("up", "down"), ("high", "low"), ("hot", "cold"), ("old", "new"),
-    ("open", "closed"), ("before", "after"), ("more", "less"), ("most", "least"), ("always", "never"), ("all", "none"),
-    ("include", "exclude"), ("accept", "reject"), ("allow", "forbid"), ("win", "lose"), ("profit", "loss"), ("first", "last"),
-    ("early", "late"), ("strong", "weak"), ("safe", "dangerous"), ("legal", "illegal"), ("possible", "impossible"),
-    ("above", "below"), ("inside", "outside"), ("north", "south"), ("east", "west"), ("good", "bad"), ("best", "worst"),
-    ("positive", "negative"), ("maximum", "minimum"), ("add", "remove"), ("yes", "no"), ("with", "without"), ("can", "cannot"),
+    ("big", "small"),
+    ("large", "small"),
+    ("fast", "slow"),
+    ("begin", "end"),
+    ("start", "finish"),
+    ("buy", "sell"),
+    ("happy", "sad"),
+    ("easy", "hard"),
+    ("rich", "poor"),
+    ("correct", "incorrect"),
+    ("right", "wrong"),
+    ("true", "false"),
+    ("increase", "decrease"),
+    ("rise", "fall"),
+    ("up", "down"),
+    ("high", "low"),
+    ("hot", "cold"),
+    ("old", "new"),
+    ("open", "closed"),
+    ("before", "after"),
+    ("more", "less"),
+    ("most", "least"),
+    ("always", "never"),
+    ("all", "none"),
+    ("include", "exclude"),
+    ("accept", "reject"),
+    ("allow", "forbid"),
+    ("win", "lose"),
+    ("profit", "loss"),
+    ("first", "last"),
+    ("early", "late"),
+    ("strong", "weak"),
+    ("safe", "dangerous"),
+    ("legal", "illegal"),
+    ("possible", "impossible"),
+    ("above", "below"),
+    ("inside", "outside"),
+    ("north", "south"),
+    ("east", "west"),
+    ("good", "bad"),
+    ("best", "worst"),
+    ("positive", "negative"),
+    ("maximum", "minimum"),
+    ("add", "remove"),
+    ("yes", "no"),
+    ("with", "without"),
+    ("can", "cannot"),
 ]
 
 
 SYNONYMS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {word: tuple(w for w in group if w != word) for group in _SYNONYM_GROUPS for word in group})
+    {word: tuple(w for w in group if w != word) for group in _SYNONYM_GROUPS for word in group}
+)
 
 
-ANTONYMS: Mapping[str, str] = MappingProxyType({**{a: b for a, b in _ANTONYM_PAIRS}, **{b: a for a, b in _ANTONYM_PAIRS}})
+ANTONYMS: Mapping[str, str] = MappingProxyType({**dict(_ANTONYM_PAIRS), **{b: a for a, b in _ANTONYM_PAIRS}})
 
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -200,7 +304,10 @@ def _match_case(word: str, like: str) -> str:
 def _swap_words(text: str, rng: random.Random, table: Callable[[str], str | None], n: int) -> str:
     found = [m for m in _WORD.finditer(text) if table(m.group().lower())]
     chosen = {m.start() for m in rng.sample(found, min(n, len(found)))}
-    return _WORD.sub(lambda m: _match_case(table(m.group().lower()) or m.group(), m.group()) if m.start() in chosen else m.group(), text)
+    return _WORD.sub(
+        lambda m: _match_case(table(m.group().lower()) or m.group(), m.group()) if m.start() in chosen else m.group(),
+        text,
+    )
 
 
 def synonym(text: str, rng: random.Random, **params: Any) -> str:
@@ -221,24 +328,26 @@ def _unparameterised(function: Callable[[str], str]) -> Callable[..., str]:
     return perturbator
 
 
-PERTURBATORS: Mapping[str, Callable[..., str]] = MappingProxyType({
-    "typos": typos,
-    "char_swap": char_swap,
-    "char_delete": char_delete,
-    "uppercase": _unparameterised(str.upper),
-    "lowercase": _unparameterised(str.lower),
-    "titlecase": _unparameterised(str.title),
-    "whitespace": whitespace,
-    "punctuation": punctuation,
-    "word_swap": word_swap,
-    "ocr": ocr,
-    "synonym": synonym,
-    "antonym": antonym,
-    "base16": _unparameterised(lambda t: base64.b16encode(t.encode("utf-8")).decode("ascii")),
-    "base64": _unparameterised(lambda t: base64.b64encode(t.encode("utf-8")).decode("ascii")),
-    "rot13": _unparameterised(lambda t: codecs.encode(t, "rot13")),
-    "copy": _unparameterised(lambda t: t),
-})
+PERTURBATORS: Mapping[str, Callable[..., str]] = MappingProxyType(
+    {
+        "typos": typos,
+        "char_swap": char_swap,
+        "char_delete": char_delete,
+        "uppercase": _unparameterised(str.upper),
+        "lowercase": _unparameterised(str.lower),
+        "titlecase": _unparameterised(str.title),
+        "whitespace": whitespace,
+        "punctuation": punctuation,
+        "word_swap": word_swap,
+        "ocr": ocr,
+        "synonym": synonym,
+        "antonym": antonym,
+        "base16": _unparameterised(lambda t: base64.b16encode(t.encode("utf-8")).decode("ascii")),
+        "base64": _unparameterised(lambda t: base64.b64encode(t.encode("utf-8")).decode("ascii")),
+        "rot13": _unparameterised(lambda t: codecs.encode(t, "rot13")),
+        "copy": _unparameterised(lambda t: t),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -343,9 +452,21 @@ def paraphrase(text: str, *, judge: Any = None, seed: int = 0, **params: Any) ->
     if params:
         raise ValueError(f"perturb 'paraphrase' takes no parameters; got {', '.join(sorted(params))}")
     if judge is None:
-        raise CheckUnavailable("llmeval judge unavailable: the paraphrase perturbation needs a judge (set --llmeval-judge-model)")
-    schema = {"type": "object", "properties": {"paraphrase": {"type": "string", "minLength": 1}}, "required": ["paraphrase"]}
-    value = judge.ask(evaluator="perturb.paraphrase", version="1", template=_PARAPHRASE,
-                      messages=[{"role": "user", "content": _PARAPHRASE.format(text=text)}], schema=schema, repeat=seed,
-                      what="paraphrase perturbation")
+        raise CheckUnavailable(
+            "llmeval judge unavailable: the paraphrase perturbation needs a judge (set --llmeval-judge-model)"
+        )
+    schema = {
+        "type": "object",
+        "properties": {"paraphrase": {"type": "string", "minLength": 1}},
+        "required": ["paraphrase"],
+    }
+    value = judge.ask(
+        evaluator="perturb.paraphrase",
+        version="1",
+        template=_PARAPHRASE,
+        messages=[{"role": "user", "content": _PARAPHRASE.format(text=text)}],
+        schema=schema,
+        repeat=seed,
+        what="paraphrase perturbation",
+    )
     return str(value["paraphrase"])

@@ -19,8 +19,14 @@ def outcome(exit, verdict, *detectable):
 
 
 def test_tally_counts_gate_failures_verdicts_and_the_median_detectable_difference(bench):
-    figures = bench.tally([outcome(1, "regressed", 0.1), outcome(0, "inconclusive", 0.3, None),
-                           outcome(0, "unchanged", 0.2), outcome(0, "improved")])
+    figures = bench.tally(
+        [
+            outcome(1, "regressed", 0.1),
+            outcome(0, "inconclusive", 0.3, None),
+            outcome(0, "unchanged", 0.2),
+            outcome(0, "improved"),
+        ]
+    )
     assert figures["runs"] == 4 and figures["gate_failed"] == 1 and figures["share"] == pytest.approx(0.25)
     assert figures["verdicts"] == {"regressed": 1, "inconclusive": 1, "unchanged": 1, "improved": 1}
     assert figures["median_detectable"] == pytest.approx(0.2)  # of 0.1, 0.3 and 0.2; a row without one is left out

@@ -1,4 +1,5 @@
-"""The new-user groundedness suite: its data, the benchmark's scoring and rendering, and one small run through pytest."""
+"""The new-user groundedness suite: its data, the benchmark's scoring and rendering, and one small run through
+pytest."""
 
 from __future__ import annotations
 
@@ -39,8 +40,13 @@ def test_load_reads_the_suite_and_refuses_bad_rows(bench, tmp_path):
     path = tmp_path / "rows.jsonl"
     path.write_text(json.dumps(good) + "\n\n" + json.dumps({**good, "id": "b", "question": "q?"}) + "\n")
     assert [row["id"] for row in bench.load(str(path))] == ["a", "b"]
-    for bad, field in (({"expected": "unverified"}, "expected"), ({"context": []}, "context"), ({"context": "c"}, "context"),
-                       ({"context": ["c", 3]}, "context"), ({"answer": ""}, "answer")):
+    for bad, field in (
+        ({"expected": "unverified"}, "expected"),
+        ({"context": []}, "context"),
+        ({"context": "c"}, "context"),
+        ({"context": ["c", 3]}, "context"),
+        ({"answer": ""}, "answer"),
+    ):
         path.write_text(json.dumps({**good, **bad}) + "\n")
         with pytest.raises(ValueError, match=field):
             bench.load(str(path))
@@ -49,30 +55,54 @@ def test_load_reads_the_suite_and_refuses_bad_rows(bench, tmp_path):
         bench.load(str(path))
 
 
-ROWS = [{"id": "h1", "kind": "wrong place", "expected": "fail"}, {"id": "h2", "kind": "wrong place", "expected": "fail"},
-        {"id": "h3", "kind": "negation", "expected": "fail"}, {"id": "f1", "kind": "faithful", "expected": "pass"},
-        {"id": "f2", "kind": "faithful", "expected": "pass"}, {"id": "f3", "kind": "faithful", "expected": "pass"}]
+ROWS = [
+    {"id": "h1", "kind": "wrong place", "expected": "fail"},
+    {"id": "h2", "kind": "wrong place", "expected": "fail"},
+    {"id": "h3", "kind": "negation", "expected": "fail"},
+    {"id": "f1", "kind": "faithful", "expected": "pass"},
+    {"id": "f2", "kind": "faithful", "expected": "pass"},
+    {"id": "f3", "kind": "faithful", "expected": "pass"},
+]
 
 
 def test_verdicts_are_read_back_by_case_id(bench):
-    report = {"results": [
-        {"case_id": "h1", "verdict": "fail", "passed": False, "reason": "'Osaka' appears nowhere\nmore"},
-        {"case_id": "f1", "passed": True, "reason": ""},  # a record of before verdicts: passed decides
-        {"case_id": "other", "verdict": "fail", "reason": "not ours"},
-    ]}
+    report = {
+        "results": [
+            {"case_id": "h1", "verdict": "fail", "passed": False, "reason": "'Osaka' appears nowhere\nmore"},
+            {"case_id": "f1", "passed": True, "reason": ""},  # a record of before verdicts: passed decides
+            {"case_id": "other", "verdict": "fail", "reason": "not ours"},
+        ]
+    }
     assert bench.verdicts(report, ROWS) == {"h1": ("fail", "'Osaka' appears nowhere"), "f1": ("pass", "")}
 
 
 def test_scoring_matches_what_a_user_expects(bench):
-    found = {"h1": ("fail", "r1"), "h2": ("unverified", "r2"), "h3": ("pass", "r3"),
-             "f1": ("pass", ""), "f2": ("unverified", ""), "f3": ("fail", "r6")}
+    found = {
+        "h1": ("fail", "r1"),
+        "h2": ("unverified", "r2"),
+        "h3": ("pass", "r3"),
+        "f1": ("pass", ""),
+        "f2": ("unverified", ""),
+        "f3": ("fail", "r6"),
+    }
     cases = bench.score(ROWS, found)
     assert [c["as_expected"] for c in cases] == [True, False, False, True, True, False]
-    assert [c["outcome"] for c in cases] == ["yes (caught)", "no (missed: unverified)", "no (missed: pass)",
-                                             "yes (confirmed)", "yes (unverified)", "no (failed)"]
+    assert [c["outcome"] for c in cases] == [
+        "yes (caught)",
+        "no (missed: unverified)",
+        "no (missed: pass)",
+        "yes (confirmed)",
+        "yes (unverified)",
+        "no (failed)",
+    ]
     summary = bench.totals(cases)
     assert summary["as_expected"] == 3 and summary["cases"] == 6
-    assert (summary["caught"], summary["hallucinations"], summary["missed_unverified"], summary["missed_pass"]) == (1, 3, 1, 1)
+    assert (summary["caught"], summary["hallucinations"], summary["missed_unverified"], summary["missed_pass"]) == (
+        1,
+        3,
+        1,
+        1,
+    )
     assert (summary["faithful_failed"], summary["faithful_confirmed"], summary["faithful_unverified"]) == (1, 1, 1)
     assert summary["unverified"] == 2 and summary["no_verdict"] == 0
     assert list(summary["kinds"]) == ["wrong place", "negation", "faithful"]  # the suite's order
@@ -83,14 +113,22 @@ def test_scoring_matches_what_a_user_expects(bench):
 
 
 def test_render_prints_cases_totals_and_kinds(bench):
-    found = {"h1": ("fail", "'Osaka' | nowhere " + "x" * 300), "h2": ("unverified", ""), "h3": ("fail", ""),
-             "f1": ("pass", ""), "f2": ("unverified", ""), "f3": ("fail", "")}
+    found = {
+        "h1": ("fail", "'Osaka' | nowhere " + "x" * 300),
+        "h2": ("unverified", ""),
+        "h3": ("fail", ""),
+        "f1": ("pass", ""),
+        "f2": ("unverified", ""),
+        "f3": ("fail", ""),
+    }
     cases = bench.score(ROWS, found)
     text = bench.render(cases, bench.totals(cases))
     lines = text.splitlines()
     assert lines[0] == "| id | kind | expected | verdict | as a user expects | reason |"
     row = next(line for line in lines if line.startswith("| h1 |"))
-    assert row.startswith("| h1 | wrong place | fail | fail | yes (caught) | 'Osaka' \\| nowhere x") and row.endswith("… |")
+    assert row.startswith("| h1 | wrong place | fail | fail | yes (caught) | 'Osaka' \\| nowhere x") and row.endswith(
+        "… |"
+    )
     assert len(row) < 220  # the reason is cut in the table
     assert "As a user expects: 4/6" in lines
     assert "Hallucinations caught (fail): 2/3 (missed: 1 unverified, 0 pass)" in lines
@@ -103,7 +141,11 @@ def test_render_prints_cases_totals_and_kinds(bench):
 @pytest.mark.subprocess
 def test_a_small_run_through_pytest_reads_the_report_back(bench, tmp_path, capsys):
     rows = bench.load(DATA)
-    picked = [rows[0], next(r for r in rows if r["expected"] == "pass"), next(r for r in rows if r["kind"] == "record field")]
+    picked = [
+        rows[0],
+        next(r for r in rows if r["expected"] == "pass"),
+        next(r for r in rows if r["kind"] == "record field"),
+    ]
     data = tmp_path / "three.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in picked), encoding="utf-8")
     out, results = tmp_path / "out.json", tmp_path / "results"

@@ -14,7 +14,10 @@ RECORD = {
     "id": "capital-australia",
     "input": {
         "question": "What is the capital of Australia?",
-        "conversation_history": [{"role": "user", "content": "Capital of France?"}, {"role": "assistant", "content": "Paris"}],
+        "conversation_history": [
+            {"role": "user", "content": "Capital of France?"},
+            {"role": "assistant", "content": "Paris"},
+        ],
     },
     "expected_output": {"answer": "Canberra"},
     "metadata": {"category": "Geography", "difficulty": "Easy"},
@@ -68,7 +71,7 @@ def test_signature_key_and_equality():
     one = Signature("rouge", "1", backend="rouge-score 0.1.2", params={"use_stemmer": True, "a": [1]})
     two = Signature("rouge", "1", backend="rouge-score 0.1.2", params={"a": [1], "use_stemmer": True})
     assert one == two and hash(one) == hash(two)
-    assert one.key == 'rouge|v1|rouge-score 0.1.2|a=[1]|use_stemmer=true'
+    assert one.key == "rouge|v1|rouge-score 0.1.2|a=[1]|use_stemmer=true"
     assert Signature.from_dict(one.to_dict()) == one
     assert one != Signature("rouge", "2", backend="rouge-score 0.1.2", params={"a": [1], "use_stemmer": True})
 
@@ -77,7 +80,9 @@ def test_result_validation_and_nan():
     sig = Signature("x", "1")
     with pytest.raises(ValueError, match="primary metric 'b' is not among metrics"):
         Result("x", {"a": 1.0}, primary="b", passed=True, thresholds={}, higher_is_better={}, signature=sig)
-    result = Result("x", {"a": float("nan")}, primary="a", passed=False, thresholds={}, higher_is_better={}, signature=sig)
+    result = Result(
+        "x", {"a": float("nan")}, primary="a", passed=False, thresholds={}, higher_is_better={}, signature=sig
+    )
     assert result.score is None
     with pytest.raises(ValueError, match="not a result record"):
         Result.from_dict({"nope": 1})
@@ -85,7 +90,9 @@ def test_result_validation_and_nan():
 
 def test_registry_register_and_errors():
     registry = Registry(entry_points=False)
-    with pytest.raises(UnknownEvaluatorError, match=r"no evaluator named 'nope' \(`pytest --llmeval-evaluators` lists all \d+\)"):
+    with pytest.raises(
+        UnknownEvaluatorError, match=r"no evaluator named 'nope' \(`pytest --llmeval-evaluators` lists all \d+\)"
+    ):
         registry.resolve("nope")
     registry.register("strict_match", ExactMatch)
     assert registry.resolve("strict_match") is ExactMatch
@@ -110,7 +117,9 @@ def test_entry_point_registration(monkeypatch):
         name = "from_plugin"
         value = "pytest_llmeval.checks.lexical.exact_match:ExactMatch"
 
-    monkeypatch.setattr(metadata, "entry_points", lambda group: [FakeEntryPoint()] if group == "pytest_llmeval.evaluators" else [])
+    monkeypatch.setattr(
+        metadata, "entry_points", lambda group: [FakeEntryPoint()] if group == "pytest_llmeval.evaluators" else []
+    )
     assert Registry().resolve("from_plugin") is ExactMatch
 
 
@@ -136,8 +145,17 @@ def test_public_api_is_complete_and_lazy():
 
     # the lazy table, the names for type checkers and the modules' own __all__ agree
     source = pathlib.Path(pytest_llmeval.__file__).read_text()
-    block = next(node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test))
-    typed = {alias.asname or alias.name for node in ast.walk(block) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    block = next(
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+    )
+    typed = {
+        alias.asname or alias.name
+        for node in ast.walk(block)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
     assert typed == set(pytest_llmeval._EXPORTS)
     assert set(HELPERS) <= set(pytest_llmeval._EXPORTS)  # every check module's helpers
     for name, module in pytest_llmeval._EXPORTS.items():
@@ -147,7 +165,10 @@ def test_public_api_is_complete_and_lazy():
     with pytest.raises(AttributeError, match="has no attribute 'nope'"):
         pytest_llmeval.nope  # noqa: B018
     code = "import sys, pytest_llmeval; print('pytest_llmeval.run.check' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 def test_one_name_for_the_scoring_model_and_the_old_names_warn():
@@ -156,8 +177,10 @@ def test_one_name_for_the_scoring_model_and_the_old_names_warn():
     assert scorer_argument("assert_x", "m") == "m" and scorer_argument("assert_x", None) is None
     with pytest.warns(DeprecationWarning, match="assert_x: embedding_model= is deprecated .* pass scorer="):
         assert scorer_argument("assert_x", None, embedding_model="old") == "old"
-    with pytest.raises(TypeError, match="give the scoring model once, as scorer=; got scorer= and classifier="), \
-            pytest.warns(DeprecationWarning):
+    with (
+        pytest.raises(TypeError, match="give the scoring model once, as scorer=; got scorer= and classifier="),
+        pytest.warns(DeprecationWarning),
+    ):
         scorer_argument("assert_x", "a", classifier="b")
     with pytest.raises(TypeError, match="argument 'scorer' must be a model name"):
         scorer_argument("assert_x", 3)  # type: ignore[arg-type]
@@ -166,10 +189,26 @@ def test_one_name_for_the_scoring_model_and_the_old_names_warn():
     import pytest_llmeval
 
     # every helper that loads a scoring model takes scorer=
-    for name in ("assert_grounded", "assert_accurate", "assert_similar", "assert_similar_sentences", "assert_relevant",
-                 "assert_context_relevant", "assert_context_ranked", "assert_bertscore", "assert_no_question_drift",
-                 "assert_steps_aligned", "assert_not_toxic", "assert_sentiment", "assert_unbiased", "assert_no_prompt_injection",
-                 "assert_no_hallucination", "assert_fluent", "assert_good_summary", "assert_gptscore"):
+    for name in (
+        "assert_grounded",
+        "assert_accurate",
+        "assert_similar",
+        "assert_similar_sentences",
+        "assert_relevant",
+        "assert_context_relevant",
+        "assert_context_ranked",
+        "assert_bertscore",
+        "assert_no_question_drift",
+        "assert_steps_aligned",
+        "assert_not_toxic",
+        "assert_sentiment",
+        "assert_unbiased",
+        "assert_no_prompt_injection",
+        "assert_no_hallucination",
+        "assert_fluent",
+        "assert_good_summary",
+        "assert_gptscore",
+    ):
         assert "scorer" in inspect.signature(getattr(pytest_llmeval, name)).parameters, name
 
 
@@ -190,16 +229,21 @@ def test_checks_outside_pytest_share_one_model_cache():
         "print(loads[0] == loads[-1] > 0, len(standalone()._evaluators))\n"
     )
     env = {**__import__("os").environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.split()
     assert out[-2:] == ["True", "1"]  # the models the first call loaded, and no more; one evaluator instance
 
 
-@pytest.mark.parametrize("nodeid, part, expected", [
-    ("t.py::test_cap[q1-gpt-4o]", "gpt-4o", "t.py::test_cap[q1]"),
-    ("t.py::test_cap[gpt-4o-q1]", "gpt-4o", "t.py::test_cap[q1]"),
-    ("t.py::test_cap[q1-qwen-2.5-x]", "qwen-2.5", "t.py::test_cap[q1-x]"),
-    ("t.py::test_cap[llama3]", "llama3", "t.py::test_cap"),
-])
+@pytest.mark.parametrize(
+    "nodeid, part, expected",
+    [
+        ("t.py::test_cap[q1-gpt-4o]", "gpt-4o", "t.py::test_cap[q1]"),
+        ("t.py::test_cap[gpt-4o-q1]", "gpt-4o", "t.py::test_cap[q1]"),
+        ("t.py::test_cap[q1-qwen-2.5-x]", "qwen-2.5", "t.py::test_cap[q1-x]"),
+        ("t.py::test_cap[llama3]", "llama3", "t.py::test_cap"),
+    ],
+)
 def test_model_ids_with_dashes_leave_one_case_id(nodeid, part, expected):
     from pytest_llmeval.core.ids import without_id_part
 

@@ -22,10 +22,18 @@ _MODELS = []
 PARAMS = {
     "questions_drift": {"min_test_cases": 2},
     "self_consistency": {"min_test_cases": 1},
-    "prometheus": {"criteria": "Is the answer accurate?", "rubric": ["wrong", "mostly wrong", "half right", "mostly right", "right"]},  # the harness scores one answer at a time
+    "prometheus": {
+        "criteria": "Is the answer accurate?",
+        "rubric": ["wrong", "mostly wrong", "half right", "mostly right", "right"],
+    },  # the harness scores one answer at a time
     "g_eval": {"criteria": "Correctness - the answer states the reference's facts"},
-    "dag": {"dag": {"task": "List the numbers in the answer", "output": "numbers",
-                    "then": {"judge": "Do the numbers match the context?", "children": {"yes": 10, "partly": 5, "no": 0}}}},
+    "dag": {
+        "dag": {
+            "task": "List the numbers in the answer",
+            "output": "numbers",
+            "then": {"judge": "Do the numbers match the context?", "children": {"yes": 10, "partly": 5, "no": 0}},
+        }
+    },
 }
 INPUTS = {
     "step_alignment": {"context": ("To export:\n1. Open the app.\n2. Tap Export.\n3. Pick a folder.",)},
@@ -53,7 +61,8 @@ def schema_instance(schema):
 
 @pytest.fixture(scope="module", autouse=True)
 def schema_judge():
-    """Judge checks run against a real OpenAI-protocol server that answers every request with JSON following its schema."""
+    """Judge checks run against a real OpenAI-protocol server that answers every request with JSON following its
+    schema."""
     try:
         import openai  # noqa: F401
     except ImportError:  # judge checks skip one by one
@@ -66,9 +75,13 @@ def schema_judge():
     from tests.judge_server import ScriptedJudgeServer
 
     server = ScriptedJudgeServer()
-    server.responder = lambda body: {"text": json.dumps(schema_instance(body["response_format"]["json_schema"]["schema"]))}
+    server.responder = lambda body: {
+        "text": json.dumps(schema_instance(body["response_format"]["json_schema"]["schema"]))
+    }
     server.start()
-    _RUNNER.append(JudgeRunner(OpenAIJudge("schema-judge", base_url=server.base_url, max_retries=0), VerdictCache(None)))
+    _RUNNER.append(
+        JudgeRunner(OpenAIJudge("schema-judge", base_url=server.base_url, max_retries=0), VerdictCache(None))
+    )
     yield
     _RUNNER.clear()
     server.stop()
@@ -122,12 +135,17 @@ def create(name: str, **params):
         evaluator.bind_judge(_RUNNER[0])
     return evaluator
 
+
 # Inputs that every evaluator can score, whatever it requires: the case the docs' examples score (as a Case holds them).
 GOOD = {key: tuple(value) if isinstance(value, list) else value for key, value in EXAMPLE_FIELDS.items()}
 
 
 def make_case(name: str, **changes) -> Case:
-    fields = {k: v for k, v in GOOD.items() if k in REGISTRY.resolve(name).requires + REGISTRY.resolve(name).uses or k == "actual"}
+    fields = {
+        k: v
+        for k, v in GOOD.items()
+        if k in REGISTRY.resolve(name).requires + REGISTRY.resolve(name).uses or k == "actual"
+    }
     fields.update(INPUTS.get(name, {}))
     fields.update(changes)
     return Case(**fields)
@@ -171,7 +189,11 @@ def test_metadata(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_scores_in_range_round_trip_and_reproducible(name):
     evaluator = create(name)
-    cases = [make_case(name), make_case(name, actual="Something else entirely. Real numbers."), make_case(name, actual="")]
+    cases = [
+        make_case(name),
+        make_case(name, actual="Something else entirely. Real numbers."),
+        make_case(name, actual=""),
+    ]
     results = evaluator.evaluate(cases)
     assert len(results) == 3
     specs = evaluator.metric_specs()
@@ -179,7 +201,9 @@ def test_scores_in_range_round_trip_and_reproducible(name):
         assert isinstance(result, Result) and result.evaluator == name
         assert set(result.metrics) == set(specs)
         if case.actual or not evaluator.uses_models:
-            assert result.score is not None or result.verdict == "unverified", "the primary metric is scored, or nothing could be judged"
+            assert result.score is not None or result.verdict == "unverified", (
+                "the primary metric is scored, or nothing could be judged"
+            )
         for metric, value in result.metrics.items():
             if value is not None:
                 low, high = specs[metric].range

@@ -12,20 +12,50 @@ from pytest_llmeval.text.basics import split_sentences
 QUESTION = "What is the height of the Eiffel Tower?"
 
 FRAMED = [
-    ("Based on the provided passages, the tower is 330 m tall.", "Based on the provided passages", "the tower is 330 m tall."),
+    (
+        "Based on the provided passages, the tower is 330 m tall.",
+        "Based on the provided passages",
+        "the tower is 330 m tall.",
+    ),
     ("According to passage [2], the museum opens at 9 am.", "According to passage [2]", "the museum opens at 9 am."),
-    ("The context states that the bridge was built in 1932.", "The context states that", "the bridge was built in 1932."),
-    ("As mentioned in the text, the river floods every spring.", "As mentioned in the text", "the river floods every spring."),
-    ("From the information provided, it is clear that the firm has 300 staff.",
-     "From the information provided, it is clear that", "the firm has 300 staff."),
+    (
+        "The context states that the bridge was built in 1932.",
+        "The context states that",
+        "the bridge was built in 1932.",
+    ),
+    (
+        "As mentioned in the text, the river floods every spring.",
+        "As mentioned in the text",
+        "the river floods every spring.",
+    ),
+    (
+        "From the information provided, it is clear that the firm has 300 staff.",
+        "From the information provided, it is clear that",
+        "the firm has 300 staff.",
+    ),
     ("Per the documents, the fee is $20.", "Per the documents", "the fee is $20."),
-    ("As per the JSON data, the store is located in Austin.", "As per the JSON data", "the store is located in Austin."),
-    ("In the passage, the author argues that rents rose by 5%.", "In the passage, the author argues that", "rents rose by 5%."),
+    (
+        "As per the JSON data, the store is located in Austin.",
+        "As per the JSON data",
+        "the store is located in Austin.",
+    ),
+    (
+        "In the passage, the author argues that rents rose by 5%.",
+        "In the passage, the author argues that",
+        "rents rose by 5%.",
+    ),
     ("Passage 2 says the tower is 330 m tall.", "Passage 2 says", "the tower is 330 m tall."),
     ("The article notes that the lake froze in 1963.", "The article notes that", "the lake froze in 1963."),
-    ("It is stated in the provided context that the park closes at dusk.",
-     "It is stated in the provided context that", "the park closes at dusk."),
-    ("As the passage states, the dam holds 3 billion litres.", "As the passage states", "the dam holds 3 billion litres."),
+    (
+        "It is stated in the provided context that the park closes at dusk.",
+        "It is stated in the provided context that",
+        "the park closes at dusk.",
+    ),
+    (
+        "As the passage states, the dam holds 3 billion litres.",
+        "As the passage states",
+        "the dam holds 3 billion litres.",
+    ),
     ("Please note that the store closes at 5 pm.", "Please note that", "the store closes at 5 pm."),
     ("I'm not sure, but I think the ferry leaves at noon.", "I'm not sure, but I think", "the ferry leaves at noon."),
     ("The tower is 330 m tall, according to the article.", "according to the article", "The tower is 330 m tall."),
@@ -33,15 +63,28 @@ FRAMED = [
     ("The museum opened in 1889 (Passage 3).", "(Passage 3)", "The museum opened in 1889."),
     ("Answer: The capital is Canberra.", "Answer", "The capital is Canberra."),
     ("Here are the key facts: the tower is 330 m tall.", "Here are the key facts", "the tower is 330 m tall."),
-    ("Based on the information provided in the passages, the hotel has 120 rooms.",
-     "Based on the information provided in the passages", "the hotel has 120 rooms."),
-    ("Based solely on the context given, the drug was approved in 2019.",
-     "Based solely on the context given", "the drug was approved in 2019."),
-    ("Looking at the retrieved documents, the CEO is Jane Doe.", "Looking at the retrieved documents", "the CEO is Jane Doe."),
+    (
+        "Based on the information provided in the passages, the hotel has 120 rooms.",
+        "Based on the information provided in the passages",
+        "the hotel has 120 rooms.",
+    ),
+    (
+        "Based solely on the context given, the drug was approved in 2019.",
+        "Based solely on the context given",
+        "the drug was approved in 2019.",
+    ),
+    (
+        "Looking at the retrieved documents, the CEO is Jane Doe.",
+        "Looking at the retrieved documents",
+        "the CEO is Jane Doe.",
+    ),
     ("Given the data above, revenue grew 12%.", "Given the data above", "revenue grew 12%."),
     ("To answer your question, the train takes 3 hours.", "To answer your question", "the train takes 3 hours."),
-    ("However, according to documents 1 and 3, the bridge is closed.",
-     "However, according to documents 1 and 3", "the bridge is closed."),
+    (
+        "However, according to documents 1 and 3, the bridge is closed.",
+        "However, according to documents 1 and 3",
+        "the bridge is closed.",
+    ),
     ("The records show that he was born in 1900.", "The records show that", "he was born in 1900."),
     ("Based   on the   passages,\nthe lake is 40 km long.", "Based on the passages", "the lake is 40 km long."),
 ]
@@ -355,15 +398,29 @@ def test_a_bare_mention_of_the_sources_is_about_them(sentence):
 @pytest.mark.parametrize(
     ("text", "sentences"),
     [
-        ("## Summary\n\nThe tower is 330 m tall. It opened in 1889.\n\n### Key facts\n- Height: 330 m\n- Opened: **1889**\n"
-         "- Designer: *Gustave Eiffel*",
-         ["Summary:", "The tower is 330 m tall.", "It opened in 1889.", "Key facts:", "Height: 330 m", "Opened: 1889",
-          "Designer: Gustave Eiffel"]),
-        ("Key points:\n1. Preheat the oven to 180 C.\n2. Mix the flour\n   with the sugar.\n3) Bake for 20 minutes.",
-         ["Key points:", "Preheat the oven to 180 C.", "Mix the flour with the sugar.", "Bake for 20 minutes."]),
+        (
+            "## Summary\n\nThe tower is 330 m tall. It opened in 1889.\n\n### Key facts\n- Height: 330 m\n- Opened: "
+            "**1889**\n"
+            "- Designer: *Gustave Eiffel*",
+            [
+                "Summary:",
+                "The tower is 330 m tall.",
+                "It opened in 1889.",
+                "Key facts:",
+                "Height: 330 m",
+                "Opened: 1889",
+                "Designer: Gustave Eiffel",
+            ],
+        ),
+        (
+            "Key points:\n1. Preheat the oven to 180 C.\n2. Mix the flour\n   with the sugar.\n3) Bake for 20 minutes.",
+            ["Key points:", "Preheat the oven to 180 C.", "Mix the flour with the sugar.", "Bake for 20 minutes."],
+        ),
         ("**Hours:** 10 am - 8 pm\n**Address:** 5 Main St.", ["Hours: 10 am - 8 pm", "Address: 5 Main St."]),
-        ("| Day | Hours |\n|---|:---:|\n| Monday | 9-5 |\n| Tuesday | closed |",
-         ["Day: Monday; Hours: 9-5", "Day: Tuesday; Hours: closed"]),
+        (
+            "| Day | Hours |\n|---|:---:|\n| Monday | 9-5 |\n| Tuesday | closed |",
+            ["Day: Monday; Hours: 9-5", "Day: Tuesday; Hours: closed"],
+        ),
         ("| Monday | 9-5 |\n| Tuesday | closed |", ["Monday; 9-5", "Tuesday; closed"]),
         ("Step 1: Open the app.\nStep 2: Tap `Settings`.", ["Open the app.", "Tap Settings."]),
         ("- [x] Buy milk\n- [ ] Call [Bob](http://example.com)", ["Buy milk", "Call Bob"]),
@@ -372,8 +429,14 @@ def test_a_bare_mention_of_the_sources_is_about_them(sentence):
         ("- Opens at 9\nCloses at 5.", ["Opens at 9", "Closes at 5."]),
         ("* First item\n* Second item\n\n---\n\nThe end.", ["First item", "Second item", "The end."]),
         ("**Summary**\nThe tower is tall.", ["Summary:", "The tower is tall."]),
-        ("+ One thing. Another thing.\n+ A ~~third~~ fourth thing", ["One thing.", "Another thing.", "A third fourth thing"]),
-        ("1. **Eiffel Tower** - 330 m\n2. **Tokyo Skytree** - 634 m", ["Eiffel Tower - 330 m", "Tokyo Skytree - 634 m"]),
+        (
+            "+ One thing. Another thing.\n+ A ~~third~~ fourth thing",
+            ["One thing.", "Another thing.", "A third fourth thing"],
+        ),
+        (
+            "1. **Eiffel Tower** - 330 m\n2. **Tokyo Skytree** - 634 m",
+            ["Eiffel Tower - 330 m", "Tokyo Skytree - 634 m"],
+        ),
     ],
 )
 def test_markdown_is_read_as_sentences(text, sentences):
@@ -387,15 +450,44 @@ def test_markdown_headings_claim_nothing():
 
 @pytest.mark.parametrize(
     "text",
-    ["One. Two.", "The tower is tall. It opened in 1889.\n\nIt has 3 floors.", "Dr. Smith arrived at 5 p.m. on Monday.",
-     "snake_case names are fine. 2 * 3 = 6.", "A | B", "", "   ", "It costs $5. Really.", "Hours: 9 to 5\nClosed Sundays."],
+    [
+        "One. Two.",
+        "The tower is tall. It opened in 1889.\n\nIt has 3 floors.",
+        "Dr. Smith arrived at 5 p.m. on Monday.",
+        "snake_case names are fine. 2 * 3 = 6.",
+        "A | B",
+        "",
+        "   ",
+        "It costs $5. Really.",
+        "Hours: 9 to 5\nClosed Sundays.",
+    ],
 )
 def test_plain_prose_is_split_as_before(text):
     assert markdown_sentences(text) == split_sentences(text)
 
 
-@pytest.mark.parametrize("piece", ["Based on the ", "passage 1 and 2 and ", "*a", "[1]", "(", "|", "_x", "it is clear that ", "Here is ",
-                                   "is not mentioned ", "I could not find ", "there is no evidence ", "1. ", "- ", "**", "`", "\n"])
+@pytest.mark.parametrize(
+    "piece",
+    [
+        "Based on the ",
+        "passage 1 and 2 and ",
+        "*a",
+        "[1]",
+        "(",
+        "|",
+        "_x",
+        "it is clear that ",
+        "Here is ",
+        "is not mentioned ",
+        "I could not find ",
+        "there is no evidence ",
+        "1. ",
+        "- ",
+        "**",
+        "`",
+        "\n",
+    ],
+)
 def test_long_adversarial_text_is_read(piece):
     text = (piece * (10_000 // len(piece) + 1))[:10_000]  # a regex with nested quantifiers would not return
     assert isinstance(markdown_sentences(text), list)
@@ -404,9 +496,36 @@ def test_long_adversarial_text_is_read(piece):
 
 
 CODE_POINTS = st.lists(st.integers(0, 0x10FFFF), max_size=60).map(lambda cs: "".join(map(chr, cs)))
-MARKUP = st.lists(st.sampled_from(["**", "*", "_", "__", "`", "|", "#", "- ", "1. ", "\n", " ", ":", "[", "](", ")",
-                                   "passage", "based on the", "according to", "not", "mention", "I", "Here is", "words"]),
-                  max_size=40).map("".join)
+MARKUP = st.lists(
+    st.sampled_from(
+        [
+            "**",
+            "*",
+            "_",
+            "__",
+            "`",
+            "|",
+            "#",
+            "- ",
+            "1. ",
+            "\n",
+            " ",
+            ":",
+            "[",
+            "](",
+            ")",
+            "passage",
+            "based on the",
+            "according to",
+            "not",
+            "mention",
+            "I",
+            "Here is",
+            "words",
+        ]
+    ),
+    max_size=40,
+).map("".join)
 
 
 @settings(max_examples=300, deadline=None)

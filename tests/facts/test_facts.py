@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_llmeval.facts.extract import FactIndex, check_facts, extract_facts, unsupported_facts
-from pytest_llmeval.facts.parsing import canonical_numbers, detokenize_numbers, parse_number
+from pytest_llmeval.facts.collect import extract_facts
+from pytest_llmeval.facts.extract import FactIndex, check_facts, unsupported_facts
+from pytest_llmeval.facts.numerals import parse_number
+from pytest_llmeval.facts.parsing import canonical_numbers, detokenize_numbers
 
 
 def texts(text):
@@ -19,8 +21,14 @@ def texts(text):
 @pytest.mark.parametrize(
     ("written", "value"),
     [
-        ("1,280", 1280.0), ("1280", 1280.0), ("15.9 million", 15_900_000.0), ("15,900,000", 15_900_000.0),
-        ("twenty-one", 21.0), ("12", 12.0), ("3.5bn", 3.5e9), (".5", 0.5),
+        ("1,280", 1280.0),
+        ("1280", 1280.0),
+        ("15.9 million", 15_900_000.0),
+        ("15,900,000", 15_900_000.0),
+        ("twenty-one", 21.0),
+        ("12", 12.0),
+        ("3.5bn", 3.5e9),
+        (".5", 0.5),
     ],
 )
 def test_numbers_are_read_with_their_magnitude(written, value):
@@ -156,17 +164,24 @@ def test_reformatting_a_number_keeps_it_supported(number, unit):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 10**6), st.sampled_from(["mm", "km", "kg", "million", "percent", "metres"]),
-       st.sampled_from(["\u00a0", "\u202f", "\u2009", " \u00a0", "\u00a0 "]))
+@given(
+    st.integers(1, 10**6),
+    st.sampled_from(["mm", "km", "kg", "million", "percent", "metres"]),
+    st.sampled_from(["\u00a0", "\u202f", "\u2009", " \u00a0", "\u00a0 "]),
+)
 def test_a_unit_after_a_no_break_space_is_read_as_after_a_space(number, unit, space):
     """Text pasted from the web sets a unit apart by a no-break or thin space; the number and its unit are one fact."""
     assert unsupported_facts(f"It is {number:,} {unit}.", f"It measures {number:,}{space}{unit}.") == []
-    assert [f.text for f in unsupported_facts(f"It is {number + 1:,} {unit}.", f"It measures {number:,}{space}{unit}.")] != []
+    assert [
+        f.text for f in unsupported_facts(f"It is {number + 1:,} {unit}.", f"It measures {number:,}{space}{unit}.")
+    ] != []
 
 
 def test_a_capital_b_before_c_is_no_billion():
-    """"539 B.C." is a year before Christ, not 539 billion; "7B" and "$5 B." stay billions."""
-    assert [(f.kind, f.value) for f in extract_facts("In 539 B.C., Babylon fell.") if f.kind != "name"] == [("number", 539.0)]
+    """ "539 B.C." is a year before Christ, not 539 billion; "7B" and "$5 B." stay billions."""
+    assert [(f.kind, f.value) for f in extract_facts("In 539 B.C., Babylon fell.") if f.kind != "name"] == [
+        ("number", 539.0)
+    ]
     assert [f.value for f in extract_facts("Revenue hit 7B. It cost $5 B.") if f.kind != "name"] == [7e9, 5e9]
 
 
@@ -179,10 +194,13 @@ def test_a_name_is_not_found_by_a_longer_word_it_begins():
 
 
 def test_two_words_of_a_name_written_as_one_in_the_context_support_only_those_two():
-    """"Super Bowl" is found by "superbowl"; "Spider Woman" is not found by "Spiderman", nor "Super Bowl LIX" where
+    """ "Super Bowl" is found by "superbowl"; "Spider Woman" is not found by "Spiderman", nor "Super Bowl LIX" where
     the context has no "LIX"."""
     context = FactIndex("The Cowboys won the superbowl. Peter Parker is Spiderman.")
-    found = {f.text: context.supports(f) for f in extract_facts("Then Spider Woman watched Super Bowl LIX. The Super Bowl ended.")}
+    found = {
+        f.text: context.supports(f)
+        for f in extract_facts("Then Spider Woman watched Super Bowl LIX. The Super Bowl ended.")
+    }
     assert found == {"Spider Woman": False, "Super Bowl LIX": False, "Super Bowl": True}, found
 
 
@@ -190,7 +208,9 @@ def test_two_words_of_a_name_written_as_one_in_the_context_support_only_those_tw
 def test_changing_a_digit_makes_a_number_unsupported(number, data):
     digits = list(str(number))
     position = data.draw(st.integers(0, len(digits) - 1))
-    replacement = data.draw(st.sampled_from([d for d in "0123456789" if d != digits[position] and (position or d != "0")]))
+    replacement = data.draw(
+        st.sampled_from([d for d in "0123456789" if d != digits[position] and (position or d != "0")])
+    )
     digits[position] = replacement
     changed = int("".join(digits))
     context = f"The total was {number:,} units."
@@ -218,13 +238,28 @@ def test_extraction_finishes_on_adversarial_input():
 
 
 def test_not_only_and_numbered_no_are_not_negations():
-    assert FactIndex("Tesla builds electric cars and batteries.").polarity_conflict("Tesla not only builds electric cars but also batteries.") is None
-    assert FactIndex("The Prime Minister lives at 10 Downing Street.").polarity_conflict("The Prime Minister lives at No. 10 Downing Street.") is None
+    assert (
+        FactIndex("Tesla builds electric cars and batteries.").polarity_conflict(
+            "Tesla not only builds electric cars but also batteries."
+        )
+        is None
+    )
+    assert (
+        FactIndex("The Prime Minister lives at 10 Downing Street.").polarity_conflict(
+            "The Prime Minister lives at No. 10 Downing Street."
+        )
+        is None
+    )
 
 
 def test_whitespace_runs_and_many_dates_are_read():
     """Inputs that once took minutes (timings: ``benchmarks/bench_core.py``)."""
-    assert FactIndex("Revenue" + " " * 40_000 + "12 million dollars in 2023.").polarity_conflict("Revenue was 12 million dollars in 2023.") is None
+    assert (
+        FactIndex("Revenue" + " " * 40_000 + "12 million dollars in 2023.").polarity_conflict(
+            "Revenue was 12 million dollars in 2023."
+        )
+        is None
+    )
     FactIndex("".join(f"2024-01-05 12:{i % 60:02d} processed {i} items\n" for i in range(10_000)))
 
 
@@ -245,7 +280,12 @@ def test_unlinked_pairs_are_nearby_words_the_source_never_says_together():
     coverage, missing = unlinked_pairs("Jackie Chan voiced the film.", together)
     assert coverage == 0.75 and missing == []  # "voiced" is not in the source: no pair of it is checked
     coverage, missing = unlinked_pairs("Jackie Chan provided the voice.", together)
-    assert coverage == 1.0 and set(missing) == {("Chan", "provided"), ("Chan", "voice"), ("Jackie", "provided"), ("Jackie", "voice")}
+    assert coverage == 1.0 and set(missing) == {
+        ("Chan", "provided"),
+        ("Chan", "voice"),
+        ("Jackie", "provided"),
+        ("Jackie", "voice"),
+    }
     # words of one name ("Tom Hanks") are no pair; words further apart than the window are not paired
     assert set(unlinked_pairs("Tom Hanks starred.", together)[1]) == {("Hanks", "starred"), ("starred", "Tom")}
     far = "Jackie " + " ".join(f"word{i}" for i in range(5)) + " voice"
@@ -259,7 +299,8 @@ def test_unlinked_pairs_are_nearby_words_the_source_never_says_together():
 def test_the_figure_named_instead_is_the_one_for_the_same_item(answer):
     """'It says ...' names the context's figure for the thing the answer talks about (the lamp's 50 euros), not the
     closest number in the same unit (the chair's 12 euros)."""
-    from pytest_llmeval.facts.extract import FactIndex, extract_facts
+    from pytest_llmeval.facts.collect import extract_facts
+    from pytest_llmeval.facts.extract import FactIndex
 
     index = FactIndex(["Chairs are 12 euros each. A lamp is 50 euros. Lamp: 50 euros."])
     [fact] = [f for f in extract_facts(answer) if f.unit]

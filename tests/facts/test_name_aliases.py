@@ -9,7 +9,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.facts.aliases import capital_words, demonym_forms, initialisms, name_key, places
-from pytest_llmeval.facts.extract import FactIndex, extract_facts, unsupported_facts
+from pytest_llmeval.facts.collect import extract_facts
+from pytest_llmeval.facts.extract import FactIndex, unsupported_facts
 
 needs_pycountry = pytest.mark.skipif(find_spec("pycountry") is None, reason="pycountry is not installed")
 needs_countryinfo = pytest.mark.skipif(find_spec("countryinfo") is None, reason="countryinfo is not installed")
@@ -118,8 +119,16 @@ def test_initialisms_are_read_off_runs_of_capitalised_words():
 
 
 def test_demonym_forms_go_both_ways():
-    for demonym, place in [("canadian", "canada"), ("british", "britain"), ("polish", "poland"), ("finnish", "finland"),
-                           ("swedish", "sweden"), ("turkish", "turkey"), ("israeli", "israel"), ("japanese", "japan")]:
+    for demonym, place in [
+        ("canadian", "canada"),
+        ("british", "britain"),
+        ("polish", "poland"),
+        ("finnish", "finland"),
+        ("swedish", "sweden"),
+        ("turkish", "turkey"),
+        ("israeli", "israel"),
+        ("japanese", "japan"),
+    ]:
         assert place in demonym_forms(demonym) and demonym in demonym_forms(place), (demonym, place)
     assert "curt" not in demonym_forms("curtis") and "france" not in demonym_forms("francis")
 
@@ -181,7 +190,10 @@ def test_another_country_is_not_supported(data):
     index = FactIndex(context)
     assume(not all(index.has_word(w) for f in extract_facts(answer) if f.kind == "name" for w in f.value))
     forms = {w for phrase in places().names.get(other.alpha_2, ()) for w in phrase}
-    assume(not (forms | {f for w in forms for f in demonym_forms(w)}) & {w for n in (country.name, said) for w in name_key(n)})
+    assume(
+        not (forms | {f for w in forms for f in demonym_forms(w)})
+        & {w for n in (country.name, said) for w in name_key(n)}
+    )
     keys = {name_key(spoken)} | {(form,) for form in demonym_forms(name_key(spoken)[0])}  # "Laos": Ireland's "Laois"
     subdivided = {s.code.partition("-")[2] for s in pycountry.subdivisions if name_key(s.name) in keys}
     assume(country.alpha_2 not in subdivided and country.alpha_3 not in subdivided)

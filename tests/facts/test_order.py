@@ -23,9 +23,14 @@ def _born(name: str, year: int) -> str:
 
 
 @settings(max_examples=60, deadline=None)
-@given(first=people, second=people, years=st.tuples(st.integers(1900, 2005), st.integers(1900, 2005)),
-       template=st.sampled_from(["{a} was born before {b}.", "{a} is older than {b}.", "{b} was born after {a}.",
-                                 "{b} is younger than {a}."]))
+@given(
+    first=people,
+    second=people,
+    years=st.tuples(st.integers(1900, 2005), st.integers(1900, 2005)),
+    template=st.sampled_from(
+        ["{a} was born before {b}.", "{a} is older than {b}.", "{b} was born after {a}.", "{b} is younger than {a}."]
+    ),
+)
 def test_a_time_order_is_reversed_when_the_context_gives_the_earlier_year_to_the_other(first, second, years, template):
     assume(first.split()[1] != second.split()[1] and first.split()[0] != second.split()[0] and years[0] != years[1])
     early, late = sorted(years)
@@ -39,8 +44,11 @@ def test_a_time_order_is_reversed_when_the_context_gives_the_earlier_year_to_the
 
 
 @settings(max_examples=40, deadline=None)
-@given(titles=st.permutations(TITLES).map(lambda t: t[:2]), years=st.tuples(st.integers(1960, 2024), st.integers(1960, 2024)),
-       short=st.booleans())
+@given(
+    titles=st.permutations(TITLES).map(lambda t: t[:2]),
+    years=st.tuples(st.integers(1960, 2024), st.integers(1960, 2024)),
+    short=st.booleans(),
+)
 def test_a_short_answer_makes_the_question_s_comparison(titles, years, short):
     assume(years[0] != years[1])
     first, second = titles
@@ -58,23 +66,38 @@ def test_a_short_answer_makes_the_question_s_comparison(titles, years, short):
 @given(counts=st.tuples(st.integers(2, 400), st.integers(2, 400)), more=st.booleans())
 def test_more_or_fewer_is_read_from_the_numbers_before_the_same_noun(counts, more):
     assume(counts[0] != counts[1])
-    context = [f"Abies is a genus of {counts[0]} species of conifers.", f"Chelone is a genus of {counts[1]} species of plants."]
+    context = [
+        f"Abies is a genus of {counts[0]} species of conifers.",
+        f"Chelone is a genus of {counts[1]} species of plants.",
+    ]
     word = "more" if more else "fewer"
     claim = f"Chelone has {word} species than Abies."
     wrong = counts[1] < counts[0] if more else counts[1] > counts[0]
     assert bool(reversed_orders(claim, None, context)) == wrong
 
 
-@pytest.mark.parametrize(("claim", "context"), [
-    # no year for one of them: nothing to read
-    ("Ana Lindqvist was born before Tom Okafor.", ["Ana Lindqvist (born 1950) is a judge.", "Tom Okafor is a judge too."]),
-    # the same year, one without its day
-    ("Ana Lindqvist is older than Tom Okafor.", ["Ana Lindqvist (born 1950) is a judge.", "Tom Okafor (born 3 May 1950) sits too."]),
-    # the two in one sentence: whose year is whose is not read
-    ("Ana Lindqvist is older than Tom Okafor.", ["Tom Okafor and Ana Lindqvist were born in 1950 and 1960."]),
-    # "more often" counts nothing
-    ("Modern Drummer is published more often than Bookmarks.", ["Modern Drummer appears 12 times a year.", "Bookmarks appears 6 times a year."]),
-])
+@pytest.mark.parametrize(
+    ("claim", "context"),
+    [
+        # no year for one of them: nothing to read
+        (
+            "Ana Lindqvist was born before Tom Okafor.",
+            ["Ana Lindqvist (born 1950) is a judge.", "Tom Okafor is a judge too."],
+        ),
+        # the same year, one without its day
+        (
+            "Ana Lindqvist is older than Tom Okafor.",
+            ["Ana Lindqvist (born 1950) is a judge.", "Tom Okafor (born 3 May 1950) sits too."],
+        ),
+        # the two in one sentence: whose year is whose is not read
+        ("Ana Lindqvist is older than Tom Okafor.", ["Tom Okafor and Ana Lindqvist were born in 1950 and 1960."]),
+        # "more often" counts nothing
+        (
+            "Modern Drummer is published more often than Bookmarks.",
+            ["Modern Drummer appears 12 times a year.", "Bookmarks appears 6 times a year."],
+        ),
+    ],
+)
 def test_no_order_is_read_where_the_figures_do_not_say_one(claim, context):
     assert reversed_orders(claim, None, context) == []
 
@@ -82,8 +105,10 @@ def test_no_order_is_read_where_the_figures_do_not_say_one(claim, context):
 pytest.importorskip("sentence_transformers")
 
 
-CONTEXT = ["Allan Dwan (3 April 1885 - 28 December 1981) was a Canadian-born film director.",
-           "George E. Marshall (December 29, 1891 - February 17, 1975) was an American actor and director."]
+CONTEXT = [
+    "Allan Dwan (3 April 1885 - 28 December 1981) was a Canadian-born film director.",
+    "George E. Marshall (December 29, 1891 - February 17, 1975) was an American actor and director.",
+]
 
 
 def test_groundedness_names_a_reversed_order_and_fails_on_it_when_asked(make):

@@ -57,8 +57,9 @@ class Capture:
 def run(pytester, *args):
     pytester.makepyfile(SUITE)
     capture = Capture()
-    result = pytester.inline_run("-p", "no:randomly", "-p", "no:cacheprovider", "--llmeval-report=r.json", *args,
-                                 plugins=[capture])
+    result = pytester.inline_run(
+        "-p", "no:randomly", "-p", "no:cacheprovider", "--llmeval-report=r.json", *args, plugins=[capture]
+    )
     result.assertoutcome(passed=7)
     assert gc.isenabled()  # paused from the end of the run to pytest_unconfigure only
     return capture
@@ -73,7 +74,9 @@ def check_shared(records):
         first = group[0]
         for record in group[1:]:  # one object per distinct signature (and thresholds, directions), held once
             assert record["signature"] is first["signature"]
-            assert record["thresholds"] is first["thresholds"] and record["higher_is_better"] is first["higher_is_better"]
+            assert (
+                record["thresholds"] is first["thresholds"] and record["higher_is_better"] is first["higher_is_better"]
+            )
             assert record["metrics"] is first["metrics"]  # all passed: the same metrics
     assert by_check["exact_match"][0]["signature"] is not by_check["text_matching"][0]["signature"]
 
@@ -106,8 +109,20 @@ def test_records_travel_as_json_under_xdist_and_are_shared_on_the_controller(pyt
 def test_the_store_shares_equal_values_and_changes_none():
     store = RecordStore()
     sig = {"evaluator": "e", "version": "1", "params": {"x": [1, 2]}, "thresholds": {"m": 0.5}}
-    texts = [json.dumps({"evaluator": "e", "primary": "m", "metrics": {"m": v}, "signature": sig, "details": {},
-                         "reason": "r", "case_id": f"t::{i}"}) for i, v in enumerate([1.0, 1.0, 1, True, -0.0, 0.0])]
+    texts = [
+        json.dumps(
+            {
+                "evaluator": "e",
+                "primary": "m",
+                "metrics": {"m": v},
+                "signature": sig,
+                "details": {},
+                "reason": "r",
+                "case_id": f"t::{i}",
+            }
+        )
+        for i, v in enumerate([1.0, 1.0, 1, True, -0.0, 0.0])
+    ]
     records = [store.add(json.loads(text), nodeid=f"t::{i}") for i, text in enumerate(texts)]
     for text, record in zip(texts, records):  # the same JSON, field for field, with the nodeid last
         assert json.dumps({**json.loads(text), "nodeid": record["nodeid"]}) == json.dumps(record)
@@ -136,16 +151,29 @@ def test_results_share_thresholds_and_directions_and_stay_immutable():
     assert list(sig.params) == ["a", "b"] and sig.params["b"] == (1, 2)
 
     def result(value: float, **extra: object) -> Result:
-        return Result("e", {"m": value, "n": float("nan")}, primary="m", passed=True, thresholds={"m": 0.5},
-                      higher_is_better={"m": True, "n": False}, signature=sig, **extra)  # type: ignore[arg-type]
+        return Result(
+            "e",
+            {"m": value, "n": float("nan")},
+            primary="m",
+            passed=True,
+            thresholds={"m": 0.5},
+            higher_is_better={"m": True, "n": False},
+            signature=sig,
+            **extra,
+        )  # type: ignore[arg-type]
 
     one, two = result(1.0), result(0.25, details={"k": [1, {"z": 2}]})
     assert one.thresholds is sig.thresholds and two.thresholds is sig.thresholds
     assert one.higher_is_better is two.higher_is_better and dict(one.higher_is_better) == {"m": True, "n": False}
     assert one.metrics["n"] is None and two.details["k"][1]["z"] == 2
-    other = Result("e", {"m": 1.0}, primary="m", passed=True, thresholds={"m": 0.75}, higher_is_better={"m": 1},
-                   signature=sig)
-    assert other.thresholds == {"m": 0.75} and other.thresholds is not sig.thresholds and other.higher_is_better == {"m": True}
+    other = Result(
+        "e", {"m": 1.0}, primary="m", passed=True, thresholds={"m": 0.75}, higher_is_better={"m": 1}, signature=sig
+    )
+    assert (
+        other.thresholds == {"m": 0.75}
+        and other.thresholds is not sig.thresholds
+        and other.higher_is_better == {"m": True}
+    )
     for frozen in (one.metrics, one.thresholds, one.higher_is_better, one.details, two.details, two.details["k"][1]):
         with pytest.raises(TypeError):
             frozen["m"] = 2.0  # type: ignore[index]
@@ -180,8 +208,11 @@ def _json_values():
     from hypothesis import strategies as st
 
     scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
-    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-                        max_leaves=8)
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+        max_leaves=8,
+    )
 
 
 def test_the_json_report_is_written_as_json_dumps_writes_it():
@@ -194,15 +225,25 @@ def test_the_json_report_is_written_as_json_dumps_writes_it():
     shared = {"evaluator": "e", "params": {"x": [1, {"y": None}]}, "thresholds": {}}
 
     @settings(max_examples=200, deadline=None)
-    @given(st.lists(st.dictionaries(st.text(max_size=8), _json_values(), max_size=6) | _json_values(), max_size=6),
-           st.dictionaries(st.sampled_from(["run", "tests", "zz"]), _json_values(), max_size=3))
+    @given(
+        st.lists(st.dictionaries(st.text(max_size=8), _json_values(), max_size=6) | _json_values(), max_size=6),
+        st.dictionaries(st.sampled_from(["run", "tests", "zz"]), _json_values(), max_size=3),
+    )
     def check(results, extra):
         records = [r if not isinstance(r, dict) else {**r, "signature": shared, "tags": {}} for r in results]
         report = {"format": "f", "summary": {"checks": len(records)}, "results": records, **extra}
         assert dumps(report) == escape_surrogates(json.dumps(report, **OPTIONS)) + "\n"
 
     check()
-    odd = {"results": [{1: "int key"}, {"t": (1, 2), "b": True, "n": 10**30, "s": "\ud800\n\u2028", "o": object}, {}, [], "x"]}
+    odd = {
+        "results": [
+            {1: "int key"},
+            {"t": (1, 2), "b": True, "n": 10**30, "s": "\ud800\n\u2028", "o": object},
+            {},
+            [],
+            "x",
+        ]
+    }
     assert dumps(odd) == escape_surrogates(json.dumps(odd, **OPTIONS)) + "\n"
     with pytest.raises(ValueError, match="Out of range float"):
         dumps({"results": [{"m": float("inf")}]})

@@ -1,5 +1,6 @@
 """Cassettes for the application's own model calls: recorded once, replayed with the server stopped, a miss that fails
-naming the request and the cassette, streamed and async calls, repeats and xdist, and no key in any cassette or report."""
+naming the request and the cassette, streamed and async calls, repeats and xdist, and no key in any cassette or
+report."""
 
 from __future__ import annotations
 
@@ -21,7 +22,10 @@ def _green(result, tests: int = 1) -> None:
     """Every test of the run passed: the example's groundedness may leave its answer unverified (support below the
     threshold, no evidence against it), which passes the test with pytest's status ``unverified``."""
     outcomes = {name: n for name, n in result.parseoutcomes().items() if name != "warnings"}
-    assert outcomes.get("passed", 0) + outcomes.get("unverified", 0) == tests and set(outcomes) <= {"passed", "unverified"}, outcomes
+    assert outcomes.get("passed", 0) + outcomes.get("unverified", 0) == tests and set(outcomes) <= {
+        "passed",
+        "unverified",
+    }, outcomes
 
 
 def _records(path: Path) -> list[dict]:
@@ -29,7 +33,11 @@ def _records(path: Path) -> list[dict]:
 
 
 def _everything(root: Path) -> str:
-    return "".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file() and p.suffix in (".yaml", ".json", ".xml", ".md", ".html"))
+    return "".join(
+        p.read_text(errors="replace")
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix in (".yaml", ".json", ".xml", ".md", ".html")
+    )
 
 
 @pytest.fixture
@@ -67,24 +75,32 @@ def test_a_request_with_no_recording_fails_naming_it_and_the_cassette(app, serve
     # No cassette yet: once records one.
     unrecorded = app.runpytest("-p", "no:randomly")
     unrecorded.assert_outcomes(failed=1)
-    unrecorded.stdout.fnmatch_lines(["llmeval: no recording of POST * (record mode none); record it with "
-                                     "--llmeval-record-mode=once (no cassette yet), then commit the cassette"])
+    unrecorded.stdout.fnmatch_lines(
+        [
+            "llmeval: no recording of POST * (record mode none); record it with "
+            "--llmeval-record-mode=once (no cassette yet), then commit the cassette"
+        ]
+    )
     assert len(server.requests) == 0
     _green(app.runpytest("-p", "no:randomly", "--llmeval-record-mode=once"))
     source = (app.path / "rag_test.py").read_text()
     (app.path / "rag_test.py").write_text(source.replace("How much is a guided tour", "When does the museum open"))
     result = app.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["llmeval: no recording of POST http://127.0.0.1:*/v1/chat/completions (model 'gpt-4o-mini', "
-                                 "'When does the museum open of the museum?') in the cassette *test_museum_prices.yaml (record "
-                                 "mode none); record it with --llmeval-record-mode=new_episodes (the cassette exists: the "
-                                 "new request is added to it), then commit the cassette"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval: no recording of POST http://127.0.0.1:*/v1/chat/completions (model 'gpt-4o-mini', "
+            "'When does the museum open of the museum?') in the cassette *test_museum_prices.yaml (record "
+            "mode none); record it with --llmeval-record-mode=new_episodes (the cassette exists: the "
+            "new request is added to it), then commit the cassette"
+        ]
+    )
     assert len(server.requests) == 1  # the miss made no request
     _green(app.runpytest("-p", "no:randomly", "--llmeval-record-mode=new_episodes"))
     assert len(server.requests) == 2
 
 
-STREAMED = '''
+STREAMED = """
 import asyncio
 import os
 
@@ -110,7 +126,7 @@ def test_async():
         return reply.choices[0].message.content
 
     assert_exact_match(asyncio.run(ask()), "Paris is the capital.")
-'''
+"""
 
 
 def test_streamed_and_async_calls_replay(pytester, server, monkeypatch):
@@ -127,7 +143,7 @@ def test_streamed_and_async_calls_replay(pytester, server, monkeypatch):
     assert SECRET not in _everything(pytester.path)
 
 
-REPEATED = '''
+REPEATED = """
 import os
 
 import openai
@@ -140,7 +156,7 @@ def test_noisy(llmeval_draw):
     client = openai.OpenAI(base_url=os.environ["RAG_BASE_URL"])
     reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "pick one"}], temperature=1)
     assert_matches(reply.choices[0].message.content, '"answer"')
-'''
+"""
 
 
 def test_each_draw_replays_its_own_recording_under_xdist(pytester, server, monkeypatch):
@@ -162,13 +178,23 @@ def test_each_draw_replays_its_own_recording_under_xdist(pytester, server, monke
 
 
 def test_the_judges_own_requests_are_never_recorded(app, server):
-    (app.path / "pytest.ini").write_text(f"[pytest]\nllmeval_judge_model = judge-m\nllmeval_judge_base_url = {server.base_url}\n")
+    (app.path / "pytest.ini").write_text(
+        f"[pytest]\nllmeval_judge_model = judge-m\nllmeval_judge_base_url = {server.base_url}\n"
+    )
     source = (app.path / "rag_test.py").read_text()
-    (app.path / "rag_test.py").write_text(source.replace("from pytest_llmeval import assert_grounded",
-                                                         "from pytest_llmeval import assert_faithful as assert_grounded"))
-    server.responder = lambda body: ({"text": json.dumps({"claims": ["It costs 8 euros."]})} if "Break the answer" in
-                                     body["messages"][0]["content"] else {"text": json.dumps({"verdict": "yes"})}
-                                     if body.get("model") == "judge-m" else {"text": MUSEUM})
+    (app.path / "rag_test.py").write_text(
+        source.replace(
+            "from pytest_llmeval import assert_grounded",
+            "from pytest_llmeval import assert_faithful as assert_grounded",
+        )
+    )
+    server.responder = lambda body: (
+        {"text": json.dumps({"claims": ["It costs 8 euros."]})}
+        if "Break the answer" in body["messages"][0]["content"]
+        else {"text": json.dumps({"verdict": "yes"})}
+        if body.get("model") == "judge-m"
+        else {"text": MUSEUM}
+    )
     app.runpytest("-p", "no:randomly", "--llmeval-record-mode=once").assert_outcomes(passed=1)
     assert len(server.requests) == 3  # the application's call and the judge's two
     text = (app.path / "cassettes" / "rag_test" / "test_museum_prices.yaml").read_text()
@@ -176,19 +202,21 @@ def test_the_judges_own_requests_are_never_recorded(app, server):
 
 
 def test_a_bad_record_value_and_mode_are_named(pytester):
-    pytester.makepyfile('''
+    pytester.makepyfile("""
         import pytest
 
         @pytest.mark.llmeval(record="yes")
         def test_bad():
             pass
-    ''')
-    pytester.runpytest("-p", "no:randomly").stdout.fnmatch_lines(["*llmeval marker argument 'record' must be True or False, got 'yes'*"])
+    """)
+    pytester.runpytest("-p", "no:randomly").stdout.fnmatch_lines(
+        ["*llmeval marker argument 'record' must be True or False, got 'yes'*"]
+    )
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-record-mode=sometimes")
     result.stderr.fnmatch_lines(["*--llmeval-record-mode*expected one of none, once, new_episodes, all*"])
 
 
-TWO = '''
+TWO = """
 import os
 
 import openai
@@ -197,8 +225,10 @@ from pytest_llmeval import assert_exact_match
 
 
 def ask(question):
-    client = openai.OpenAI(base_url=os.environ["RAG_BASE_URL"], default_headers={"X-Team-Token": os.environ["TEAM_TOKEN"]})
-    reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": question + os.environ["TEAM_TOKEN"]}])
+    client = openai.OpenAI(base_url=os.environ["RAG_BASE_URL"], default_headers={"X-Team-Token": \
+os.environ["TEAM_TOKEN"]})
+    reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": question + \
+os.environ["TEAM_TOKEN"]}])
     return reply.choices[0].message.content
 
 
@@ -206,7 +236,7 @@ def ask(question):
 @pytest.mark.parametrize("question", ["first", "second"])
 def test_answer(question):
     assert_exact_match(ask(question), "Paris")
-'''
+"""
 
 
 def test_mixed_rows_a_replayed_baseline_and_configured_secrets_are_named(pytester, server, monkeypatch, read_json):
@@ -216,12 +246,17 @@ def test_mixed_rows_a_replayed_baseline_and_configured_secrets_are_named(pyteste
     monkeypatch.setenv("TEAM_TOKEN", token)
     server.default = {"text": "Paris"}
     pytester.makepyfile(test_two=TWO)
-    pytester.makeini("[pytest]\nllmeval_record_secrets =\n    TEAM_TOKEN\n")  # every run redacts alike: a replay matches
+    # every run redacts alike: a replay matches
+    pytester.makeini("[pytest]\nllmeval_record_secrets =\n    TEAM_TOKEN\n")
     pytester.runpytest("-p", "no:randomly", "--llmeval-record-mode=once", "-k", "first").assert_outcomes(passed=1)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-record-mode=once", "--llmeval-report=mixed.json")
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["llmeval answers: 1 test(s) replayed from cassettes, 1 live",
-                                 "llmeval answers: exact_match m mixes 1 live and 1 replayed answer(s) in one leaderboard row"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval answers: 1 test(s) replayed from cassettes, 1 live",
+            "llmeval answers: exact_match m mixes 1 live and 1 replayed answer(s) in one leaderboard row",
+        ]
+    )
     assert read_json(pytester.path / "mixed.json")["run"]["answers"] == {"live": 1, "replayed": 1}
     server.stop()
     pytester.runpytest("-p", "no:randomly", "--llmeval-report=replayed.json").assert_outcomes(passed=2)

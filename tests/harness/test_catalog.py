@@ -41,7 +41,11 @@ def test_every_builtin_check_names_its_helper_and_the_helper_exists():
         if entry.helper:
             assert entry.helper in pytest_llmeval.__all__, (entry.name, entry.helper)
     helpers = {e.helper for e in found if e.helper}
-    public = {name for name in pytest_llmeval.__all__ if name.startswith("assert_") and name not in ("assert_check", "assert_metric")}
+    public = {
+        name
+        for name in pytest_llmeval.__all__
+        if name.startswith("assert_") and name not in ("assert_check", "assert_metric")
+    }
     assert public - helpers == set()  # every public helper is some check's declared helper
 
 
@@ -68,7 +72,8 @@ def pytest_llmeval_register_evaluators(registry):
 
 
 def test_a_check_added_by_a_subfolder_conftest_is_in_the_catalog_the_contract_and_the_report(pytester):
-    """One class and a hook in sub/conftest.py, no other file: registered (historic hook) when pytest runs from the root."""
+    """One class and a hook in sub/conftest.py, no other file: registered (historic hook) when pytest runs from the
+    root."""
     sub = pytester.mkdir("sub")
     (sub / "conftest.py").write_text(PLUGIN_CHECK)
     (sub / "test_shout.py").write_text(
@@ -82,8 +87,13 @@ def test_a_check_added_by_a_subfolder_conftest_is_in_the_catalog_the_contract_an
     assert [(r["evaluator"], r["passed"]) for r in report["results"]] == [("shout", True), ("shout", False)]
     listing = pytester.runpytest("--llmeval-evaluators")
     assert listing.ret == 0
-    listing.stdout.fnmatch_lines(["*llmeval evaluators*", "shout: assert_check('shout', ...); shout >= 0.9; needs actual; rules, from conftest:ShoutCheck",
-                                  "    The answer is written in capitals"])
+    listing.stdout.fnmatch_lines(
+        [
+            "*llmeval evaluators*",
+            "shout: assert_check('shout', ...); shout >= 0.9; needs actual; rules, from conftest:ShoutCheck",
+            "    The answer is written in capitals",
+        ]
+    )
     assert "passed" not in listing.stdout.lines[-1] or "deselected" in listing.stdout.lines[-1]  # nothing ran
     # the contract harness accepts it: the same checks every built-in passes
     from tests.core.test_contract import check_contract
@@ -130,13 +140,20 @@ print("OUTCOME=" + json.dumps(outcome))
 
 @pytest.mark.subprocess
 def test_every_offline_checks_documented_example_runs():
-    """The example on each check's docs page, run as a script outside pytest (as a notebook would): it prints a verdict."""
+    """The example on each check's docs page, run as a script outside pytest (as a notebook would): it prints a
+    verdict."""
     import subprocess
     import sys
 
     registry = Registry(entry_points=False)
-    names = [e.name for e in entries(registry) if e.source == "built-in" and e.kind != "judge" and e.name not in EXAMPLE_NEEDS]
-    done = subprocess.run([sys.executable, "-c", RUN_EXAMPLES, json.dumps(names)], capture_output=True, text=True, timeout=900)
+    names = [
+        e.name
+        for e in entries(registry)
+        if e.source == "built-in" and e.kind != "judge" and e.name not in EXAMPLE_NEEDS
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_EXAMPLES, json.dumps(names)], capture_output=True, text=True, timeout=900
+    )
     outcome = json.loads(done.stdout.rpartition("OUTCOME=")[2] or "{}")
     assert sorted(outcome) == sorted(names), done.stderr[-3000:]
     assert {name: verdict for name, verdict in outcome.items() if verdict not in ("pass", "fail", "unverified")} == {}
@@ -146,17 +163,22 @@ def test_every_judge_checks_documented_example_runs_against_a_judge(pytester, se
     """A judge check's example, run inside a test against a real OpenAI-protocol server answering each schema."""
     from tests.core.test_contract import schema_instance
 
-    server.responder = lambda body: {"text": json.dumps(schema_instance(body["response_format"]["json_schema"]["schema"]))}
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_cache = off\n")
+    server.responder = lambda body: {
+        "text": json.dumps(schema_instance(body["response_format"]["json_schema"]["schema"]))
+    }
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_api_key_env = JUDGE_KEY\nllmeval_judge_cache = off\n"
+    )
     registry = Registry(entry_points=False)
     from pytest_llmeval.harness.catalog import example_code
 
     judged = [e.name for e in entries(registry) if e.source == "built-in" and e.kind == "judge"]
     lines = ["import pytest", ""]
     for name in judged:
-        code = example_code(registry.resolve(name)).replace("print(result.verdict, result.reason)",
-                                                             "assert result.verdict in ('pass', 'fail', 'unverified')")
+        code = example_code(registry.resolve(name)).replace(
+            "print(result.verdict, result.reason)", "assert result.verdict in ('pass', 'fail', 'unverified')"
+        )
         lines += [f"def test_{name}():"] + [f"    {line}" for line in code.splitlines()] + [""]
     pytester.makepyfile(test_examples="\n".join(lines))
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=len(judged))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-SUITE = '''
+SUITE = """
 import pytest
 from pytest_llmeval import assert_exact_match
 
@@ -16,7 +16,7 @@ PASSING = {{"steady": {{1, 2, 3}}, "flaky": {{2, 3}}, "broken": {{3}}}}
 @pytest.mark.parametrize("case", ["steady", "flaky", "broken"])
 def test_answer(case, llmeval_draw):
     assert_exact_match("Paris" if llmeval_draw in PASSING[case] else "Lyon", "Paris")
-'''
+"""
 
 
 @pytest.mark.parametrize("how", ["marker", "option", "ini", "xdist"])
@@ -32,8 +32,12 @@ def test_a_case_passes_on_k_of_its_n_draws(pytester, how):
         args += ["-n", "2"]
     result = pytester.runpytest(*args)
     result.assert_outcomes(passed=8, failed=1)  # steady 3/3 and flaky 2/3 pass; broken 1/3 is one red test
-    result.stdout.fnmatch_lines(["*llmeval: case test_*.py::test_answer[[]broken[]] failed: 2 of its 3 draws failed, so fewer "
-                                 "than the 2 it needs can pass (min_pass)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval: case test_*.py::test_answer[[]broken[]] failed: 2 of its 3 draws failed, so fewer "
+            "than the 2 it needs can pass (min_pass)*"
+        ]
+    )
     assert result.ret == 1
 
 
@@ -45,5 +49,7 @@ def test_without_min_pass_every_failing_draw_is_red(pytester):
 def test_min_pass_above_the_draws_is_a_usage_error(pytester):
     pytester.makepyfile(SUITE.format(marker=", min_pass=4"))
     result = pytester.runpytest("-p", "no:randomly")
-    result.stdout.fnmatch_lines(["*min_pass (the draws that must pass) takes an integer from 1 to the test's 3 draws; got 4*"])
+    result.stdout.fnmatch_lines(
+        ["*min_pass (the draws that must pass) takes an integer from 1 to the test's 3 draws; got 4*"]
+    )
     assert result.ret != 0

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_llmeval.harness.markers import parse_repeat
 
-SUITE = '''
+SUITE = """
 import pytest
 from pytest_llmeval import assert_exact_match
 
@@ -17,10 +17,12 @@ PASSING = {{"steady": {{1, 2, 3, 4, 5}}, "flaky": {{2, 3, 5}}, "broken": {{4}}}}
 @pytest.mark.parametrize("case", ["steady", "flaky", "broken"])
 def test_answer(case, llmeval_draw):
     assert_exact_match("Paris" if llmeval_draw in PASSING[case] else "Lyon", "Paris")
-'''
+"""
 
 
-@pytest.mark.parametrize(("value", "parsed"), [(3, (3, False)), ("3", (3, False)), ("auto", (5, True)), ("auto:7", (7, True))])
+@pytest.mark.parametrize(
+    ("value", "parsed"), [(3, (3, False)), ("3", (3, False)), ("auto", (5, True)), ("auto:7", (7, True))]
+)
 def test_repeat_values(value, parsed):
     assert parse_repeat(value, "here") == parsed
 
@@ -44,11 +46,17 @@ def test_draws_stop_once_the_case_is_decided(pytester, how):
     # majority of 5 (3): steady passes after draws 1-3; flaky after 5 (draws 2, 3, 5 pass); broken fails after draw 3
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 1
-    result.stdout.fnmatch_lines(["*case test_*.py::test_answer[[]broken[]] failed: 3 of its 5 draws failed, so fewer than the 3 it "
-                                 "needs can pass (min_pass)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*case test_*.py::test_answer[[]broken[]] failed: 3 of its 5 draws failed, so fewer than the 3 it "
+            "needs can pass (min_pass)*"
+        ]
+    )
     if not how.startswith("xdist"):
         assert outcomes["passed"] == 3 + 5 + 2 and outcomes["skipped"] == 2 + 0 + 2  # 11 draws of 15
-        result.stdout.fnmatch_lines(["llmeval repeat=auto: 11 draws of 3 case(s), where fixed repeats would run 15 (27% fewer)*"])
+        result.stdout.fnmatch_lines(
+            ["llmeval repeat=auto: 11 draws of 3 case(s), where fixed repeats would run 15 (27% fewer)*"]
+        )
     assert result.ret == 1
 
 

@@ -11,11 +11,21 @@ TEST = "from pytest_llmeval import assert_exact_match\n\ndef test_x():\n    asse
 
 
 def test_the_report_is_assembled_from_records_and_run_information():
-    record = {"evaluator": "exact_match", "metrics": {"exact_match": 1.0}, "primary": "exact_match", "passed": True,
-              "nodeid": "t.py::test_x", "outcome": "passed"}
-    report = assemble([record], run={"plugin": "0", "exit_status": 0}, summary={"checks": 1}, tests={"t.py::test_x": "passed"})
+    record = {
+        "evaluator": "exact_match",
+        "metrics": {"exact_match": 1.0},
+        "primary": "exact_match",
+        "passed": True,
+        "nodeid": "t.py::test_x",
+        "outcome": "passed",
+    }
+    report = assemble(
+        [record], run={"plugin": "0", "exit_status": 0}, summary={"checks": 1}, tests={"t.py::test_x": "passed"}
+    )
     assert report["format"] == FORMAT and report["results"] == [record] and report["baseline"] is None
-    assert report == assemble([record], run={"plugin": "0", "exit_status": 0}, summary={"checks": 1}, tests={"t.py::test_x": "passed"})
+    assert report == assemble(
+        [record], run={"plugin": "0", "exit_status": 0}, summary={"checks": 1}, tests={"t.py::test_x": "passed"}
+    )
 
 
 def test_a_plugin_generates_the_report_and_every_writer_uses_it(pytester):
@@ -23,7 +33,9 @@ def test_a_plugin_generates_the_report_and_every_writer_uses_it(pytester):
         "from pytest_llmeval.report.jsonfile import assemble\n\n"
         "def pytest_llmeval_generate_report(config, results, run, summary, baseline, tests, models, judge):\n"
         "    run = {**run, 'commit': 'abc123'}\n"
-        "    return assemble(results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, judge=judge)\n")
+        "    return assemble(results, run=run, summary=summary, baseline=baseline, tests=tests, models=models, "
+        "judge=judge)\n"
+    )
     pytester.makepyfile(TEST)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=r.json", "--llmeval-report=r.md")
     result.assert_outcomes(passed=1)

@@ -52,8 +52,13 @@ class CountingJudge(OpenAIJudge):
 def run(server, tmp_path, concurrency):
     server.responder = reply
     evaluator = Registry(entry_points=False).create("faithfulness")
-    judge = CountingJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=concurrency,
-                          together=concurrency if concurrency > 1 else 0)
+    judge = CountingJudge(
+        "fan",
+        base_url=server.base_url,
+        max_retries=0,
+        max_concurrency=concurrency,
+        together=concurrency if concurrency > 1 else 0,
+    )
     evaluator.bind_judge(JudgeRunner(judge, VerdictCache(str(tmp_path / str(concurrency)), "record")))
     [result] = evaluator.evaluate([Case(actual="answer", context=["ctx"])])
     return judge.peak, result
@@ -66,18 +71,33 @@ def test_claim_verdicts_go_out_together_and_are_metered_exactly(server, tmp_path
     assert (serial, parallel) == (1, 8)  # 8 claim verdicts: one at a time, or all eight in flight at once
     for result in (one, eight):
         assert result.score == pytest.approx(7 / 8)
-        assert [c["verdict"] for c in result.details["claims"]] == ["yes", "yes", "yes", "no", "yes", "yes", "yes", "yes"]
+        assert [c["verdict"] for c in result.details["claims"]] == [
+            "yes",
+            "yes",
+            "yes",
+            "no",
+            "yes",
+            "yes",
+            "yes",
+            "yes",
+        ]
         assert result.details["judge"]["calls"] == 9  # 1 claim extraction + 8 verdicts, counted from every thread
 
 
 def test_identical_requests_in_flight_together_are_asked_once(server, tmp_path):
     """Duplicate claims fanned out: one call, the others replay it, exactly as one after another."""
-    server.responder = lambda body: ({"text": json.dumps({"claims": ["same", "same", "same", "other"]})}
-                                     if "Break the answer" in body["messages"][0]["content"]
-                                     else {"text": json.dumps({"verdict": "yes"}), "delay": 0.1})
+    server.responder = lambda body: (
+        {"text": json.dumps({"claims": ["same", "same", "same", "other"]})}
+        if "Break the answer" in body["messages"][0]["content"]
+        else {"text": json.dumps({"verdict": "yes"}), "delay": 0.1}
+    )
     evaluator = Registry(entry_points=False).create("faithfulness")
-    evaluator.bind_judge(JudgeRunner(OpenAIJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=4),
-                                     VerdictCache(str(tmp_path), "record")))
+    evaluator.bind_judge(
+        JudgeRunner(
+            OpenAIJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=4),
+            VerdictCache(str(tmp_path), "record"),
+        )
+    )
     [result] = evaluator.evaluate([Case(actual="answer", context=["ctx"])])
     assert len(server.requests) == 3  # claims, "same" once, "other"
     assert result.details["judge"]["calls"] == 3 and result.details["judge"]["replayed"] == 2
@@ -89,8 +109,10 @@ def test_the_session_pool_is_started_once_and_kept_across_checks(server, tmp_pat
 
     server.responder = reply
     evaluator = Registry(entry_points=False).create("faithfulness")
-    runner = JudgeRunner(OpenAIJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=3),
-                         VerdictCache(str(tmp_path), "off"))
+    runner = JudgeRunner(
+        OpenAIJudge("fan", base_url=server.base_url, max_retries=0, max_concurrency=3),
+        VerdictCache(str(tmp_path), "off"),
+    )
     evaluator.bind_judge(runner)
     seen = set()
     for n in range(4):
@@ -140,10 +162,13 @@ def test_nested_fan_outs_on_one_busy_pool_finish_in_order():
     from pytest_llmeval.judges.runner import fan_out
 
     with ThreadPoolExecutor(max_workers=1) as pool:
+
         def outer(i):
             return fan_out([lambda j=j: (i, j) for j in range(3)], 4, pool)
 
-        assert fan_out([lambda i=i: outer(i) for i in range(3)], 4, pool) == [[(i, j) for j in range(3)] for i in range(3)]
+        assert fan_out([lambda i=i: outer(i) for i in range(3)], 4, pool) == [
+            [(i, j) for j in range(3)] for i in range(3)
+        ]
 
 
 def test_the_first_failure_in_order_is_raised_and_unstarted_jobs_are_not_run():

@@ -14,8 +14,10 @@ from pytest_llmeval.judges.cache import VerdictCache, verdict_key
 from pytest_llmeval.judges.openai_judge import OpenAIJudge
 from pytest_llmeval.judges.runner import JudgeRunner
 
-ONE_CHECK = ("from pytest_llmeval import assert_no_contact_info\n\n"
-             "def test_contact():\n    assert_no_contact_info('Call the front desk.')\n")
+ONE_CHECK = (
+    "from pytest_llmeval import assert_no_contact_info\n\n"
+    "def test_contact():\n    assert_no_contact_info('Call the front desk.')\n"
+)
 MESSAGES = [{"role": "user", "content": "ok?"}]
 
 
@@ -33,8 +35,10 @@ def _http_stack_imported():
 
 
 def judge_ini(pytester, server, extra=""):
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     f"llmeval_judge_api_key_env = JUDGE_KEY\n{extra}")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        f"llmeval_judge_api_key_env = JUDGE_KEY\n{extra}"
+    )
 
 
 # -- 11: a verdict file whose reply holds a field this version does not know ----------------------
@@ -67,13 +71,16 @@ def test_a_verdict_from_another_version_is_untrusted_asked_again_and_rewritten(p
     assert len(server.requests) == asked + len(files) and "untrusted cache file" not in third.stdout.str()
 
 
-@pytest.mark.parametrize("reply, named", [
-    ({"text": "yes", "confidence": 0.9}, "unknown field(s) 'confidence'"),
-    ({"finish_reason": "stop"}, "'text' is missing"),
-    ({"text": 5}, "'text' must be a string"),
-    ({"text": "yes", "prompt_tokens": "many"}, "'prompt_tokens' must be an integer"),
-    ({"text": "yes", "extra": []}, "'extra' must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "reply, named",
+    [
+        ({"text": "yes", "confidence": 0.9}, "unknown field(s) 'confidence'"),
+        ({"finish_reason": "stop"}, "'text' is missing"),
+        ({"text": 5}, "'text' must be a string"),
+        ({"text": "yes", "prompt_tokens": "many"}, "'prompt_tokens' must be an integer"),
+        ({"text": "yes", "extra": []}, "'extra' must be a JSON object"),
+    ],
+)
 def test_a_reply_of_the_wrong_shape_is_untrusted(tmp_path, reply, named):
     cache = VerdictCache(str(tmp_path), "record")
     request = {"messages": MESSAGES}
@@ -99,7 +106,9 @@ def test_the_recorded_reply_fields_are_the_reply_s_own():
 @pytest.mark.subprocess
 def test_a_hung_judge_is_given_up_on_after_three_timeouts_in_a_row(pytester, server):
     server.default = {"delay": 1.0, "text": '{"verdict": "absent"}'}
-    judge_ini(pytester, server, "llmeval_judge_timeout = 0.2\nllmeval_judge_retries = 1\nllmeval_judge_max_concurrency = 1\n")
+    judge_ini(
+        pytester, server, "llmeval_judge_timeout = 0.2\nllmeval_judge_retries = 1\nllmeval_judge_max_concurrency = 1\n"
+    )
     pytester.makepyfile(
         "import pytest\nfrom pytest_llmeval import assert_no_contact_info\n\n"
         "@pytest.mark.parametrize('n', range(6))\n"
@@ -107,8 +116,9 @@ def test_a_hung_judge_is_given_up_on_after_three_timeouts_in_a_row(pytester, ser
     )
     # In a subprocess: pytester's in-process runs forget the HTTP modules first imported inside them, and a later run's
     # timeout could then escape as an exception the client no longer recognises.
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off",
-                                           "--junitxml=j.xml")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_cache=off", "--junitxml=j.xml"
+    )
     result.assert_outcomes(failed=6)
     # Three checks asked twice (a try and one retry) each; the other three never reached the server (6 x 2 before).
     assert len(server.requests) == 3 * 2
@@ -131,8 +141,15 @@ def test_the_breaker_leaves_recorded_verdicts_and_offline_alone(server, tmp_path
     def ask(n):
         return runner.reply(evaluator="e", version="1", template="t", messages=[{"role": "user", "content": f"q{n}"}])
 
-    request = {"evaluator": "e", "version": "1", "template_sha256": __import__("hashlib").sha256(b"t").hexdigest(),
-               "judge": dict(judge.signature()), "messages": [{"role": "user", "content": "recorded"}], "schema": None, "repeat": 0}
+    request = {
+        "evaluator": "e",
+        "version": "1",
+        "template_sha256": __import__("hashlib").sha256(b"t").hexdigest(),
+        "judge": dict(judge.signature()),
+        "messages": [{"role": "user", "content": "recorded"}],
+        "schema": None,
+        "repeat": 0,
+    }
     cache.put(request, {"text": "recorded yes"})
     for n in range(2):
         with pytest.raises(JudgeTimeout):
@@ -140,7 +157,9 @@ def test_the_breaker_leaves_recorded_verdicts_and_offline_alone(server, tmp_path
     with pytest.raises(JudgeError, match="not asked: it timed out 2 times in a row"):
         ask(3)
     assert len(server.requests) == 2
-    replayed = runner.reply(evaluator="e", version="1", template="t", messages=[{"role": "user", "content": "recorded"}])
+    replayed = runner.reply(
+        evaluator="e", version="1", template="t", messages=[{"role": "user", "content": "recorded"}]
+    )
     assert replayed.text == "recorded yes"  # a recorded verdict is still replayed
     assert "timed out 2 times in a row" in runner.stats()["breaker"]
 
@@ -160,7 +179,8 @@ def test_an_answer_resets_the_count_of_timeouts(server, tmp_path):
 
 def test_the_budget_bounds_one_call_and_retries_are_counted(server):
     server.default = {"delay": 2.0, "text": "{}"}
-    # Ten retries allowed, but the 0.3-s budget is spent after the first 0.2-s timeout and before the next try's wait ends.
+    # Ten retries allowed, but the 0.3-s budget is spent after the first 0.2-s timeout and before the next try's wait
+    # ends.
     judge = OpenAIJudge("scripted", base_url=server.base_url, timeout=0.2, max_retries=10, budget=0.3, json_mode="none")
     with pytest.raises(JudgeTimeout, match="APITimeoutError.*1 attempt.*budget of 0.3 s spent"):
         judge.complete(MESSAGES)
@@ -183,13 +203,19 @@ def test_the_retries_option_reaches_the_judge_and_bad_values_are_named(pytester,
     judge_ini(pytester, server)
     pytester.makepyfile(ONE_CHECK)
     run = pytester.runpytest_subprocess
-    run("-p", "no:randomly", "--override-ini=llmeval_judge_retries=0", "--override-ini=llmeval_judge_cache=off").assert_outcomes(failed=1)
+    run(
+        "-p", "no:randomly", "--override-ini=llmeval_judge_retries=0", "--override-ini=llmeval_judge_cache=off"
+    ).assert_outcomes(failed=1)
     assert len(server.requests) == 1
     bad = run("--override-ini=llmeval_judge_retries=-1")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
-    bad.stderr.fnmatch_lines(["*llmeval_judge_retries in the ini file (or -o): expected an integer from 0 to 10; got '-1'*"])
+    bad.stderr.fnmatch_lines(
+        ["*llmeval_judge_retries in the ini file (or -o): expected an integer from 0 to 10; got '-1'*"]
+    )
     bad = run("--override-ini=llmeval_judge_budget=0")
-    bad.stderr.fnmatch_lines(["*llmeval_judge_budget in the ini file (or -o): expected a positive number of seconds; got '0'*"])
+    bad.stderr.fnmatch_lines(
+        ["*llmeval_judge_budget in the ini file (or -o): expected a positive number of seconds; got '0'*"]
+    )
 
 
 # -- 13: a reply that echoes the API key --------------------------------------------------------------
@@ -228,6 +254,8 @@ def test_a_judge_check_without_openai_names_the_extra(pytester, server, monkeypa
     result = pytester.runpytest_subprocess("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     # one line, as for any check whose extra is missing
-    result.stdout.fnmatch_lines(["llmeval: the judge needs the openai package: pip install 'pytest-llm-verdict?judge?'"])
+    result.stdout.fnmatch_lines(
+        ["llmeval: the judge needs the openai package: pip install 'pytest-llm-verdict?judge?'"]
+    )
     result.stdout.no_fnmatch_line("*During handling*")
     assert server.requests == []

@@ -19,23 +19,48 @@ SECRET = "sk-test-secret-never-shown-0123456789"
 @pytest.fixture
 def judge(server, monkeypatch):
     monkeypatch.setenv("LLMEVAL_TEST_KEY", SECRET)
-    return OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=2.0, max_retries=2,
-                       price_per_million=(1.0, 2.0))
+    return OpenAIJudge(
+        "scripted-judge",
+        base_url=server.base_url,
+        api_key_env="LLMEVAL_TEST_KEY",
+        timeout=2.0,
+        max_retries=2,
+        price_per_million=(1.0, 2.0),
+    )
 
 
 MESSAGES = [{"role": "user", "content": "Is the sky blue? Answer as JSON."}]
 
 
 def test_reply_usage_cost_and_request(judge, server):
-    server.script.append({"text": 'Sure! ```json\n{"verdict": "yes"}\n```', "prompt_tokens": 100, "completion_tokens": 20})
+    server.script.append(
+        {"text": 'Sure! ```json\n{"verdict": "yes"}\n```', "prompt_tokens": 100, "completion_tokens": 20}
+    )
     reply = judge.complete(MESSAGES, schema={"type": "object"})
     assert reply.json() == {"verdict": "yes"}
-    assert judge.stats() == {"model": "scripted-judge", "calls": 1, "prompt_tokens": 100, "completion_tokens": 20, "cost": 0.00014,
-                             "json_mode": "schema", "json_mode_downgrades": []}
+    assert judge.stats() == {
+        "model": "scripted-judge",
+        "calls": 1,
+        "prompt_tokens": 100,
+        "completion_tokens": 20,
+        "cost": 0.00014,
+        "json_mode": "schema",
+        "json_mode_downgrades": [],
+    }
     sent = server.requests[0]
     assert sent["model"] == "scripted-judge" and sent["temperature"] == 0.0 and sent["seed"] == 0
-    assert sent["messages"] == MESSAGES and set(sent) == {"model", "messages", "temperature", "max_tokens", "seed", "response_format"}
-    assert sent["response_format"] == {"type": "json_schema", "json_schema": {"name": "verdict", "schema": {"type": "object"}}}
+    assert sent["messages"] == MESSAGES and set(sent) == {
+        "model",
+        "messages",
+        "temperature",
+        "max_tokens",
+        "seed",
+        "response_format",
+    }
+    assert sent["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "verdict", "schema": {"type": "object"}},
+    }
     assert server.headers[0]["authorization"] == f"Bearer {SECRET}"  # sent to the server, and nowhere else
     assert SECRET not in json.dumps(judge.signature()) and SECRET not in json.dumps(judge.stats())
 
@@ -60,7 +85,9 @@ def test_persistent_failure_and_timeout_are_judge_errors(judge, server):
     with pytest.raises(JudgeError, match="judge 'scripted-judge' at http://127.0.0.1:.* failed: InternalServerError"):
         judge.complete(MESSAGES)
     assert len(server.requests) == 3  # first try + 2 retries
-    slow = OpenAIJudge("scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=0.2, max_retries=0)
+    slow = OpenAIJudge(
+        "scripted-judge", base_url=server.base_url, api_key_env="LLMEVAL_TEST_KEY", timeout=0.2, max_retries=0
+    )
     server.script.append({"text": "{}", "delay": 1.0})
     with pytest.raises(JudgeError, match="APITimeoutError"):
         slow.complete(MESSAGES)
@@ -133,19 +160,36 @@ def test_runner_meters_validates_and_counts_parse_failures(judge, server, tmp_pa
     from pytest_llmeval.judges.runner import JudgeRunner
 
     runner = JudgeRunner(judge, VerdictCache(str(tmp_path), "record"))
-    server.script.extend([{"text": '{"verdict": "yes"}', "prompt_tokens": 1000, "completion_tokens": 500},
-                          {"text": '{"verdict": "maybe"}'}])
+    server.script.extend(
+        [
+            {"text": '{"verdict": "yes"}', "prompt_tokens": 1000, "completion_tokens": 500},
+            {"text": '{"verdict": "maybe"}'},
+        ]
+    )
     ask = {"evaluator": "e", "version": "1", "template": "t", "schema": SCHEMA}
     with runner.metered() as usage:
         assert runner.ask(messages=MESSAGES, **ask) == {"verdict": "yes"}
         assert runner.ask(messages=MESSAGES, **ask) == {"verdict": "yes"}  # replayed: no call, no cost
-    assert usage.as_dict() == {"calls": 1, "replayed": 1, "prompt_tokens": 1000, "completion_tokens": 500, "cost": 0.002}
+    assert usage.as_dict() == {
+        "calls": 1,
+        "replayed": 1,
+        "prompt_tokens": 1000,
+        "completion_tokens": 500,
+        "cost": 0.002,
+    }
     with pytest.raises(JudgeParseError, match="does not follow the schema at verdict: 'maybe' is not one of"):
         runner.ask(messages=[{"role": "user", "content": "other"}], **ask)
     assert runner.stats()["parse_failures_by_evaluator"] == {"e": 1}
 
 
-REQUEST = {"evaluator": "faithfulness", "version": "1", "template": "abc", "judge": {"model": "m"}, "inputs": {"a": 1}, "repeat": 0}
+REQUEST = {
+    "evaluator": "faithfulness",
+    "version": "1",
+    "template": "abc",
+    "judge": {"model": "m"},
+    "inputs": {"a": 1},
+    "repeat": 0,
+}
 
 
 def test_cache_record_then_replay(tmp_path):

@@ -16,7 +16,9 @@ import pytest
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_llamacpp.py"
 PYTHON = os.environ.get("LLMEVAL_LLAMACPP_PYTHON", "")
 
-pytestmark = pytest.mark.skipif(not PYTHON, reason="set LLMEVAL_LLAMACPP_PYTHON to a Python with llama-cpp-python[server]")
+pytestmark = pytest.mark.skipif(
+    not PYTHON, reason="set LLMEVAL_LLAMACPP_PYTHON to a Python with llama-cpp-python[server]"
+)
 
 
 @pytest.fixture
@@ -61,4 +63,7 @@ def test_a_judge_calibrates_on_a_real_llama_cpp_server_and_may_not_gate(tmp_path
         process.wait(timeout=30)
     assert bench.check_calibration(found) == []
     [entry] = found["record"]["checks"].values()
-    assert entry["cost"]["judge_calls"] >= len(bench.LABELED) and -1 <= (entry["kappa"] if entry["kappa"] is not None else 0) <= 1
+    assert (
+        entry["cost"]["judge_calls"] >= len(bench.LABELED)
+        and -1 <= (entry["kappa"] if entry["kappa"] is not None else 0) <= 1
+    )

@@ -67,7 +67,8 @@ def test_a_block_is_claimed_once_written_and_loaded(tmp_path):
 
 
 def test_a_worker_whose_signature_is_still_a_prediction_loads_its_model_then_the_block(tmp_path):
-    """Predicted fp16 (a GPU host), but torch runs on the CPU: the model's load settles the signature to the writer's."""
+    """Predicted fp16 (a GPU host), but torch runs on the CPU: the model's load settles the signature to the
+    writer's."""
     writer = SharedBlocks(str(tmp_path), "plan", _Embedder())
     assert writer.claim(0)
     writer.save(0, _unit(2))
@@ -101,7 +102,9 @@ def test_a_block_with_nothing_to_encode_is_given_up(tmp_path):
 
 def test_a_claim_whose_process_exited_is_abandoned(tmp_path):
     blocks = SharedBlocks(str(tmp_path), "plan", _Embedder())
-    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     os.makedirs(blocks.claims, exist_ok=True)
     with open(blocks._path(0, ".claim"), "w", encoding="utf-8") as handle:
         handle.write(f"{done.stdout.strip()} {socket.gethostname()}")
@@ -112,7 +115,6 @@ def test_a_claim_whose_process_exited_is_abandoned(tmp_path):
     with open(blocks._path(2, ".claim"), "w", encoding="utf-8"):
         pass  # created, pid not yet written
     assert not blocks.abandoned(2)
-
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="zombies are read from /proc")
@@ -172,7 +174,8 @@ def test_workers_encode_each_block_once_and_score_as_one_process_does(model_stac
 
 
 def test_blocks_claimed_by_a_live_worker_that_never_writes_them_do_not_hang_the_run(model_stack, pytester, own_tempdir):
-    """Every claim is held by another live process that never writes: the workers wait (bounded), then encode their own."""
+    """Every claim is held by another live process that never writes: the workers wait (bounded), then encode their
+    own."""
     pytester.makefile(".jsonl", rows=rows(40))
     pytester.makepyfile(SUITE)
     pytester.makeconftest("""

@@ -25,6 +25,7 @@ def test_a_model_asked_for_by_many_threads_loads_once_and_loads_never_overlap():
                 active[0] -= 1
             built.append(name)
             return object()
+
         return make
 
     with ThreadPoolExecutor(8) as pool:

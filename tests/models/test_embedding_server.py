@@ -26,8 +26,13 @@ def server(url: str, **kwargs) -> EmbeddingServer:
 
 
 def cache_for(url: str, directory=None, model: str = "stub-bow", **kwargs) -> ModelCache:
-    return ModelCache(device="cpu", cache_dir=str(directory) if directory else None, embedding_model=model,
-                      announce=lambda line: None, embedding_server=server(url, **kwargs))
+    return ModelCache(
+        device="cpu",
+        cache_dir=str(directory) if directory else None,
+        embedding_model=model,
+        announce=lambda line: None,
+        embedding_server=server(url, **kwargs),
+    )
 
 
 def unit(vector) -> np.ndarray:
@@ -90,7 +95,9 @@ def test_per_token_vectors_are_mean_pooled(stub):
     stub.token_level = True  # llama-cpp-python's server, for a model without pooling
     client = server(stub.base_url).client("m")
     vector = client.encode(["red green blue"])[0]
-    tokens = [[a + (0.5 if i == DIM - 1 else 0.0) for i, a in enumerate(word_vector(w))] for w in ("red", "green", "blue")]
+    tokens = [
+        [a + (0.5 if i == DIM - 1 else 0.0) for i, a in enumerate(word_vector(w))] for w in ("red", "green", "blue")
+    ]
     np.testing.assert_allclose(vector, unit(np.mean(tokens, axis=0)), atol=1e-6)
     assert client.pooled == 1
 
@@ -187,7 +194,9 @@ def test_a_client_error_is_not_retried_and_the_key_is_never_shown(stub, monkeypa
 
 
 def reply(*vectors, indices=None) -> str:
-    return json.dumps({"data": [{"index": i if indices is None else indices[i], "embedding": v} for i, v in enumerate(vectors)]})
+    return json.dumps(
+        {"data": [{"index": i if indices is None else indices[i], "embedding": v} for i, v in enumerate(vectors)]}
+    )
 
 
 MALFORMED = [
@@ -205,7 +214,10 @@ MALFORMED = [
     (reply("AAAAAA==", [1.0, 2.0]), "not a list of numbers"),
     ('{"data": [{"index": 0, "embedding": [1.0, NaN]}, {"index": 1, "embedding": [1.0, 2.0]}]}', "NaN or infinity"),
     ('{"data": [{"index": 0, "embedding": [1.0, 1e999]}, {"index": 1, "embedding": [1.0, 2.0]}]}', "NaN or infinity"),
-    ('{"data": [{"index": 0, "embedding": [1.0, 1' + "0" * 400 + ']}, {"index": 1, "embedding": [1.0, 2.0]}]}', "too large"),
+    (
+        '{"data": [{"index": 0, "embedding": [1.0, 1' + "0" * 400 + ']}, {"index": 1, "embedding": [1.0, 2.0]}]}',
+        "too large",
+    ),
     (reply([0.0, 0.0], [1.0, 2.0]), "all zeros"),
     (reply([1.0, 2.0], [1.0, 2.0, 3.0]), "3 dimensions, earlier ones 2"),
     (reply([[1.0, 2.0], [1.0]], [1.0, 2.0]), "different lengths"),
@@ -224,7 +236,14 @@ def test_a_malformed_reply_is_a_clear_error_never_a_vector(stub, body, why):
 
 
 def test_any_str_is_sent_as_valid_json(stub):
-    texts = ["lone \ud800 surrogate", "lone \ufffd surrogate", "nul \x00 inside", "", "emoji \U0001F600 ok", '"quotes" \\ and \n lines']
+    texts = [
+        "lone \ud800 surrogate",
+        "lone \ufffd surrogate",
+        "nul \x00 inside",
+        "",
+        "emoji \U0001f600 ok",
+        '"quotes" \\ and \n lines',
+    ]
     embedder = cache_for(stub.base_url).embedder()
     matrix = embedder.encode(texts)
     assert matrix.shape == (len(texts), DIM) and np.isfinite(matrix).all()
@@ -235,7 +254,7 @@ def test_any_str_is_sent_as_valid_json(stub):
 
 # -- through pytest ------------------------------------------------------------------------
 
-SUITE = '''
+SUITE = """
 import os
 import sys
 
@@ -258,28 +277,38 @@ def no_heavy_library():
 
 @pytest.mark.parametrize("i", range(4))
 def test_similar(i):
-    assert_similar(f"The capital of France is Paris, says report {{i}}.", f"Paris is the capital of France, says report {{i}}.",
+    assert_similar(f"The capital of France is Paris, says report {{i}}.", f"Paris is the capital of France, says \
+report {{i}}.",
                    entities="rules")
 
 
 @pytest.mark.parametrize("i", range(4))
 def test_grounded(i):
     assert_grounded(f"Paris is the capital of France and has {{i}} museums.",
-                    [f"France is a country in Europe. Paris is the capital of France and has {{i}} museums."], entities="rules")
+                    [f"France is a country in Europe. Paris is the capital of France and has {{i}} museums."], \
+entities="rules")
 
 
 def test_dissimilar_fails():
     with pytest.raises(AssertionError):
         assert_similar("Bananas grow in warm places.", "The stock market fell sharply today.", entities="rules")
-'''
+"""
 
 
 def run_suite(pytester, stub, *args):
     marks = pytester.path / "marks"
     marks.mkdir()
     pytester.makepyfile(SUITE.format(marks=str(marks)))
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:deepeval", f"--override-ini=llmeval_embedding_url={stub.base_url}",
-                                           "--override-ini=llmeval_embedding_model=stub-bow", "--llmeval-report=out", *args)
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:deepeval",
+        f"--override-ini=llmeval_embedding_url={stub.base_url}",
+        "--override-ini=llmeval_embedding_model=stub-bow",
+        "--llmeval-report=out",
+        *args,
+    )
     result.assert_outcomes(passed=9)
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     records = report["results"]
@@ -295,8 +324,14 @@ def test_a_pytest_run_scores_through_the_server_without_torch(pytester, stub):
     assert len(marks) == 1
     result.stdout.fnmatch_lines([f"*llmeval models: stub-bow on {stub.base_url}/embeddings*"])
     before = len(stub.requests)
-    second = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:deepeval", f"--override-ini=llmeval_embedding_url={stub.base_url}",
-                                           "--override-ini=llmeval_embedding_model=stub-bow")
+    second = pytester.runpytest_subprocess(
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:deepeval",
+        f"--override-ini=llmeval_embedding_url={stub.base_url}",
+        "--override-ini=llmeval_embedding_model=stub-bow",
+    )
     second.assert_outcomes(passed=9)
     assert len(stub.requests) == before  # the disk cache answered everything
 
@@ -315,9 +350,20 @@ def test_two_xdist_workers_share_one_server(pytester, stub):
 
 def test_a_server_that_refuses_fails_the_test_in_one_line(pytester, stub):
     stub.script.append({"status": 404, "message": "model 'nope' not found"})
-    pytester.makepyfile("from pytest_llmeval import assert_similar\n\n"
-                        "def test_x():\n    assert_similar('a cat', 'a cat', entities='rules')\n")
-    result = pytester.runpytest("-p", "no:randomly", f"--override-ini=llmeval_embedding_url={stub.base_url}", "--override-ini=llmeval_embedding_model=nope")
+    pytester.makepyfile(
+        "from pytest_llmeval import assert_similar\n\n"
+        "def test_x():\n    assert_similar('a cat', 'a cat', entities='rules')\n"
+    )
+    result = pytester.runpytest(
+        "-p",
+        "no:randomly",
+        f"--override-ini=llmeval_embedding_url={stub.base_url}",
+        "--override-ini=llmeval_embedding_model=nope",
+    )
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([f"*llmeval: the embedding server at {stub.base_url}/embeddings (llmeval_embedding_url, "
-                                 "model 'nope') refused the request: HTTP 404: model 'nope' not found*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"*llmeval: the embedding server at {stub.base_url}/embeddings (llmeval_embedding_url, "
+            "model 'nope') refused the request: HTTP 404: model 'nope' not found*"
+        ]
+    )

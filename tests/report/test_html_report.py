@@ -52,11 +52,20 @@ def _chrome(phone: bool = False):
     if binary is None or driver_path is None:
         pytest.skip("headless Chromium needs Debian's chromium and chromium-driver")
     options = Options()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--disable-background-networking", "--disable-component-update", "--no-first-run"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+    ):
         options.add_argument(argument)
     if phone:
-        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0}})
+        options.add_experimental_option(
+            "mobileEmulation", {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0}}
+        )
     else:
         options.add_argument("--window-size=1400,1800")
     options.binary_location = binary
@@ -76,8 +85,9 @@ def two_model_report(pytester: pytest.Pytester, monkeypatch) -> pathlib.Path:
     pytester.makepyfile(test_suite=SUITE)
     pytester.runpytest("-p", "no:randomly", "--llmeval-report=main").assert_outcomes(passed=28)
     monkeypatch.setenv("SMALL_WRONG", "1")
-    pytester.runpytest("-p", "no:randomly", "--llmeval-report=pr", "--llmeval-baseline=main/report.json").assert_outcomes(
-        passed=18, failed=10)
+    pytester.runpytest(
+        "-p", "no:randomly", "--llmeval-report=pr", "--llmeval-baseline=main/report.json"
+    ).assert_outcomes(passed=18, failed=10)
     return pytester.path / "pr" / "report.html"
 
 
@@ -85,7 +95,8 @@ def _rows(browser) -> list[tuple[str, str, bool]]:
     """(verdict, test, shown) of every result row, in document order."""
     return browser.execute_script(
         "return Array.from(document.querySelectorAll('tr[data-filter]')).map("
-        "r => [r.dataset.verdict, r.cells[0].textContent, r.offsetParent !== null]);")
+        "r => [r.dataset.verdict, r.cells[0].textContent, r.offsetParent !== null]);"
+    )
 
 
 @pytest.mark.subprocess
@@ -99,29 +110,43 @@ def test_a_two_model_run_with_failures_and_a_baseline_in_chromium(browser, two_m
     rows = _rows(browser)
     verdicts = [verdict for verdict, _, _ in rows]
     assert verdicts.count("fail") == 2 * 10  # in the failures table, then again at the top of all results
-    assert max(i for i, v in enumerate(verdicts) if v == "fail") < verdicts.index("pass")  # every failure before any pass
+    # every failure before any pass
+    assert max(i for i, v in enumerate(verdicts) if v == "fail") < verdicts.index("pass")
     assert browser.execute_script("return document.querySelectorAll('#charts ~ .charts svg, .chart svg').length") >= 3
-    assert browser.execute_script("return document.querySelectorAll('svg[aria-label^=\"before and after\"]').length") == 1
+    assert (
+        browser.execute_script("return document.querySelectorAll('svg[aria-label^=\"before and after\"]').length") == 1
+    )
     grid = browser.execute_script(
         "return Array.from(document.querySelectorAll('.grid[data-check=exact_match] tr')).map(r => "
-        "Array.from(r.cells).map(c => c.textContent.trim()))")
-    assert grid[0] == ["case", "big", "small"] and grid[1][0] == "q01" and grid[1][2].endswith("✗")  # the hardest case first
+        "Array.from(r.cells).map(c => c.textContent.trim()))"
+    )
+    # the hardest case first
+    assert grid[0] == ["case", "big", "small"] and grid[1][0] == "q01" and grid[1][2].endswith("✗")
     assert NO_MODEL_LABEL in browser.find_element("id", "results").find_element("xpath", "..").text  # rouge: no model
 
     # Filters: by model, by verdict, by text; and back to all.
     select = browser.find_element("id", "f-model")
     select.find_element("css selector", "option[value='']")  # "all"
-    browser.execute_script("const s = document.getElementById('f-model'); s.value = 'small'; s.dispatchEvent(new Event('change'));")
+    browser.execute_script(
+        "const s = document.getElementById('f-model'); s.value = 'small'; s.dispatchEvent(new Event('change'));"
+    )
     assert {test.split("[")[-1] for _, test, shown in _rows(browser) if shown} and all(
-        "small" in test for _, test, shown in _rows(browser) if shown)
-    browser.execute_script("const s = document.getElementById('f-verdict'); s.value = 'fail'; s.dispatchEvent(new Event('change'));")
+        "small" in test for _, test, shown in _rows(browser) if shown
+    )
+    browser.execute_script(
+        "const s = document.getElementById('f-verdict'); s.value = 'fail'; s.dispatchEvent(new Event('change'));"
+    )
     assert {v for v, _, shown in _rows(browser) if shown} == {"fail"}
     assert "of" in browser.find_element("id", "f-count").text
-    browser.execute_script("const t = document.getElementById('f-text'); t.value = '[3-small]'; t.dispatchEvent(new Event('input'));")
+    browser.execute_script(
+        "const t = document.getElementById('f-text'); t.value = '[3-small]'; t.dispatchEvent(new Event('input'));"
+    )
     assert [test for _, test, shown in _rows(browser) if shown] == ["test_suite.py::test_answer[3-small]"] * 2
-    browser.execute_script("for (const id of ['f-model', 'f-verdict']) { const s = document.getElementById(id); s.value = '';"
-                           " s.dispatchEvent(new Event('change')); } const t = document.getElementById('f-text'); t.value = '';"
-                           " t.dispatchEvent(new Event('input'));")
+    browser.execute_script(
+        "for (const id of ['f-model', 'f-verdict']) { const s = document.getElementById(id); s.value = '';"
+        " s.dispatchEvent(new Event('change')); } const t = document.getElementById('f-text'); t.value = '';"
+        " t.dispatchEvent(new Event('input'));"
+    )
     assert all(shown for _, _, shown in _rows(browser))
     assert browser.get_log("browser") == []
 
@@ -133,8 +158,13 @@ def test_a_two_model_run_with_failures_and_a_baseline_in_chromium(browser, two_m
         browser.save_screenshot(str(SCREENSHOT))
 
 
-HOSTILE = ['<script>window.pwned = 1</script>', '"><img src=x onerror="window.pwned=1">', "[click](javascript:alert(1)) **bold**",
-           "</pre></td></tr></table><svg onload=alert(1)>", "{{ 7*7 }} {% raw %}"]
+HOSTILE = [
+    "<script>window.pwned = 1</script>",
+    '"><img src=x onerror="window.pwned=1">',
+    "[click](javascript:alert(1)) **bold**",
+    "</pre></td></tr></table><svg onload=alert(1)>",
+    "{{ 7*7 }} {% raw %}",
+]
 
 
 def _hostile_report() -> dict:
@@ -143,7 +173,9 @@ def _hostile_report() -> dict:
     for index, text in enumerate(HOSTILE):
         case = Case(actual=text, expected="safe", model=text, case_id=text)
         [result] = evaluator.evaluate([case])
-        records.append({**result.to_dict(), "nodeid": f"t.py::test[{text}]", "outcome": "failed" if index % 2 else "xfailed"})
+        records.append(
+            {**result.to_dict(), "nodeid": f"t.py::test[{text}]", "outcome": "failed" if index % 2 else "xfailed"}
+        )
     return {"summary": summarize(records).to_dict(), "results": records, "tests": {}}
 
 
@@ -151,7 +183,7 @@ def test_hostile_model_output_stays_inert_in_every_new_view():
     page = html.render(_hostile_report())
     lowered = page.lower()
     assert lowered.count("<script") == 1  # the filters' own
-    assert "<img" not in lowered and "onerror=\"window" not in lowered and "<svg onload" not in lowered
+    assert "<img" not in lowered and 'onerror="window' not in lowered and "<svg onload" not in lowered
     assert 'href="javascript' not in lowered  # Markdown link syntax stays text
     assert "49" not in re.findall(r"\{\{ 7\*7 \}\}|49", page)  # no template ran on model text
     assert "{{ 7*7 }}" in page
@@ -185,8 +217,17 @@ def test_chart_bars_are_coloured_by_verdict_not_by_the_side_of_the_threshold():
     from pytest_llmeval.report.charts import distributions
 
     def rec(score, verdict):
-        return {"evaluator": "groundedness", "primary": "support", "metrics": {"support": score}, "passed": verdict != "fail",
-                "verdict": verdict, "thresholds": {"support": 0.7}, "higher_is_better": {"support": True}, "model": "m"}
+        return {
+            "evaluator": "groundedness",
+            "primary": "support",
+            "metrics": {"support": score},
+            "passed": verdict != "fail",
+            "verdict": verdict,
+            "thresholds": {"support": 0.7},
+            "higher_is_better": {"support": True},
+            "model": "m",
+        }
+
     [chart] = distributions([rec(0.93, "fail"), rec(0.91, "pass"), rec(0.4, "unverified"), rec(0.2, "fail")])
     bars = re.findall(r'<rect class="bar-(\w+)" x="([\d.]+)"', chart.svg)
     by_x = {float(x): verdict for verdict, x in bars}
@@ -203,14 +244,36 @@ def test_grid_and_leaderboard_cells_are_coloured_by_verdicts_not_by_scores():
     from pytest_llmeval.report.view import view
 
     def rec(case, score, verdict):
-        return {"evaluator": "groundedness", "primary": "support", "metrics": {"support": score}, "passed": verdict != "fail",
-                "verdict": verdict, "thresholds": {"support": 0.7}, "higher_is_better": {"support": True}, "model": "m",
-                "case_id": case, "nodeid": f"t::{case}", "signature": {"evaluator": "groundedness", "version": "7"}}
-    recs = [rec("a", 0.933, "fail"), rec("b", 0.95, "fail"), rec("c", 0.91, "fail"), rec("d", 0.55, "unverified"), rec("e", 0.2, "pass")]
+        return {
+            "evaluator": "groundedness",
+            "primary": "support",
+            "metrics": {"support": score},
+            "passed": verdict != "fail",
+            "verdict": verdict,
+            "thresholds": {"support": 0.7},
+            "higher_is_better": {"support": True},
+            "model": "m",
+            "case_id": case,
+            "nodeid": f"t::{case}",
+            "signature": {"evaluator": "groundedness", "version": "7"},
+        }
+
+    recs = [
+        rec("a", 0.933, "fail"),
+        rec("b", 0.95, "fail"),
+        rec("c", 0.91, "fail"),
+        rec("d", 0.55, "unverified"),
+        rec("e", 0.2, "pass"),
+    ]
     [grid] = grids(recs, {})
     colours = {case: cells[0].colour for case, cells in grid.rows}
-    assert colours == {"a": VERDICT_TINTS["fail"], "b": VERDICT_TINTS["fail"], "c": VERDICT_TINTS["fail"],
-                       "d": VERDICT_TINTS["unverified"], "e": VERDICT_TINTS["pass"]}
+    assert colours == {
+        "a": VERDICT_TINTS["fail"],
+        "b": VERDICT_TINTS["fail"],
+        "c": VERDICT_TINTS["fail"],
+        "d": VERDICT_TINTS["unverified"],
+        "e": VERDICT_TINTS["pass"],
+    }
     report = {"summary": summarize(recs).to_dict(), "results": recs}
     [[_, [cell]]] = view(report).heatmap.rows
     assert cell.goodness == pytest.approx(0.2) and cell.mean == "0.709"  # the colour is the pass rate, not the mean
@@ -226,19 +289,27 @@ def test_the_report_fits_a_phone_width_in_chromium(browser, two_model_report: pa
             browser.set_window_size(width, 900)
             browser.get(two_model_report.as_uri())
             page, visible = browser.execute_script(
-                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
             assert page <= visible, (width, page, visible)
             apart = browser.execute_script(
                 "return Array.from(document.querySelectorAll('nav label')).filter(l => {"
-                " const c = l.querySelector('select,input'); const a = l.getBoundingClientRect(), b = c.getBoundingClientRect();"
-                " return Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2) > 8; }).map(l => l.textContent.trim().slice(0, 20));")
+                " const c = l.querySelector('select,input'); const a = l.getBoundingClientRect(), b = "
+                "c.getBoundingClientRect();"
+                " return Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2) > 8; }).map(l => "
+                "l.textContent.trim().slice(0, 20));"
+            )
             assert apart == [], (width, apart)
         tables = browser.execute_script(
-            "return Array.from(document.querySelectorAll('main table')).filter(t => t.scrollWidth > t.clientWidth).length;")
+            "return Array.from(document.querySelectorAll('main table')).filter(t => t.scrollWidth > "
+            "t.clientWidth).length;"
+        )
         browser.set_window_size(390, 900)
         browser.get(two_model_report.as_uri())
         scrolled = browser.execute_script(
-            "return Array.from(document.querySelectorAll('main table')).filter(t => t.scrollWidth > t.clientWidth).length;")
+            "return Array.from(document.querySelectorAll('main table')).filter(t => t.scrollWidth > "
+            "t.clientWidth).length;"
+        )
         assert scrolled >= 1 and tables == 0  # at 390 px the wide tables scroll in their box; at 1400 px none needs to
     finally:
         browser.set_window_size(1400, 1800)
@@ -249,9 +320,12 @@ def test_the_report_fits_a_phone_width_in_chromium(browser, two_model_report: pa
 _CARDS = """
 const table = document.querySelector('main table.cards');
 const rows = Array.from(table.querySelectorAll('tr[data-verdict=fail]'));
-return [getComputedStyle(table.querySelector('tr.head')).display, rows.map(r => [Math.round(r.getBoundingClientRect().width),
-  getComputedStyle(r).display, Array.from(r.cells).every(c => getComputedStyle(c).display === getComputedStyle(r.cells[0]).display)
-  ? getComputedStyle(r.cells[0]).display : 'mixed', getComputedStyle(r.querySelector('td.evidence'), '::before').content])];
+return [getComputedStyle(table.querySelector('tr.head')).display, rows.map(r => \
+[Math.round(r.getBoundingClientRect().width),
+  getComputedStyle(r).display, Array.from(r.cells).every(c => getComputedStyle(c).display === \
+getComputedStyle(r.cells[0]).display)
+  ? getComputedStyle(r.cells[0]).display : 'mixed', getComputedStyle(r.querySelector('td.evidence'), \
+'::before').content])];
 """
 
 
@@ -264,14 +338,22 @@ def test_on_a_phone_each_failure_is_a_card_and_nothing_scrolls_sideways(browser,
         assert width == 390 and page <= width
         head, cards = phone.execute_script(_CARDS)
         assert head == "none" and len(cards) == 10
-        assert all(w <= width and row == "block" and cells == "block" and label == '"evidence: "'
-                   for w, row, cells, label in cards), cards
-        wide = phone.execute_script("return Array.from(document.querySelectorAll('main table.cards'))"
-                                    ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth).length")
+        assert all(
+            w <= width and row == "block" and cells == "block" and label == '"evidence: "'
+            for w, row, cells, label in cards
+        ), cards
+        wide = phone.execute_script(
+            "return Array.from(document.querySelectorAll('main table.cards'))"
+            ".filter(t => t.offsetParent !== null && t.scrollWidth > t.clientWidth).length"
+        )
         assert wide == 0  # a card never scrolls inside its table either
-        seen = phone.execute_script(  # the first failure's evidence, scrolled to, lies inside the screen and says something
-            "const e = document.querySelector('main table.cards tr[data-verdict=fail] td.evidence'); e.scrollIntoView();"
-            "const r = e.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom, e.textContent.trim().length];")
+        # the first failure's evidence, scrolled to, lies inside the screen and says something
+        seen = phone.execute_script(
+            "const e = document.querySelector('main table.cards tr[data-verdict=fail] td.evidence'); "
+            "e.scrollIntoView();"
+            "const r = e.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom, "
+            "e.textContent.trim().length];"
+        )
         left, right, top, bottom, said = seen
         assert 0 <= left < right <= width and -1 <= top < bottom <= 845 and said > 0, seen  # (a pixel's rounding)
     finally:

@@ -1,4 +1,5 @@
-"""Report writing at the edges: interrupted runs, a report that cannot be written, file modes (issue 23, items 9, 10, 14)."""
+"""Report writing at the edges: interrupted runs, a report that cannot be written, file modes (issue 23, items 9, 10,
+14)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def test_an_interrupted_run_says_so_in_every_report_and_the_terminal(pytester):
     pytester.makepyfile(SUITE.format(plan="interrupt"))
     (pytester.path / "rep").mkdir()
     (pytester.path / "rep" / "report.md").write_text("the last full report\n")
-    result = pytester.runpytest("--llmeval-report=rep", no_reraise_ctrlc=True)  # in process: the run's Ctrl-C is its own
+    # in process: the run's Ctrl-C is its own
+    result = pytester.runpytest("--llmeval-report=rep", no_reraise_ctrlc=True)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     report, markdown, page = _reports(pytester.path / "rep")
     run = report["run"]
@@ -77,7 +79,9 @@ def test_a_whole_run_is_not_called_interrupted(pytester):
 
 
 def test_x_after_the_last_test_ran_is_not_early(pytester):
-    pytester.makepyfile("from pytest_llmeval import assert_matches\n\ndef test_last():\n    assert_matches('yes', '\"no\"')\n")
+    pytester.makepyfile(
+        "from pytest_llmeval import assert_matches\n\ndef test_last():\n    assert_matches('yes', '\"no\"')\n"
+    )
     result = pytester.runpytest("-x", "--llmeval-report=rep")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     report, _, _ = _reports(pytester.path / "rep")
@@ -98,8 +102,13 @@ def test_every_report_that_can_be_written_is_and_the_run_names_the_one_that_coul
     result = pytester.runpytest("--llmeval-report=rep")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # every test passed: the missing report fails the run
     assert (pytester.path / "rep" / "report.md").is_file() and (pytester.path / "rep" / "report.html").is_file()
-    result.stdout.fnmatch_lines(["llmeval report: rep/report.md", "llmeval report: rep/report.html",
-                                 "llmeval report: FAILED rep/report.json: *"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval report: rep/report.md",
+            "llmeval report: rep/report.html",
+            "llmeval report: FAILED rep/report.json: *",
+        ]
+    )
     assert "FAILED rep/report.md" not in result.stdout.str() and "FAILED rep/report.html" not in result.stdout.str()
 
 

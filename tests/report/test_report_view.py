@@ -25,21 +25,44 @@ def records(*triples, evaluator=None):
 
 
 def report_of(recs, **extra):
-    report = {"format": "pytest-llmeval-report", "version": 1, "run": RUN, "summary": summarize(recs).to_dict(), "results": recs, **extra}
+    report = {
+        "format": "pytest-llmeval-report",
+        "version": 1,
+        "run": RUN,
+        "summary": summarize(recs).to_dict(),
+        "results": recs,
+        **extra,
+    }
     assert validate(report) is None
     return json.loads(dumps(report))  # as read back from disk
 
 
 def test_headline_best_model_hardest_case_and_leaderboard():
-    v = view(report_of(records(("a", "q1", "yes"), ("a", "q2", "yes"), ("b", "q1", "no"), ("b", "q2", "yes"), ("c", "q1", "no")),
-                       tests={"t::x": "passed", "t::y": "failed"}))
-    assert (v.headline.checks, v.headline.models, v.headline.passed, v.headline.pass_rate) == (5, " on 3 models", 3, "60%")
+    v = view(
+        report_of(
+            records(("a", "q1", "yes"), ("a", "q2", "yes"), ("b", "q1", "no"), ("b", "q2", "yes"), ("c", "q1", "no")),
+            tests={"t::x": "passed", "t::y": "failed"},
+        )
+    )
+    assert (v.headline.checks, v.headline.models, v.headline.passed, v.headline.pass_rate) == (
+        5,
+        " on 3 models",
+        3,
+        "60%",
+    )
     assert v.outcomes_line == "2 tests: 1 passed, 1 failed"
     assert v.best_model is None and v.no_clear_best.startswith("no clear best: a and b are within noise")  # 2 cases
-    assert v.hardest_case.case_id == "q1" and v.hardest_case.failed_by == "2/3 models" and v.hardest_case.failed_models == "b, c"
+    assert (
+        v.hardest_case.case_id == "q1"
+        and v.hardest_case.failed_by == "2/3 models"
+        and v.hardest_case.failed_models == "b, c"
+    )
     [board] = v.leaderboard
     assert board.direction == "higher is better" and [(r.rank, r.model, r.mean, r.pass_rate) for r in board.rows] == [
-        ("1", "a", "1.000", "100%"), ("2", "b", "0.500", "50%"), ("3", "c", "0.000", "0%")]
+        ("1", "a", "1.000", "100%"),
+        ("2", "b", "0.500", "50%"),
+        ("3", "c", "0.000", "0%"),
+    ]
     assert board.rows[2].spread == ""  # one result: no spread
     assert [c.arrow for c in v.heatmap.columns] == ["↑"] and [model for model, _ in v.heatmap.rows] == ["a", "b", "c"]
     assert [r.test for r in v.failures.rows] == ["t::b-q1", "t::c-q1"] and v.perturbation is None and v.baseline is None
@@ -48,7 +71,10 @@ def test_headline_best_model_hardest_case_and_leaderboard():
 def test_tests_without_a_model_show_a_dash_and_their_hardest_case_reads_failed():
     [good] = Rouge().evaluate([Case(actual="a b c", expected="a b c")])
     [bad] = Rouge().evaluate([Case(actual="x y z", expected="a b c")])
-    recs = [{**bad.to_dict(), "model": None, "nodeid": "t::u", "case_id": "u"}, {**good.to_dict(), "model": "alpha", "nodeid": "t::a"}]
+    recs = [
+        {**bad.to_dict(), "model": None, "nodeid": "t::u", "case_id": "u"},
+        {**good.to_dict(), "model": "alpha", "nodeid": "t::a"},
+    ]
     v = view(report_of(recs))
     assert v.headline.models == " on 1 model"
     assert v.hardest_case.case_id == "u" and v.hardest_case.failed_by is None
@@ -70,11 +96,39 @@ def test_long_lists_are_capped_and_the_rest_counted():
 
 
 def test_flips_and_baseline_changes_are_capped():
-    flip = {"case_id": "q", "model": None, "check": "c", "metric": "m", "perturbation": "typos", "kind": "broke",
-            "original_score": 1.0, "perturbed_score": None, "nodeid": None}
-    change = {"kind": "regression", "scope": "result", "evaluator": "c", "metric": "m", "model": "a", "before": 1.0, "after": 0.0}
-    report = report_of([], baseline={"baseline": "base.json", "compared": 3, "new": 0, "missing": 1, "regressions": 60,
-                                     "improvements": 0, "changes": [change] * 60, "not_comparable": [{}]})
+    flip = {
+        "case_id": "q",
+        "model": None,
+        "check": "c",
+        "metric": "m",
+        "perturbation": "typos",
+        "kind": "broke",
+        "original_score": 1.0,
+        "perturbed_score": None,
+        "nodeid": None,
+    }
+    change = {
+        "kind": "regression",
+        "scope": "result",
+        "evaluator": "c",
+        "metric": "m",
+        "model": "a",
+        "before": 1.0,
+        "after": 0.0,
+    }
+    report = report_of(
+        [],
+        baseline={
+            "baseline": "base.json",
+            "compared": 3,
+            "new": 0,
+            "missing": 1,
+            "regressions": 60,
+            "improvements": 0,
+            "changes": [change] * 60,
+            "not_comparable": [{}],
+        },
+    )
     report["summary"].update(perturbed_checks=9, flips=[flip] * 60)
     v = view(report, Limits(flips=5, changes=4))
     assert v.perturbation.sentence == "60 flips in 9 checks on perturbed inputs."
@@ -111,13 +165,27 @@ def test_a_failed_row_shows_the_metric_that_decided_and_an_old_record_its_primar
     decided; a record of version 1 (no decision) still reads, with its primary."""
     from pytest_llmeval.core.result import Signature
 
-    record = {"record": 2, "evaluator": "groundedness", "metrics": {"support": 0.753, "evidence": 1.0}, "primary": "support",
-              "passed": False, "verdict": "fail", "decided_by": "rules", "thresholds": {"support": 0.7, "evidence": 0.0},
-              "higher_is_better": {"support": True, "evidence": False}, "nodeid": "t::tour",
-              "signature": Signature("groundedness", "7").to_dict(), "reason": "'12 euros' is not what the context says",
-              "decision": {"outcome": "fail", "decided_by": "rules", "evidence": ["'12 euros' is not what the context says"],
-                           "metrics": [{"metric": "evidence", "value": 1.0, "threshold": 0.0, "higher_is_better": False}],
-                           "overruled": None}}
+    record = {
+        "record": 2,
+        "evaluator": "groundedness",
+        "metrics": {"support": 0.753, "evidence": 1.0},
+        "primary": "support",
+        "passed": False,
+        "verdict": "fail",
+        "decided_by": "rules",
+        "thresholds": {"support": 0.7, "evidence": 0.0},
+        "higher_is_better": {"support": True, "evidence": False},
+        "nodeid": "t::tour",
+        "signature": Signature("groundedness", "7").to_dict(),
+        "reason": "'12 euros' is not what the context says",
+        "decision": {
+            "outcome": "fail",
+            "decided_by": "rules",
+            "evidence": ["'12 euros' is not what the context says"],
+            "metrics": [{"metric": "evidence", "value": 1.0, "threshold": 0.0, "higher_is_better": False}],
+            "overruled": None,
+        },
+    }
     old = {k: v for k, v in record.items() if k != "decision"} | {"record": 1, "nodeid": "t::old"}
     v = view(report_of([record, old]))
     new_row, old_row = v.failures.rows

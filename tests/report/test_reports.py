@@ -26,13 +26,23 @@ def records(*triples, evaluator=None):
 
 
 def test_summary_rows_best_model_hardest_case():
-    recs = records(("a", "q1", "yes"), ("a", "q2", "yes"), ("b", "q1", "no"), ("b", "q2", "yes"), ("c", "q1", "no"), ("c", "q2", "no"))
+    recs = records(
+        ("a", "q1", "yes"),
+        ("a", "q2", "yes"),
+        ("b", "q1", "no"),
+        ("b", "q2", "yes"),
+        ("c", "q1", "no"),
+        ("c", "q2", "no"),
+    )
     summary = summarize(recs)
     assert summary.checks == 6 and summary.passed == 3 and summary.models == ("a", "b", "c")
     assert [(r.model, r.passed, r.count) for r in summary.rows] == [("a", 2, 2), ("b", 1, 2), ("c", 0, 2)]
     assert summary.best_model is None  # 2 of 2 against 1 of 2: no test can tell on 2 cases
-    assert [(p.first, p.second, p.verdict) for p in summary.model_pairs] == [("a", "b", "within noise"), ("a", "c", "within noise"),
-                                                                           ("b", "c", "within noise")]
+    assert [(p.first, p.second, p.verdict) for p in summary.model_pairs] == [
+        ("a", "b", "within noise"),
+        ("a", "c", "within noise"),
+        ("b", "c", "within noise"),
+    ]
     assert summary.hardest_case.case_id == "q1" and summary.hardest_case.failed_models == ("b", "c")
 
 
@@ -61,16 +71,25 @@ def test_unnamed_tests_are_no_model_in_the_json_and_report_summaries():
 
     [good] = Rouge().evaluate([Case(actual="a b c", expected="a b c")])
     [bad] = Rouge().evaluate([Case(actual="x y z", expected="a b c")])
-    records = [{**bad.to_dict(), "model": None, "nodeid": "t::u", "case_id": "u"},
-               {**good.to_dict(), "model": "alpha", "nodeid": "t::a"}, {**good.to_dict(), "model": "beta", "nodeid": "t::b"}]
+    records = [
+        {**bad.to_dict(), "model": None, "nodeid": "t::u", "case_id": "u"},
+        {**good.to_dict(), "model": "alpha", "nodeid": "t::a"},
+        {**good.to_dict(), "model": "beta", "nodeid": "t::b"},
+    ]
     summary = summarize(records)
-    assert summary.best_model is None and "(unnamed)" not in summary.no_clear_best  # tests without a model never compete
+    # tests without a model never compete
+    assert summary.best_model is None and "(unnamed)" not in summary.no_clear_best
     data = summary.to_dict()
     assert data["models"] == ["alpha", "beta"] and set(data["model_totals"]) == {"alpha", "beta"}
     assert {row["model"] for row in data["leaderboard"]} == {"alpha", "beta", None}
     assert data["hardest_case"]["case_id"] == "u" and data["hardest_case"]["failed_models"] == []
     assert "(unnamed)" not in json.dumps(data)
-    report = {"summary": data, "results": records, "tests": {}, "run": {"plugin": "0", "pytest": "9", "python": "3", "finished": "now"}}
+    report = {
+        "summary": data,
+        "results": records,
+        "tests": {},
+        "run": {"plugin": "0", "pytest": "9", "python": "3", "finished": "now"},
+    }
     assert "Most difficult case: `u` (failed)." in markdown.render(report)
     page = html.render(report)
     assert "Most difficult case: <code>u</code> (failed)" in page and "(unnamed)" not in page

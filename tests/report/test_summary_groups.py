@@ -13,7 +13,9 @@ REGISTRY = Registry(entry_points=False)
 
 
 def test_one_answer_is_consistent_with_itself_and_warns():
-    with pytest.warns(UserWarning, match=r"self_consistency: 1 answer\(s\) to the question, fewer than min_test_cases=2"):
+    with pytest.warns(
+        UserWarning, match=r"self_consistency: 1 answer\(s\) to the question, fewer than min_test_cases=2"
+    ):
         [alone] = REGISTRY.create("self_consistency").evaluate([Case(actual="just one")])
     assert alone.metrics == {"rouge1": 1.0, "rougeL": 1.0} and alone.passed and alone.verdict == "pass"
     assert alone.reason.startswith("warning: 1 answer(s) to the question, fewer than min_test_cases=2")
@@ -45,8 +47,13 @@ def test_self_consistency_signature_changed():
 
 TRUTH = ["spam", "ham", "spam", "ham", "spam"]
 GUESSES = ["spam", "ham", "ham", "ham", "spam"]
-SCORES = [{"spam": 0.9, "ham": 0.1}, {"spam": 0.2, "ham": 0.8}, {"spam": 0.4, "ham": 0.6}, {"spam": 0.3, "ham": 0.7},
-          {"spam": 0.8, "ham": 0.2}]
+SCORES = [
+    {"spam": 0.9, "ham": 0.1},
+    {"spam": 0.2, "ham": 0.8},
+    {"spam": 0.4, "ham": 0.6},
+    {"spam": 0.3, "ham": 0.7},
+    {"spam": 0.8, "ham": 0.2},
+]
 
 
 def test_evaluate_classification_on_label_lists_equals_the_helper():
@@ -57,10 +64,27 @@ def test_evaluate_classification_on_label_lists_equals_the_helper():
 
 def test_evaluate_classification_takes_scores_ids_and_params_as_the_helper_does():
     ids = [f"m{i}" for i in range(5)]
-    result = evaluate("classification", actual=GUESSES, expected=TRUTH, metadata={"scores": SCORES, "ids": ids},
-                      params={"average": "weighted", "detailed_curve": True}, threshold=0.5, model="m", case="set")
-    helper = assert_classification(TRUTH, GUESSES, scores=SCORES, ids=ids, average="weighted", detailed_curve=True,
-                                   threshold=0.5, model="m", case="set")
+    result = evaluate(
+        "classification",
+        actual=GUESSES,
+        expected=TRUTH,
+        metadata={"scores": SCORES, "ids": ids},
+        params={"average": "weighted", "detailed_curve": True},
+        threshold=0.5,
+        model="m",
+        case="set",
+    )
+    helper = assert_classification(
+        TRUTH,
+        GUESSES,
+        scores=SCORES,
+        ids=ids,
+        average="weighted",
+        detailed_curve=True,
+        threshold=0.5,
+        model="m",
+        case="set",
+    )
     assert result == helper and result.metrics["roc_auc"] is not None and "detailed_pr_curve" in result.details
     failed = evaluate("classification", actual=["a", "a"], expected=["a", "b"])
     assert not failed.passed and "first miss: expected 'b', predicted 'a'" in failed.reason
@@ -94,8 +118,10 @@ def test_evaluate_classification_records_one_result_for_the_set(pytester):
 
 # -- summarization: sentences not grounded in the source add no coverage --------------------
 
-SOURCE = ("Brazil revenue was 15,969 million in 2023. Growth was four percent. The CEO is Jane Smith. "
-          "Refunds are granted within 30 days. The company has 1,200 employees.")
+SOURCE = (
+    "Brazil revenue was 15,969 million in 2023. Growth was four percent. The CEO is Jane Smith. "
+    "Refunds are granted within 30 days. The company has 1,200 employees."
+)
 
 
 @pytest.fixture(scope="module")
@@ -113,16 +139,20 @@ def summarizer(tmp_path_factory):
 
 
 def test_off_topic_summary_sentences_cost_completeness(summarizer):
-    off_topic = ("Brazil revenue was 15,969 million in 2023. Penguins live in Antarctica and eat krill. "
-                 "The Eiffel Tower was finished in 1889. Baking bread needs flour, water and yeast.")
+    off_topic = (
+        "Brazil revenue was 15,969 million in 2023. Penguins live in Antarctica and eat krill. "
+        "The Eiffel Tower was finished in 1889. Baking bread needs flour, water and yeast."
+    )
     [result] = summarizer.evaluate([Case(question=SOURCE, actual=off_topic)])
     assert not result.passed and result.metrics["completeness"] < 0.75
     assert len(result.details["ungrounded_sentences"]) == 3
 
 
 def test_a_faithful_full_summary_still_passes(summarizer):
-    faithful = ("In 2023 the revenue in Brazil reached 15,969 million, up four percent. Jane Smith is the chief executive. "
-                "Customers can get refunds for 30 days. About 1,200 people work at the company.")
+    faithful = (
+        "In 2023 the revenue in Brazil reached 15,969 million, up four percent. Jane Smith is the chief executive. "
+        "Customers can get refunds for 30 days. About 1,200 people work at the company."
+    )
     [result] = summarizer.evaluate([Case(question=SOURCE, actual=faithful)])
     assert result.passed and result.metrics["completeness"] >= 0.9
     assert not result.details["ungrounded_sentences"]
@@ -153,10 +183,14 @@ def test_geometric_completeness_drops_points_below_the_grounding_similarity():
 
 
 def test_padding_a_complete_summary_with_unrelated_sentences_costs_completeness(summarizer):
-    faithful = ("In 2023 the revenue in Brazil reached 15,969 million, up four percent. Jane Smith is the chief executive. "
-                "Customers can get refunds for 30 days. About 1,200 people work at the company.")
+    faithful = (
+        "In 2023 the revenue in Brazil reached 15,969 million, up four percent. Jane Smith is the chief executive. "
+        "Customers can get refunds for 30 days. About 1,200 people work at the company."
+    )
     padded = faithful + " Penguins live in Antarctica and eat krill. Baking bread needs flour, water and yeast."
-    [alone, with_padding] = summarizer.evaluate([Case(question=SOURCE, actual=faithful), Case(question=SOURCE, actual=padded)])
+    [alone, with_padding] = summarizer.evaluate(
+        [Case(question=SOURCE, actual=faithful), Case(question=SOURCE, actual=padded)]
+    )
     # the same coverage, times the share of sentences on topic (4 of 6)
     assert with_padding.metrics["completeness"] == pytest.approx(alone.metrics["completeness"] * 4 / 6, rel=1e-6)
     assert not with_padding.passed

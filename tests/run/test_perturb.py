@@ -58,13 +58,16 @@ def test_encodings_round_trip():
 
 
 def test_word_lists():
-    assert perturb("The big company had a large increase in revenue.", "antonym", seed=1, n=2) == \
-        "The small company had a large decrease in revenue."
+    assert (
+        perturb("The big company had a large increase in revenue.", "antonym", seed=1, n=2)
+        == "The small company had a large decrease in revenue."
+    )
     assert perturb("Prices Increase", "antonym", n=5) == "Prices Decrease"
     # every antonym leads back: to the word itself, or to one of its synonyms (big -> small -> large)
     back = {word: ANTONYMS.get(ANTONYMS[word]) for word in ANTONYMS}
-    assert all(back[word] == word or back[word] in SYNONYMS.get(word, ()) for word in ANTONYMS), \
-        {w: b for w, b in back.items() if b != w}
+    assert all(back[word] == word or back[word] in SYNONYMS.get(word, ()) for word in ANTONYMS), {
+        w: b for w, b in back.items() if b != w
+    }
     assert all(word not in SYNONYMS[word] for word in SYNONYMS) and len(SYNONYMS) >= 100
     assert perturb("Nothing to swap here.", "synonym") == "Nothing to swap here."
 
@@ -72,7 +75,9 @@ def test_word_lists():
 def test_bad_perturbations_are_named():
     with pytest.raises(ValueError, match="unknown perturbation 'typo'; known perturbations: antonym, base16"):
         perturb(TEXT, "typo")
-    with pytest.raises(ValueError, match="perturb 'typos': perturbation parameter 'rate' must be a number between 0 and 1; got 2"):
+    with pytest.raises(
+        ValueError, match="perturb 'typos': perturbation parameter 'rate' must be a number between 0 and 1; got 2"
+    ):
         perturb(TEXT, "typos", rate=2)
     with pytest.raises(ValueError, match="takes no parameters; got rate"):
         perturb(TEXT, "uppercase", rate=0.1)
@@ -80,8 +85,9 @@ def test_bad_perturbations_are_named():
         perturb(b"x", "typos")
     with pytest.raises(ValueError, match="perturbation ids must be unique and not 'original'"):
         parse_perturbations(["typos", "typos"])
-    assert [p.id for p in parse_perturbations(["typos", perturbation("typos", rate=0.2), perturbation("copy", n=2)])] == [
-        "typos", "typos(rate=0.2)", "copy1", "copy2"]
+    assert [
+        p.id for p in parse_perturbations(["typos", perturbation("typos", rate=0.2), perturbation("copy", n=2)])
+    ] == ["typos", "typos(rate=0.2)", "copy1", "copy2"]
     assert set(PERTURBATORS) >= {"typos", "ocr", "synonym", "antonym", "base64", "rot13", "copy"}
     assert Perturbation("uppercase").apply("abc") == "ABC"
 
@@ -89,10 +95,23 @@ def test_bad_perturbations_are_named():
 # -- datasets ------------------------------------------------------------------------------
 
 ROWS = [
-    {"id": "q1", "input": {"question": "Capital of France?"}, "expected_output": {"answer": "Paris"}, "metadata": {"category": "geo"},
-     "model": "m", "actual_output": "Paris"},
-    {"id": "q1-typos", "input": {"question": "Capitl of France?"}, "expected_output": {"answer": "Paris"}, "model": "m",
-     "actual_output": "Lyon", "perturbation_of": "q1", "perturbation": "typos"},
+    {
+        "id": "q1",
+        "input": {"question": "Capital of France?"},
+        "expected_output": {"answer": "Paris"},
+        "metadata": {"category": "geo"},
+        "model": "m",
+        "actual_output": "Paris",
+    },
+    {
+        "id": "q1-typos",
+        "input": {"question": "Capitl of France?"},
+        "expected_output": {"answer": "Paris"},
+        "model": "m",
+        "actual_output": "Lyon",
+        "perturbation_of": "q1",
+        "perturbation": "typos",
+    },
 ]
 
 
@@ -102,24 +121,38 @@ def test_jsonl_json_csv_and_yaml_load_alike(tmp_path):
     (tmp_path / "c.csv").write_text(
         "id,question,expected,model,actual,category,perturbation_of,perturbation\n"
         "q1,Capital of France?,Paris,m,Paris,geo,,\n"
-        'q1-typos,Capitl of France?,"[""Paris""]",m,Lyon,,q1,typos\n')
+        'q1-typos,Capitl of France?,"[""Paris""]",m,Lyon,,q1,typos\n'
+    )
     yaml = pytest.importorskip("yaml")
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(ROWS))
     loaded = {suffix: load_cases(tmp_path / f"c.{suffix}") for suffix in ("jsonl", "json", "csv", "yaml")}
     for suffix, found in loaded.items():
         assert [(c.case_id, c.question, c.expected, c.actual, c.metadata.get("perturbation_of")) for c in found] == [
-            ("q1", "Capital of France?", ("Paris",), "Paris", None), ("q1-typos", "Capitl of France?", ("Paris",), "Lyon", "q1")], suffix
+            ("q1", "Capital of France?", ("Paris",), "Paris", None),
+            ("q1-typos", "Capitl of France?", ("Paris",), "Lyon", "q1"),
+        ], suffix
     assert loaded["csv"][0].metadata["category"] == "geo"
 
 
-@pytest.mark.parametrize("name, text, message", [
-    ("bad.jsonl", '{"id": "a"}\n{oops\n', r"bad.jsonl:2: not a valid case: not valid JSON"),
-    ("bad.csv", "id,question\na,q\nb,q,extra\n", r"bad.csv:3: not a valid case: more cells than the 2 columns"),
-    ("bad.yaml", "- id: a\n  expected: [1, {x: 2}]\n", r"bad.yaml:1: not a valid case: Case: argument 'expected'\[0\] must be a str"),
-    ("bad2.yaml", "- id: a\n- [unclosed\n", r"bad2.yaml:\d+: not valid YAML"),
-    ("half.jsonl", '{"id": "a"}\n{"id": "b", "perturbation": "typos"}\n', r"half.jsonl:2: .*needs both 'perturbation_of'"),
-    ("bad.txt", "x", r"unknown case file type '.txt'"),
-])
+@pytest.mark.parametrize(
+    "name, text, message",
+    [
+        ("bad.jsonl", '{"id": "a"}\n{oops\n', r"bad.jsonl:2: not a valid case: not valid JSON"),
+        ("bad.csv", "id,question\na,q\nb,q,extra\n", r"bad.csv:3: not a valid case: more cells than the 2 columns"),
+        (
+            "bad.yaml",
+            "- id: a\n  expected: [1, {x: 2}]\n",
+            r"bad.yaml:1: not a valid case: Case: argument 'expected'\[0\] must be a str",
+        ),
+        ("bad2.yaml", "- id: a\n- [unclosed\n", r"bad2.yaml:\d+: not valid YAML"),
+        (
+            "half.jsonl",
+            '{"id": "a"}\n{"id": "b", "perturbation": "typos"}\n',
+            r"half.jsonl:2: .*needs both 'perturbation_of'",
+        ),
+        ("bad.txt", "x", r"unknown case file type '.txt'"),
+    ],
+)
 def test_bad_rows_name_file_and_line(tmp_path, name, text, message):
     if name.endswith(".yaml"):
         pytest.importorskip("yaml")
@@ -188,10 +221,16 @@ def test_review_edge_cases(tmp_path):
     (tmp_path / "null.jsonl").write_text('{"id": "a", "input": null}\n{"id": "b", "input": 3}\n')
     with pytest.raises(CaseFileError, match=r"null.jsonl:2: not a valid case: 'input' must be a mapping"):
         read_cases(tmp_path / "null.jsonl")
-    (tmp_path / "num.jsonl").write_text('{"id": 1, "model": "m"}\n{"id": 2, "model": "m", "perturbation_of": 1, "perturbation": "x"}\n')
+    (tmp_path / "num.jsonl").write_text(
+        '{"id": 1, "model": "m"}\n{"id": 2, "model": "m", "perturbation_of": 1, "perturbation": "x"}\n'
+    )
     assert cases(tmp_path / "num.jsonl")[1].marks[0].kwargs["case"] == "1"
-    (tmp_path / "other.jsonl").write_text('{"id": "q", "model": "a"}\n{"model": "b", "perturbation_of": "q", "perturbation": "x"}\n')
-    with pytest.raises(CaseFileError, match=r"other.jsonl:2: perturbation_of 'q' names no original \(unperturbed\) row for model 'b'"):
+    (tmp_path / "other.jsonl").write_text(
+        '{"id": "q", "model": "a"}\n{"model": "b", "perturbation_of": "q", "perturbation": "x"}\n'
+    )
+    with pytest.raises(
+        CaseFileError, match=r"other.jsonl:2: perturbation_of 'q' names no original \(unperturbed\) row for model 'b'"
+    ):
         cases(tmp_path / "other.jsonl")
     from pytest_llmeval.strategies import perturbations
 

@@ -1,4 +1,5 @@
-"""Embeddings of the tests to come are encoded in batches (tests parametrized from cases(...)); judge prefetch (opt-in)."""
+"""Embeddings of the tests to come are encoded in batches (tests parametrized from cases(...)); judge prefetch
+(opt-in)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,16 @@ ROWS = 40
 def rows(n: int = ROWS) -> str:
     lines = []
     for i in range(n):
-        lines.append(json.dumps({"id": f"c{i}", "input": {"question": f"What is fact {i}?"},
-                                 "actual_output": f"Fact {i} is about city number {i}. It has {i * 7} parks.",
-                                 "retrieved_context": [f"City number {i} has {i * 7} parks. Fact {i} concerns city {i}."]}))
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"c{i}",
+                    "input": {"question": f"What is fact {i}?"},
+                    "actual_output": f"Fact {i} is about city number {i}. It has {i * 7} parks.",
+                    "retrieved_context": [f"City number {i} has {i * 7} parks. Fact {i} concerns city {i}."],
+                }
+            )
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -44,7 +52,9 @@ def test_planned_texts_are_what_the_check_encodes(models):
 
     evaluator = Registry(entry_points=False).create("groundedness", method="embeddings")
     evaluator.bind(models)
-    cases = [Case(actual="Paris is the capital. It is big.", context=["Paris is the capital of France.", "It is large."])]
+    cases = [
+        Case(actual="Paris is the capital. It is big.", context=["Paris is the capital of France.", "It is large."])
+    ]
     planned = planned_texts(evaluator, cases)
     assert models.embedder().encoded == 0  # planning encodes nothing
     asked: list[str] = []
@@ -77,7 +87,8 @@ def test_cases_suite_encodes_each_sentence_once_in_batches(pytester, workers):
         assert encoded == unique  # nothing twice
         assert batches == 2  # 32 tests, then the 8 left (the window doubles: 32, 64)
     else:
-        assert encoded == unique  # the workers share their blocks (tests/models/test_blocks.py): no sentence encoded twice
+        # the workers share their blocks (tests/models/test_blocks.py): no sentence encoded twice
+        assert encoded == unique
         assert batches == 2  # the same two blocks, each encoded by whichever worker claimed it
     assert all(not s.get("prefetch", {}).get("errors") for s in stats)
 
@@ -111,7 +122,9 @@ def test_answers_made_live_still_prefetch_the_context(pytester):
             answer = case.actual.upper()  # the model under test, answering now
             assert_grounded(answer, case.context, method="embeddings", threshold=0.0)
     """)
-    pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-cache-dir=off").assert_outcomes(passed=10)
+    pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--llmeval-cache-dir=off").assert_outcomes(
+        passed=10
+    )
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     [stats] = _models(report)
     assert stats["prefetch"]["batches"] == 1 and stats["prefetch"]["cases"] == 10
@@ -129,8 +142,10 @@ def test_judge_prefetch_asks_the_next_tests_verdicts_once_each(pytester, server)
         return {"text": json.dumps({"verdict": "yes", "reason": "ok"}), "delay": 0.05}
 
     server.responder = reply
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_max_concurrency = 8\n")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_max_concurrency = 8\n"
+    )
     pytester.makefile(".jsonl", rows=rows(12))
     pytester.makepyfile("""
         import pytest
@@ -140,7 +155,9 @@ def test_judge_prefetch_asks_the_next_tests_verdicts_once_each(pytester, server)
         def test_faithful(case):
             assert_faithful(case.actual, case.context)
     """)
-    result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_prefetch=true")
+    result = pytester.runpytest(
+        "-p", "no:randomly", "--llmeval-report=out", "--override-ini=llmeval_judge_prefetch=true"
+    )
     result.assert_outcomes(passed=12)
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     assert len(server.requests) == 24  # one claim extraction and one verdict per test, each asked once

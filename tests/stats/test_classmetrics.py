@@ -26,10 +26,13 @@ def test_report_equals_sklearn(pairs):
         assert (scores.precision, scores.recall, scores.f1, scores.support) == pytest.approx((p[i], r[i], f[i], s[i]))
     for average in ("macro", "weighted", "micro"):
         ours = getattr(report, average)
-        theirs = sklearn_metrics.precision_recall_fscore_support(expected, predicted, labels=labels, average=average,
-                                                                 zero_division=0)[:3]
+        theirs = sklearn_metrics.precision_recall_fscore_support(
+            expected, predicted, labels=labels, average=average, zero_division=0
+        )[:3]
         assert ours == pytest.approx(theirs), average
-    assert [list(row) for row in report.confusion] == sklearn_metrics.confusion_matrix(expected, predicted, labels=labels).tolist()
+    assert [list(row) for row in report.confusion] == sklearn_metrics.confusion_matrix(
+        expected, predicted, labels=labels
+    ).tolist()
 
 
 SCORES = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.5, 0.75, 0.9, 1.0])  # repeated values: ties
@@ -55,10 +58,20 @@ def test_binary_curves_equal_sklearn(pairs):
 
 def test_one_vs_rest_auc_equals_sklearn():
     expected = ["cat", "dog", "fox", "cat", "dog", "fox", "cat"]
-    rows = [[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.2, 0.2, 0.6], [0.4, 0.4, 0.2], [0.5, 0.3, 0.2], [0.1, 0.1, 0.8], [0.6, 0.3, 0.1]]
+    rows = [
+        [0.7, 0.2, 0.1],
+        [0.3, 0.4, 0.3],
+        [0.2, 0.2, 0.6],
+        [0.4, 0.4, 0.2],
+        [0.5, 0.3, 0.2],
+        [0.1, 0.1, 0.8],
+        [0.6, 0.3, 0.1],
+    ]
     scores = [dict(zip(["cat", "dog", "fox"], row)) for row in rows]
     ours = cm.roc_auc_ovr(expected, scores, ["cat", "dog", "fox"])
-    assert ours == pytest.approx(sklearn_metrics.roc_auc_score(expected, rows, multi_class="ovr", labels=["cat", "dog", "fox"]))
+    assert ours == pytest.approx(
+        sklearn_metrics.roc_auc_score(expected, rows, multi_class="ovr", labels=["cat", "dog", "fox"])
+    )
 
 
 def test_edge_cases():
@@ -80,7 +93,12 @@ def test_detailed_curve_counts_and_examples():
     curve = cm.detailed_pr_curve(expected, scores, ["d1", "d2", "d3"], max_examples=2)
     at = curve["cat"]["0.50"]
     assert (at["tp"], at["fp"], at["fn"], at["tn"]) == (1, 1, 1, 0)
-    assert at["examples"] == {"tp": ["d1"], "fp_misclassification": ["d2"], "fn_misclassification": [], "fn_no_prediction": ["d3"]}
+    assert at["examples"] == {
+        "tp": ["d1"],
+        "fp_misclassification": ["d2"],
+        "fn_misclassification": [],
+        "fn_no_prediction": ["d3"],
+    }
     dog = curve["dog"]["0.50"]
     assert dog["fn"] == 1 and dog["examples"]["fn_misclassification"] == ["d2"]  # cat reached the threshold instead
     assert list(curve["cat"]) == [f"{i * 0.05:.2f}" for i in range(1, 20)]

@@ -18,7 +18,7 @@ sm_proportion = pytest.importorskip("statsmodels.stats.proportion")
 sm_contingency = pytest.importorskip("statsmodels.stats.contingency_tables")
 sm_multitest = pytest.importorskip("statsmodels.stats.multitest")
 
-from pytest_llmeval.stats.inference import (
+from pytest_llmeval.stats.inference import (  # noqa: E402 - after the optional imports
     holm,
     mcnemar_exact,
     mean_interval,
@@ -43,11 +43,13 @@ def _cr1(clusters):
 
 
 def _scipy_sign_flip(values, **kwargs):
-    return scipy_stats.permutation_test((np.asarray(values, dtype=float),), np.mean, permutation_type="samples",
-                                        alternative="two-sided", **kwargs).pvalue
+    return scipy_stats.permutation_test(
+        (np.asarray(values, dtype=float),), np.mean, permutation_type="samples", alternative="two-sided", **kwargs
+    ).pvalue
 
 
 # --- t quantile -------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("df", [1, 2, 3.5, 10, 59, 500])
 @pytest.mark.parametrize("p", [0.6, 0.9, 0.975, 0.995, 0.025])
@@ -73,6 +75,7 @@ def test_z_value():
 
 # --- Wilson -----------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
 @pytest.mark.parametrize("successes, n", [(0, 10), (10, 10), (8, 10), (1, 3), (45, 60), (7, 200)])
 def test_wilson_matches_statsmodels(successes, n, alpha):
@@ -92,6 +95,7 @@ def test_wilson_rejects_empty(n):
 
 # --- proportion_interval ----------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("values", [[1, 0, 1, 1, 0, 1, 1, 1], [0, 0, 0], [1] * 5, [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]])
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
 def test_proportion_interval_singletons_is_wilson(values, alpha):
@@ -107,12 +111,7 @@ def test_proportion_interval_ignores_empty_clusters_and_rejects_none():
         proportion_interval([[], []])
 
 
-@pytest.mark.parametrize("cases", [
-    [1, 0, 1, 1, 0],
-    [1, 1, 1, 1, 1, 1, 0],
-    [0, 0, 0, 0],
-    [1, 1, 1],
-])
+@pytest.mark.parametrize("cases", [[1, 0, 1, 1, 0], [1, 1, 1, 1, 1, 1, 0], [0, 0, 0, 0], [1, 1, 1]])
 def test_proportion_interval_agreeing_draws_count_each_case_once(cases):
     clusters = [[float(v)] * 3 for v in cases]
     assert proportion_interval(clusters) == pytest.approx(wilson(sum(cases), len(cases)), abs=1e-12)
@@ -173,8 +172,16 @@ def test_mean_interval_needs_two_cases(clusters):
     assert mean_interval(clusters) is None
 
 
-CLUSTERED = [[0.31, 0.35, 0.28], [0.72, 0.8], [0.55, 0.51, 0.6, 0.49], [0.93], [0.12, 0.2, 0.15], [0.41, 0.47],
-             [0.66, 0.61, 0.7], [0.58, 0.52]]
+CLUSTERED = [
+    [0.31, 0.35, 0.28],
+    [0.72, 0.8],
+    [0.55, 0.51, 0.6, 0.49],
+    [0.93],
+    [0.12, 0.2, 0.15],
+    [0.41, 0.47],
+    [0.66, 0.61, 0.7],
+    [0.58, 0.52],
+]
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
@@ -203,6 +210,7 @@ def test_cr1_matches_statsmodels_cluster_robust_ols():
 
 # --- McNemar ----------------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("b, c", [(1, 9), (9, 1), (3, 3), (0, 5), (5, 0), (2, 7), (12, 4), (0, 1), (20, 31), (40, 60)])
 def test_mcnemar_exact_matches_statsmodels_and_scipy(b, c):
     p = mcnemar_exact(b, c)
@@ -221,14 +229,18 @@ def test_mcnemar_exact_docstring_value():
 
 # --- sign-flip permutation test ---------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("diffs", [
-    [0.5, -0.5, 0.5, 1.0, 0.0, 0.25, 0.25, -1.0, 0.75, 0.0],
-    [1.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, -1.0],
-    [0.3, 0.1, 0.2, 0.4, 0.15],
-    [-0.2, 0.2],
-    [2.0, 0.0],
-    [0.1, -0.3, 0.2, 0.0, -0.05, 0.4, -0.1, 0.33, 0.0, 0.0, 0.25, -0.2],
-])
+
+@pytest.mark.parametrize(
+    "diffs",
+    [
+        [0.5, -0.5, 0.5, 1.0, 0.0, 0.25, 0.25, -1.0, 0.75, 0.0],
+        [1.0, 1.0, 1.0, -1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, -1.0],
+        [0.3, 0.1, 0.2, 0.4, 0.15],
+        [-0.2, 0.2],
+        [2.0, 0.0],
+        [0.1, -0.3, 0.2, 0.0, -0.05, 0.4, -0.1, 0.33, 0.0, 0.0, 0.25, -0.2],
+    ],
+)
 def test_sign_flip_exact_matches_scipy(diffs):
     assert sign_flip_test(diffs) == pytest.approx(_scipy_sign_flip(diffs, n_resamples=np.inf), rel=1e-12)
 
@@ -254,8 +266,11 @@ def test_sign_flip_monte_carlo_near_exact_and_scipy(seed, exact):
     assert float(_exact_integer_sign_flip([d for d in diffs if d])) == pytest.approx(exact, abs=1e-7)
     p = sign_flip_test([float(d) for d in diffs])
     assert p == pytest.approx(exact, abs=0.01)
-    reference = _scipy_sign_flip(diffs, n_resamples=99999, rng=np.random.default_rng(5)) if _scipy_has_rng() else \
-        _scipy_sign_flip(diffs, n_resamples=99999, random_state=5)
+    reference = (
+        _scipy_sign_flip(diffs, n_resamples=99999, rng=np.random.default_rng(5))
+        if _scipy_has_rng()
+        else _scipy_sign_flip(diffs, n_resamples=99999, random_state=5)
+    )
     assert p == pytest.approx(reference, abs=0.01)
     assert sign_flip_test([float(d) for d in diffs]) == p  # seeded: deterministic
     assert sign_flip_test(diffs, seed=1) == pytest.approx(exact, abs=0.01)
@@ -299,14 +314,18 @@ def test_sign_flip_of_unit_differences_is_mcnemar(worse, better, ties):
 
 # --- Holm -------------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("pvalues", [
-    [0.01, 0.04, 0.03, 0.005],
-    [0.02, 0.02, 0.02, 0.5],
-    [0.9, 0.99, 0.95, 1.0, 0.001],
-    [0.3],
-    [0.0, 0.0, 0.7, 0.7, 0.049],
-    [0.011, 0.012, 0.013, 0.014, 0.2, 0.21, 0.6, 0.61],
-])
+
+@pytest.mark.parametrize(
+    "pvalues",
+    [
+        [0.01, 0.04, 0.03, 0.005],
+        [0.02, 0.02, 0.02, 0.5],
+        [0.9, 0.99, 0.95, 1.0, 0.001],
+        [0.3],
+        [0.0, 0.0, 0.7, 0.7, 0.049],
+        [0.011, 0.012, 0.013, 0.014, 0.2, 0.21, 0.6, 0.61],
+    ],
+)
 def test_holm_matches_statsmodels(pvalues):
     expected = sm_multitest.multipletests(pvalues, method="holm")[1]
     assert holm(pvalues) == pytest.approx(list(expected), rel=1e-12, abs=1e-15)
@@ -317,6 +336,7 @@ def test_holm_empty():
 
 
 # --- pass@k / pass^k --------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("n", range(1, 8))
 def test_pass_at_k_and_pass_hat_k_by_enumeration(n):
@@ -339,6 +359,7 @@ def test_pass_k_rejects_bad_arguments(function, n, passed, k):
 
 # --- paired -----------------------------------------------------------------------------------------------------------
 
+
 def _single_runs(before_passes, after_passes):
     return [[float(v)] for v in before_passes], [[float(v)] for v in after_passes]
 
@@ -350,15 +371,18 @@ def _bonett_price(worse, better, n, z):
     return max(-1.0, diff - z * se), min(1.0, diff + z * se)
 
 
-@pytest.mark.parametrize("pairs", [
-    # (before, after) counts: (1, 1), (1, 0) worse, (0, 1) better, (0, 0)
-    (20, 7, 2, 6),
-    (10, 1, 9, 5),
-    (3, 0, 0, 2),
-    (0, 4, 0, 0),
-    (0, 0, 5, 0),
-    (12, 3, 3, 12),
-])
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        # (before, after) counts: (1, 1), (1, 0) worse, (0, 1) better, (0, 0)
+        (20, 7, 2, 6),
+        (10, 1, 9, 5),
+        (3, 0, 0, 2),
+        (0, 4, 0, 0),
+        (0, 0, 5, 0),
+        (12, 3, 3, 12),
+    ],
+)
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
 def test_paired_proportion_single_draw_is_mcnemar_with_bonett_price(pairs, alpha):
     both, worse, better, neither = pairs
@@ -453,8 +477,11 @@ def test_paired_scores_with_repeats_use_case_means():
     expected = scipy_stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=scipy_stats.sem(d))
     assert (result.low, result.high) == pytest.approx(expected, rel=1e-9)
     assert result.test == "sign-flip permutation (20000 draws)"
-    reference = _scipy_sign_flip(d, n_resamples=99999, rng=np.random.default_rng(1)) if _scipy_has_rng() else \
-        _scipy_sign_flip(d, n_resamples=99999, random_state=1)
+    reference = (
+        _scipy_sign_flip(d, n_resamples=99999, rng=np.random.default_rng(1))
+        if _scipy_has_rng()
+        else _scipy_sign_flip(d, n_resamples=99999, random_state=1)
+    )
     assert result.p_value == pytest.approx(reference, abs=0.01)
 
 
@@ -502,18 +529,16 @@ def test_paired_zero_variance_differences_have_no_detectable():
     assert result.p_value == pytest.approx(2 / 2 ** len(SCORE_BEFORE))
 
 
-@pytest.mark.parametrize("before, after", [
-    ([[1.0], [0.0]], [[1.0]]),
-    ([], []),
-    ([[1.0], []], [[1.0], [0.0]]),
-    ([[1.0], [0.0]], [[1.0], []]),
-])
+@pytest.mark.parametrize(
+    "before, after", [([[1.0], [0.0]], [[1.0]]), ([], []), ([[1.0], []], [[1.0], [0.0]]), ([[1.0], [0.0]], [[1.0], []])]
+)
 def test_paired_rejects_mismatched_runs(before, after):
     with pytest.raises(ValueError):
         paired(before, after, proportion=True)
 
 
 # --- properties -------------------------------------------------------------------------------------------------------
+
 
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 300), data=st.data(), alpha=st.sampled_from([0.01, 0.05, 0.1, 0.2]))
@@ -525,8 +550,10 @@ def test_wilson_contains_the_proportion(n, data, alpha):
 
 
 @settings(max_examples=150, deadline=None)
-@given(clusters=st.lists(st.lists(st.sampled_from([0.0, 1.0]), min_size=1, max_size=5), min_size=1, max_size=25),
-       alpha=st.sampled_from([0.05, 0.1]))
+@given(
+    clusters=st.lists(st.lists(st.sampled_from([0.0, 1.0]), min_size=1, max_size=5), min_size=1, max_size=25),
+    alpha=st.sampled_from([0.05, 0.1]),
+)
 def test_proportion_interval_contains_the_mean(clusters, alpha):
     values = [v for c in clusters for v in c]
     lo, hi = proportion_interval(clusters, alpha)
@@ -538,13 +565,16 @@ def test_proportion_interval_contains_the_mean(clusters, alpha):
 
 
 def test_large_samples_take_the_exact_tests_fast_forms():
-    """Thousands of discordant pairs: McNemar's sum in logs; thousands of differences: the sign-flip test's normal form."""
+    """Thousands of discordant pairs: McNemar's sum in logs; thousands of differences: the sign-flip test's normal
+    form."""
     for worse, better in ((600, 500), (5100, 4900), (2000, 1)):
-        assert mcnemar_exact(worse, better) == pytest.approx(scipy_stats.binomtest(better, worse + better, 0.5).pvalue,
-                                                             rel=1e-9, abs=1e-300)
+        assert mcnemar_exact(worse, better) == pytest.approx(
+            scipy_stats.binomtest(better, worse + better, 0.5).pvalue, rel=1e-9, abs=1e-300
+        )
     rng = np.random.default_rng(11)
     d = rng.choice([-1.0, -0.5, 0.5, 1.0], size=6000) + 0.01
-    reference = scipy_stats.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=4000,
-                                             random_state=1).pvalue
+    reference = scipy_stats.permutation_test(
+        (d,), np.mean, permutation_type="samples", n_resamples=4000, random_state=1
+    ).pvalue
     assert sign_flip_test(d.tolist()) == pytest.approx(reference, abs=0.03)
     assert paired([[v] for v in d], [[0.0]] * len(d), proportion=False).test == "sign-flip permutation (normal)"

@@ -62,7 +62,10 @@ def test_explain_names_the_deciding_terms():
         'missing regexp("15,?969")',
         "found forbidden \"Real\" at 11: 'Revenue in Real was 16 billion'",
     ]
-    assert parse_condition('NOT ("a" AND "b")').explain("a b") == ["found forbidden \"a\" at 0: 'a b'", "found forbidden \"b\" at 2: 'a b'"]
+    assert parse_condition('NOT ("a" AND "b")').explain("a b") == [
+        "found forbidden \"a\" at 0: 'a b'",
+        "found forbidden \"b\" at 2: 'a b'",
+    ]
 
 
 def test_long_text_excerpt_is_short():

@@ -1,2 +1,1 @@
-"""Checks of agents: tool calls, the artifacts an agent wrote, fact-checking and task completion.
-"""
+"""Checks of agents: tool calls, the artifacts an agent wrote, fact-checking and task completion."""

@@ -1,4 +1,5 @@
-"""The ``agent_sanity`` check: The share of an agent's artifacts that exist, are not empty, parse and hold the expected fields."""
+"""The ``agent_sanity`` check: The share of an agent's artifacts that exist, are not empty, parse and hold the expected
+fields."""
 
 from __future__ import annotations
 
@@ -49,7 +50,9 @@ def _artifact_problems(path: str, spec: Mapping[str, Any]) -> list[str]:
         fields = spec.get("fields") or {}
         if fields and not isinstance(data, Mapping):
             return [f"not a JSON object (a {type(data).__name__}), so it has no fields"]
-        wrong = [f"{key}={data.get(key)!r}, expected {value!r}" for key, value in fields.items() if data.get(key) != value]
+        wrong = [
+            f"{key}={data.get(key)!r}, expected {value!r}" for key, value in fields.items() if data.get(key) != value
+        ]
         return [f"field {w}" for w in wrong]
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -94,12 +97,16 @@ class AgentSanity(Evaluator):
     def score(self, case: Case) -> Score:
         artifacts = case.metadata.get("artifacts") if case.metadata else None
         if isinstance(artifacts, (str, bytes)) or not isinstance(artifacts, (Mapping, Sequence)) or not artifacts:
-            raise TypeError(f"{self.name}: 'artifacts' must name the files the agent should have written "
-                            f"(a list of paths, or {{path: expectations}}); got {artifacts!r:.80}")
+            raise TypeError(
+                f"{self.name}: 'artifacts' must name the files the agent should have written "
+                f"(a list of paths, or {{path: expectations}}); got {artifacts!r:.80}"
+            )
         specs = artifacts if isinstance(artifacts, Mapping) else {str(path): {} for path in artifacts}
         root = self.params["root"] or os.getcwd()
-        problems = {str(path): _artifact_problems(os.path.join(root, str(path)), spec if isinstance(spec, Mapping) else {})
-                    for path, spec in specs.items()}
+        problems = {
+            str(path): _artifact_problems(os.path.join(root, str(path)), spec if isinstance(spec, Mapping) else {})
+            for path, spec in specs.items()
+        }
         if self.params["exact"] and os.path.isdir(root):
             # an expected file in a folder makes its folder expected
             expected_tops = {os.path.normpath(path).split(os.sep)[0] for path in problems}
@@ -110,4 +117,6 @@ class AgentSanity(Evaluator):
         value = good / len(problems)
         bad = [f"{path}: {'; '.join(found)}" for path, found in problems.items() if found]
         reason = f"{good} of {len(problems)} artifacts sane" + (f"; {', '.join(bad[:5])}" if bad else "")
-        return Score({"agent_sanity": value}, reason, {"problems": {k: v for k, v in list(problems.items())[:100] if v}})
+        return Score(
+            {"agent_sanity": value}, reason, {"problems": {k: v for k, v in list(problems.items())[:100] if v}}
+        )

@@ -17,7 +17,8 @@ __all__ = ["assert_task_completed", "TaskCompletion"]
 
 
 def assert_task_completed(actual: str, task: str, *, tools_called: Any = None, **kwargs: Any) -> Result:
-    """The agent's final output achieves the task (LLM judge, 0-1; threshold 0.5); tool calls, when given, are shown to the judge."""
+    """The agent's final output achieves the task (LLM judge, 0-1; threshold 0.5); tool calls, when given, are shown to
+    the judge."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "context"))
     metadata = dict(kwargs.pop("metadata", None) or {})
@@ -26,7 +27,8 @@ def assert_task_completed(actual: str, task: str, *, tools_called: Any = None, *
     return check(TaskCompletion, actual=actual, question=task, metadata=metadata, **kwargs)
 
 
-EXTRACT_PROMPT = """From the user's input, the agent's final output and the steps it took, state the task the user asked for and
+EXTRACT_PROMPT = """From the user's input, the agent's final output and the steps it took, state the task the user \
+asked for and
 the outcome the agent achieved. Reply with JSON only: {{"task": "...", "outcome": "..."}}.
 
 Input: {question}
@@ -35,7 +37,8 @@ Final output: {actual}
 """
 
 
-COMPLETION_PROMPT = """How fully does the outcome achieve the task? Score from 0 (not at all) to 1 (completely); fractions allowed.
+COMPLETION_PROMPT = """How fully does the outcome achieve the task? Score from 0 (not at all) to 1 (completely); \
+fractions allowed.
 Reply with JSON only: {{"score": <0-1>, "reason": "<one sentence>"}}.
 
 Task: {task}
@@ -50,23 +53,51 @@ class TaskCompletion(JudgeEvaluator):
     description = "The agent's outcome achieves the task the user asked for (LLM judge)"
     requires = ("actual", "question")
     uses = ("context", "metadata")
-    metrics = (MetricSpec("task_completion", "0 not at all .. 1 completely", threshold=0.5, primary=True), PARSE_FAILURE)
+    metrics = (
+        MetricSpec("task_completion", "0 not at all .. 1 completely", threshold=0.5, primary=True),
+        PARSE_FAILURE,
+    )
 
     def score(self, case: Case) -> Score:
         tools = (case.metadata or {}).get("tools_called")
-        steps = json.dumps(tools, ensure_ascii=False, default=str) if tools else "\n".join(case.context or ()) or "(none given)"
-        number = {"type": "object", "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}, "reason": {"type": "string"}},
-                  "required": ["score"]}
+        steps = (
+            json.dumps(tools, ensure_ascii=False, default=str)
+            if tools
+            else "\n".join(case.context or ()) or "(none given)"
+        )
+        number = {
+            "type": "object",
+            "properties": {"score": {"type": "number", "minimum": 0, "maximum": 1}, "reason": {"type": "string"}},
+            "required": ["score"],
+        }
         try:
-            found = self.ask(EXTRACT_PROMPT, what=f"{self.name} task and outcome", schema={
-                "type": "object", "properties": {"task": {"type": "string"}, "outcome": {"type": "string"}}, "required": ["task", "outcome"]},
-                question=case.question or "", steps=steps, actual=case.actual or "")
-            reply = self.ask(COMPLETION_PROMPT, what=f"{self.name} score", schema=number, task=found["task"], outcome=found["outcome"])
+            found = self.ask(
+                EXTRACT_PROMPT,
+                what=f"{self.name} task and outcome",
+                schema={
+                    "type": "object",
+                    "properties": {"task": {"type": "string"}, "outcome": {"type": "string"}},
+                    "required": ["task", "outcome"],
+                },
+                question=case.question or "",
+                steps=steps,
+                actual=case.actual or "",
+            )
+            reply = self.ask(
+                COMPLETION_PROMPT,
+                what=f"{self.name} score",
+                schema=number,
+                task=found["task"],
+                outcome=found["outcome"],
+            )
         except JudgeParseError as exc:
             return self.unscored(["task_completion"], exc)
         value = float(reply["score"])
-        return Score({"task_completion": value, "parse_failure": 0.0}, f"{value:.2f}: {str(reply.get('reason', ''))[:200]}",
-                     {"task": found["task"], "outcome": found["outcome"]})
+        return Score(
+            {"task_completion": value, "parse_failure": 0.0},
+            f"{value:.2f}: {str(reply.get('reason', ''))[:200]}",
+            {"task": found["task"], "outcome": found["outcome"]},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

@@ -1,4 +1,5 @@
-"""The ``tool_correctness`` check: The share of the expected tool calls the agent made (seed 004; deepeval's ToolCorrectnessMetric, natively)."""
+"""The ``tool_correctness`` check: The share of the expected tool calls the agent made (seed 004; deepeval's
+ToolCorrectnessMetric, natively)."""
 
 from __future__ import annotations
 
@@ -32,8 +33,12 @@ def assert_tools_called(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"match_arguments": match_arguments, "match_output": match_output, "consider_ordering": consider_ordering,
-              "exact_match": exact_match}
+    params = {
+        "match_arguments": match_arguments,
+        "match_output": match_output,
+        "consider_ordering": consider_ordering,
+        "exact_match": exact_match,
+    }
     metadata = {"tools_called": tools_called, "expected_tools": expected_tools}
     return check(ToolCorrectness, actual=actual, metadata=metadata, params=params, **kwargs)
 
@@ -43,14 +48,20 @@ def tool_calls(value: Any, owner: str, argument: str) -> list[dict[str, Any]]:
     if value is None:
         return []
     if isinstance(value, (str, Mapping)) or not isinstance(value, Sequence):
-        raise TypeError(f"{owner}: argument '{argument}' must be a list of tool calls (names, dicts or ToolCall objects); "
-                        f"got {value!r:.80}")
+        raise TypeError(
+            f"{owner}: argument '{argument}' must be a list of tool calls (names, dicts or ToolCall objects); "
+            f"got {value!r:.80}"
+        )
     calls = []
     for item in value:
         if isinstance(item, str):
             calls.append({"name": item, "arguments": None, "output": None})
             continue
-        get = item.get if isinstance(item, Mapping) else (lambda key, default=None, _item=item: getattr(_item, key, default))
+        get = (
+            item.get
+            if isinstance(item, Mapping)
+            else (lambda key, default=None, _item=item: getattr(_item, key, default))
+        )
         name = get("name")
         if not isinstance(name, str) or not name:
             raise TypeError(f"{owner}: every tool call in '{argument}' needs a name; got {item!r:.80}")
@@ -85,8 +96,12 @@ class ToolCorrectness(Evaluator):
     description = "The agent called the expected tools (by name; optionally arguments, output, order)"
     requires = ()
     uses = ("actual", "question")
-    defaults: ClassVar[Mapping[str, Any]] = {"match_arguments": False, "match_output": False, "consider_ordering": False,
-                                             "exact_match": False}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "match_arguments": False,
+        "match_output": False,
+        "consider_ordering": False,
+        "exact_match": False,
+    }
     metrics = (MetricSpec("tool_correctness", "share of the expected tool calls made", threshold=0.5, primary=True),)
 
     def configure(self) -> None:
@@ -109,8 +124,14 @@ class ToolCorrectness(Evaluator):
             reason = "no tool was expected" + ("" if not called else f" but the agent called {names}")
         elif self.params["exact_match"]:
             same = len(called) == len(expected) and all(self._match(e, c) == 1.0 for e, c in zip(expected, called))
-            value, reason = float(same), ("exactly the expected calls" if same else f"called {names}, expected exactly "
-                                          f"{[e['name'] for e in expected]}")
+            value, reason = (
+                float(same),
+                (
+                    "exactly the expected calls"
+                    if same
+                    else f"called {names}, expected exactly {[e['name'] for e in expected]}"
+                ),
+            )
         elif self.params["consider_ordering"]:
             # weighted longest common subsequence of the expected and the made calls
             table = [[0.0] * (len(called) + 1) for _ in range(len(expected) + 1)]
@@ -123,5 +144,9 @@ class ToolCorrectness(Evaluator):
             scores = [max((self._match(want, made) for made in called), default=0.0) for want in expected]
             value = sum(scores) / len(expected)
             missing = [want["name"] for want, s in zip(expected, scores) if s < 1.0]
-            reason = f"{sum(scores):g} of {len(expected)} expected tools called" + (f"; missing or wrong: {missing}" if missing else "")
-        return Score({"tool_correctness": value}, reason, {"called": names[:50], "expected": [e["name"] for e in expected][:50]})
+            reason = f"{sum(scores):g} of {len(expected)} expected tools called" + (
+                f"; missing or wrong: {missing}" if missing else ""
+            )
+        return Score(
+            {"tool_correctness": value}, reason, {"called": names[:50], "expected": [e["name"] for e in expected][:50]}
+        )

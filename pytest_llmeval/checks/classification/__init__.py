@@ -1,2 +1,1 @@
-"""Classification checks: labels against expected labels, with the metrics of a whole run, and sentiment.
-"""
+"""Classification checks: labels against expected labels, with the metrics of a whole run, and sentiment."""

@@ -39,11 +39,21 @@ def assert_classification(
     __tracebackhide__ = True
     from .labels import label_cases
 
-    label_cases("assert_classification", expected, predicted, scores=scores, ids=ids)  # errors name this helper's arguments
+    # errors name this helper's arguments
+    label_cases("assert_classification", expected, predicted, scores=scores, ids=ids)
     given = {"scores": scores, "ids": ids}
     params = {"average": average, "labels": None if labels is None else list(labels), "detailed_curve": detailed_curve}
-    result = run_check(Classification, actual=predicted, expected=expected, metadata={k: v for k, v in given.items() if v is not None},
-                      params=params, threshold=threshold, thresholds=thresholds, model=model, case=case)
+    result = run_check(
+        Classification,
+        actual=predicted,
+        expected=expected,
+        metadata={k: v for k, v in given.items() if v is not None},
+        params=params,
+        threshold=threshold,
+        thresholds=thresholds,
+        model=model,
+        case=case,
+    )
     if not result.passed:
         raise_failure(result, format_failure(result))
     return result
@@ -53,8 +63,11 @@ AVERAGES = ("macro", "weighted", "micro")
 
 
 def _shown_report(report: dict[str, Any]) -> dict[str, Any]:
-    return {**report, "labels": [shown(x) for x in report["labels"]],
-            "per_label": {shown(k): v for k, v in report["per_label"].items()}}
+    return {
+        **report,
+        "labels": [shown(x) for x in report["labels"]],
+        "per_label": {shown(k): v for k, v in report["per_label"].items()},
+    }
 
 
 class Classification(Evaluator):
@@ -71,14 +84,22 @@ class Classification(Evaluator):
     helper = "assert_classification"
     description = "Label predictions against the true labels: accuracy, precision, recall, F1, ROC AUC"
     requires = ("actual", "expected")
-    defaults: ClassVar[Mapping[str, Any]] = {"average": "macro", "labels": None, "detailed_curve": False, "max_examples": 1}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "average": "macro",
+        "labels": None,
+        "detailed_curve": False,
+        "max_examples": 1,
+    }
     metrics = (
         MetricSpec("accuracy", "correct predictions / all predictions", threshold=0.75, primary=True),
         MetricSpec("precision", "precision, averaged over labels as 'average' says", threshold=None),
         MetricSpec("recall", "recall, averaged over labels as 'average' says", threshold=None),
         MetricSpec("f1", "F1, averaged over labels as 'average' says", threshold=None),
-        MetricSpec("roc_auc", "area under the ROC curve (one-vs-rest macro average for several labels); needs scores",
-                   threshold=None),
+        MetricSpec(
+            "roc_auc",
+            "area under the ROC curve (one-vs-rest macro average for several labels); needs scores",
+            threshold=None,
+        ),
     )
 
     @classmethod
@@ -95,7 +116,11 @@ class Classification(Evaluator):
         require_choice(self.name, "average", self.params["average"], AVERAGES)
         labels = self.params["labels"]
         if labels is not None:
-            if isinstance(labels, str) or not isinstance(labels, Sequence) or not all(isinstance(x, str) for x in labels):
+            if (
+                isinstance(labels, str)
+                or not isinstance(labels, Sequence)
+                or not all(isinstance(x, str) for x in labels)
+            ):
                 raise TypeError(f"{self.name}: parameter 'labels' must be a list of str; got {labels!r:.80}")
             self.params["labels"] = list(labels)
         require_type(self.name, "detailed_curve", self.params["detailed_curve"], bool, "True or False")
@@ -116,11 +141,18 @@ class Classification(Evaluator):
             details["curves"] = {shown(k): v for k, v in cm.curves(expected, given, labels).items()}
             if self.params["detailed_curve"]:
                 ids = [str(c.metadata.get("id", i)) for i, c in enumerate(cases)]
-                details["detailed_pr_curve"] = cm.detailed_pr_curve(expected, given, ids, max_examples=self.params["max_examples"])
+                details["detailed_pr_curve"] = cm.detailed_pr_curve(
+                    expected, given, ids, max_examples=self.params["max_examples"]
+                )
         wrong = [(e, p) for e, p in zip(expected, predicted) if e != p]
-        reason = (f"accuracy {report.accuracy:.3f} over {len(cases)} predictions; {self.params['average']} F1 {f1:.3f}"
-                  + (f"; ROC AUC {auc:.3f}" if auc is not None else "")
-                  + (f"; first miss: expected {shown(wrong[0][0])!r}, predicted {shown(wrong[0][1])!r}" if wrong else ""))
-        score = Score({"accuracy": report.accuracy, "precision": precision, "recall": recall, "f1": f1, "roc_auc": auc},
-                      reason, details)
+        reason = (
+            f"accuracy {report.accuracy:.3f} over {len(cases)} predictions; {self.params['average']} F1 {f1:.3f}"
+            + (f"; ROC AUC {auc:.3f}" if auc is not None else "")
+            + (f"; first miss: expected {shown(wrong[0][0])!r}, predicted {shown(wrong[0][1])!r}" if wrong else "")
+        )
+        score = Score(
+            {"accuracy": report.accuracy, "precision": precision, "recall": recall, "f1": f1, "roc_auc": auc},
+            reason,
+            details,
+        )
         return [score] * len(cases)

@@ -1,4 +1,5 @@
-"""The ``label_prediction`` check: One label prediction of one test, gathered per model into the classification leaderboard."""
+"""The ``label_prediction`` check: One label prediction of one test, gathered per model into the classification
+leaderboard."""
 
 from __future__ import annotations
 
@@ -21,8 +22,13 @@ def record_label(expected: str, predicted: str, *, scores: Mapping[str, float] |
     the model's score per label, for ROC AUC and the curves of the classification leaderboard.
     """
     __tracebackhide__ = True
-    return check(LabelPrediction, actual=predicted, expected=expected,
-                        metadata={} if scores is None else {"scores": dict(scores)}, **kwargs)
+    return check(
+        LabelPrediction,
+        actual=predicted,
+        expected=expected,
+        metadata={} if scores is None else {"scores": dict(scores)},
+        **kwargs,
+    )
 
 
 class LabelPrediction(Evaluator):
@@ -30,7 +36,9 @@ class LabelPrediction(Evaluator):
 
     name = "label_prediction"
     helper = "record_label"
-    description = "One predicted label against the true one; the reports aggregate them per model (accuracy, F1, ROC AUC)"
+    description = (
+        "One predicted label against the true one; the reports aggregate them per model (accuracy, F1, ROC AUC)"
+    )
     requires = ("actual", "expected")
     metrics = (MetricSpec("correct", "1 when the predicted label is the true one", threshold=0.5, primary=True),)
 
@@ -40,4 +48,6 @@ class LabelPrediction(Evaluator):
         details: dict[str, Any] = {"expected": shown(truth), "predicted": shown(guess)}
         if scores is not None:
             details["scores"] = {shown(k): v for k, v in list(scores.items())[:100]}
-        return Score({"correct": float(truth == guess)}, f"expected {shown(truth)!r}, predicted {shown(guess)!r}", details)
+        return Score(
+            {"correct": float(truth == guess)}, f"expected {shown(truth)!r}, predicted {shown(guess)!r}", details
+        )

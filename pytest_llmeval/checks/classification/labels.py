@@ -35,9 +35,12 @@ def label_scores(case: Case, owner: str) -> dict[str, float] | None:
     scores = case.metadata.get("scores") if case.metadata else None
     if scores is None:
         return None
-    if not isinstance(scores, Mapping) or not all(isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                 for k, v in scores.items()):
-        raise TypeError(f"{owner}: 'scores' must map each label (str) to the model's score (a number); got {scores!r:.80}")
+    if not isinstance(scores, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) for k, v in scores.items()
+    ):
+        raise TypeError(
+            f"{owner}: 'scores' must map each label (str) to the model's score (a number); got {scores!r:.80}"
+        )
     if not all(math.isfinite(v) for v in scores.values()):
         raise ValueError(f"{owner}: 'scores' must be finite numbers; got {scores!r:.80}")
     return {k: float(v) for k, v in scores.items()}
@@ -50,25 +53,43 @@ def _labels(owner: str, name: str, values: Any) -> list[str]:
 
 
 def label_cases(
-    owner: str, expected: Any, predicted: Any, *, scores: Any = None, ids: Any = None,
-    names: tuple[str, str] = ("expected", "predicted"), **fields: Any,
+    owner: str,
+    expected: Any,
+    predicted: Any,
+    *,
+    scores: Any = None,
+    ids: Any = None,
+    names: tuple[str, str] = ("expected", "predicted"),
+    **fields: Any,
 ) -> list[Case]:
     """The set `Classification` scores: one case per prediction (``expected`` the true label, ``actual``
     the predicted one, ``metadata`` its id and scores), checked; ``names`` are the caller's names of the two lists."""
     truth = _labels(owner, names[0], expected)
     guesses = _labels(owner, names[1], predicted)
     if len(truth) != len(guesses) or not truth:
-        raise ValueError(f"{owner}: '{names[0]}' has {len(truth)} labels and '{names[1]}' {len(guesses)}; "
-                         "give one predicted label per true label, at least one")
+        raise ValueError(
+            f"{owner}: '{names[0]}' has {len(truth)} labels and '{names[1]}' {len(guesses)}; "
+            "give one predicted label per true label, at least one"
+        )
     if scores is not None and (isinstance(scores, (str, Mapping)) or len(scores) != len(truth)):
-        raise TypeError(f"{owner}: argument 'scores' must be one {{label: score}} mapping per prediction "
-                        f"({len(truth)}); got {scores!r:.80}")
+        raise TypeError(
+            f"{owner}: argument 'scores' must be one {{label: score}} mapping per prediction "
+            f"({len(truth)}); got {scores!r:.80}"
+        )
     row_ids = [str(i) for i in ids] if ids is not None else [str(i) for i in range(len(truth))]
     if len(row_ids) != len(truth):
-        raise ValueError(f"{owner}: 'ids' has {len(row_ids)} ids for {len(truth)} predictions; give one id per prediction")
-    return [Case(actual=guess, expected=(label,), metadata={"id": row_id} if scores is None else {"id": row_id, "scores": scores[i]},
-                 **fields)
-            for i, (label, guess, row_id) in enumerate(zip(truth, guesses, row_ids))]
+        raise ValueError(
+            f"{owner}: 'ids' has {len(row_ids)} ids for {len(truth)} predictions; give one id per prediction"
+        )
+    return [
+        Case(
+            actual=guess,
+            expected=(label,),
+            metadata={"id": row_id} if scores is None else {"id": row_id, "scores": scores[i]},
+            **fields,
+        )
+        for i, (label, guess, row_id) in enumerate(zip(truth, guesses, row_ids))
+    ]
 
 
 def label_set(owner: str, fields: Mapping[str, Any], case_id: str | None) -> list[Case]:
@@ -77,7 +98,17 @@ def label_set(owner: str, fields: Mapping[str, Any], case_id: str | None) -> lis
     rest = dict(fields)
     metadata = rest.pop("metadata", None) or {}
     if not isinstance(metadata, Mapping) or not set(metadata) <= {"scores", "ids"}:
-        raise TypeError(f"{owner}: argument 'metadata' may hold only 'scores' and 'ids' (one per prediction) "
-                        f"when 'actual' and 'expected' are label lists; got {metadata!r:.80}")
-    return label_cases(owner, rest.pop("expected", None), rest.pop("actual"), scores=metadata.get("scores"),
-                       ids=metadata.get("ids"), names=("expected", "actual"), case_id=case_id, **rest)
+        raise TypeError(
+            f"{owner}: argument 'metadata' may hold only 'scores' and 'ids' (one per prediction) "
+            f"when 'actual' and 'expected' are label lists; got {metadata!r:.80}"
+        )
+    return label_cases(
+        owner,
+        rest.pop("expected", None),
+        rest.pop("actual"),
+        scores=metadata.get("scores"),
+        ids=metadata.get("ids"),
+        names=("expected", "actual"),
+        case_id=case_id,
+        **rest,
+    )

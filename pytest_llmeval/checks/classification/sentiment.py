@@ -20,8 +20,14 @@ _BATCH = 32
 
 
 def assert_sentiment(
-    actual: str, *, backend: str = "vader", scorer: str | None = None, positive_label: str = "POSITIVE",
-    scale: str = "signed", classifier: str | None = None, **kwargs: Any
+    actual: str,
+    *,
+    backend: str = "vader",
+    scorer: str | None = None,
+    positive_label: str = "POSITIVE",
+    scale: str = "signed",
+    classifier: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """The answer's sentiment is at least the threshold (default -0.05: not negative; scale -1..1).
 
@@ -29,8 +35,12 @@ def assert_sentiment(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"backend": backend, "model": scorer_argument("assert_sentiment", scorer, classifier=classifier), "positive_label": positive_label,
-              "scale": scale}
+    params = {
+        "backend": backend,
+        "model": scorer_argument("assert_sentiment", scorer, classifier=classifier),
+        "positive_label": positive_label,
+        "scale": scale,
+    }
     return check(Sentiment, actual=actual, params=params, **kwargs)
 
 
@@ -77,9 +87,16 @@ class Sentiment(ModelEvaluator):
     extra = "sentiment"
     version = "2"  # 2: texts over 2,000 characters are scored in chunks of sentences
     description = "The answer is not negative"
-    defaults: ClassVar[Mapping[str, Any]] = {"backend": "vader", "model": None, "positive_label": "POSITIVE", "scale": "signed"}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "backend": "vader",
+        "model": None,
+        "positive_label": "POSITIVE",
+        "scale": "signed",
+    }
     metrics = (
-        MetricSpec("sentiment", "-1 very negative .. 1 very positive", range=(-1.0, 1.0), threshold=-0.05, primary=True),
+        MetricSpec(
+            "sentiment", "-1 very negative .. 1 very positive", range=(-1.0, 1.0), threshold=-0.05, primary=True
+        ),
         MetricSpec("positivity", "0 negative .. 1 positive: (sentiment + 1) / 2", threshold=0.475),
         MetricSpec("positive", "share of positive sentiment (VADER)", threshold=None),
         MetricSpec("negative", "share of negative sentiment (VADER)", higher_is_better=False, threshold=None),
@@ -89,8 +106,13 @@ class Sentiment(ModelEvaluator):
     def configure(self) -> None:
         require_choice(self.name, "backend", self.params["backend"], ("vader", "transformers"))
         if self.params["backend"] == "transformers":
-            require_type(self.name, "model", self.params["model"], str,
-                         "a sequence-classification model name or folder (e.g. distilbert-base-uncased-finetuned-sst-2-english)")
+            require_type(
+                self.name,
+                "model",
+                self.params["model"],
+                str,
+                "a sequence-classification model name or folder (e.g. distilbert-base-uncased-finetuned-sst-2-english)",
+            )
         require_type(self.name, "positive_label", self.params["positive_label"], str, "a label name")
         require_choice(self.name, "scale", self.params["scale"], ("signed", "probability"))
 
@@ -112,7 +134,9 @@ class Sentiment(ModelEvaluator):
             try:
                 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
             except ImportError as exc:
-                raise ImportError(f"{self.name}: the vader backend needs pip install 'pytest-llm-verdict[sentiment]'") from exc
+                raise ImportError(
+                    f"{self.name}: the vader backend needs pip install 'pytest-llm-verdict[sentiment]'"
+                ) from exc
             return SentimentIntensityAnalyzer()
 
         return self.model_cache().model("sentiment lexicon (VADER)", build)
@@ -130,19 +154,43 @@ class Sentiment(ModelEvaluator):
             for text in texts:
                 if len(text) <= VADER_CHUNK:
                     polarity = analyzer.polarity_scores(text)
-                    out.append(Score({"sentiment": polarity["compound"], "positivity": (polarity["compound"] + 1) / 2,
-                                      "positive": polarity["pos"], "negative": polarity["neg"],
-                                      "neutral": polarity["neu"]}, f"VADER compound {polarity['compound']:+.3f}", {}))
+                    out.append(
+                        Score(
+                            {
+                                "sentiment": polarity["compound"],
+                                "positivity": (polarity["compound"] + 1) / 2,
+                                "positive": polarity["pos"],
+                                "negative": polarity["neg"],
+                                "neutral": polarity["neu"],
+                            },
+                            f"VADER compound {polarity['compound']:+.3f}",
+                            {},
+                        )
+                    )
                     continue
                 # VADER's time grows with the square of the text: score chunks of whole sentences and
                 # take the length-weighted means (VADER's own advice for texts beyond a paragraph).
                 chunks = _chunks(text, VADER_CHUNK)
                 scored = [(len(chunk), analyzer.polarity_scores(chunk)) for chunk in chunks]
                 total = sum(weight for weight, _ in scored)
-                mean = {key: sum(weight * p[key] for weight, p in scored) / total for key in ("compound", "pos", "neg", "neu")}
-                out.append(Score({"sentiment": mean["compound"], "positivity": (mean["compound"] + 1) / 2, "positive": mean["pos"], "negative": mean["neg"], "neutral": mean["neu"]},
-                                 f"VADER compound {mean['compound']:+.3f} (length-weighted mean over {len(chunks)} chunks of sentences)",
-                                 {"chunks": len(chunks)}))
+                mean = {
+                    key: sum(weight * p[key] for weight, p in scored) / total
+                    for key in ("compound", "pos", "neg", "neu")
+                }
+                out.append(
+                    Score(
+                        {
+                            "sentiment": mean["compound"],
+                            "positivity": (mean["compound"] + 1) / 2,
+                            "positive": mean["pos"],
+                            "negative": mean["neg"],
+                            "neutral": mean["neu"],
+                        },
+                        f"VADER compound {mean['compound']:+.3f} (length-weighted mean over {len(chunks)} chunks of "
+                        "sentences)",
+                        {"chunks": len(chunks)},
+                    )
+                )
             return out
         import torch
 
@@ -150,11 +198,22 @@ class Sentiment(ModelEvaluator):
         labels = {str(v).upper(): k for k, v in model.config.id2label.items()}
         positive = labels.get(self.params["positive_label"].upper())
         if positive is None:
-            raise ValueError(f"{self.name}: the classifier has no label {self.params['positive_label']!r}; its labels: {sorted(labels)}")
+            raise ValueError(
+                f"{self.name}: the classifier has no label {self.params['positive_label']!r}; its labels: "
+                f"{sorted(labels)}"
+            )
         probabilities = []
         for start in range(0, len(texts), _BATCH):
-            batch = tokenizer(texts[start:start + _BATCH], padding=True, truncation=True, return_tensors="pt").to(device)
+            batch = tokenizer(texts[start : start + _BATCH], padding=True, truncation=True, return_tensors="pt").to(
+                device
+            )
             with torch.no_grad():
                 probabilities.extend(model(**batch).logits.float().softmax(dim=-1)[:, positive].cpu().tolist())
-        return [Score({"sentiment": 2 * p - 1, "positivity": p, "positive": None, "negative": None, "neutral": None},
-                      f"positive with probability {p:.3f}", {"positive_probability": p}) for p in probabilities]
+        return [
+            Score(
+                {"sentiment": 2 * p - 1, "positivity": p, "positive": None, "negative": None, "neutral": None},
+                f"positive with probability {p:.3f}",
+                {"positive_probability": p},
+            )
+            for p in probabilities
+        ]

@@ -1,4 +1,5 @@
-"""The ``answer_accuracy`` check: Sentence-level accuracy against the expected answer, with the catalog's short-string fallback and the fact layer."""
+"""The ``answer_accuracy`` check: Sentence-level accuracy against the expected answer, with the catalog's short-string
+fallback and the fact layer."""
 
 from __future__ import annotations
 
@@ -41,8 +42,14 @@ def assert_accurate(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"model": scorer_argument("assert_accurate", scorer, embedding_model=embedding_model), "short_string_metric": short_string_metric, "short_string_threshold": short_string_threshold,
-              "facts": facts, "entities": entities, "sentence_level_metrics": sentence_level_metrics}
+    params = {
+        "model": scorer_argument("assert_accurate", scorer, embedding_model=embedding_model),
+        "short_string_metric": short_string_metric,
+        "short_string_threshold": short_string_threshold,
+        "facts": facts,
+        "entities": entities,
+        "sentence_level_metrics": sentence_level_metrics,
+    }
     return check(AnswerAccuracy, actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -69,12 +76,23 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
     extra = "embeddings"
     version = "3"
     description = "The least accurate answer sentence is still close to the expected answer, and its facts agree"
-    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "short_string_metric": "normalized_edit_distance", "short_string_threshold": 10,
-                                   "facts": True, "entities": "auto", "sentence_level_metrics": True}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "model": None,
+        "short_string_metric": "normalized_edit_distance",
+        "short_string_threshold": 10,
+        "facts": True,
+        "entities": "auto",
+        "sentence_level_metrics": True,
+    }
     reporting = ("sentence_level_metrics",)
     metrics = (
-        MetricSpec("answer_accuracy", "similarity of the least accurate answer sentence", threshold=0.75, primary=True,
-                   calibrated=calibrated(0.57, 0.75)),
+        MetricSpec(
+            "answer_accuracy",
+            "similarity of the least accurate answer sentence",
+            threshold=0.75,
+            primary=True,
+            calibrated=calibrated(0.57, 0.75),
+        ),
         *FACT_METRICS,
     )
 
@@ -96,7 +114,9 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
         limit = self.params["short_string_threshold"]
         long_cases = []
         scores: list[Score | None] = []
-        facts_per_case = [self.reference_facts(c.actual or "", list(c.expected)) if self.params["facts"] else None for c in cases]
+        facts_per_case = [
+            self.reference_facts(c.actual or "", list(c.expected)) if self.params["facts"] else None for c in cases
+        ]
         for case, facts in zip(cases, facts_per_case):
             actual = (case.actual or "").strip()
             shorts = [i for i, e in enumerate(case.expected) if len(actual) <= limit and len(e.strip()) <= limit]
@@ -104,8 +124,11 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
                 values = [short_string_similarity(actual, case.expected[i], fallback) for i in shorts]
                 pick = pick_answer(values, [facts[i] for i in shorts] if facts else None)
                 reference = shorts[pick]
-                score = Score({"answer_accuracy": values[pick]}, f"short answer scored by {fallback}: {values[pick]:.3f}",
-                              {"method": fallback, "reference": reference})
+                score = Score(
+                    {"answer_accuracy": values[pick]},
+                    f"short answer scored by {fallback}: {values[pick]:.3f}",
+                    {"method": fallback, "reference": reference},
+                )
                 scores.append(with_facts(score, facts[reference] if facts else None))
             else:
                 scores.append(None)
@@ -119,7 +142,14 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
             rows = next(matched)
             values = [None if sims is None else float(sims.min()) for _, _, sims in rows]
             if all(v is None for v in values):
-                final.append(with_facts(Score({"answer_accuracy": None}, "the answer or expected answer has no sentence to compare", {}), None))
+                final.append(
+                    with_facts(
+                        Score(
+                            {"answer_accuracy": None}, "the answer or expected answer has no sentence to compare", {}
+                        ),
+                        None,
+                    )
+                )
                 continue
             reference = pick_answer(values, facts)
             if values[reference] is None:
@@ -129,9 +159,14 @@ class AnswerAccuracy(FactChecked, SentenceMatch):
             worst = int(sims.argmin())
             score = Score(
                 {"answer_accuracy": value},
-                f"least accurate sentence {excerpt(sentences[worst], 100)!r} ({value:.3f}) vs expected answer #{reference}",
-                {"method": "embeddings", "reference": reference, "least_accurate": excerpt(sentences[worst], 200),
-                 **({"sentence_scores": [float(v) for v in sims]} if self.params["sentence_level_metrics"] else {})},
+                f"least accurate sentence {excerpt(sentences[worst], 100)!r} ({value:.3f}) vs expected answer "
+                f"#{reference}",
+                {
+                    "method": "embeddings",
+                    "reference": reference,
+                    "least_accurate": excerpt(sentences[worst], 200),
+                    **({"sentence_scores": [float(v) for v in sims]} if self.params["sentence_level_metrics"] else {}),
+                },
             )
             final.append(with_facts(score, facts[reference] if facts else None))
         return final

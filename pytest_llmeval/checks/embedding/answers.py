@@ -1,5 +1,6 @@
 """The base of the embedding checks that compare an answer with a reference, sentence by sentence
-(``answer_accuracy``, ``semantic_similarity``, ``semantic_sentence_similarity``), and the fact layer's metrics they record.
+(``answer_accuracy``, ``semantic_similarity``, ``semantic_sentence_similarity``), and the fact layer's metrics they
+record.
 """
 
 from __future__ import annotations
@@ -21,11 +22,20 @@ __all__ = ["FACT_METRICS", "FactChecked", "with_facts", "pick_answer", "Sentence
 
 
 FACT_METRICS = (
-    MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the expected answer states",
-               threshold=1.0, gates=True),
+    MetricSpec(
+        "fact_support",
+        "share of the answer's facts (numbers, dates, names, negations) the expected answer states",
+        threshold=1.0,
+        gates=True,
+    ),
     MetricSpec("fact_recall", "share of the expected answer's facts the answer states", threshold=None),
-    MetricSpec("unsupported_facts", "facts of the answer the expected answer does not state", higher_is_better=False,
-               range=(0.0, math.inf), threshold=None),
+    MetricSpec(
+        "unsupported_facts",
+        "facts of the answer the expected answer does not state",
+        higher_is_better=False,
+        range=(0.0, math.inf),
+        threshold=None,
+    ),
 )
 
 
@@ -72,16 +82,31 @@ class FactChecked(EmbeddingEvaluator):
             expected = self.facts.index(reference)
             support, unsupported, messages, details = self.facts.judge(sentences, expected, "expected answer")
             expected_facts = expected.facts  # extracted once, with the index
-            recall = 1.0 if not expected_facts else sum(answer_index.supports(f) for f in expected_facts) / len(expected_facts)
-            out.append({"fact_support": support, "fact_recall": recall, "unsupported_facts": float(unsupported),
-                        "messages": messages, "details": details})
+            recall = (
+                1.0
+                if not expected_facts
+                else sum(answer_index.supports(f) for f in expected_facts) / len(expected_facts)
+            )
+            out.append(
+                {
+                    "fact_support": support,
+                    "fact_recall": recall,
+                    "unsupported_facts": float(unsupported),
+                    "messages": messages,
+                    "details": details,
+                }
+            )
         return out
 
 
 def with_facts(score: Score, facts: dict[str, Any] | None) -> Score:
     """``score`` with the fact metrics of its chosen expected answer; fact failures lead the reason."""
     if facts is None:
-        return Score({**score.metrics, "fact_support": None, "fact_recall": None, "unsupported_facts": None}, score.reason, score.details)
+        return Score(
+            {**score.metrics, "fact_support": None, "fact_recall": None, "unsupported_facts": None},
+            score.reason,
+            score.details,
+        )
     metrics = {**score.metrics, **{k: facts[k] for k in ("fact_support", "fact_recall", "unsupported_facts")}}
     reason = "; ".join([*facts["messages"], score.reason])
     return Score(metrics, reason, {**score.details, "unsupported_facts": facts["details"]})
@@ -89,6 +114,7 @@ def with_facts(score: Score, facts: dict[str, Any] | None) -> Score:
 
 def pick_answer(scores: Sequence[float | None], facts: Sequence[dict[str, Any]] | None) -> int:
     """The expected answer that fits best: most facts supported, then the highest score."""
+
     def key(i: int) -> tuple[float, float]:
         support = facts[i]["fact_support"] if facts else 1.0
         value = scores[i]

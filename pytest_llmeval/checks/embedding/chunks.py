@@ -23,7 +23,9 @@ def chunk_relevance(evaluator: EmbeddingEvaluator, cases: Sequence[Case]) -> lis
     for index, per_case in enumerate(chunks):
         values = []
         for sentences in per_case:
-            values.append(float(cosine_matrix(encoded[cursor], questions[index:index + 1]).max()) if sentences else 0.0)
+            values.append(
+                float(cosine_matrix(encoded[cursor], questions[index : index + 1]).max()) if sentences else 0.0
+            )
             cursor += 1
         out.append(values)
     return out

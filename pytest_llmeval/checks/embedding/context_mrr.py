@@ -17,15 +17,25 @@ __all__ = ["assert_context_ranked", "ContextMRR"]
 
 
 def assert_context_ranked(
-    question: str, context: Any, *, relevance_threshold: float | None = None, out_of_range_rank: int = 10,
-    scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any,
+    question: str,
+    context: Any,
+    *,
+    relevance_threshold: float | None = None,
+    out_of_range_rank: int = 10,
+    scorer: str | None = None,
+    embedding_model: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """The first relevant chunk is ranked high (reciprocal rank, 0.75: the first chunk must be relevant); a chunk is
     relevant at ``relevance_threshold`` (default: the cut-off calibrated for the embedding model, as
     ``evaluate("context_mrr")`` uses)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
-    params = {"model": scorer_argument("assert_context_ranked", scorer, embedding_model=embedding_model), "relevance_threshold": relevance_threshold, "out_of_range_rank": out_of_range_rank}
+    params = {
+        "model": scorer_argument("assert_context_ranked", scorer, embedding_model=embedding_model),
+        "relevance_threshold": relevance_threshold,
+        "out_of_range_rank": out_of_range_rank,
+    }
     return check(ContextMRR, question=question, context=context, params=params, **kwargs)
 
 
@@ -73,6 +83,11 @@ class ContextMRR(EmbeddingEvaluator):
                 reason = "no relevant chunk" if rank is None else f"first relevant chunk at rank {rank}, out of range"
                 out.append(Score({"reciprocal_rank": 0.0}, reason, {"chunk_relevancy": values, "rank": rank}))
             else:
-                out.append(Score({"reciprocal_rank": 1.0 / rank}, f"first relevant chunk at rank {rank}",
-                                 {"chunk_relevancy": values, "rank": rank}))
+                out.append(
+                    Score(
+                        {"reciprocal_rank": 1.0 / rank},
+                        f"first relevant chunk at rank {rank}",
+                        {"chunk_relevancy": values, "rank": rank},
+                    )
+                )
         return out

@@ -20,11 +20,11 @@ from ...core.evaluator import MetricSpec, Score
 from ...core.params import require_choice, require_number, require_type
 from ...core.result import Result
 from ...core.verdict import Verdict
-from ...facts.evidence import YES_NO, Evidence, makes_claim
 from ...text.basics import MAX_SENTENCES
 from ...text.basics import embedded_sentences as _sentences
 from ...text.basics import excerpt
 from .base import EmbeddingEvaluator, cosine_matrix, calibrated
+from .groundedness_scores import score_claims, sentence_details, with_entailment
 
 if TYPE_CHECKING:
     from ...facts.grounding import Answer, Source
@@ -34,9 +34,18 @@ __all__ = ["assert_grounded", "Groundedness", "GROUNDEDNESS_METHODS"]
 
 
 def assert_grounded(
-    actual: str, context: Any, *, method: str = "facts", entities: str = "auto", short_answer_words: int = 5,
-    nli_model: str | None = None, fail_on: str | Sequence[str] | None = None, model: str | None = None,
-    scorer: str | None = None, embedding_model: str | None = None, **kwargs: Any,
+    actual: str,
+    context: Any,
+    *,
+    method: str = "facts",
+    entities: str = "auto",
+    short_answer_words: int = 5,
+    nli_model: str | None = None,
+    fail_on: str | Sequence[str] | None = None,
+    model: str | None = None,
+    scorer: str | None = None,
+    embedding_model: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """The answer's claims are stated in the context (groundedness): pass, fail on named evidence, or unverified.
 
@@ -65,19 +74,18 @@ def assert_grounded(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"model": scorer_argument("assert_grounded", scorer, embedding_model=embedding_model), "method": method,
-              "entities": entities, "short_answer_words": short_answer_words,
-              "nli_model": nli_model, **({"fail_on": fail_on} if fail_on is not None else {})}
+    params = {
+        "model": scorer_argument("assert_grounded", scorer, embedding_model=embedding_model),
+        "method": method,
+        "entities": entities,
+        "short_answer_words": short_answer_words,
+        "nli_model": nli_model,
+        **({"fail_on": fail_on} if fail_on is not None else {}),
+    }
     return check(Groundedness, actual=actual, context=context, model=model, params=params, **kwargs)
 
 
 GROUNDEDNESS_METHODS = ("facts", "embeddings", "nli")
-
-
-#: Pieces of evidence listed in a result's details.
-LISTED = 25
-
-
 
 
 class Groundedness(EmbeddingEvaluator):
@@ -116,32 +124,77 @@ class Groundedness(EmbeddingEvaluator):
     helper = "assert_grounded"
     extra = "embeddings"
     version = "6"  # 6: opposite predicates, changed names, invented clauses, claims a record field states; 5: fail_on
-    description = "The answer's claims are stated in the retrieved context: fails on named evidence, unverified when too reworded to tell"
+    description = (
+        "The answer's claims are stated in the retrieved context: fails on named "
+        "evidence, unverified when too reworded to tell"
+    )
     requires = ("actual", "context")
     uses = ("question",)
     escalates_to = "faithfulness"
     detects = True
     defaults: ClassVar[Mapping[str, Any]] = {
-        "model": None, "method": "facts", "entities": "auto", "short_answer_words": 5, "negation": True,
-        "nli_model": None, "entailment_label": "entailment", "nli_window": 2, "fail_on": None,
+        "model": None,
+        "method": "facts",
+        "entities": "auto",
+        "short_answer_words": 5,
+        "negation": True,
+        "nli_model": None,
+        "entailment_label": "entailment",
+        "nli_window": 2,
+        "fail_on": None,
     }
     metrics = (
-        MetricSpec("support", "least supported claim: mean of its similarity to the context and its word support",
-                   threshold=0.7, primary=True, calibrated={"all-minilm-l6-v2": 0.7}, weak=True),
-        MetricSpec("evidence", "pieces of named evidence against the answer of the kinds that fail it (fail_on: by default "
-                   "the kinds measured to be right at least 0.85 of the time at 95% confidence)", higher_is_better=False, range=(0.0, math.inf),
-                   threshold=0.0, gates=True),
-        MetricSpec("concerns", "pieces of named evidence of the kinds that only warn (measured below the precision to fail "
-                   "on): the answer is unverified, the concern named", higher_is_better=False, range=(0.0, math.inf),
-                   threshold=0.0, gates=True, weak=True),
-        MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the context states",
-                   threshold=None),
-        MetricSpec("groundedness", "catalog: similarity of the least grounded answer sentence to the context",
-                   threshold=0.75, calibrated=calibrated(0.75, 0.75)),
-        MetricSpec("claim_similarity", "similarity of the least similar claim to its closest context sentence", threshold=None),
-        MetricSpec("word_pair_support", "lowest word support of a claim (word coverage x pair support)", threshold=None),
-        MetricSpec("unsupported_facts", "facts of the answer the context does not state", higher_is_better=False,
-                   range=(0.0, math.inf), threshold=None),
+        MetricSpec(
+            "support",
+            "least supported claim: mean of its similarity to the context and its word support",
+            threshold=0.7,
+            primary=True,
+            calibrated={"all-minilm-l6-v2": 0.7},
+            weak=True,
+        ),
+        MetricSpec(
+            "evidence",
+            "pieces of named evidence against the answer of the kinds that fail it (fail_on: by default "
+            "the kinds measured to be right at least 0.85 of the time at 95% confidence)",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=0.0,
+            gates=True,
+        ),
+        MetricSpec(
+            "concerns",
+            "pieces of named evidence of the kinds that only warn (measured below the precision to fail "
+            "on): the answer is unverified, the concern named",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=0.0,
+            gates=True,
+            weak=True,
+        ),
+        MetricSpec(
+            "fact_support",
+            "share of the answer's facts (numbers, dates, names, negations) the context states",
+            threshold=None,
+        ),
+        MetricSpec(
+            "groundedness",
+            "catalog: similarity of the least grounded answer sentence to the context",
+            threshold=0.75,
+            calibrated=calibrated(0.75, 0.75),
+        ),
+        MetricSpec(
+            "claim_similarity", "similarity of the least similar claim to its closest context sentence", threshold=None
+        ),
+        MetricSpec(
+            "word_pair_support", "lowest word support of a claim (word coverage x pair support)", threshold=None
+        ),
+        MetricSpec(
+            "unsupported_facts",
+            "facts of the answer the context does not state",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=None,
+        ),
         MetricSpec("claims", "answer sentences that make a claim", range=(0.0, math.inf), threshold=None),
         MetricSpec("entailment", "nli: entailment probability of the least entailed claim", threshold=0.5),
     )
@@ -159,8 +212,12 @@ class Groundedness(EmbeddingEvaluator):
 
         self.fail_on = resolve_fail_on(self.params["fail_on"], owner=self.name)
         if method == "nli":
-            require_type(self.name, "nli_model", self.params["nli_model"], str, "an NLI cross-encoder name or local folder")
-            require_type(self.name, "entailment_label", self.params["entailment_label"], str, "the NLI class meaning entailment")
+            require_type(
+                self.name, "nli_model", self.params["nli_model"], str, "an NLI cross-encoder name or local folder"
+            )
+            require_type(
+                self.name, "entailment_label", self.params["entailment_label"], str, "the NLI class meaning entailment"
+            )
         from ...facts.layer import FactLayer
 
         self.facts = FactLayer(self, self.params["entities"])
@@ -197,7 +254,9 @@ class Groundedness(EmbeddingEvaluator):
         if "evidence" in failed:
             return Verdict("fail", "rules", failing or ("evidence",))
         verdict = super().decide(failed, unscored, score)
-        concerns = tuple(str(e.get("message", "")) for e in listed if isinstance(e, Mapping) and not e.get("fails", True))
+        concerns = tuple(
+            str(e.get("message", "")) for e in listed if isinstance(e, Mapping) and not e.get("fails", True)
+        )
         # The embedding support decides (an NLI model with method="nli"), unless a concern or a refusal, not the
         # support, left the answer unverified.
         model = "detector" if self.params["method"] == "nli" else "embedding"
@@ -245,11 +304,20 @@ class Groundedness(EmbeddingEvaluator):
     def _parse_units(self, case: Case, sentences: list[str], joined: bool) -> list[str]:
         """The texts the fact layer parses for one case (``sentences``: its answer's, ``joined``: a short answer with
         its question): its checked sentences, its context (joined), its question."""
-        if self.params["method"] == "embeddings" or case.actual is None or not case.context or self.facts.parser() is None:
+        if (
+            self.params["method"] == "embeddings"
+            or case.actual is None
+            or not case.context
+            or self.facts.parser() is None
+        ):
             return []
         from ...facts.extract import join_chunks
 
-        return [*self._checked(case, sentences, joined), join_chunks(list(case.context)), *([case.question] if case.question else [])]
+        return [
+            *self._checked(case, sentences, joined),
+            join_chunks(list(case.context)),
+            *([case.question] if case.question else []),
+        ]
 
     @staticmethod
     def _read(case: Case) -> tuple[Case, Answer]:
@@ -289,31 +357,56 @@ class Groundedness(EmbeddingEvaluator):
         method = self.params["method"]
         if method == "embeddings":
             return [self._catalog(answers[i], contexts[i], encoded[i], encoded[n + i]) for i in range(n)]
-        units = [self._parse_units(case, sentences, joined) for case, sentences, (_, joined) in zip(cases, answers, claims)]
+        units = [
+            self._parse_units(case, sentences, joined) for case, sentences, (_, joined) in zip(cases, answers, claims)
+        ]
         parsed = iter(self.facts.parse([text for texts in units for text in texts]))
         scores = []
         for index, (case, sentences, context) in enumerate(zip(cases, answers, contexts)):
             claim_texts, joined = claims[index]
             checked = self._checked(case, sentences, joined)
             mine = [next(parsed, None) for _ in units[index]]  # the checked sentences', the context's, the question's
-            unit_parses: list[Parsed | None] = mine[:len(checked)] if mine else [None] * len(checked)
+            unit_parses: list[Parsed | None] = mine[: len(checked)] if mine else [None] * len(checked)
             context_parse = mine[len(checked)] if mine else None
             question_parse = mine[len(checked) + 1] if mine and case.question else None
             if not sentences or not context:
                 scores.append(self._nothing_to_compare(sentences))
                 continue
             sims = cosine_matrix(encoded[index], encoded[n + index])
-            claim_sims = cosine_matrix(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
-            scores.append(self._score(case, sentences, context, sims, claim_texts, checked, joined, claim_sims,
-                                      unit_parses, context_parse, question_parse, originals[index].context, readings[index]))
+            claim_sims = (
+                cosine_matrix(encoded[2 * n + index], encoded[n + index]).max(axis=1) if joined else sims.max(axis=1)
+            )
+            source = self._source(case, context_parse, context, originals[index].context)
+            scores.append(
+                score_claims(
+                    self.facts,
+                    source,
+                    case,
+                    sentences,
+                    context,
+                    sims,
+                    claim_texts,
+                    checked,
+                    joined,
+                    claim_sims,
+                    unit_parses,
+                    question_parse,
+                    readings[index],
+                    negation=self.params["negation"],
+                    fail_on=self.fail_on,
+                )
+            )
         if method == "nli":
-            scores = self._with_entailment(claims, contexts, scores)
+            scores = with_entailment(self, claims, contexts, scores)
         return scores
 
     def _nothing_to_compare(self, sentences: list[str]) -> Score:
         """The score of a case whose answer (or else context) has no sentence: every metric unscored."""
-        return Score({name: None for name in self.metric_specs()},
-                     f"the {'answer' if not sentences else 'context'} has no sentence to compare", {})
+        return Score(
+            dict.fromkeys(self.metric_specs()),
+            f"the {'answer' if not sentences else 'context'} has no sentence to compare",
+            {},
+        )
 
     def _catalog(self, sentences: list[str], context: list[str], answer: Any, source: Any) -> Score:
         if not sentences or not context:
@@ -321,10 +414,15 @@ class Groundedness(EmbeddingEvaluator):
         sims = cosine_matrix(answer, source)
         best, match = sims.max(axis=1), sims.argmax(axis=1)
         worst = int(best.argmin())
-        reason = (f"least grounded sentence {excerpt(sentences[worst], 100)!r} ({float(best[worst]):.3f}); "
-                  f"closest context: {excerpt(context[int(match[worst])], 100)!r}")
-        return Score({"groundedness": float(best[worst])}, reason,
-                     {"sentences": _sentence_details(sentences, context, sims), "least_grounded": worst})
+        reason = (
+            f"least grounded sentence {excerpt(sentences[worst], 100)!r} ({float(best[worst]):.3f}); "
+            f"closest context: {excerpt(context[int(match[worst])], 100)!r}"
+        )
+        return Score(
+            {"groundedness": float(best[worst])},
+            reason,
+            {"sentences": sentence_details(sentences, context, sims), "least_grounded": worst},
+        )
 
     def _source(self, case: Case, context_parse: Parsed | None, context: list[str], given: Sequence[str]) -> Source:
         from ...facts.extract import join_chunks
@@ -336,138 +434,14 @@ class Groundedness(EmbeddingEvaluator):
         key = text_key(joined)
         source = self._sources.pop(key, None)
         if source is None:
-            source = Source(self.facts.index(list(case.context), parsed=context_parse),
-                            context_parse, PairIndex(context), context, tuple(given))
+            source = Source(
+                self.facts.index(list(case.context), parsed=context_parse),
+                context_parse,
+                PairIndex(context),
+                context,
+                tuple(given),
+            )
         self._sources[key] = source  # most recently used last
         while len(self._sources) > self.KEEP:
             del self._sources[next(iter(self._sources))]
         return source
-
-    def _score(
-        self, case: Case, sentences: list[str], context: list[str], sims: Any, claim_texts: list[str], checked: list[str],
-        joined: bool, claim_sims: Any, unit_parses: list[Parsed | None], context_parse: Parsed | None,
-        question_parse: Parsed | None, given_context: Sequence[str], answer: Answer | None,
-    ) -> Score:
-        from ...facts.grounding import SHOWN, confirmed_by_record, failing_first, find_evidence, said, unlinked
-        from ...facts.layer import Cooccurrence, content_stems, summarize_checks, word_pair_support
-
-        source = self._source(case, context_parse, context, given_context)
-        # Sentences about the sources, prompt echoes, closings, headings and refusals claim nothing about the source.
-        skipped = {} if answer is None or joined else answer.not_claims
-        given = self.facts.index(case.question, parsed=question_parse) if case.question else None
-        checks = self.facts.check(checked, source.index, given=given, negation=self.params["negation"], parsed=unit_parses)
-        # A short answer with its question claims what it answers, a bare "No." included; "You're welcome." does not.
-        claiming = [(makes_claim(text, check.facts) or (joined and bool(YES_NO.match(text)))) and i not in skipped
-                    for i, (text, check) in enumerate(zip(checked, checks))]
-        pair_index = source.pairs.plus(case.question) if case.question else source.pairs
-        pairs = [word_pair_support(text, pair_index) for text in checked]
-        support_per_claim = [(float(claim_sims[i]) + pairs[i]) / 2 for i in range(len(checked))]
-        claimed = [i for i, claim in enumerate(claiming) if claim]
-        given_stems = set(content_stems(case.question)) if case.question else set()
-        # A sentence's own closeness to the context (a short answer's without its question, which would lend it its words).
-        own = [float(v) for v in (sims.max(axis=1) if not joined else [float(sims.max())])]
-        evidence, notes = find_evidence(checked, checks, claimed, unit_parses, source, given_stems, given, case.question,
-                                        own, numbered=not joined, fail_on=self.fail_on)
-        # A claim about a record that one field states whole is confirmed ("closed on Sundays" / {"Sunday": "closed"}).
-        confirmed = {i: field for i in claimed if source.records and not any(e.sentence == i + 1 for e in evidence)
-                     and (field := confirmed_by_record(source.records, checked[i], checks[i].facts)) is not None}
-        for i in confirmed:
-            support_per_claim[i] = max(support_per_claim[i], 1.0)
-        if case.question:
-            together = Cooccurrence(pair_index.stems)  # the context's sentences, and the question
-            evidence.extend(unlinked(checked, claimed, support_per_claim, together, pair_index, evidence, numbered=not joined,
-                                      fails="word_pair" in self.fail_on))
-            evidence.sort(key=lambda e: e.sentence)
-        fact_support, unsupported, _, fact_details = summarize_checks([checks[i] for i in claimed], "context", index=source.index,
-                                                                numbers=[i + 1 for i in claimed])
-        best = sims.max(axis=1)
-        metrics: dict[str, float | None] = {
-            "support": min((support_per_claim[i] for i in claimed), default=1.0),
-            "evidence": float(sum(e.fails for e in evidence)),
-            "concerns": float(sum(not e.fails for e in evidence)),
-            "fact_support": fact_support,
-            "groundedness": float(best.min()),
-            # Over the sentences that claim something (all of them when none does), like ``support``.
-            "claim_similarity": min((float(claim_sims[i]) for i in claimed), default=float(claim_sims.min())),
-            "word_pair_support": min((pairs[i] for i in claimed), default=min(pairs)),
-            "unsupported_facts": float(unsupported),
-            "claims": float(len(claimed)),
-            "entailment": None,
-        }
-        details: dict[str, Any] = {
-            "sentences": _sentence_details(sentences, context, sims),
-            "least_grounded": int(best.argmin()),
-            "claims": [
-                {"claim": excerpt(claim_texts[i] if joined else checked[i], 200), "makes_claim": claiming[i],
-                 "similarity": float(claim_sims[i]), "word_pair_support": pairs[i], "support": support_per_claim[i],
-                 **({"confirmed_by": confirmed[i]} if i in confirmed else {}),
-                 **({"not_a_claim": skipped[i]} if i in skipped else {})}
-                for i in range(len(checked))
-            ],
-            "evidence": [{"kind": e.kind, "sentence": e.sentence, "text": excerpt(e.text, 200), "message": e.message,
-                          "fails": e.fails} for e in failing_first(evidence)[:LISTED]],
-            "unsupported_facts": fact_details,
-            "short_answer": joined,
-        }
-        refused = [] if answer is None or joined else answer.refusals
-        if refused:
-            details["refusal"] = [i + 1 for i in refused]
-        shown = said(evidence)
-        shown.extend(notes[:SHOWN])
-        if not claimed and refused:
-            closeness = (f"the answer says the context does not give what was asked (a refusal, sentence "
-                         f"{refused[0] + 1}): neither a hallucination nor a confirmed fact")
-        elif not claimed:
-            closeness = "the answer makes no claim to check (questions, thanks, greetings, words about the sources)"
-        else:
-            weakest = min(claimed, key=support_per_claim.__getitem__)
-            closeness = (f"least supported {'answer' if joined else f'sentence {weakest + 1}'} {excerpt(checked[weakest], 100)!r} "
-                         + (f"(the record states it: {confirmed[weakest]})" if weakest in confirmed else
-                            f"(support {support_per_claim[weakest]:.3f}: similarity {float(claim_sims[weakest]):.3f}, "
-                            f"word pairs {pairs[weakest]:.3f})"))
-        return Score(metrics, "; ".join([*shown, closeness]), details, unverified=bool(refused) and not claimed)
-
-    def _with_entailment(self, claims: list[tuple[list[str], bool]], contexts: list[list[str]], scores: list[Score]) -> list[Score]:
-        """The scores with the NLI model's verdict on each case's claims (the sentences that make one)."""
-        from ..language_model.hallucination import nli_entailment
-
-        window = self.params["nli_window"]
-        pairs: list[tuple[str, str]] = []
-        shape = []
-        for (texts, _), context, score in zip(claims, contexts, scores):
-            flags = [claim["makes_claim"] for claim in score.details.get("claims", [])]
-            claimed = [text for text, made in zip(texts, flags) if made]
-            windows = [" ".join(context[i:i + window]) for i in range(max(1, len(context) - window + 1))] if context else []
-            shape.append((claimed, len(windows)))
-            pairs.extend((w, t) for t in claimed for w in windows)
-        probabilities = nli_entailment(self, self.params["nli_model"], self.params["entailment_label"], pairs,
-                                       parameter="nli_model") if pairs else []
-        out, cursor = [], 0
-        for (claimed, n_windows), score in zip(shape, scores):
-            if score.metrics.get("support") is None:
-                out.append(score)  # nothing to compare
-                continue
-            values = []
-            for _ in claimed:
-                chunk = probabilities[cursor:cursor + n_windows]
-                cursor += n_windows
-                values.append(max(chunk) if chunk else 0.0)
-            listed = [Evidence(e["kind"], e["sentence"], e["text"], e["message"], e.get("fails", True))
-                      for e in score.details.get("evidence", [])]
-            from ...facts.grounding import said
-
-            shown = said(listed)
-            if values:
-                low = min(range(len(values)), key=values.__getitem__)
-                shown.append(f"least entailed claim {excerpt(claimed[low], 100)!r} ({values[low]:.3f})")
-            else:
-                shown.append("the answer makes no claim to check (questions, thanks, greetings)")
-            out.append(Score({**score.metrics, "entailment": min(values, default=1.0)}, "; ".join(shown),
-                             {**score.details, "entailment": values}))
-        return out
-
-
-def _sentence_details(sentences: list[str], context: list[str], sims: Any) -> list[dict[str, Any]]:
-    best, match = sims.max(axis=1), sims.argmax(axis=1)
-    return [{"sentence": excerpt(s, 200), "score": float(best[i]), "best_match": excerpt(context[int(match[i])], 200)}
-            for i, s in enumerate(sentences)]

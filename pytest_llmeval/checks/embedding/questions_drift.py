@@ -38,9 +38,14 @@ def assert_no_question_drift(
         raise TypeError("assert_no_question_drift: argument 'questions' must be a non-empty sequence of str")
     _, case = group_defaults(None, case)
     # None and empty questions are left out, as the catalog does; the rest must be str.
-    cases = [Case(question=q, case_id=case) for q in questions if q is not None and q != ""] or [Case(question="", case_id=case)]
-    evaluator_params = {"model": scorer_argument("assert_no_question_drift", scorer, embedding_model=embedding_model), "split_ratio": split_ratio,
-                        "min_test_cases": min_test_cases if min_cases is None else min_cases}
+    cases = [Case(question=q, case_id=case) for q in questions if q is not None and q != ""] or [
+        Case(question="", case_id=case)
+    ]
+    evaluator_params = {
+        "model": scorer_argument("assert_no_question_drift", scorer, embedding_model=embedding_model),
+        "split_ratio": split_ratio,
+        "min_test_cases": min_test_cases if min_cases is None else min_cases,
+    }
     if min_cases is not None:
         import warnings
 
@@ -71,8 +76,14 @@ class QuestionsDrift(EmbeddingEvaluator):
     requires = ("question",)
     defaults: ClassVar[Mapping[str, Any]] = {"model": None, "split_ratio": 0.5, "min_test_cases": 10, "min_cases": None}
     metrics = (
-        MetricSpec("drift", "cosine distance between the centroids of the two groups", higher_is_better=False,
-                   range=(0.0, 2.0), threshold=0.1, primary=True),
+        MetricSpec(
+            "drift",
+            "cosine distance between the centroids of the two groups",
+            higher_is_better=False,
+            range=(0.0, 2.0),
+            threshold=0.1,
+            primary=True,
+        ),
     )
 
     def configure(self) -> None:
@@ -83,7 +94,9 @@ class QuestionsDrift(EmbeddingEvaluator):
         if old is not None:
             import warnings
 
-            warnings.warn(f"{self.name}: parameter 'min_cases' is now 'min_test_cases'", DeprecationWarning, stacklevel=4)
+            warnings.warn(
+                f"{self.name}: parameter 'min_cases' is now 'min_test_cases'", DeprecationWarning, stacklevel=4
+            )
             self.params["min_test_cases"] = old
         require_number(self.name, "min_test_cases", self.params["min_test_cases"], low=2, integer=True)
 
@@ -92,15 +105,26 @@ class QuestionsDrift(EmbeddingEvaluator):
 
         questions = [c.question for c in cases if c.question and c.question.strip()]
         if len(questions) < self.params["min_test_cases"]:
-            score = Score({"drift": None}, f"drift needs at least {self.params['min_test_cases']} questions; got {len(questions)}",
-                          {"questions": len(questions)})
+            score = Score(
+                {"drift": None},
+                f"drift needs at least {self.params['min_test_cases']} questions; got {len(questions)}",
+                {"questions": len(questions)},
+            )
             return [score] * len(cases)
         cut = min(max(1, round(len(questions) * self.params["split_ratio"])), len(questions) - 1)
         [vectors] = self.encode_all([questions])
         first, second = vectors[:cut].mean(axis=0), vectors[cut:].mean(axis=0)
         norms = float(np.linalg.norm(first) * np.linalg.norm(second))
         drift = float(min(2.0, max(0.0, 1.0 - float(first @ second) / norms))) if norms else 0.0
-        details = {"first_group": cut, "second_group": len(questions) - cut,
-                   "first_question": excerpt(questions[0], 100), "last_question": excerpt(questions[-1], 100)}
-        score = Score({"drift": drift}, f"drift {drift:.3f} between the first {cut} and the last {len(questions) - cut} questions", details)
+        details = {
+            "first_group": cut,
+            "second_group": len(questions) - cut,
+            "first_question": excerpt(questions[0], 100),
+            "last_question": excerpt(questions[-1], 100),
+        }
+        score = Score(
+            {"drift": drift},
+            f"drift {drift:.3f} between the first {cut} and the last {len(questions) - cut} questions",
+            details,
+        )
         return [score] * len(cases)

@@ -1,4 +1,5 @@
-"""The ``self_consistency`` check: How much each answer agrees with the other answers to the same question (ROUGE-1, ROUGE-L)."""
+"""The ``self_consistency`` check: How much each answer agrees with the other answers to the same question (ROUGE-1,
+ROUGE-L)."""
 
 from __future__ import annotations
 
@@ -35,10 +36,14 @@ def assert_self_consistent(
     """
     __tracebackhide__ = True
     if isinstance(answers, (str, bytes)) or not isinstance(answers, Sequence) or not answers:
-        raise TypeError(f"assert_self_consistent: argument 'answers' must be a non-empty list of str; got {type(answers).__name__}")
+        raise TypeError(
+            f"assert_self_consistent: argument 'answers' must be a non-empty list of str; got {type(answers).__name__}"
+        )
     bad = next((i for i, a in enumerate(answers) if not isinstance(a, str)), None)
     if bad is not None:
-        raise TypeError(f"assert_self_consistent: argument 'answers' must hold str; answers[{bad}] is {type(answers[bad]).__name__}")
+        raise TypeError(
+            f"assert_self_consistent: argument 'answers' must hold str; answers[{bad}] is {type(answers[bad]).__name__}"
+        )
     model, case = group_defaults(model, case)
     cases = [Case(actual=a, question=question, model=model, case_id=case) for a in answers]
     params = {"max_group_size": max_group_size, "use_stemmer": use_stemmer, "min_test_cases": min_test_cases}
@@ -47,7 +52,10 @@ def assert_self_consistent(
     if failed:
         worst = min(failed, key=lambda i: score if (score := results[i].score) is not None else -1.0)
         message = format_failure(results[worst], len(answers[worst]))
-        raise_failure(results[worst], f"{message}\n  {len(failed)} of {len(answers)} answers below the threshold; least consistent: #{worst}")
+        raise_failure(
+            results[worst],
+            f"{message}\n  {len(failed)} of {len(answers)} answers below the threshold; least consistent: #{worst}",
+        )
     return results
 
 
@@ -60,7 +68,7 @@ def stratified_sample(lengths: Sequence[int], size: int, *, buckets: int = 10, s
     if size >= len(lengths):
         return list(range(len(lengths)))
     order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
-    groups = [order[b * len(order) // buckets:(b + 1) * len(order) // buckets] for b in range(buckets)]
+    groups = [order[b * len(order) // buckets : (b + 1) * len(order) // buckets] for b in range(buckets)]
     groups = [g for g in groups if g]
     rng = random.Random(seed)
     chosen: list[int] = []
@@ -89,7 +97,12 @@ class SelfConsistency(Evaluator):
     helper = "assert_self_consistent"
     description = "Answers to the same question agree with each other"
     version = "3"  # 3: a group smaller than min_test_cases is scored, with a warning (2: unscored)
-    defaults: ClassVar[Mapping[str, Any]] = {"max_group_size": 100, "use_stemmer": False, "seed": 0, "min_test_cases": 2}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "max_group_size": 100,
+        "use_stemmer": False,
+        "seed": 0,
+        "min_test_cases": 2,
+    }
     metrics = (
         MetricSpec("rouge1", "mean ROUGE-1 F1 against the other answers", threshold=0.75),
         MetricSpec("rougeL", "mean ROUGE-L F1 against the other answers", threshold=0.75, primary=True),
@@ -118,12 +131,20 @@ class SelfConsistency(Evaluator):
 
             warnings.warn(f"{self.name}: {warning}; scored anyway", UserWarning, stacklevel=3)
         if len(answers) == 1:
-            return [self._warned(Score({"rouge1": 1.0, "rougeL": 1.0}, "only answer to its question: consistent with itself",
-                                       {"compared": 0}), warning)]
+            return [
+                self._warned(
+                    Score(
+                        {"rouge1": 1.0, "rougeL": 1.0},
+                        "only answer to its question: consistent with itself",
+                        {"compared": 0},
+                    ),
+                    warning,
+                )
+            ]
         pool = stratified_sample([len(a) for a in answers], self.params["max_group_size"], seed=self.params["seed"])
         pairs: dict[tuple[int, int], tuple[float, float]] = {}
         out = []
-        for i, answer in enumerate(answers):
+        for i in range(len(answers)):
             others = [j for j in pool if j != i]
             sums = [0.0, 0.0]
             for j in others:
@@ -134,8 +155,16 @@ class SelfConsistency(Evaluator):
                 sums[0] += pairs[key][0]
                 sums[1] += pairs[key][1]
             r1, rl = sums[0] / len(others), sums[1] / len(others)
-            out.append(self._warned(Score({"rouge1": r1, "rougeL": rl}, f"mean ROUGE-L {rl:.3f} against {len(others)} other answer(s)",
-                                          {"compared": len(others), "sampled": len(pool) < len(answers)}), warning))
+            out.append(
+                self._warned(
+                    Score(
+                        {"rouge1": r1, "rougeL": rl},
+                        f"mean ROUGE-L {rl:.3f} against {len(others)} other answer(s)",
+                        {"compared": len(others), "sampled": len(pool) < len(answers)},
+                    ),
+                    warning,
+                )
+            )
         return out
 
     @staticmethod

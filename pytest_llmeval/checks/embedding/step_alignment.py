@@ -29,8 +29,14 @@ __all__ = ["assert_steps_aligned", "StepAlignment", "extract_steps", "align_step
 
 
 def assert_steps_aligned(
-    actual: str, context: Any, *, match_threshold: float = 0.7, sentence_level_metrics: bool = True, scorer: str | None = None,
-    embedding_model: str | None = None, **kwargs: Any
+    actual: str,
+    context: Any,
+    *,
+    match_threshold: float = 0.7,
+    sentence_level_metrics: bool = True,
+    scorer: str | None = None,
+    embedding_model: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """The answer gives the procedure of the retrieved context: all steps, in order (edits, 0.75: none allowed).
 
@@ -38,8 +44,11 @@ def assert_steps_aligned(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"model": scorer_argument("assert_steps_aligned", scorer, embedding_model=embedding_model), "match_threshold": match_threshold,
-              "sentence_level_metrics": sentence_level_metrics}
+    params = {
+        "model": scorer_argument("assert_steps_aligned", scorer, embedding_model=embedding_model),
+        "match_threshold": match_threshold,
+        "sentence_level_metrics": sentence_level_metrics,
+    }
     return check(StepAlignment, actual=actual, context=context, params=params, **kwargs)
 
 
@@ -60,7 +69,9 @@ _INLINE_BULLET = re.compile(r"(?<!\S)([-*•+])[ \t]+(?=\S)")
 _CLOSERS = "\"')]”’"
 
 
-_SEQUENCE = re.compile(r"(?:^|(?<=[.;!?]\s))(?:first|second|third|next|then|after that|afterwards|finally|lastly),?\s+", re.IGNORECASE)
+_SEQUENCE = re.compile(
+    r"(?:^|(?<=[.;!?]\s))(?:first|second|third|next|then|after that|afterwards|finally|lastly),?\s+", re.IGNORECASE
+)
 
 
 INF = float("inf")
@@ -93,7 +104,7 @@ def extract_steps(text: str) -> list[str]:
     pieces = []
     for index, marker in enumerate(markers):
         end = markers[index + 1].start() if index + 1 < len(markers) else len(text)
-        piece = text[marker.end():end].strip()
+        piece = text[marker.end() : end].strip()
         if piece:
             pieces.append(piece)
     return pieces
@@ -155,7 +166,7 @@ def _bullet_markers(line: str) -> list[re.Match[str]]:
     strict = [m for m in found if m.group(1) == "•" or _opens(line, m.start(), first)]
     if len(strict) >= 2 or not strict:
         return strict
-    loose = [m for m in found[found.index(strict[0]):] if m.group(1) == strict[0].group(1)]
+    loose = [m for m in found[found.index(strict[0]) :] if m.group(1) == strict[0].group(1)]
     return loose if len(loose) >= 3 else []
 
 
@@ -176,8 +187,10 @@ def _inline_steps(line: str) -> list[str]:
         markers = _bullet_markers(line)
     if len(markers) < 2:
         return []
-    pieces = [line[m.end(): markers[i + 1].start() if i + 1 < len(markers) else len(line)].strip()
-              for i, m in enumerate(markers)]
+    pieces = [
+        line[m.end() : markers[i + 1].start() if i + 1 < len(markers) else len(line)].strip()
+        for i, m in enumerate(markers)
+    ]
     return [piece for piece in pieces if piece]
 
 
@@ -228,13 +241,27 @@ class StepAlignment(EmbeddingEvaluator):
     extra = "embeddings"
     description = "The answer's steps match the procedure in the retrieved context, in order"
     requires = ("actual", "context")
-    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "match_threshold": 0.7, "max_steps": 200, "sentence_level_metrics": True}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "model": None,
+        "match_threshold": 0.7,
+        "max_steps": 200,
+        "sentence_level_metrics": True,
+    }
     reporting = ("sentence_level_metrics",)
     metrics = (
-        MetricSpec("edits", "step insertions + deletions + mismatches", higher_is_better=False, range=(0.0, INF), threshold=0.75, primary=True),
+        MetricSpec(
+            "edits",
+            "step insertions + deletions + mismatches",
+            higher_is_better=False,
+            range=(0.0, INF),
+            threshold=0.75,
+            primary=True,
+        ),
         MetricSpec("insertions", "context steps missing from the answer", higher_is_better=False, range=(0.0, INF)),
         MetricSpec("deletions", "answer steps not in the context", higher_is_better=False, range=(0.0, INF)),
-        MetricSpec("mismatches", "answer steps in place of other context steps", higher_is_better=False, range=(0.0, INF)),
+        MetricSpec(
+            "mismatches", "answer steps in place of other context steps", higher_is_better=False, range=(0.0, INF)
+        ),
         MetricSpec("context_steps", "steps found in the retrieved context", range=(0.0, INF), threshold=None),
         MetricSpec("answer_steps", "steps found in the answer", range=(0.0, INF), threshold=None),
     )
@@ -255,21 +282,35 @@ class StepAlignment(EmbeddingEvaluator):
         for index, (answer, context) in enumerate(zip(answers, contexts)):
             counts: dict[str, float | None] = {"context_steps": float(len(context)), "answer_steps": float(len(answer))}
             if not context:
-                out.append(Score({**counts, "edits": None, "insertions": None, "deletions": None, "mismatches": None},
-                                 "no steps found in the retrieved context", {}))
+                out.append(
+                    Score(
+                        {**counts, "edits": None, "insertions": None, "deletions": None, "mismatches": None},
+                        "no steps found in the retrieved context",
+                        {},
+                    )
+                )
                 continue
             if answer:
                 sims = cosine_matrix(encoded[index], encoded[len(cases) + index])
                 matches = (sims >= self.params["match_threshold"]).tolist()
             else:
                 matches = []
-            aligned = align_steps(matches) if answer else {"edits": len(context), "insertions": len(context), "deletions": 0, "mismatches": 0}
+            aligned = (
+                align_steps(matches)
+                if answer
+                else {"edits": len(context), "insertions": len(context), "deletions": 0, "mismatches": 0}
+            )
             if not answer:
                 reason = f"no steps found in the answer; the context has {len(context)}"
             else:
-                reason = (f"{aligned['edits']} edit(s): {aligned['insertions']} missing, {aligned['deletions']} extra, "
-                          f"{aligned['mismatches']} mismatched ({len(answer)} answer steps vs {len(context)} context steps)")
-            details = ({"answer_steps": [excerpt(s, 120) for s in answer], "context_steps": [excerpt(s, 120) for s in context]}
-                       if self.params["sentence_level_metrics"] else {})
+                reason = (
+                    f"{aligned['edits']} edit(s): {aligned['insertions']} missing, {aligned['deletions']} extra, "
+                    f"{aligned['mismatches']} mismatched ({len(answer)} answer steps vs {len(context)} context steps)"
+                )
+            details = (
+                {"answer_steps": [excerpt(s, 120) for s in answer], "context_steps": [excerpt(s, 120) for s in context]}
+                if self.params["sentence_level_metrics"]
+                else {}
+            )
             out.append(Score({**counts, **{k: float(v) for k, v in aligned.items()}}, reason, details))
         return out

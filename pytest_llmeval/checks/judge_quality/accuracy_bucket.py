@@ -14,21 +14,24 @@ from .sql_eval import SqlEval
 __all__ = ["assert_bucket", "AccuracyBucket"]
 
 
-
-
-
-def assert_bucket(actual: str, expected: Any, *, scale: str = "accuracy", accept: Sequence[str] | None = None, **kwargs: Any) -> Result:
-    """The judge's bucket for the answer is an accepted one: ``scale`` is ``accuracy``, ``facts`` or ``sql`` (seed 002)."""
+def assert_bucket(
+    actual: str, expected: Any, *, scale: str = "accuracy", accept: Sequence[str] | None = None, **kwargs: Any
+) -> Result:
+    """The judge's bucket for the answer is an accepted one: ``scale`` is ``accuracy``, ``facts`` or ``sql`` (seed
+    002)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
     if scale not in _BUCKETS:
-        raise ValueError(f"assert_bucket: argument 'scale' must be one of {', '.join(map(repr, _BUCKETS))}; got {scale!r}")
+        raise ValueError(
+            f"assert_bucket: argument 'scale' must be one of {', '.join(map(repr, _BUCKETS))}; got {scale!r}"
+        )
     params = {} if accept is None else {"accept": [accept] if isinstance(accept, str) else list(accept)}
     return check(_BUCKETS[scale], actual=actual, expected=expected, params=params, **kwargs)
 
 
 #: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
-PROMPTS: Mapping[str, str] = {"template": """Compare the response with the desired response to the question. Choose one bucket:
+PROMPTS: Mapping[str, str] = {
+    "template": """Compare the response with the desired response to the question. Choose one bucket:
 "Accurate" (similar to the desired response), "Slightly Inaccurate" (close, but missing a critical fact) or
 "Completely Incorrect" (different from, or contradicting, the desired response).
 Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
@@ -36,7 +39,8 @@ Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
 Question: {question}
 Desired response: {expected}
 Response: {actual}
-"""}
+"""
+}
 
 
 class AccuracyBucket(BucketJudge):

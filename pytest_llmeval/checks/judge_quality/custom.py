@@ -36,7 +36,11 @@ FIELD_LABELS = {"question": "Input", "actual": "Actual output", "expected": "Exp
 
 
 def case_block(case: Case, fields: Sequence[str] | None = None) -> str:
-    values = {"question": case.question, "actual": case.actual, "expected": "\n".join(case.expected) if case.expected else None,
-              "context": "\n\n".join(case.context) if case.context else None}
+    values = {
+        "question": case.question,
+        "actual": case.actual,
+        "expected": "\n".join(case.expected) if case.expected else None,
+        "context": "\n\n".join(case.context) if case.context else None,
+    }
     names = fields or [name for name, value in values.items() if value]
     return "\n".join(f"{FIELD_LABELS[name]}: {values[name] or ''}" for name in names)

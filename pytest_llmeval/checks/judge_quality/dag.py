@@ -1,4 +1,5 @@
-"""The ``dag`` check: A decision tree of judge verdicts with hard-coded leaf scores (more deterministic than one free score)."""
+"""The ``dag`` check: A decision tree of judge verdicts with hard-coded leaf scores (more deterministic than one free
+score)."""
 
 from __future__ import annotations
 
@@ -34,23 +35,32 @@ def validate_dag(node: Any, max_score: float, path: str = "dag", depth: int = 0)
             raise ValueError(f"{path}: a leaf score must be between 0 and max_score={max_score}; got {node}")
         return
     if not isinstance(node, Mapping):
-        raise ValueError(f"{path}: expected a node (a mapping with 'judge' or 'task') or a leaf score; got {node!r:.60}")
+        raise ValueError(
+            f"{path}: expected a node (a mapping with 'judge' or 'task') or a leaf score; got {node!r:.60}"
+        )
     if "judge" in node:
         children = node.get("children")
         if not isinstance(node["judge"], str) or not isinstance(children, Mapping) or len(children) < 2:
-            raise ValueError(f"{path}: a judgement node needs 'judge' (the criterion, a str) and 'children' (a mapping of at "
-                             f"least two verdicts to a child node or a leaf score)")
+            raise ValueError(
+                f"{path}: a judgement node needs 'judge' (the criterion, a str) and 'children' (a mapping of at "
+                f"least two verdicts to a child node or a leaf score)"
+            )
         extra = set(node) - {"judge", "children"}
         if extra:
             raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(extra))} in a judgement node")
         labels = [str(v).strip().lower() for v in children]
         if len(set(labels)) != len(labels) or "" in labels:
-            raise ValueError(f"{path}: verdict labels must be distinct and non-empty, ignoring case and spaces; got {list(children)}")
+            raise ValueError(
+                f"{path}: verdict labels must be distinct and non-empty, ignoring case and spaces; got {list(children)}"
+            )
         for verdict, child in children.items():
             validate_dag(child, max_score, f"{path}.children[{verdict!r}]", depth + 1)
     elif "task" in node:
         if not isinstance(node["task"], str) or not isinstance(node.get("output"), str) or "then" not in node:
-            raise ValueError(f"{path}: a task node needs 'task' (instructions, a str), 'output' (a label, a str) and 'then' (the next node)")
+            raise ValueError(
+                f"{path}: a task node needs 'task' (instructions, a str), 'output' (a label, a str) and 'then' (the "
+                "next node)"
+            )
         extra = set(node) - {"task", "output", "then"}
         if extra:
             raise ValueError(f"{path}: unknown key(s) {', '.join(sorted(extra))} in a task node")
@@ -91,8 +101,10 @@ class Dag(JudgeEvaluator):
     def configure(self) -> None:
         require_number(self.name, "max_score", self.params["max_score"], low=1)
         if self.params["dag"] is None:
-            raise ValueError(f"{self.name}: parameter 'dag' is required: a node such as "
-                             "{'judge': 'Is the answer polite?', 'children': {'yes': 10, 'no': 0}}")
+            raise ValueError(
+                f"{self.name}: parameter 'dag' is required: a node such as "
+                "{'judge': 'Is the answer polite?', 'children': {'yes': 10, 'no': 0}}"
+            )
         validate_dag(self.params["dag"], self.params["max_score"])
 
     def score(self, case: Case) -> Score:
@@ -105,22 +117,37 @@ class Dag(JudgeEvaluator):
                 where = f"{self.name} node {'/'.join(path) or 'root'}"
                 shown = block + "".join(f"\n{o}" for o in outputs)
                 if "task" in node:
-                    reply = self.ask(TASK_PROMPT, what=where, schema={"type": "object", "properties": {"output": {"type": "string"}},
-                                                                "required": ["output"]}, task=node["task"], case=shown)
+                    reply = self.ask(
+                        TASK_PROMPT,
+                        what=where,
+                        schema={"type": "object", "properties": {"output": {"type": "string"}}, "required": ["output"]},
+                        task=node["task"],
+                        case=shown,
+                    )
                     outputs.append(f"{node['output']}: {reply['output']}")
                     path.append(f"{node['output']}")
                     node = node["then"]
                     continue
                 labels = [str(k).strip().lower() for k in node["children"]]
-                reply = self.ask(JUDGEMENT_PROMPT, what=where, schema=verdict_schema(*labels), criteria=node["judge"],
-                                 verdicts=", ".join(json.dumps(label) for label in labels), case=shown)
+                reply = self.ask(
+                    JUDGEMENT_PROMPT,
+                    what=where,
+                    schema=verdict_schema(*labels),
+                    criteria=node["judge"],
+                    verdicts=", ".join(json.dumps(label) for label in labels),
+                    case=shown,
+                )
                 verdict = reply["verdict"]
                 path.append(f"{node['judge'][:40]} -> {verdict}")
                 node = dict(zip(labels, node["children"].values()))[verdict]
         except JudgeParseError as exc:
             return self.unscored(["dag"], exc)
         value = float(node) / self.params["max_score"]
-        return Score({"dag": value, "parse_failure": 0.0}, f"{' | '.join(path)} => {node}/{self.params['max_score']}", {"path": path})
+        return Score(
+            {"dag": value, "parse_failure": 0.0},
+            f"{' | '.join(path)} => {node}/{self.params['max_score']}",
+            {"path": path},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

@@ -11,7 +11,8 @@ __all__ = ["FactsCompare"]
 
 
 #: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
-PROMPTS: Mapping[str, str] = {"template": """Compare the facts in the response with the facts in the desired response. Choose one bucket:
+PROMPTS: Mapping[str, str] = {
+    "template": """Compare the facts in the response with the facts in the desired response. Choose one bucket:
 "Superset" (the response holds all the desired facts and more), "Identical" (the same), "Similar" (only stylistic
 differences; factually equivalent), "Subset" (the response holds only some of the desired facts) or "Disagreement"
 (one or more facts disagree).
@@ -20,7 +21,8 @@ Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
 Question: {question}
 Desired response: {expected}
 Response: {actual}
-"""}
+"""
+}
 
 
 class FactsCompare(BucketJudge):

@@ -37,12 +37,17 @@ class ScaleJudge(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         metric = self.primary_metric().name
         try:
-            reply, _ = self.ask_fields(self.template, prompt_fields(case), what=self.name, schema=score_schema(self.low, self.high))
+            reply, _ = self.ask_fields(
+                self.template, prompt_fields(case), what=self.name, schema=score_schema(self.low, self.high)
+            )
         except JudgeParseError as exc:
             return self.unscored([metric], exc)
         value = float(reply["score"])
-        return Score({metric: value, "parse_failure": 0.0}, f"{value:.0f}/{self.high}: {str(reply.get('reason', ''))[:200]}",
-                     {"score": int(reply["score"])})
+        return Score(
+            {metric: value, "parse_failure": 0.0},
+            f"{value:.0f}/{self.high}: {str(reply.get('reason', ''))[:200]}",
+            {"score": int(reply["score"])},
+        )
 
 
 class BucketJudge(JudgeEvaluator):
@@ -59,13 +64,19 @@ class BucketJudge(JudgeEvaluator):
         require_type(self.name, "accept", accept, (list, tuple), f"a list of buckets from {', '.join(self.buckets)}")
         unknown = [b for b in accept if b not in self.buckets]
         if unknown or not accept:
-            raise ValueError(f"{self.name}: parameter 'accept' must list buckets from {', '.join(map(repr, self.buckets))}; got {accept!r}")
+            raise ValueError(
+                f"{self.name}: parameter 'accept' must list buckets from {', '.join(map(repr, self.buckets))}; got "
+                f"{accept!r}"
+            )
         self.params["accept"] = sorted(accept, key=list(self.buckets).index)
 
     def score(self, case: Case) -> Score:
         names = list(self.buckets)
-        schema = {"type": "object", "properties": {"bucket": {"type": "string", "enum": names}, "reason": {"type": "string"}},
-                  "required": ["bucket"]}
+        schema = {
+            "type": "object",
+            "properties": {"bucket": {"type": "string", "enum": names}, "reason": {"type": "string"}},
+            "required": ["bucket"],
+        }
         canonical = {name.lower(): name for name in names}
 
         def normalise(value: Any) -> Any:
@@ -74,19 +85,30 @@ class BucketJudge(JudgeEvaluator):
             return value
 
         try:
-            reply, _ = self.ask_fields(self.template, prompt_fields(case), what=self.name, schema=schema, normalise=normalise)
+            reply, _ = self.ask_fields(
+                self.template, prompt_fields(case), what=self.name, schema=schema, normalise=normalise
+            )
         except JudgeParseError as exc:
             return self.unscored(["accepted", self.value_metric], exc)
         bucket = reply["bucket"]
         value = self.buckets[bucket]
         reason = f"{bucket}: {str(reply.get('reason', ''))[:200]}"
         if value is None:
-            return Score({"accepted": None, self.value_metric: None, "parse_failure": 0.0}, reason + " (needs a person to classify)",
-                         {"bucket": bucket})
-        return Score({"accepted": float(bucket in self.params["accept"]), self.value_metric: value, "parse_failure": 0.0}, reason,
-                     {"bucket": bucket})
+            return Score(
+                {"accepted": None, self.value_metric: None, "parse_failure": 0.0},
+                reason + " (needs a person to classify)",
+                {"bucket": bucket},
+            )
+        return Score(
+            {"accepted": float(bucket in self.params["accept"]), self.value_metric: value, "parse_failure": 0.0},
+            reason,
+            {"bucket": bucket},
+        )
 
 
 def bucket_metrics(value_metric: str, description: str) -> tuple[MetricSpec, ...]:
-    return (MetricSpec("accepted", "1 when the bucket is an accepted one", threshold=0.5, primary=True),
-            MetricSpec(value_metric, description, threshold=None), PARSE_FAILURE)
+    return (
+        MetricSpec("accepted", "1 when the bucket is an accepted one", threshold=0.5, primary=True),
+        MetricSpec(value_metric, description, threshold=None),
+        PARSE_FAILURE,
+    )

@@ -20,13 +20,16 @@ def assert_same_language(actual: str, question: str, **kwargs: Any) -> Result:
 
 
 #: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
-PROMPTS: Mapping[str, str] = {"template": """Identify the language of the question and the language of the answer. Only the language counts, not the
+PROMPTS: Mapping[str, str] = {
+    "template": """Identify the language of the question and the language of the answer. Only the language counts, not \
+the
 meaning; dialects and tones of one language are the same language.
 Reply with JSON only: {{"verdict": "same"}} or {{"verdict": "different"}}, plus a short "reason".
 
 [QUESTION]: {question}
 [ANSWER]: {text}
-"""}
+"""
+}
 
 
 class LanguageMismatch(PassFailJudge):

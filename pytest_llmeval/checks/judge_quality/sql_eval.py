@@ -11,7 +11,8 @@ __all__ = ["SqlEval"]
 
 
 #: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
-PROMPTS: Mapping[str, str] = {"template": """Compare the generated SQL query with the desired SQL query for the request. Choose one bucket:
+PROMPTS: Mapping[str, str] = {
+    "template": """Compare the generated SQL query with the desired SQL query for the request. Choose one bucket:
 "Best" (equivalent to the desired query), "Acceptable" (similar; returns what was asked), "Incorrect" (wrong) or
 "Undetermined" (a person must decide).
 Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
@@ -19,7 +20,8 @@ Reply with JSON only: {{"bucket": "<bucket>", "reason": "<one sentence>"}}.
 Request: {question}
 Desired query: {expected}
 Generated query: {actual}
-"""}
+"""
+}
 
 
 class SqlEval(BucketJudge):

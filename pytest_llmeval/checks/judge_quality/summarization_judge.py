@@ -1,4 +1,5 @@
-"""The ``summarization_judge`` check: A good summary of the source (``question`` holds the source, as in the catalog; ``expected`` a reference summary)."""
+"""The ``summarization_judge`` check: A good summary of the source (``question`` holds the source, as in the catalog;
+``expected`` a reference summary)."""
 
 from __future__ import annotations
 
@@ -20,18 +21,22 @@ def assert_good_summary_judged(summary: str, source: str, *, reference: Any = No
 
 
 #: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
-PROMPTS: Mapping[str, str] = {"template": """Is the summary a good summary of the original document: comprehensive, concise, coherent, and readable
+PROMPTS: Mapping[str, str] = {
+    "template": """Is the summary a good summary of the original document: comprehensive, concise, coherent, and \
+readable
 without the original? A reference summary, when given, shows what a good one covers.
 Reply with JSON only: {{"verdict": "good"}} or {{"verdict": "bad"}}, plus a short "reason".
 
 [Summary]: {text}
 [Original Document]: {question}
 [Reference summary]: {expected}
-"""}
+"""
+}
 
 
 class SummarizationJudge(PassFailJudge):
-    """A good summary of the source (``question`` holds the source, as in the catalog; ``expected`` a reference summary)."""
+    """A good summary of the source (``question`` holds the source, as in the catalog; ``expected`` a reference
+    summary)."""
 
     name = "summarization_judge"
     helper = "assert_good_summary_judged"

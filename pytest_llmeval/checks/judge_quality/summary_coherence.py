@@ -22,14 +22,17 @@ def assert_coherent_summary(summary: str, source: Any, **kwargs: Any) -> Result:
 
 
 #: The judge's prompt (public: ``prompts={"template": ...}`` replaces it for a call, keeping its fields).
-PROMPTS: Mapping[str, str] = {"template": """Rate the coherence of the summary of the source text below, from 1 to 5. A coherent summary is well
-structured and organised, builds from sentence to sentence into a body of information about the topic, and covers the key
+PROMPTS: Mapping[str, str] = {
+    "template": """Rate the coherence of the summary of the source text below, from 1 to 5. A coherent summary is well
+structured and organised, builds from sentence to sentence into a body of information about the topic, and covers the \
+key
 points of the source; 5 means the summary is extremely coherent given the information in the source text.
 Reply with JSON only: {{"score": <1-5>, "reason": "<one sentence>"}}.
 
 Source text: {context}
 Summary: {actual}
-"""}
+"""
+}
 
 
 class SummaryCoherence(ScaleJudge):
@@ -40,6 +43,14 @@ class SummaryCoherence(ScaleJudge):
     extra = "judge"
     description = "The summary is coherent and hits the source's key points, 1-5 (LLM judge)"
     requires = ("actual", "context")
-    metrics = (MetricSpec("coherence", "1 incoherent .. 5 extremely coherent given the source", range=(1.0, 5.0),
-                          threshold=3.0, primary=True), PARSE_FAILURE)
+    metrics = (
+        MetricSpec(
+            "coherence",
+            "1 incoherent .. 5 extremely coherent given the source",
+            range=(1.0, 5.0),
+            threshold=3.0,
+            primary=True,
+        ),
+        PARSE_FAILURE,
+    )
     template = PROMPTS["template"]

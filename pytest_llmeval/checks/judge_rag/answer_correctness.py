@@ -1,4 +1,5 @@
-"""The ``answer_correctness`` check: Statement F1 against the expected answer, ``tp / (tp + 0.5 (fp + fn))``, blended with semantic similarity."""
+"""The ``answer_correctness`` check: Statement F1 against the expected answer, ``tp / (tp + 0.5 (fp + fn))``, blended
+with semantic similarity."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def assert_answer_correct(
     return check(AnswerCorrectness, actual=actual, expected=expected, params=params, **kwargs)
 
 
-SUPPORTED_PROMPT = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}.
+SUPPORTED_PROMPT = """Is the statement supported by the reference text? Reply with JSON only: {{"verdict": "yes"}} or \
+{{"verdict": "no"}}.
 
 Reference: {reference}
 Statement: {statement}
@@ -79,8 +81,14 @@ class AnswerCorrectness(EmbeddingJudge):
 
     def configure(self) -> None:
         weights = (self.params["f1_weight"], self.params["similarity_weight"])
-        if any(isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 for w in weights) or abs(sum(weights) - 1) > 1e-6:
-            raise ValueError(f"{self.name}: parameters 'f1_weight' and 'similarity_weight' must be non-negative and sum to 1; got {weights}")
+        if (
+            any(isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0 for w in weights)
+            or abs(sum(weights) - 1) > 1e-6
+        ):
+            raise ValueError(
+                f"{self.name}: parameters 'f1_weight' and 'similarity_weight' must be non-negative and sum to 1; got "
+                f"{weights}"
+            )
 
     def uses_embedder(self) -> bool:
         return bool(self.params["similarity_weight"])
@@ -96,11 +104,19 @@ class AnswerCorrectness(EmbeddingJudge):
             predicted = judge_statements(self, actual, f"{self.name} answer statements")
             for index, expected in enumerate(case.expected):
                 truth = judge_statements(self, expected, f"{self.name} expected statements #{index}")
-                tp = sum(ask_yes_no(self, SUPPORTED_PROMPT, f"{self.name} answer statement {i}", reference=expected, statement=s)
-                         for i, s in enumerate(predicted))
+                tp = sum(
+                    ask_yes_no(
+                        self, SUPPORTED_PROMPT, f"{self.name} answer statement {i}", reference=expected, statement=s
+                    )
+                    for i, s in enumerate(predicted)
+                )
                 fp = len(predicted) - tp
-                fn = sum(not ask_yes_no(self, SUPPORTED_PROMPT, f"{self.name} expected statement {i}", reference=actual, statement=s)
-                         for i, s in enumerate(truth))
+                fn = sum(
+                    not ask_yes_no(
+                        self, SUPPORTED_PROMPT, f"{self.name} expected statement {i}", reference=actual, statement=s
+                    )
+                    for i, s in enumerate(truth)
+                )
                 f1 = tp / (tp + 0.5 * (fp + fn)) if tp else 0.0
                 similarity = self._similarity(actual, expected) if self.params["similarity_weight"] else None
                 value = self.params["f1_weight"] * f1 + self.params["similarity_weight"] * (similarity or 0.0)
@@ -110,9 +126,12 @@ class AnswerCorrectness(EmbeddingJudge):
             return self.unscored(["answer_correctness", "f1", "similarity"], exc)
         assert best is not None
         value, parts, index = best
-        return Score({"answer_correctness": value, "f1": parts["f1"], "similarity": parts["similarity"], "parse_failure": 0.0},
-                     f"statement F1 {parts['f1']:.3f} (tp {parts['tp']}, fp {parts['fp']}, fn {parts['fn']}) vs expected answer #{index}",
-                     {"reference": index, "tp": parts["tp"], "fp": parts["fp"], "fn": parts["fn"]})
+        return Score(
+            {"answer_correctness": value, "f1": parts["f1"], "similarity": parts["similarity"], "parse_failure": 0.0},
+            f"statement F1 {parts['f1']:.3f} (tp {parts['tp']}, fp {parts['fp']}, fn {parts['fn']}) vs expected answer "
+            f"#{index}",
+            {"reference": index, "tp": parts["tp"], "fp": parts["fp"], "fn": parts["fn"]},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

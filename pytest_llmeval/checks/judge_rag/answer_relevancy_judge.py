@@ -17,14 +17,18 @@ from .answer_correctness import EmbeddingJudge
 __all__ = ["assert_answer_relevant", "AnswerRelevancyJudge"]
 
 
-def assert_answer_relevant(actual: str, question: str, *, method: str = "questions", n: int = 3, **kwargs: Any) -> Result:
-    """The answer addresses the question (LLM judge; threshold 0.75): generated questions' similarity (RAGAS) or relevant statements."""
+def assert_answer_relevant(
+    actual: str, question: str, *, method: str = "questions", n: int = 3, **kwargs: Any
+) -> Result:
+    """The answer addresses the question (LLM judge; threshold 0.75): generated questions' similarity (RAGAS) or
+    relevant statements."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
     return check(AnswerRelevancyJudge, actual=actual, question=question, params={"method": method, "n": n}, **kwargs)
 
 
-QUESTIONS_PROMPT = """Write {n} different questions that the answer below would answer. Also say whether the answer is noncommittal
+QUESTIONS_PROMPT = """Write {n} different questions that the answer below would answer. Also say whether the answer is \
+noncommittal
 (evasive or vague, such as "I don't know" or "I'm not sure").
 Reply with JSON only: {{"questions": ["...", ...], "noncommittal": false}}.
 
@@ -32,7 +36,8 @@ Answer: {answer}
 """
 
 
-RELEVANT_STATEMENT_PROMPT = """Is the statement relevant to answering the question? Reply with JSON only: {{"verdict": "yes"}} or
+RELEVANT_STATEMENT_PROMPT = """Is the statement relevant to answering the question? Reply with JSON only: {{"verdict": \
+"yes"}} or
 {{"verdict": "no"}}, plus a short "reason".
 
 Question: {question}
@@ -55,7 +60,9 @@ class AnswerRelevancyJudge(EmbeddingJudge):
     description = "The answer addresses the question (LLM judge; generated questions or relevant statements)"
     requires = ("actual", "question")
     defaults: ClassVar[Mapping[str, Any]] = {"method": "questions", "n": 3}
-    metrics = judge_metrics("answer_relevancy", "mean similarity of generated questions to the question, or share of relevant statements")
+    metrics = judge_metrics(
+        "answer_relevancy", "mean similarity of generated questions to the question, or share of relevant statements"
+    )
 
     def configure(self) -> None:
         require_choice(self.name, "method", self.params["method"], ("questions", "statements"))
@@ -68,32 +75,63 @@ class AnswerRelevancyJudge(EmbeddingJudge):
         try:
             if self.params["method"] == "statements":
                 statements = judge_statements(self, case.actual or "", f"{self.name} statements")
-                relevant = [ask_yes_no(self, RELEVANT_STATEMENT_PROMPT, f"{self.name} statement {i}", question=case.question or "", statement=s)
-                            for i, s in enumerate(statements)]
+                relevant = [
+                    ask_yes_no(
+                        self,
+                        RELEVANT_STATEMENT_PROMPT,
+                        f"{self.name} statement {i}",
+                        question=case.question or "",
+                        statement=s,
+                    )
+                    for i, s in enumerate(statements)
+                ]
                 if not relevant:
                     return self.nothing_to_judge(["answer_relevancy"], "the judge found no statements in the answer")
                 value = sum(relevant) / len(relevant)
-                return Score({"answer_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} statements relevant",
-                             {"statements": [{"statement": s, "relevant": r} for s, r in zip(statements, relevant)]})
-            schema = {"type": "object", "properties": {"questions": {"type": "array", "items": {"type": "string"}},
-                                                       "noncommittal": {"type": "boolean"}}, "required": ["questions"]}
-            reply = self.ask(QUESTIONS_PROMPT, what=f"{self.name} questions", schema=schema, n=str(self.params["n"]), answer=case.actual or "")
+                return Score(
+                    {"answer_relevancy": value, "parse_failure": 0.0},
+                    f"{sum(relevant)}/{len(relevant)} statements relevant",
+                    {"statements": [{"statement": s, "relevant": r} for s, r in zip(statements, relevant)]},
+                )
+            schema = {
+                "type": "object",
+                "properties": {
+                    "questions": {"type": "array", "items": {"type": "string"}},
+                    "noncommittal": {"type": "boolean"},
+                },
+                "required": ["questions"],
+            }
+            reply = self.ask(
+                QUESTIONS_PROMPT,
+                what=f"{self.name} questions",
+                schema=schema,
+                n=str(self.params["n"]),
+                answer=case.actual or "",
+            )
         except JudgeParseError as exc:
             return self.unscored(["answer_relevancy"], exc)
         questions = list(reply["questions"])[: self.params["n"]]
         noncommittal = bool(reply.get("noncommittal", False))
         if noncommittal:
-            return Score({"answer_relevancy": 0.0, "parse_failure": 0.0}, "noncommittal answer",
-                         {"questions": [{"question": q} for q in questions], "noncommittal": True})
+            return Score(
+                {"answer_relevancy": 0.0, "parse_failure": 0.0},
+                "noncommittal answer",
+                {"questions": [{"question": q} for q in questions], "noncommittal": True},
+            )
         if not questions:
             self.runner.count_parse_failure(self.name)
             return self.unscored(["answer_relevancy"], JudgeParseError("no questions generated for a committal answer"))
         vectors = self.embedder().encode([case.question or "", *questions])
         similarities = [max(0.0, min(1.0, float(vectors[0] @ v))) for v in vectors[1:]]
         value = sum(similarities) / len(similarities)
-        return Score({"answer_relevancy": value, "parse_failure": 0.0}, f"mean similarity of {len(questions)} generated questions {value:.3f}",
-                     {"questions": [{"question": q, "similarity": round(s, 6)} for q, s in zip(questions, similarities)],
-                      "noncommittal": False})
+        return Score(
+            {"answer_relevancy": value, "parse_failure": 0.0},
+            f"mean similarity of {len(questions)} generated questions {value:.3f}",
+            {
+                "questions": [{"question": q, "similarity": round(s, 6)} for q, s in zip(questions, similarities)],
+                "noncommittal": False,
+            },
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

@@ -36,7 +36,8 @@ def weighted_precision(verdicts: Sequence[bool]) -> float:
     return total / hits if hits else 0.0
 
 
-PRECISION_PROMPT = """Given a question, its expected answer (or several acceptable expected answers) and one retrieved context
+PRECISION_PROMPT = """Given a question, its expected answer (or several acceptable expected answers) and one retrieved \
+context
 chunk, say whether the chunk was useful to arrive at the expected answer; with several, whether it was useful to arrive
 at any one of them. Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
@@ -58,7 +59,9 @@ def _expected_answers(expected: Sequence[str]) -> str:
     """
     if len(expected) == 1:
         return f"Expected answer: {expected[0]}"
-    return "Expected answers (any one of them):\n" + "\n".join(f"{i}. {answer}" for i, answer in enumerate(expected, start=1))
+    return "Expected answers (any one of them):\n" + "\n".join(
+        f"{i}. {answer}" for i, answer in enumerate(expected, start=1)
+    )
 
 
 class ContextPrecision(JudgeEvaluator):
@@ -80,13 +83,25 @@ class ContextPrecision(JudgeEvaluator):
         verdicts = []
         try:
             for rank, chunk in enumerate(case.context):
-                verdicts.append(ask_yes_no(self, PRECISION_PROMPT, f"{self.name} chunk {rank}", question=case.question or "",
-                                     expected=_expected_answers(case.expected), chunk=chunk))
+                verdicts.append(
+                    ask_yes_no(
+                        self,
+                        PRECISION_PROMPT,
+                        f"{self.name} chunk {rank}",
+                        question=case.question or "",
+                        expected=_expected_answers(case.expected),
+                        chunk=chunk,
+                    )
+                )
         except JudgeParseError as exc:
             return self.unscored(["context_precision"], exc)
         value = weighted_precision(verdicts)
         shown = ",".join("yes" if v else "no" for v in verdicts)
-        return Score({"context_precision": value, "parse_failure": 0.0}, f"verdicts {shown} -> {value:.3f}", {"verdicts": verdicts})
+        return Score(
+            {"context_precision": value, "parse_failure": 0.0},
+            f"verdicts {shown} -> {value:.3f}",
+            {"verdicts": verdicts},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

@@ -1,4 +1,5 @@
-"""The ``context_recall`` check: Share of the expected answer's statements attributable to the context (best over expected answers)."""
+"""The ``context_recall`` check: Share of the expected answer's statements attributable to the context (best over
+expected answers)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ __all__ = ["assert_context_recall", "ContextRecall"]
 
 
 def assert_context_recall(expected: Any, context: Any, **kwargs: Any) -> Result:
-    """The context holds the expected answer's statements (LLM judge; threshold 0.75; best of several expected answers)."""
+    """The context holds the expected answer's statements (LLM judge; threshold 0.75; best of several expected
+    answers)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual", "question"))
     return check(ContextRecall, expected=expected, context=context, **kwargs)
@@ -46,8 +48,18 @@ class ContextRecall(JudgeEvaluator):
         try:
             for index, expected in enumerate(case.expected):
                 statements = judge_statements(self, expected, f"{self.name} statements #{index}")
-                found = self.fan_out([lambda i=i, s=s: ask_yes_no(self, ATTRIBUTABLE_PROMPT, f"{self.name} statement {i}",  # type: ignore[misc]
-                                                            context=context, statement=s) for i, s in enumerate(statements)])
+                found = self.fan_out(
+                    [
+                        lambda i=i, s=s: ask_yes_no(
+                            self,
+                            ATTRIBUTABLE_PROMPT,
+                            f"{self.name} statement {i}",  # type: ignore[misc]
+                            context=context,
+                            statement=s,
+                        )
+                        for i, s in enumerate(statements)
+                    ]
+                )
                 if not found:
                     continue  # no statement to look for: this expected answer tells nothing
                 value = sum(found) / len(found)
@@ -58,8 +70,11 @@ class ContextRecall(JudgeEvaluator):
         if best is None:
             return self.nothing_to_judge(["context_recall"], "the judge found no statements in the expected answer(s)")
         value, index, found = best
-        return Score({"context_recall": value, "parse_failure": 0.0},
-                     f"{sum(found)}/{len(found)} statements of expected answer #{index} are in the context", {"reference": index})
+        return Score(
+            {"context_recall": value, "parse_failure": 0.0},
+            f"{sum(found)}/{len(found)} statements of expected answer #{index} are in the context",
+            {"reference": index},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

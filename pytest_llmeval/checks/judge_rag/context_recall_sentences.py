@@ -1,4 +1,5 @@
-"""The ``context_recall_sentences`` check: Seed 002's context recall: share of the answer's sentences found in the context (higher is better)."""
+"""The ``context_recall_sentences`` check: Seed 002's context recall: share of the answer's sentences found in the
+context (higher is better)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ __all__ = ["assert_answer_in_context", "SentenceContextRecall"]
 
 
 def assert_answer_in_context(actual: str, context: Any, *, max_sentences: int = 100, **kwargs: Any) -> Result:
-    """Most of the answer's sentences are found in the context (seed 002's context recall; LLM judge; threshold 0.75)."""
+    """Most of the answer's sentences are found in the context (seed 002's context recall; LLM judge; threshold
+    0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return check(SentenceContextRecall, actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
+    return check(
+        SentenceContextRecall, actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs
+    )
 
 
 class SentenceContextRecall(SentenceSupport):

@@ -1,4 +1,5 @@
-"""The ``context_relevancy_judge`` check: Share of the retrieved context the judge finds relevant to the question, by sentence (default) or chunk."""
+"""The ``context_relevancy_judge`` check: Share of the retrieved context the judge finds relevant to the question, by
+sentence (default) or chunk."""
 
 from __future__ import annotations
 
@@ -63,22 +64,38 @@ class ContextRelevancyJudge(JudgeEvaluator):
 
     def score(self, case: Case) -> Score:
         unit = self.params["unit"]
-        parts, note = (capped_sentences(sentences_of(case.context), self.params["max_sentences"]) if unit == "sentence"
-                       else (list(case.context), ""))
+        parts, note = (
+            capped_sentences(sentences_of(case.context), self.params["max_sentences"])
+            if unit == "sentence"
+            else (list(case.context), "")
+        )
         if not parts:
             return Score({"context_relevancy": None, "parse_failure": 0.0}, "the context has no sentence to judge", {})
         try:
-            relevant = self.fan_out([lambda i=i, part=part: ask_yes_no(self, RELEVANT_PROMPT, f"{self.name} {unit} {i}",  # type: ignore[misc]
-                                                                 question=case.question or "", unit=unit, chunk=part)
-                                     for i, part in enumerate(parts)])
+            relevant = self.fan_out(
+                [
+                    lambda i=i, part=part: ask_yes_no(
+                        self,
+                        RELEVANT_PROMPT,
+                        f"{self.name} {unit} {i}",  # type: ignore[misc]
+                        question=case.question or "",
+                        unit=unit,
+                        chunk=part,
+                    )
+                    for i, part in enumerate(parts)
+                ]
+            )
         except JudgeParseError as exc:
             return self.unscored(["context_relevancy"], exc)
         value = sum(relevant) / len(relevant)
         details: dict[str, Any] = {"unit": unit, "verdicts": relevant}
         if unit == "sentence":
             details["irrelevant"] = [excerpt(p, 120) for p, ok in zip(parts, relevant) if not ok][:5]
-        return Score({"context_relevancy": value, "parse_failure": 0.0}, f"{sum(relevant)}/{len(relevant)} {unit}s relevant{note}",
-                     details)
+        return Score(
+            {"context_relevancy": value, "parse_failure": 0.0},
+            f"{sum(relevant)}/{len(relevant)} {unit}s relevant{note}",
+            details,
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

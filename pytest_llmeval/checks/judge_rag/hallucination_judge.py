@@ -22,7 +22,8 @@ def assert_no_hallucination_judged(actual: str, context: Any, **kwargs: Any) -> 
     return check(HallucinationJudge, actual=actual, context=context, **kwargs)
 
 
-CONTRADICTS_PROMPT = """Does the text directly contradict the context? Answer "yes" only for a direct contradiction, otherwise "no".
+CONTRADICTS_PROMPT = """Does the text directly contradict the context? Answer "yes" only for a direct contradiction, \
+otherwise "no".
 Reply with JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
 Context: {context}
@@ -42,14 +43,26 @@ class HallucinationJudge(JudgeEvaluator):
 
     def score(self, case: Case) -> Score:
         try:
-            contradicted = self.fan_out([lambda i=i, chunk=chunk: ask_yes_no(self, CONTRADICTS_PROMPT, f"{self.name} chunk {i}",  # type: ignore[misc]
-                                                                       context=chunk, text=case.actual or "")
-                                         for i, chunk in enumerate(case.context)])
+            contradicted = self.fan_out(
+                [
+                    lambda i=i, chunk=chunk: ask_yes_no(
+                        self,
+                        CONTRADICTS_PROMPT,
+                        f"{self.name} chunk {i}",  # type: ignore[misc]
+                        context=chunk,
+                        text=case.actual or "",
+                    )
+                    for i, chunk in enumerate(case.context)
+                ]
+            )
         except JudgeParseError as exc:
             return self.unscored(["hallucination"], exc)
         value = sum(contradicted) / len(contradicted)
-        return Score({"hallucination": value, "parse_failure": 0.0}, f"contradicts {sum(contradicted)}/{len(contradicted)} chunks",
-                     {"verdicts": contradicted})
+        return Score(
+            {"hallucination": value, "parse_failure": 0.0},
+            f"contradicts {sum(contradicted)}/{len(contradicted)} chunks",
+            {"verdicts": contradicted},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

@@ -1,4 +1,5 @@
-"""The ``hallucination_sentences`` check: Seed 002's hallucination: share of the answer's sentences the context does not support (lower is better)."""
+"""The ``hallucination_sentences`` check: Seed 002's hallucination: share of the answer's sentences the context does not
+support (lower is better)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ def assert_no_hallucinated_sentences(actual: str, context: Any, *, max_sentences
     """Few of the answer's sentences lack support in the context (seed 002's hallucination; LLM judge; at most 0.25)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return check(SentenceHallucination, actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs)
+    return check(
+        SentenceHallucination, actual=actual, context=context, params={"max_sentences": max_sentences}, **kwargs
+    )
 
 
 class SentenceHallucination(SentenceSupport):

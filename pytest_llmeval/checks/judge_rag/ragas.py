@@ -15,19 +15,32 @@ from .context_precision import ContextPrecision
 from .context_recall import ContextRecall
 from .faithfulness import Faithfulness
 
-__all__ = ["assert_ragas", "Ragas", "harmonic_mean"]
+__all__ = ["assert_ragas", "Ragas", "harmonic_mean", "PROMPTS"]
 
 
-def assert_ragas(actual: str, question: str, expected: Any, context: Any, *, unknown_claims: str = "unsupported", **kwargs: Any) -> Result:
+def assert_ragas(
+    actual: str, question: str, expected: Any, context: Any, *, unknown_claims: str = "unsupported", **kwargs: Any
+) -> Result:
     """Harmonic mean of faithfulness, answer relevancy, context precision and recall (LLM judge; threshold 0.75)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
-    return check(Ragas, actual=actual, question=question, expected=expected, context=context,
-                        params={"unknown_claims": unknown_claims}, **kwargs)
+    return check(
+        Ragas,
+        actual=actual,
+        question=question,
+        expected=expected,
+        context=context,
+        params={"unknown_claims": unknown_claims},
+        **kwargs,
+    )
 
 
 #: The checks RAGAS combines, in the order of its metrics.
 PARTS: tuple[type[JudgeEvaluator], ...] = (Faithfulness, AnswerRelevancyJudge, ContextPrecision, ContextRecall)
+
+#: Every prompt RAGAS asks, by name: its four parts' tables (`PARTS`). ``prompts=`` replaces one by name in whichever
+#: part asks it.
+PROMPTS: dict[str, str] = {name: text for part in PARTS for name, text in part.default_prompts().items()}
 
 
 def _asked_by(part: type[JudgeEvaluator], prompts: Mapping[str, str] | None) -> dict[str, str] | None:
@@ -67,14 +80,17 @@ class Ragas(JudgeEvaluator):
 
     @classmethod
     def default_prompts(cls) -> dict[str, str]:
-        """Its four parts' prompts (`PARTS`): ``prompts=`` replaces them by name, in whichever part asks them."""
-        return {name: text for part in PARTS for name, text in part.default_prompts().items()}
+        """Its four parts' prompts (`PROMPTS`): ``prompts=`` replaces them by name, in whichever part asks them."""
+        return dict(PROMPTS)
 
     def configure(self) -> None:
         mine = [_asked_by(part, self.params.get("prompts")) for part in PARTS]
-        self.parts = (Faithfulness(unknown_claims=self.params["unknown_claims"], prompts=mine[0]),
-                      AnswerRelevancyJudge(n=self.params["n"], prompts=mine[1]), ContextPrecision(prompts=mine[2]),
-                      ContextRecall(prompts=mine[3]))
+        self.parts = (
+            Faithfulness(unknown_claims=self.params["unknown_claims"], prompts=mine[0]),
+            AnswerRelevancyJudge(n=self.params["n"], prompts=mine[1]),
+            ContextPrecision(prompts=mine[2]),
+            ContextRecall(prompts=mine[3]),
+        )
 
     def bind_prompts(self, prompts: Mapping[str, str] | None) -> None:
         super().bind_prompts(prompts)
@@ -105,11 +121,17 @@ class Ragas(JudgeEvaluator):
             if values[metric] is None:
                 unverified = unverified or score.unverified
                 broken = broken or not score.unverified
-            reasons.append(f"{metric} {values[metric]:.3f}" if values[metric] is not None else f"{metric}: {score.reason}")
+            reasons.append(
+                f"{metric} {values[metric]:.3f}" if values[metric] is not None else f"{metric}: {score.reason}"
+            )
         if broken or unverified:
             # A part whose reply was unusable leaves the whole unscored (a parse failure), whatever the others found;
             # otherwise a part with nothing to judge leaves it unverified.
-            return Score({**values, "ragas": None, "parse_failure": 1.0 if broken else 0.0}, "; ".join(reasons), {},
-                         unverified=not broken)
+            return Score(
+                {**values, "ragas": None, "parse_failure": 1.0 if broken else 0.0},
+                "; ".join(reasons),
+                {},
+                unverified=not broken,
+            )
         value = harmonic_mean([v for v in values.values() if v is not None])
         return Score({**values, "ragas": value, "parse_failure": 0.0}, "; ".join(reasons), {})

@@ -28,14 +28,23 @@ from ...judges.base import JudgeParseError
 from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, ask_yes_no
 from ...text.basics import excerpt, sentences_or_text
 
-__all__ = ["MAX_SENTENCES", "SENTENCE_SUPPORTED_PROMPT", "sentences_of", "check_max_sentences", "capped_sentences",
-           "support_metrics", "SentenceSupport", "PROMPTS"]
+__all__ = [
+    "MAX_SENTENCES",
+    "SENTENCE_SUPPORTED_PROMPT",
+    "sentences_of",
+    "check_max_sentences",
+    "capped_sentences",
+    "support_metrics",
+    "SentenceSupport",
+    "PROMPTS",
+]
 
 #: Judge calls one case may make at most by default (one per sentence).
 MAX_SENTENCES = 100
 
 
-SENTENCE_SUPPORTED_PROMPT = """Is the information in the sentence present in, or directly supported by, the context? Reply with
+SENTENCE_SUPPORTED_PROMPT = """Is the information in the sentence present in, or directly supported by, the context? \
+Reply with
 JSON only: {{"verdict": "yes"}} or {{"verdict": "no"}}, plus a short "reason".
 
 Context: {context}
@@ -61,10 +70,19 @@ def capped_sentences(items: list[str], limit: int) -> tuple[list[str], str]:
 
 def support_metrics(primary: str) -> tuple[MetricSpec, ...]:
     return (
-        MetricSpec("context_recall", "share of answer sentences the context supports", threshold=0.75,
-                   primary=primary == "context_recall"),
-        MetricSpec("hallucination", "share of answer sentences the context does not support", higher_is_better=False,
-                   threshold=0.25, primary=primary == "hallucination"),
+        MetricSpec(
+            "context_recall",
+            "share of answer sentences the context supports",
+            threshold=0.75,
+            primary=primary == "context_recall",
+        ),
+        MetricSpec(
+            "hallucination",
+            "share of answer sentences the context does not support",
+            higher_is_better=False,
+            threshold=0.25,
+            primary=primary == "hallucination",
+        ),
         PARSE_FAILURE,
     )
 
@@ -83,11 +101,23 @@ class SentenceSupport(JudgeEvaluator):
     def score(self, case: Case) -> Score:
         sentences, note = capped_sentences(sentences_of([case.actual or ""]), self.params["max_sentences"])
         if not sentences:
-            return self.nothing_to_judge(["context_recall", "hallucination"], "the answer has no sentence to judge", {"verdicts": []})
+            return self.nothing_to_judge(
+                ["context_recall", "hallucination"], "the answer has no sentence to judge", {"verdicts": []}
+            )
         context = "\n\n".join(case.context)
         try:
-            supported = self.fan_out([lambda i=i, s=s: ask_yes_no(self, SENTENCE_SUPPORTED_PROMPT, f"{self.name} sentence {i}",  # type: ignore[misc]
-                                                            context=context, sentence=s) for i, s in enumerate(sentences)])
+            supported = self.fan_out(
+                [
+                    lambda i=i, s=s: ask_yes_no(
+                        self,
+                        SENTENCE_SUPPORTED_PROMPT,
+                        f"{self.name} sentence {i}",  # type: ignore[misc]
+                        context=context,
+                        sentence=s,
+                    )
+                    for i, s in enumerate(sentences)
+                ]
+            )
         except JudgeParseError as exc:
             return self.unscored(["context_recall", "hallucination"], exc)
         share = sum(supported) / len(supported)
@@ -95,8 +125,11 @@ class SentenceSupport(JudgeEvaluator):
         reason = f"{sum(supported)}/{len(supported)} answer sentences are in the context{note}"
         if unsupported:
             reason += f"; first unsupported: {unsupported[0]!r}"
-        return Score({"context_recall": share, "hallucination": 1.0 - share, "parse_failure": 0.0}, reason,
-                     {"verdicts": supported, "unsupported": unsupported[:5]})
+        return Score(
+            {"context_recall": share, "hallucination": 1.0 - share, "parse_failure": 0.0},
+            reason,
+            {"verdicts": supported, "unsupported": unsupported[:5]},
+        )
 
 
 #: This check's judge prompts by name (replace them with ``prompts={name: template}`` or the

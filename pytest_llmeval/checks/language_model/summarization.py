@@ -40,8 +40,11 @@ from ..embedding.base import EmbeddingEvaluator, calibrated
 __all__ = ["assert_good_summary", "Summarization", "three_segment_distance", "geometric_completeness"]
 
 
-def assert_good_summary(summary: str, source: str, *, scorer: str | None = None, nli_model: str | None = None, **kwargs: Any) -> Result:
-    """The summary covers its source (geometric completeness, 0.75) and is entailed by it (``thresholds`` for faithfulness)."""
+def assert_good_summary(
+    summary: str, source: str, *, scorer: str | None = None, nli_model: str | None = None, **kwargs: Any
+) -> Result:
+    """The summary covers its source (geometric completeness, 0.75) and is entailed by it (``thresholds`` for
+    faithfulness)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history"))
     nli = scorer_argument("assert_good_summary", scorer, nli_model=nli_model)
@@ -50,8 +53,12 @@ def assert_good_summary(summary: str, source: str, *, scorer: str | None = None,
 
 
 #: The grounding cut-off: semantic_sentence_similarity's sentence-match threshold, per embedding model.
-GROUNDING = MetricSpec("grounding", "best similarity of a summary sentence to a source sentence", threshold=0.75,
-                       calibrated=calibrated(0.55, 0.75))
+GROUNDING = MetricSpec(
+    "grounding",
+    "best similarity of a summary sentence to a source sentence",
+    threshold=0.75,
+    calibrated=calibrated(0.55, 0.75),
+)
 
 
 REFERENCE_NLI = "tals/albert-xlarge-vitaminc-mnli"
@@ -78,7 +85,7 @@ def three_segment_distance(points: Any) -> float:
 
 
 def geometric_completeness(
-    source: Any, summary: Any, dimensions: int = 5, min_similarity: float | None = None,
+    source: Any, summary: Any, dimensions: int = 5, min_similarity: float | None = None
 ) -> tuple[float, list[int | None]]:
     """Completeness of ``summary`` points over ``source`` points, and where each summary point snapped.
 
@@ -106,7 +113,8 @@ def geometric_completeness(
         nearest = int(gaps.argmin())
         snapped.append(nearest if on_topic and (gaps[nearest] <= limit or len(src) == 1) else None)
     kept = sorted({i for i in snapped if i is not None})
-    share = sum(grounded) / len(grounded)  # off-topic sentences cost coverage: what is covered, times the share on topic
+    # off-topic sentences cost coverage: what is covered, times the share on topic
+    share = sum(grounded) / len(grounded)
     whole = three_segment_distance(src)
     if whole == 0.0:
         return (share if kept else 0.0), snapped
@@ -130,13 +138,27 @@ class Summarization(EmbeddingEvaluator):
     helper = "assert_good_summary"
     extra = "embeddings"
     description = "The summary covers the source and says nothing the source does not"
-    version = "2"  # 2: off-topic sentences are dropped before snapping (they snapped) and cost their share of completeness
+    version = (
+        "2"  # 2: off-topic sentences are dropped before snapping (they snapped) and cost their share of completeness
+    )
     requires = ("actual", "question")
-    defaults: ClassVar[Mapping[str, Any]] = {"model": None, "nli_model": REFERENCE_NLI, "entailment_label": "entailment",
-                                             "dimensions": 5, "grounding": None}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "model": None,
+        "nli_model": REFERENCE_NLI,
+        "entailment_label": "entailment",
+        "dimensions": 5,
+        "grounding": None,
+    }
     metrics = (
-        MetricSpec("completeness", "geometric coverage of the source by the grounded summary sentences", threshold=0.75, primary=True),
-        MetricSpec("faithfulness_zs", "mean over summary sentences of the best entailment by a source sentence", threshold=0.75),
+        MetricSpec(
+            "completeness",
+            "geometric coverage of the source by the grounded summary sentences",
+            threshold=0.75,
+            primary=True,
+        ),
+        MetricSpec(
+            "faithfulness_zs", "mean over summary sentences of the best entailment by a source sentence", threshold=0.75
+        ),
     )
 
     def configure(self) -> None:
@@ -162,7 +184,9 @@ class Summarization(EmbeddingEvaluator):
     def _entailment(self, pairs: list[tuple[str, str]]) -> list[float]:
         from .hallucination import Hallucination
 
-        nli = Hallucination(method="nli", model=self.params["nli_model"], entailment_label=self.params["entailment_label"])
+        nli = Hallucination(
+            method="nli", model=self.params["nli_model"], entailment_label=self.params["entailment_label"]
+        )
         nli.bind(self.model_cache())
         return nli._pair_scores(pairs)
 
@@ -176,21 +200,33 @@ class Summarization(EmbeddingEvaluator):
         for index, (src, summ) in enumerate(zip(sources, summaries)):
             if not src or not summ:
                 missing = "source" if not src else "summary"
-                out.append(Score({"completeness": None, "faithfulness_zs": None}, f"the {missing} has no sentence to compare", {}))
+                out.append(
+                    Score(
+                        {"completeness": None, "faithfulness_zs": None}, f"the {missing} has no sentence to compare", {}
+                    )
+                )
                 continue
-            completeness, snapped = geometric_completeness(encoded[index], encoded[len(cases) + index], self.params["dimensions"],
-                                                           grounding)
+            completeness, snapped = geometric_completeness(
+                encoded[index], encoded[len(cases) + index], self.params["dimensions"], grounding
+            )
             best = []
             for _ in summ:
-                row = entailment[cursor:cursor + len(src)]
+                row = entailment[cursor : cursor + len(src)]
                 cursor += len(src)
                 best.append(max(min(1.0, max(0.0, v)) for v in row))
             faithful = sum(best) / len(best)
             weakest = min(range(len(best)), key=best.__getitem__)
             dropped = [excerpt(s, 100) for s, where in zip(summ, snapped) if where is None]
-            reason = (f"completeness {completeness:.3f}, faithfulness {faithful:.3f}; least supported summary sentence "
-                      f"{excerpt(summ[weakest], 80)!r} ({best[weakest]:.3f})"
-                      + (f"; {len(dropped)} of {len(summ)} summary sentences not grounded in the source" if dropped else ""))
-            out.append(Score({"completeness": completeness, "faithfulness_zs": faithful}, reason,
-                             {"ungrounded_sentences": dropped, "sentence_faithfulness": best}))
+            reason = (
+                f"completeness {completeness:.3f}, faithfulness {faithful:.3f}; least supported summary sentence "
+                f"{excerpt(summ[weakest], 80)!r} ({best[weakest]:.3f})"
+                + (f"; {len(dropped)} of {len(summ)} summary sentences not grounded in the source" if dropped else "")
+            )
+            out.append(
+                Score(
+                    {"completeness": completeness, "faithfulness_zs": faithful},
+                    reason,
+                    {"ungrounded_sentences": dropped, "sentence_faithfulness": best},
+                )
+            )
         return out

@@ -1,2 +1,1 @@
-"""Lexical checks: the condition language, JSON Schema, exact match, edit distance, ROUGE, BLEU and METEOR.
-"""
+"""Lexical checks: the condition language, JSON Schema, exact match, edit distance, ROUGE, BLEU and METEOR."""

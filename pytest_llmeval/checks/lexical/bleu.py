@@ -18,7 +18,13 @@ __all__ = ["assert_bleu", "Bleu"]
 
 
 def assert_bleu(
-    actual: str, expected: Any, *, smoothing: str = "method1", weights: Any = None, lowercase: bool = False, **kwargs: Any
+    actual: str,
+    expected: Any,
+    *,
+    smoothing: str = "method1",
+    weights: Any = None,
+    lowercase: bool = False,
+    **kwargs: Any,
 ) -> Result:
     """Sentence BLEU against the expected answer(s); primary metric BLEU-1."""
     __tracebackhide__ = True
@@ -45,8 +51,15 @@ class _Method6:
     def __init__(self, smoother: Any) -> None:
         self._smoother = smoother
 
-    def __call__(self, p_n: list[Any], references: Any, hypothesis: Sequence[str], hyp_len: int | None = None,
-                 *args: Any, **kwargs: Any) -> list[Any]:
+    def __call__(
+        self,
+        p_n: list[Any],
+        references: Any,
+        hypothesis: Sequence[str],
+        hyp_len: int | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> list[Any]:
         if len(p_n) >= 3 and p_n[2].numerator != 0:
             return list(self._smoother.method6(p_n, references, hypothesis, hyp_len))
         smoothed = [float(p) for p in p_n]
@@ -107,7 +120,9 @@ class Bleu(Evaluator):
             try:
                 weights = tuple(float(w) for w in weights)
             except (TypeError, ValueError):
-                raise TypeError(f"{self.name}: parameter 'weights' must be a sequence of numbers; got {weights!r}") from None
+                raise TypeError(
+                    f"{self.name}: parameter 'weights' must be a sequence of numbers; got {weights!r}"
+                ) from None
             if not weights or any(w < 0 for w in weights) or abs(sum(weights) - 1.0) > 1e-6:
                 raise ValueError(f"{self.name}: parameter 'weights' must be non-negative and sum to 1; got {weights!r}")
             self.params["weights"] = weights
@@ -148,8 +163,13 @@ class Bleu(Evaluator):
             for metric, weights in orders.items():
                 # min: method5 averages each precision with its neighbours (the unigram's with 1 + p1),
                 # which can lift a perfect match above 1; BLEU's range is [0, 1]
-                metrics[metric] = 0.0 if not hypothesis else min(1.0, float(
-                    self._bleu(references, hypothesis, weights=weights, smoothing_function=self._smoothing)
-                ))
+                metrics[metric] = (
+                    0.0
+                    if not hypothesis
+                    else min(
+                        1.0,
+                        float(self._bleu(references, hypothesis, weights=weights, smoothing_function=self._smoothing)),
+                    )
+                )
         reason = ", ".join(f"{k} {v:.3f}" for k, v in metrics.items() if v is not None)
         return Score(metrics, reason, {"hypothesis_tokens": len(hypothesis), "references": len(references)})

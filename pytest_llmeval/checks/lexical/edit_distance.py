@@ -1,4 +1,5 @@
-"""The ``edit_distance`` check: Normalised Levenshtein similarity ``1 - distance / max(len)``; with several references, the best."""
+"""The ``edit_distance`` check: Normalised Levenshtein similarity ``1 - distance / max(len)``; with several references,
+the best."""
 
 from __future__ import annotations
 
@@ -25,7 +26,11 @@ def assert_edit_distance(
     """Character-level similarity (1 - normalised Levenshtein distance) to the expected answer(s)."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
+    params = {
+        "ignore_case": ignore_case,
+        "ignore_whitespace": ignore_whitespace,
+        "ignore_punctuation": ignore_punctuation,
+    }
     return check(EditDistance, actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -83,8 +88,16 @@ class EditDistance(Normalising):
     description = "Character-level similarity to the expected answer"
     metrics = (
         MetricSpec("similarity", "1 - normalised Levenshtein distance", primary=True, threshold=0.8),
-        MetricSpec("distance", "Levenshtein distance / length of the longer text", higher_is_better=False, threshold=0.2),
-        MetricSpec("edits", "Levenshtein distance in characters", higher_is_better=False, range=(0.0, float("inf")), threshold=None),
+        MetricSpec(
+            "distance", "Levenshtein distance / length of the longer text", higher_is_better=False, threshold=0.2
+        ),
+        MetricSpec(
+            "edits",
+            "Levenshtein distance in characters",
+            higher_is_better=False,
+            range=(0.0, float("inf")),
+            threshold=None,
+        ),
     )
 
     def score(self, case: Case) -> Score:
@@ -105,4 +118,6 @@ class EditDistance(Normalising):
         assert best is not None
         similarity, edits, index = best
         metrics = {"similarity": similarity, "distance": 1.0 - similarity, "edits": float(edits)}
-        return Score(metrics, f"{edits} edit(s), similarity {similarity:.3f} to expected answer #{index}", {"reference": index})
+        return Score(
+            metrics, f"{edits} edit(s), similarity {similarity:.3f} to expected answer #{index}", {"reference": index}
+        )

@@ -25,7 +25,11 @@ def assert_exact_match(
     """The answer equals one of the expected answers after normalisation."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"ignore_case": ignore_case, "ignore_whitespace": ignore_whitespace, "ignore_punctuation": ignore_punctuation}
+    params = {
+        "ignore_case": ignore_case,
+        "ignore_whitespace": ignore_whitespace,
+        "ignore_punctuation": ignore_punctuation,
+    }
     return check(ExactMatch, actual=actual, expected=expected, params=params, **kwargs)
 
 

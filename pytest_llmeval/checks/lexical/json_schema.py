@@ -19,8 +19,13 @@ __all__ = ["assert_json", "JsonSchema", "json_path"]
 
 
 def assert_json(
-    actual: str, schema: Any = None, *, context: Any = None, strip_fences: bool = True, allow_remote_refs: bool = False,
-    **kwargs: Any
+    actual: str,
+    schema: Any = None,
+    *,
+    context: Any = None,
+    strip_fences: bool = True,
+    allow_remote_refs: bool = False,
+    **kwargs: Any,
 ) -> Result:
     """The answer parses as JSON and follows ``schema`` (a JSON Schema; ``None`` or ``{}``: any JSON).
 
@@ -29,7 +34,11 @@ def assert_json(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"schema": {} if schema is None else schema, "strip_fences": strip_fences, "allow_remote_refs": allow_remote_refs}
+    params = {
+        "schema": {} if schema is None else schema,
+        "strip_fences": strip_fences,
+        "allow_remote_refs": allow_remote_refs,
+    }
     return check(JsonSchema, actual=actual, context=context, params=params, **kwargs)
 
 
@@ -66,7 +75,11 @@ def json_path(parts: Any) -> str:
     """``['items', 0, 'price']`` -> ``$.items[0].price``."""
     path = "$"
     for part in parts:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(part)) else f"[{json.dumps(part)}]")
+        path += (
+            f"[{part}]"
+            if isinstance(part, int)
+            else (f".{part}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(part)) else f"[{json.dumps(part)}]")
+        )
     return path
 
 
@@ -97,10 +110,18 @@ class JsonSchema(Evaluator):
     metrics = (
         MetricSpec("valid", "1 when the answer is valid JSON that follows the schema", primary=True),
         MetricSpec("invalid", "1 when the answer is not JSON or violates the schema", higher_is_better=False),
-        MetricSpec("invalid_generated_json", "1 when the generated answer is not JSON or violates the schema (seed 000)",
-                   higher_is_better=False, threshold=None),
-        MetricSpec("invalid_retrieved_json", "share of the retrieved chunks that are not JSON or violate the schema "
-                   "(seed 000; only with a context)", higher_is_better=False, threshold=None),
+        MetricSpec(
+            "invalid_generated_json",
+            "1 when the generated answer is not JSON or violates the schema (seed 000)",
+            higher_is_better=False,
+            threshold=None,
+        ),
+        MetricSpec(
+            "invalid_retrieved_json",
+            "share of the retrieved chunks that are not JSON or violate the schema (seed 000; only with a context)",
+            higher_is_better=False,
+            threshold=None,
+        ),
     )
 
     def configure(self) -> None:
@@ -119,7 +140,10 @@ class JsonSchema(Evaluator):
                 f"got {type(schema).__name__}"
             )
         if not isinstance(self.params["allow_remote_refs"], bool):
-            raise TypeError(f"{self.name}: parameter 'allow_remote_refs' must be True or False; got {self.params['allow_remote_refs']!r:.80}")
+            raise TypeError(
+                f"{self.name}: parameter 'allow_remote_refs' must be True or False; got "
+                f"{self.params['allow_remote_refs']!r:.80}"
+            )
         import jsonschema
 
         validator_class = jsonschema.validators.validator_for(schema)
@@ -137,8 +161,9 @@ class JsonSchema(Evaluator):
         if not self.params["allow_remote_refs"]:
             from referencing import Registry
 
-            # No retrieval: a $ref outside the schema is an error, never a network request.
-            local["registry"] = Registry(retrieve=_refuse_remote)  # type: ignore[call-arg]  # attrs class: mypy sees no fields
+            # No retrieval: a $ref outside the schema is an error, never a network request (Registry is an attrs
+            # class: mypy sees no fields).
+            local["registry"] = Registry(retrieve=_refuse_remote)  # type: ignore[call-arg]
         self._validator = timed(schema, format_checker=validator_class.FORMAT_CHECKER, **local)
         self._best_match = jsonschema.exceptions.best_match
 
@@ -194,4 +219,6 @@ class JsonSchema(Evaluator):
         reason = f"schema violation at {json_path(best.absolute_path)}: {best.message[:300]}"
         if len(errors) > 1:
             reason += f" (and {len(errors) - 1} more)"
-        return Score({"valid": 0.0, "invalid": 1.0}, reason, {"stage": "schema", "errors": listed, "error_count": len(errors)})
+        return Score(
+            {"valid": 0.0, "invalid": 1.0}, reason, {"stage": "schema", "errors": listed, "error_count": len(errors)}
+        )

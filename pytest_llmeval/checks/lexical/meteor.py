@@ -1,4 +1,5 @@
-"""The ``meteor`` check: METEOR of the answer against the expected answer(s), best of several (nltk's implementation)."""
+"""The ``meteor`` check: METEOR of the answer against the expected answer(s), best of several (nltk's
+implementation)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ __all__ = ["assert_meteor", "Meteor"]
 
 
 def assert_meteor(actual: str, expected: Any, **kwargs: Any) -> Result:
-    """METEOR against the expected answer(s) (nltk's; default threshold 0.5): form, stem and, with WordNet data, synonyms."""
+    """METEOR against the expected answer(s) (nltk's; default threshold 0.5): form, stem and, with WordNet data,
+    synonyms."""
     __tracebackhide__ = True
     check_kwargs(kwargs)
     return check(Meteor, actual=actual, expected=expected, **kwargs)
@@ -75,9 +77,24 @@ class Meteor(Evaluator):
         values = []
         for reference in case.expected:
             tokens = _TOKEN.findall(reference.lower())
-            values.append(single_meteor_score(tokens, hypothesis, wordnet=self._wordnet[0], alpha=self.params["alpha"],
-                                              beta=self.params["beta"], gamma=self.params["gamma"]) if tokens and hypothesis else 0.0)
+            values.append(
+                single_meteor_score(
+                    tokens,
+                    hypothesis,
+                    wordnet=self._wordnet[0],
+                    alpha=self.params["alpha"],
+                    beta=self.params["beta"],
+                    gamma=self.params["gamma"],
+                )
+                if tokens and hypothesis
+                else 0.0
+            )
         best = max(range(len(values)), key=values.__getitem__)
-        synonyms = "with WordNet synonyms" if self._wordnet[1] else "exact and stem matches (WordNet data not installed)"
-        return Score({"meteor": float(values[best])}, f"METEOR {values[best]:.3f} against expected answer {best + 1}, {synonyms}",
-                     {"per_expected": [round(v, 6) for v in values]})
+        synonyms = (
+            "with WordNet synonyms" if self._wordnet[1] else "exact and stem matches (WordNet data not installed)"
+        )
+        return Score(
+            {"meteor": float(values[best])},
+            f"METEOR {values[best]:.3f} against expected answer {best + 1}, {synonyms}",
+            {"per_expected": [round(v, 6) for v in values]},
+        )

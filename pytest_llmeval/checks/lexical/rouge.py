@@ -16,8 +16,14 @@ __all__ = ["assert_rouge", "Rouge", "Normalising"]
 
 
 def assert_rouge(
-    actual: str, expected: Any, *, use_stemmer: bool = False, split_summaries: bool = True,
-    rouge_types: Any = ("rouge1", "rouge2", "rougeL", "rougeLsum"), f_measure: str = "f1", **kwargs: Any
+    actual: str,
+    expected: Any,
+    *,
+    use_stemmer: bool = False,
+    split_summaries: bool = True,
+    rouge_types: Any = ("rouge1", "rouge2", "rougeL", "rougeLsum"),
+    f_measure: str = "f1",
+    **kwargs: Any,
 ) -> Result:
     """ROUGE against the expected answer(s); primary metric ROUGE-L F1.
 
@@ -26,8 +32,12 @@ def assert_rouge(
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    params = {"use_stemmer": use_stemmer, "split_summaries": split_summaries, "rouge_types": rouge_types,
-              "f_measure": f_measure}
+    params = {
+        "use_stemmer": use_stemmer,
+        "split_summaries": split_summaries,
+        "rouge_types": rouge_types,
+        "f_measure": f_measure,
+    }
     return check(Rouge, actual=actual, expected=expected, params=params, **kwargs)
 
 
@@ -67,15 +77,21 @@ class Rouge(Evaluator):
     helper = "assert_rouge"
     description = "N-gram and longest-common-subsequence overlap with the expected answer"
     requires = ("actual", "expected")
-    defaults: ClassVar[Mapping[str, Any]] = {"use_stemmer": False, "split_summaries": True,
-                                             "rouge_types": ROUGE_TYPES, "f_measure": "f1"}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "use_stemmer": False,
+        "split_summaries": True,
+        "rouge_types": ROUGE_TYPES,
+        "f_measure": "f1",
+    }
     metrics = (
         MetricSpec("rouge1", "unigram overlap F1 (or max of precision and recall)", threshold=0.75),
         MetricSpec("rouge2", "bigram overlap F1 (or max of precision and recall)", threshold=0.75),
-        MetricSpec("rougeL", "longest common subsequence F1 (or max of precision and recall)", threshold=0.75,
-                   primary=True),
-        MetricSpec("rougeLsum", "summary-level LCS F1, sentence per line (or max of precision and recall)",
-                   threshold=0.75),
+        MetricSpec(
+            "rougeL", "longest common subsequence F1 (or max of precision and recall)", threshold=0.75, primary=True
+        ),
+        MetricSpec(
+            "rougeLsum", "summary-level LCS F1, sentence per line (or max of precision and recall)", threshold=0.75
+        ),
     )
 
     def configure(self) -> None:
@@ -84,30 +100,41 @@ class Rouge(Evaluator):
         require_choice(self.name, "f_measure", self.params["f_measure"], F_MEASURES)
         kinds = self.params["rouge_types"]
         if isinstance(kinds, str) or not isinstance(kinds, (list, tuple)) or not kinds:
-            raise TypeError(f"{self.name}: parameter 'rouge_types' must be a non-empty list of "
-                            f"{', '.join(map(repr, ROUGE_TYPES))}; got {kinds!r:.80}")
+            raise TypeError(
+                f"{self.name}: parameter 'rouge_types' must be a non-empty list of "
+                f"{', '.join(map(repr, ROUGE_TYPES))}; got {kinds!r:.80}"
+            )
         for kind in kinds:
             require_choice(self.name, "rouge_types", kind, ROUGE_TYPES)
         primary = self.primary_metric().name
         if primary not in kinds:
-            raise ValueError(f"{self.name}: parameter 'rouge_types' must include {primary!r}, the primary metric; "
-                             f"got {list(kinds)!r}")
+            raise ValueError(
+                f"{self.name}: parameter 'rouge_types' must include {primary!r}, the primary metric; "
+                f"got {list(kinds)!r}"
+            )
         # one order, whatever order they were given in: the same choice has one signature
         self.params["rouge_types"] = tuple(kind for kind in ROUGE_TYPES if kind in kinds)
         from rouge_score import rouge_scorer
 
-        self.scorer_argument = rouge_scorer.RougeScorer(list(self.params["rouge_types"]), use_stemmer=self.params["use_stemmer"])
+        self.scorer_argument = rouge_scorer.RougeScorer(
+            list(self.params["rouge_types"]), use_stemmer=self.params["use_stemmer"]
+        )
 
     def signature_params(self) -> Mapping[str, Any]:
         """The new options enter the signature only when set: default results keep their signature."""
         return {k: v for k, v in self.params.items() if k not in ("rouge_types", "f_measure") or v != self.defaults[k]}
 
     def resolve_thresholds(self, overrides: Mapping[str, float | None] | None = None) -> dict[str, float]:
-        left_out = [m for m, v in (overrides or {}).items()
-                    if v is not None and m in ROUGE_TYPES and m not in self.params["rouge_types"]]
+        left_out = [
+            m
+            for m, v in (overrides or {}).items()
+            if v is not None and m in ROUGE_TYPES and m not in self.params["rouge_types"]
+        ]
         if left_out:
-            raise ValueError(f"{self.name}: a threshold on {left_out[0]!r}, which parameter 'rouge_types' leaves out "
-                             f"(computed: {', '.join(self.params['rouge_types'])})")
+            raise ValueError(
+                f"{self.name}: a threshold on {left_out[0]!r}, which parameter 'rouge_types' leaves out "
+                f"(computed: {', '.join(self.params['rouge_types'])})"
+            )
         return super().resolve_thresholds(overrides)
 
     def backend(self) -> str:

@@ -20,7 +20,9 @@ from ...text.conditions import Condition, parse_condition
 __all__ = ["assert_matches", "TextMatching", "condition_outcome"]
 
 
-def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate_context: bool = True, **kwargs: Any) -> Result:
+def assert_matches(
+    actual: str, condition: str, *, context: Any = None, evaluate_context: bool = True, **kwargs: Any
+) -> Result:
     """The answer (and context, if given) satisfies a condition like ``'"15,969" AND NOT "Real"'``.
 
     Quoted strings are substrings, ``regexp("...")`` is `re.search()`;
@@ -28,8 +30,13 @@ def assert_matches(actual: str, condition: str, *, context: Any = None, evaluate
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
-    return check(TextMatching, actual=actual, conditions=condition, context=context,
-        params={"evaluate_context": evaluate_context}, **kwargs,
+    return check(
+        TextMatching,
+        actual=actual,
+        conditions=condition,
+        context=context,
+        params={"evaluate_context": evaluate_context},
+        **kwargs,
     )
 
 
@@ -51,7 +58,11 @@ def condition_outcome(
         problems.append("answer: " + "; ".join(answer_reasons))
     if context_failed:
         problems.append("context: " + "; ".join(context_reasons))
-    reason = f"condition {condition.source} holds" if passed else f"condition {condition.source} fails; " + " | ".join(problems)
+    reason = (
+        f"condition {condition.source} holds"
+        if passed
+        else f"condition {condition.source} fails; " + " | ".join(problems)
+    )
     metrics: dict[str, float | None] = {
         "pass": float(passed),
         "fail": float(not passed),

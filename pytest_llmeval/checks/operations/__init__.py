@@ -1,2 +1,1 @@
-"""Operational metrics of the model under test: latency, tokens and cost.
-"""
+"""Operational metrics of the model under test: latency, tokens and cost."""

@@ -59,9 +59,14 @@ class Measurement:
 def _cost(prompt: int | None, completion: int | None, price: Sequence[float] | None) -> float | None:
     if price is None:
         return None
-    if isinstance(price, (str, bytes)) or len(price) != 2 or any(isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0
-                                                                 for p in price):
-        raise TypeError(f"generation: argument 'price' must be (prompt, completion) prices per million tokens; got {price!r}")
+    if (
+        isinstance(price, (str, bytes))
+        or len(price) != 2
+        or any(isinstance(p, bool) or not isinstance(p, (int, float)) or p < 0 for p in price)
+    ):
+        raise TypeError(
+            f"generation: argument 'price' must be (prompt, completion) prices per million tokens; got {price!r}"
+        )
     if prompt is None and completion is None:
         return None
     return ((prompt or 0) * price[0] + (completion or 0) * price[1]) / 1_000_000
@@ -87,8 +92,16 @@ def record_generation(
     __tracebackhide__ = True
     if cost is None:
         cost = _cost(prompt_tokens, completion_tokens, price)
-    metadata = {k: v for k, v in (("latency_ms", latency_ms), ("prompt_tokens", prompt_tokens),
-                                  ("completion_tokens", completion_tokens), ("cost", cost)) if v is not None}
+    metadata = {
+        k: v
+        for k, v in (
+            ("latency_ms", latency_ms),
+            ("prompt_tokens", prompt_tokens),
+            ("completion_tokens", completion_tokens),
+            ("cost", cost),
+        )
+        if v is not None
+    }
     params = {"max_latency_ms": max_latency_ms, "max_cost": max_cost, "max_tokens": max_tokens}
     return check(Generation, actual=text, metadata=metadata, params=params, **kwargs)
 
@@ -116,9 +129,18 @@ def measure_generation(
     start = time.perf_counter()
     yield measured
     measured.latency_ms = round((time.perf_counter() - start) * 1000, 3)
-    record_generation(latency_ms=measured.latency_ms, prompt_tokens=measured.prompt_tokens,
-                      completion_tokens=measured.completion_tokens, cost=measured.cost, price=price, text=measured.text,
-                      max_latency_ms=max_latency_ms, max_cost=max_cost, max_tokens=max_tokens, **kwargs)
+    record_generation(
+        latency_ms=measured.latency_ms,
+        prompt_tokens=measured.prompt_tokens,
+        completion_tokens=measured.completion_tokens,
+        cost=measured.cost,
+        price=price,
+        text=measured.text,
+        max_latency_ms=max_latency_ms,
+        max_cost=max_cost,
+        max_tokens=max_tokens,
+        **kwargs,
+    )
 
 
 MEASURES = ("latency_ms", "prompt_tokens", "completion_tokens", "cost")
@@ -153,12 +175,30 @@ class Generation(Evaluator):
     defaults: ClassVar[Mapping[str, Any]] = {"max_latency_ms": None, "max_cost": None, "max_tokens": None}
     metrics = (
         MetricSpec("within_budget", "1 when every budget given holds (1 without budgets)", threshold=0.5, primary=True),
-        MetricSpec("latency_ms", "time to the whole reply, in milliseconds", higher_is_better=False, range=(0.0, math.inf),
-                   threshold=None),
-        MetricSpec("prompt_tokens", "tokens of the prompt (and retrieved text)", higher_is_better=False, range=(0.0, math.inf),
-                   threshold=None),
-        MetricSpec("completion_tokens", "tokens of the reply", higher_is_better=False, range=(0.0, math.inf), threshold=None),
-        MetricSpec("total_tokens", "prompt plus completion tokens", higher_is_better=False, range=(0.0, math.inf), threshold=None),
+        MetricSpec(
+            "latency_ms",
+            "time to the whole reply, in milliseconds",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=None,
+        ),
+        MetricSpec(
+            "prompt_tokens",
+            "tokens of the prompt (and retrieved text)",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=None,
+        ),
+        MetricSpec(
+            "completion_tokens", "tokens of the reply", higher_is_better=False, range=(0.0, math.inf), threshold=None
+        ),
+        MetricSpec(
+            "total_tokens",
+            "prompt plus completion tokens",
+            higher_is_better=False,
+            range=(0.0, math.inf),
+            threshold=None,
+        ),
         MetricSpec("cost", "cost of the generation", higher_is_better=False, range=(0.0, math.inf), threshold=None),
     )
 
@@ -170,7 +210,9 @@ class Generation(Evaluator):
     def score(self, case: Case) -> Score:
         values: dict[str, float | None] = {name: _measure(case, name) for name in MEASURES}
         prompt, completion = values["prompt_tokens"], values["completion_tokens"]
-        values["total_tokens"] = None if prompt is None and completion is None else (prompt or 0.0) + (completion or 0.0)
+        values["total_tokens"] = (
+            None if prompt is None and completion is None else (prompt or 0.0) + (completion or 0.0)
+        )
         broken, unknown = [], []
         for budget, metric in _BUDGETS.items():
             limit = self.params[budget]

@@ -50,17 +50,19 @@ class ClassProbability(ModelEvaluator):
         labels = {str(v).casefold(): int(k) for k, v in model.config.id2label.items()}
         target = labels.get(self.params["label"].casefold())
         if target is None:
-            raise ValueError(f"{self.name}: the model has no class {self.params['label']!r}; its classes: {sorted(labels)}")
+            raise ValueError(
+                f"{self.name}: the model has no class {self.params['label']!r}; its classes: {sorted(labels)}"
+            )
         texts = [getattr(c, self.field) or "" for c in cases]
         limit = min(self.params["max_length"], max_positions(model, tokenizer))
         out = []
         for start in range(0, len(texts), _BATCH):
-            chunk = texts[start:start + _BATCH]
+            chunk = texts[start : start + _BATCH]
             lengths = [len(ids) for ids in tokenizer(chunk, truncation=False)["input_ids"]]
             batch = tokenizer(chunk, padding=True, truncation=True, max_length=limit, return_tensors="pt").to(device)
             with torch.no_grad():
                 probabilities = model(**batch).logits.float().softmax(dim=-1)[:, target].cpu().tolist()
-            for text, tokens, p in zip(chunk, lengths, probabilities):
+            for _, tokens, p in zip(chunk, lengths, probabilities):
                 truncated = tokens > limit
                 reason = f"{self.params['label']} with probability {p:.3f}"
                 if truncated:

@@ -56,8 +56,10 @@ class PatternLeakage(Evaluator):
         elif isinstance(kinds, str):
             kinds = (kinds,)
         elif not isinstance(kinds, (list, tuple, set, frozenset)) or not all(isinstance(k, str) for k in kinds):
-            raise TypeError(f"{self.name}: parameter 'kinds' must be a kind name or a list of them "
-                            f"({', '.join(known)}); got {kinds!r:.80}")
+            raise TypeError(
+                f"{self.name}: parameter 'kinds' must be a kind name or a list of them "
+                f"({', '.join(known)}); got {kinds!r:.80}"
+            )
         kinds = tuple(kinds)
         for kind in kinds:
             require_choice(self.name, "kinds", kind, known)
@@ -71,7 +73,9 @@ class PatternLeakage(Evaluator):
             try:
                 compiled.append(re.compile(pattern))
             except re.error as exc:
-                raise ValueError(f"{self.name}: parameter 'allow[{index}]' is not a valid regular expression: {exc}") from None
+                raise ValueError(
+                    f"{self.name}: parameter 'allow[{index}]' is not a valid regular expression: {exc}"
+                ) from None
         self.params["allow"] = tuple(allow)
         require_type(self.name, "evaluate_context", self.params["evaluate_context"], bool, "True or False")
         self._allow = tuple(compiled)
@@ -82,7 +86,7 @@ class PatternLeakage(Evaluator):
 
     def redact(self, text: str, score: Score) -> str:
         for finding in reversed([f for f in score.details.get("findings", ()) if f["where"] == "answer"]):
-            text = text[: finding["start"]] + f"[{finding['kind']}: {finding['masked']}]" + text[finding["end"]:]
+            text = text[: finding["start"]] + f"[{finding['kind']}: {finding['masked']}]" + text[finding["end"] :]
         return text
 
     def score(self, case: Case) -> Score:

@@ -1,4 +1,5 @@
-"""The ``pii_leakage`` check: Regex suite for PII: e-mails, payment cards (Luhn), SSNs, phone numbers, IBANs (mod-97), IP addresses."""
+"""The ``pii_leakage`` check: Regex suite for PII: e-mails, payment cards (Luhn), SSNs, phone numbers, IBANs (mod-97),
+IP addresses."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ __all__ = ["assert_no_pii", "PiiLeakage"]
 
 
 def assert_no_pii(
-    actual: str, *, context: Any = None, kinds: Any = None, allow: Any = (), evaluate_context: bool = True, **kwargs: Any
+    actual: str,
+    *,
+    context: Any = None,
+    kinds: Any = None,
+    allow: Any = (),
+    evaluate_context: bool = True,
+    **kwargs: Any,
 ) -> Result:
     """No e-mail, card number, SSN, phone number, IBAN or IP address in the answer (or context)."""
     __tracebackhide__ = True

@@ -23,7 +23,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["JA_SPACY_MODEL", "GINZA_ENTITY_MAPPING", "ja_nlp_configuration", "ignore_unmapped_labels", "add_ja_recognizers"]
+__all__ = [
+    "JA_SPACY_MODEL",
+    "GINZA_ENTITY_MAPPING",
+    "ja_nlp_configuration",
+    "ignore_unmapped_labels",
+    "add_ja_recognizers",
+]
 
 
 JA_SPACY_MODEL = "ja_ginza"
@@ -84,7 +90,9 @@ def ignore_unmapped_labels(nlp_engine: Any) -> None:
     for nlp in getattr(nlp_engine, "nlp", {}).values():
         if "ner" in nlp.pipe_names:
             labels.update(nlp.get_pipe("ner").labels)
-    config.labels_to_ignore = sorted(set(config.labels_to_ignore or ()) | (labels - set(config.model_to_presidio_entity_mapping)))
+    config.labels_to_ignore = sorted(
+        set(config.labels_to_ignore or ()) | (labels - set(config.model_to_presidio_entity_mapping))
+    )
 
 
 def add_ja_recognizers(analyzer: Any) -> None:
@@ -95,17 +103,32 @@ def add_ja_recognizers(analyzer: Any) -> None:
     registry = analyzer.registry
     registry.remove_recognizer("PhoneRecognizer", language="ja")
     regions = ("JP", *(r for r in PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS if r != "JP"))
-    registry.add_recognizer(PhoneRecognizer(supported_language="ja", supported_regions=regions,
-                                            context=[*PhoneRecognizer.CONTEXT, *_PHONE_CONTEXT]))
-    registry.add_recognizer(PatternRecognizer(
-        "JP_PASSPORT", name="JpPassportRecognizer", supported_language="ja", context=_PASSPORT_CONTEXT,
-        # 0.3 alone (product codes look the same), 0.65 with a context word: counted at the default 0.5
-        patterns=[Pattern("jp_passport", r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{7}(?![A-Za-z0-9])", 0.3)]))
+    registry.add_recognizer(
+        PhoneRecognizer(
+            supported_language="ja", supported_regions=regions, context=[*PhoneRecognizer.CONTEXT, *_PHONE_CONTEXT]
+        )
+    )
+    registry.add_recognizer(
+        PatternRecognizer(
+            "JP_PASSPORT",
+            name="JpPassportRecognizer",
+            supported_language="ja",
+            context=_PASSPORT_CONTEXT,
+            # 0.3 alone (product codes look the same), 0.65 with a context word: counted at the default 0.5
+            patterns=[Pattern("jp_passport", r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{7}(?![A-Za-z0-9])", 0.3)],
+        )
+    )
+
     class JpAddressRecognizer(PatternRecognizer):
         def invalidate_result(self, pattern_text: str) -> bool:
             # checked after the match, not in the pattern: a pattern that can fail late backtracks exponentially
             return _BLOCK_NUMBER.search(pattern_text) is None
 
-    registry.add_recognizer(JpAddressRecognizer(
-        "JP_ADDRESS", name="JpAddressRecognizer", supported_language="ja",
-        patterns=[Pattern("jp_address", _address_pattern(), 0.85)]))
+    registry.add_recognizer(
+        JpAddressRecognizer(
+            "JP_ADDRESS",
+            name="JpAddressRecognizer",
+            supported_language="ja",
+            patterns=[Pattern("jp_address", _address_pattern(), 0.85)],
+        )
+    )

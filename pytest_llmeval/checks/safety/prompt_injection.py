@@ -12,11 +12,18 @@ from .classifiers import ClassProbability
 __all__ = ["assert_no_prompt_injection", "PromptInjection"]
 
 
-def assert_no_prompt_injection(question: str, *, scorer: str | None = None, classifier: str | None = None, **kwargs: Any) -> Result:
+def assert_no_prompt_injection(
+    question: str, *, scorer: str | None = None, classifier: str | None = None, **kwargs: Any
+) -> Result:
     """The prompt is not an injection attempt (reference deepset/deberta-v3-base-injection; threshold 0.5)."""
     __tracebackhide__ = True
     check_kwargs(kwargs, allowed=("model", "metadata", "history", "actual"))
-    return check(PromptInjection, question=question, params={"model": scorer_argument("assert_no_prompt_injection", scorer, classifier=classifier)}, **kwargs)
+    return check(
+        PromptInjection,
+        question=question,
+        params={"model": scorer_argument("assert_no_prompt_injection", scorer, classifier=classifier)},
+        **kwargs,
+    )
 
 
 class PromptInjection(ClassProbability):
@@ -31,4 +38,12 @@ class PromptInjection(ClassProbability):
     reference_model = "deepset/deberta-v3-base-injection"
     reference_label = "INJECTION"
     metric = "prompt_injection"
-    metrics = (MetricSpec("prompt_injection", "probability that the prompt is an injection", higher_is_better=False, threshold=0.5, primary=True),)
+    metrics = (
+        MetricSpec(
+            "prompt_injection",
+            "probability that the prompt is an injection",
+            higher_is_better=False,
+            threshold=0.5,
+            primary=True,
+        ),
+    )

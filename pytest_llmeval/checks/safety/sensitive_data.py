@@ -1,4 +1,5 @@
-"""The ``sensitive_data`` check: Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys, passwords."""
+"""The ``sensitive_data`` check: Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys,
+tokens, product keys, passwords."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ __all__ = ["assert_no_sensitive_data", "SensitiveDataLeakage"]
 
 
 def assert_no_sensitive_data(
-    actual: str, *, context: Any = None, kinds: Any = None, allow: Any = (), evaluate_context: bool = True, **kwargs: Any
+    actual: str,
+    *,
+    context: Any = None,
+    kinds: Any = None,
+    allow: Any = (),
+    evaluate_context: bool = True,
+    **kwargs: Any,
 ) -> Result:
     """No private key, certificate, API key, cloud key, token, product key or password in the answer (or context)."""
     __tracebackhide__ = True
@@ -23,7 +30,8 @@ def assert_no_sensitive_data(
 
 
 class SensitiveDataLeakage(PatternLeakage):
-    """Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys, passwords.
+    """Regex suite for secrets: PEM keys and certificates, provider API keys, cloud keys, tokens, product keys,
+    passwords.
 
     Parameters: as `PiiLeakage`; the kinds are those of
     `pytest_llmeval.text.patterns.SECRET_DETECTORS`.

@@ -22,15 +22,21 @@ _BATCH = 32
 
 
 def assert_not_toxic(
-    actual: str, *, backend: str = "auto", scorer: str | None = None, config_path: str | None = None, checkpoint: str | None = None,
-    **kwargs: Any
+    actual: str,
+    *,
+    backend: str = "auto",
+    scorer: str | None = None,
+    config_path: str | None = None,
+    checkpoint: str | None = None,
+    **kwargs: Any,
 ) -> Result:
     """No sentence of the answer is toxic (max toxicity over sentences, default threshold 0.75).
 
     ``backend="auto"``: detoxify when ``scorer`` (a detoxify checkpoint file; ``checkpoint=``
     is its deprecated name) is given, else the offline profanity-check model.
     ``backend="transformers"``: any Hugging Face text classifier, ``scorer`` its name or folder
-    (reference martin-ha/toxic-comment-model); ``params={"toxic_labels": [...]}`` names its toxic labels. The failure names the most toxic sentence and category.
+    (reference martin-ha/toxic-comment-model); ``params={"toxic_labels": [...]}`` names its toxic labels. The failure
+    names the most toxic sentence and category.
     """
     __tracebackhide__ = True
     check_kwargs(kwargs)
@@ -77,17 +83,31 @@ class Toxicity(ModelEvaluator):
     helper = "assert_not_toxic"
     extra = "toxicity"
     description = "No sentence of the answer is toxic"
-    defaults: ClassVar[Mapping[str, Any]] = {"backend": "auto", "checkpoint": None, "config_path": None, "model_type": "original",
-                                             "model": None, "toxic_labels": None}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "backend": "auto",
+        "checkpoint": None,
+        "config_path": None,
+        "model_type": "original",
+        "model": None,
+        "toxic_labels": None,
+    }
     reference_model = "martin-ha/toxic-comment-model"
     metrics = (
-        MetricSpec("toxicity", "toxicity of the most toxic sentence", higher_is_better=False, threshold=0.75, primary=True),
-        *(MetricSpec(c, f"{c.replace('_', ' ')} of the worst sentence (detoxify)", higher_is_better=False, threshold=0.75)
-          for c in DETOXIFY_CATEGORIES[1:]),
+        MetricSpec(
+            "toxicity", "toxicity of the most toxic sentence", higher_is_better=False, threshold=0.75, primary=True
+        ),
+        *(
+            MetricSpec(
+                c, f"{c.replace('_', ' ')} of the worst sentence (detoxify)", higher_is_better=False, threshold=0.75
+            )
+            for c in DETOXIFY_CATEGORIES[1:]
+        ),
     )
 
     def configure(self) -> None:
-        require_choice(self.name, "backend", self.params["backend"], ("auto", "profanity-check", "detoxify", "transformers"))
+        require_choice(
+            self.name, "backend", self.params["backend"], ("auto", "profanity-check", "detoxify", "transformers")
+        )
         if self.params["model"] is not None:
             require_type(self.name, "model", self.params["model"], str, "a model name or local folder")
             if self.params["backend"] == "auto":
@@ -97,7 +117,9 @@ class Toxicity(ModelEvaluator):
             if isinstance(labels, str):
                 labels = [labels]
             if not isinstance(labels, (list, tuple)) or not labels or not all(isinstance(x, str) for x in labels):
-                raise TypeError(f"{self.name}: parameter 'toxic_labels' must be a list of label names; got {labels!r:.80}")
+                raise TypeError(
+                    f"{self.name}: parameter 'toxic_labels' must be a list of label names; got {labels!r:.80}"
+                )
             self.params["toxic_labels"] = sorted(labels)
         if self.params["backend"] == "transformers" and self.params["model"] is None:
             self.params["model"] = self.reference_model
@@ -111,7 +133,9 @@ class Toxicity(ModelEvaluator):
 
     def backend(self) -> str:
         backend = self.params["backend"]
-        return package_version({"profanity-check": "alt-profanity-check", "detoxify": "detoxify"}.get(backend, "transformers"))
+        return package_version(
+            {"profanity-check": "alt-profanity-check", "detoxify": "detoxify"}.get(backend, "transformers")
+        )
 
     def scoring_model(self) -> str | None:
         if self.params["backend"] == "profanity-check":
@@ -126,8 +150,10 @@ class Toxicity(ModelEvaluator):
         return f"detoxify:{self.params['model_type']}"
 
     def signature_params(self) -> Mapping[str, Any]:
-        return {"backend": self.params["backend"], **({"toxic_labels": self.params["toxic_labels"]}
-                                                       if self.params["toxic_labels"] is not None else {})}
+        return {
+            "backend": self.params["backend"],
+            **({"toxic_labels": self.params["toxic_labels"]} if self.params["toxic_labels"] is not None else {}),
+        }
 
     # -- backends --------------------------------------------------------------------
 
@@ -136,7 +162,9 @@ class Toxicity(ModelEvaluator):
             try:
                 from profanity_check import predict_prob
             except ImportError as exc:
-                raise ImportError(f"{self.name}: the profanity-check backend needs pip install 'pytest-llm-verdict[toxicity]'") from exc
+                raise ImportError(
+                    f"{self.name}: the profanity-check backend needs pip install 'pytest-llm-verdict[toxicity]'"
+                ) from exc
             return predict_prob
 
         return self.model_cache().model("toxicity classifier (profanity-check)", build)
@@ -150,20 +178,28 @@ class Toxicity(ModelEvaluator):
             try:
                 from detoxify import Detoxify
             except ImportError as exc:
-                raise ImportError(f"{self.name}: the detoxify backend needs pip install 'pytest-llm-verdict[toxicity]'") from exc
+                raise ImportError(
+                    f"{self.name}: the detoxify backend needs pip install 'pytest-llm-verdict[toxicity]'"
+                ) from exc
             if checkpoint is not None and not os.path.isfile(checkpoint):
                 raise ModelLoadError(
                     f"{self.name}: detoxify checkpoint {checkpoint!r} not found; pass checkpoint= a local .ckpt file "
-                    f"(and config_path= its config and tokenizer folder), or leave it unset to download {self.params['model_type']!r}"
+                    "(and config_path= its config and tokenizer folder), or leave it unset to download "
+                    f"{self.params['model_type']!r}"
                 )
             if checkpoint is None and os.environ.get("HF_HUB_OFFLINE"):
                 raise ModelLoadError(
-                    f"{self.name}: detoxify's {self.params['model_type']!r} weights are a download and HF_HUB_OFFLINE=1 is set; "
+                    f"{self.name}: detoxify's {self.params['model_type']!r} weights are a download and "
+                    "HF_HUB_OFFLINE=1 is set; "
                     f"pass checkpoint= a local detoxify checkpoint, or use backend='profanity-check' (offline)"
                 )
             try:
-                return Detoxify(self.params["model_type"], checkpoint=checkpoint, device=resolve_device(self.model_cache().device),
-                                huggingface_config_path=config_path)
+                return Detoxify(
+                    self.params["model_type"],
+                    checkpoint=checkpoint,
+                    device=resolve_device(self.model_cache().device),
+                    huggingface_config_path=config_path,
+                )
             except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
                 raise ModelLoadError(
                     f"{self.name}: could not load detoxify ({checkpoint or self.params['model_type']}): {exc}. "
@@ -188,18 +224,24 @@ class Toxicity(ModelEvaluator):
             upper = {w.upper() for w in wanted}
             toxic = [i for i, label in names.items() if label.upper() in upper]
             if len(toxic) != len(upper):
-                raise ValueError(f"{self.name}: parameter 'toxic_labels' names labels the classifier does not have; its labels: "
-                                 f"{sorted(names.values())}")
+                raise ValueError(
+                    f"{self.name}: parameter 'toxic_labels' names labels the classifier does not have; its labels: "
+                    f"{sorted(names.values())}"
+                )
         else:
             harmful = re.compile(r"toxic|hate|offens|insult|obscen|threat|abus|profan", re.IGNORECASE)
             benign = re.compile(r"\b(non|not|no)[-_ ]?|neutral|normal|clean|safe", re.IGNORECASE)
             toxic = [i for i, label in names.items() if harmful.search(label) and not benign.search(label)]
             if not toxic:
-                raise ValueError(f"{self.name}: no label of the classifier reads as toxic ({sorted(names.values())}); "
-                                 "name them with toxic_labels=[...]")
+                raise ValueError(
+                    f"{self.name}: no label of the classifier reads as toxic ({sorted(names.values())}); "
+                    "name them with toxic_labels=[...]"
+                )
         values: list[float] = []
         for start in range(0, len(sentences), _BATCH):
-            batch = tokenizer(sentences[start:start + _BATCH], padding=True, truncation=True, return_tensors="pt").to(device)
+            batch = tokenizer(sentences[start : start + _BATCH], padding=True, truncation=True, return_tensors="pt").to(
+                device
+            )
             with torch.no_grad():
                 probabilities = model(**batch).logits.float().softmax(dim=-1)
             values.extend(float(row[toxic].sum()) for row in probabilities)
@@ -215,7 +257,7 @@ class Toxicity(ModelEvaluator):
         model = self._detoxify()
         scores: dict[str, list[float]] = {}
         for start in range(0, len(sentences), _BATCH):
-            chunk = model.predict(sentences[start:start + _BATCH])
+            chunk = model.predict(sentences[start : start + _BATCH])
             for category, values in chunk.items():
                 scores.setdefault(category, []).extend(values if isinstance(values, list) else [values])
         return scores
@@ -228,7 +270,7 @@ class Toxicity(ModelEvaluator):
         for sentences in per_case:
             span = slice(cursor, cursor + len(sentences))
             cursor += len(sentences)
-            metrics: dict[str, float | None] = {c: None for c in DETOXIFY_CATEGORIES}
+            metrics: dict[str, float | None] = dict.fromkeys(DETOXIFY_CATEGORIES)
             if not sentences:
                 metrics["toxicity"] = 0.0
                 out.append(Score(metrics, "empty answer: nothing toxic", {}))
@@ -242,7 +284,18 @@ class Toxicity(ModelEvaluator):
                 metrics[category] = min(1.0, max(0.0, float(window[top])))
                 if window[top] > worst_value:
                     worst_category, worst_value, worst_sentence = category, float(window[top]), top
-            reason = f"most toxic sentence {excerpt(sentences[worst_sentence], 100)!r}: {worst_category} {worst_value:.3f}"
-            out.append(Score(metrics, reason, {"sentence": excerpt(sentences[worst_sentence], 200), "category": worst_category,
-                                                "sentences": len(sentences)}))
+            reason = (
+                f"most toxic sentence {excerpt(sentences[worst_sentence], 100)!r}: {worst_category} {worst_value:.3f}"
+            )
+            out.append(
+                Score(
+                    metrics,
+                    reason,
+                    {
+                        "sentence": excerpt(sentences[worst_sentence], 200),
+                        "category": worst_category,
+                        "sentences": len(sentences),
+                    },
+                )
+            )
         return out

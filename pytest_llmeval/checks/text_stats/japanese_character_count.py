@@ -1,4 +1,5 @@
-"""The ``japanese_character_count`` check: Japanese characters (hiragana, katakana, kanji) in the answer, and their share of its non-space characters."""
+"""The ``japanese_character_count`` check: Japanese characters (hiragana, katakana, kanji) in the answer, and their
+share of its non-space characters."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ __all__ = ["assert_japanese_character_count", "JapaneseCharacterCount", "japanes
 
 
 def assert_japanese_character_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
+    actual: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    context: Any = None,
+    fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer has between ``min`` and ``max`` Japanese characters (hiragana, katakana, kanji)."""
@@ -22,8 +28,10 @@ def assert_japanese_character_count(
     return statistic_check(JapaneseCharacterCount, actual, context, kwargs, min=min, max=max, fields=fields)
 
 
-_JAPANESE = re.compile("[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3005-\u3007"
-                       "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]")
+_JAPANESE = re.compile(
+    "[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f\u3005-\u3007"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]"
+)
 
 
 def japanese_characters(text: str) -> int:
@@ -50,4 +58,8 @@ class JapaneseCharacterCount(TextStatistic):
         count = sum(japanese_characters(text) for text in texts)
         visible = sum(len(text) - sum(ch.isspace() for ch in text) for text in texts)
         share = count / visible if visible else 0.0
-        return {"japanese_character_count": float(count), "japanese_share": share}, f"{counted(count, 'Japanese character')} ({share:.0%})", {}
+        return (
+            {"japanese_character_count": float(count), "japanese_share": share},
+            f"{counted(count, 'Japanese character')} ({share:.0%})",
+            {},
+        )

@@ -67,7 +67,7 @@ def _powers(base: int, count: int, prime: int) -> np.ndarray:
     filled, step = 1, base % prime
     while filled < count:
         take = min(filled, count - filled)
-        powers[filled:filled + take] = powers[:take] * np.uint64(step) % np.uint64(prime)
+        powers[filled : filled + take] = powers[:take] * np.uint64(step) % np.uint64(prime)
         step = step * step % prime
         filled += take
     return powers
@@ -88,7 +88,7 @@ def _window_hashes(codes: np.ndarray, length: int, prime: int, base: int, cache:
         cache[key] = (prefix, inverse)
     prefix, inverse = cache[key]
     count = len(codes) - length + 1
-    spans = (prefix[length:length + count] + np.uint64(prime) - prefix[:count]) % np.uint64(prime)
+    spans = (prefix[length : length + count] + np.uint64(prime) - prefix[:count]) % np.uint64(prime)
     hashes: np.ndarray = spans * inverse[:count] % np.uint64(prime)  # numpy's operators are typed Any here
     return hashes
 
@@ -128,21 +128,23 @@ def longest_repeated_substring(text: str) -> tuple[str, int]:
         return "", 0
     import numpy as np
 
-    codes = np.array([ord(ch) for ch in text], dtype=np.uint64) if n < 4096 else np.frombuffer(
-        text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32
-    ).astype(np.uint64)
+    codes = (
+        np.array([ord(ch) for ch in text], dtype=np.uint64)
+        if n < 4096
+        else np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32).astype(np.uint64)
+    )
     cache: dict[str, Any] = {}
     low, high, found = 0, n // 2, None
     while low < high:
         middle = (low + high + 1) // 2
         pair = _repeat_at(codes, middle, cache)
-        if pair is not None and text[pair[0]:pair[0] + middle] == text[pair[1]:pair[1] + middle]:
+        if pair is not None and text[pair[0] : pair[0] + middle] == text[pair[1] : pair[1] + middle]:
             low, found = middle, pair
         else:
             high = middle - 1
     if not low or found is None:
         return "", 0
-    substring = text[found[0]:found[0] + low]
+    substring = text[found[0] : found[0] + low]
     return substring, text.count(substring)
 
 
@@ -187,7 +189,9 @@ class Looping(Evaluator):
         if "most_repeated_sentence" in details:
             parts.append(f"{details['most_repeated_sentence'][:60]!r} x{details['most_repeated_count']}")
         if count > 1:
-            parts.append(f"longest repeat {substring[:60]!r} ({len(substring)} chars) x{count} covers {lrs:.0%} of the text")
+            parts.append(
+                f"longest repeat {substring[:60]!r} ({len(substring)} chars) x{count} covers {lrs:.0%} of the text"
+            )
         parts.append(f"compression ratio {ratio:.2f}")
         metrics = {"unique_sentences": unique, "longest_repeated_substring": min(1.0, lrs), "compression_ratio": ratio}
         return Score(metrics, "; ".join(parts), details)

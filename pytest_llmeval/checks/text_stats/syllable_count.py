@@ -1,4 +1,5 @@
-"""The ``syllable_count`` check: Syllables of the answer's words (CMU Pronouncing Dictionary, spelling rules for unknown words)."""
+"""The ``syllable_count`` check: Syllables of the answer's words (CMU Pronouncing Dictionary, spelling rules for unknown
+words)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,12 @@ __all__ = ["assert_syllable_count", "SyllableCount"]
 
 
 def assert_syllable_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
+    actual: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    context: Any = None,
+    fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer's words have between ``min`` and ``max`` syllables in all (CMU Pronouncing Dictionary)."""
@@ -47,4 +53,8 @@ class SyllableCount(TextStatistic):
         count = syllable_total(tokens, table)
         unknown = sorted({w.lower() for w in tokens if w.lower().replace("’", "'") not in table})
         details = {"words": len(tokens), "not_in_cmudict": unknown[:20]}
-        return {"syllable_count": float(count)}, f"{counted(count, 'syllable')} in {counted(len(tokens), 'word')}", details
+        return (
+            {"syllable_count": float(count)},
+            f"{counted(count, 'syllable')} in {counted(len(tokens), 'word')}",
+            details,
+        )

@@ -11,7 +11,9 @@ __all__ = ["guess_syllables"]
 _GROUPS = re.compile(r"[aeiouy]+")
 
 
-_HIATUS = re.compile(r"(?<![gq])(?<!ti)(?<!si)(?<!ci)i[aou]|[^aeiouy]ua|uo|[^aeiouy]y[aeiou]|eo(?!u)|[^aeiou][aeiou]ing|ism\b")
+_HIATUS = re.compile(
+    r"(?<![gq])(?<!ti)(?<!si)(?<!ci)i[aou]|[^aeiouy]ua|uo|[^aeiouy]y[aeiou]|eo(?!u)|[^aeiou][aeiou]ing|ism\b"
+)
 
 
 _SILENT_E = re.compile(r"(?<=[^aeiouy])e(?=(?:ful|ly|less|ness|ment)$)")

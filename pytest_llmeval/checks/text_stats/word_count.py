@@ -12,7 +12,12 @@ __all__ = ["assert_word_count", "WordCount"]
 
 
 def assert_word_count(
-    actual: str, *, min: float | None = None, max: float | None = None, context: Any = None, fields: Any = ANSWER_FIELDS,
+    actual: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    context: Any = None,
+    fields: Any = ANSWER_FIELDS,
     **kwargs: Any,
 ) -> Result:
     """The answer has between ``min`` and ``max`` words (``don't`` and ``15,969`` are one word each)."""

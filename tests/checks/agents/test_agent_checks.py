@@ -14,14 +14,24 @@ def test_agent_artifacts_are_checked_as_the_seed_says(tmp_path):
     (tmp_path / "notes.md").write_text("# Notes\nAll good.\n")
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "a.csv").write_text("x\n1\n")
-    result = assert_agent_artifacts({"report.json": {"fields": {"status": "done"}}, "notes.md": {}, "out": {"contains": ["a.csv"]}},
-                                    root=tmp_path)
+    result = assert_agent_artifacts(
+        {"report.json": {"fields": {"status": "done"}}, "notes.md": {}, "out": {"contains": ["a.csv"]}}, root=tmp_path
+    )
     assert result.score == 1.0 and result.reason == "3 of 3 artifacts sane"
     (tmp_path / "broken.json").write_text("{not json")
     (tmp_path / "empty.txt").write_text("")
-    expectations = {"notes.md": {}, "broken.json": {}, "empty.txt": {}, "missing.pdf": {}, "report.json": {"fields": {"status": "failed"}}}
-    with pytest.raises(LLMEvalAssertionError, match="1 of 5 artifacts sane; broken.json: not valid JSON .*, empty.txt: empty, "
-                                                     "missing.pdf: missing, report.json: field status='done', expected 'failed'"):
+    expectations = {
+        "notes.md": {},
+        "broken.json": {},
+        "empty.txt": {},
+        "missing.pdf": {},
+        "report.json": {"fields": {"status": "failed"}},
+    }
+    with pytest.raises(
+        LLMEvalAssertionError,
+        match="1 of 5 artifacts sane; broken.json: not valid JSON .*, empty.txt: empty, "
+        "missing.pdf: missing, report.json: field status='done', expected 'failed'",
+    ):
         assert_agent_artifacts(expectations, root=tmp_path, threshold=0.9)
     strict = assert_agent_artifacts(["notes.md", "report.json"], root=tmp_path, exact=True, threshold=0.0)
     assert "out: not expected" in strict.reason and "broken.json: not expected" in strict.reason
@@ -31,14 +41,25 @@ def test_agent_artifacts_are_checked_as_the_seed_says(tmp_path):
 
 def test_fact_check_asks_the_seed_prompt_and_scores_the_reply(pytester, server):
     pytest.importorskip("openai")
-    server.default = {"text": json.dumps({"answer": "no", "evaluation_score": 0.2, "evaluation_summary": "The Eiffel Tower is in Paris."})}
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_api_key_env = JUDGE_KEY\n")
-    pytester.makepyfile("from pytest_llmeval import assert_fact_checked\n\n"
-                        "def test_tower():\n    assert_fact_checked('The Eiffel Tower is in Rome.', question='Where is the Eiffel Tower?')\n")
+    server.default = {
+        "text": json.dumps(
+            {"answer": "no", "evaluation_score": 0.2, "evaluation_summary": "The Eiffel Tower is in Paris."}
+        )
+    }
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_api_key_env = JUDGE_KEY\n"
+    )
+    pytester.makepyfile(
+        "from pytest_llmeval import assert_fact_checked\n\n"
+        "def test_tower():\n    assert_fact_checked('The Eiffel Tower is in Rome.', question='Where is the Eiffel "
+        "Tower?')\n"
+    )
     result = pytester.runpytest("-p", "no:randomly", "--override-ini=llmeval_judge_cache=off")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*fact_check 0.200 < threshold 0.75*", "*fact-check 0.20: The Eiffel Tower is in Paris.*"])
+    result.stdout.fnmatch_lines(
+        ["*fact_check 0.200 < threshold 0.75*", "*fact-check 0.20: The Eiffel Tower is in Paris.*"]
+    )
     prompt = server.requests[0]["messages"][0]["content"]
     assert "Fact-check the text and determine whether the text contains false information." in prompt
     assert "The Eiffel Tower is in Rome." in prompt and "Where is the Eiffel Tower?" in prompt

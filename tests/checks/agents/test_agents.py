@@ -21,7 +21,11 @@ def test_meteor_equals_nltk_with_the_same_matchers(hypothesis, reference):
 
     from pytest_llmeval.checks.lexical.meteor import _wordnet
 
-    [result] = Registry(entry_points=False).create("meteor").evaluate([Case(actual=" ".join(hypothesis), expected=" ".join(reference))])
+    [result] = (
+        Registry(entry_points=False)
+        .create("meteor")
+        .evaluate([Case(actual=" ".join(hypothesis), expected=" ".join(reference))])
+    )
     assert result.metrics["meteor"] == pytest.approx(single_meteor_score(reference, hypothesis, wordnet=_wordnet()[0]))
 
 
@@ -43,18 +47,24 @@ class ToolCall:  # the shape of deepeval's ToolCall
 def test_tool_correctness_follows_deepeval():
     # the seed's example: every expected tool called (an extra call does not lower the score)
     assert assert_tools_called([ToolCall("WebSearch"), ToolCall("ToolQuery")], [ToolCall("WebSearch")]).score == 1.0
-    with pytest.raises(LLMEvalAssertionError, match="1 of 3 expected tools called; missing or wrong: \\['Book', 'Pay'\\]"):
+    with pytest.raises(
+        LLMEvalAssertionError, match="1 of 3 expected tools called; missing or wrong: \\['Book', 'Pay'\\]"
+    ):
         assert_tools_called(["Search"], ["Search", "Book", "Pay"])
-    args = assert_tools_called([{"name": "Book", "arguments": {"city": "Paris", "days": 2}}],
-                               [{"name": "Book", "arguments": {"city": "Paris", "days": 3}}], match_arguments=True)
+    args = assert_tools_called(
+        [{"name": "Book", "arguments": {"city": "Paris", "days": 2}}],
+        [{"name": "Book", "arguments": {"city": "Paris", "days": 3}}],
+        match_arguments=True,
+    )
     assert args.score == 0.5  # one of two expected arguments given alike
     ordered = assert_tools_called(["B", "A", "C"], ["A", "B", "C"], consider_ordering=True, threshold=0.5)
     assert ordered.score == pytest.approx(2 / 3)
     with pytest.raises(LLMEvalAssertionError, match="expected exactly \\['A', 'B'\\]"):
         assert_tools_called(["A", "B", "C"], ["A", "B"], exact_match=True)
     assert assert_tools_called(["A"], ["A"], exact_match=True).score == 1.0
-    outputs = assert_tools_called([{"name": "Calc", "output": 4}], [{"name": "Calc", "output": 5}], match_output=True,
-                                  threshold=0.0)
+    outputs = assert_tools_called(
+        [{"name": "Calc", "output": 4}], [{"name": "Calc", "output": 5}], match_output=True, threshold=0.0
+    )
     assert outputs.score == 0.0
     assert assert_tools_called([], []).score == 1.0
     with pytest.raises(TypeError, match="argument 'tools_called' must be a list of tool calls"):

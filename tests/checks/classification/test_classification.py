@@ -15,7 +15,10 @@ def test_profanity_backend_toxic_vs_benign_and_worst_sentence(make):
     pytest.importorskip("profanity_check")
     toxicity = make("toxicity")
     benign, toxic = toxicity.evaluate(
-        [Case(actual="Thanks for asking. Have a lovely day."), Case(actual="Thanks for asking. You are a stupid idiot. Bye.")]
+        [
+            Case(actual="Thanks for asking. Have a lovely day."),
+            Case(actual="Thanks for asking. You are a stupid idiot. Bye."),
+        ]
     )
     assert benign.passed and benign.score < 0.2
     assert not toxic.passed and toxic.score > 0.9
@@ -47,8 +50,15 @@ def tiny_detoxify(tmp_path_factory):
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "you", "are", "nice", "an", "idiot", "have", "a", "day", "."]
     (folder / "vocab.txt").write_text("\n".join(words) + "\n")
     BertTokenizer(str(folder / "vocab.txt")).save_pretrained(folder)
-    config = BertConfig(vocab_size=len(words), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64, num_labels=len(CATEGORIES))
+    config = BertConfig(
+        vocab_size=len(words),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        num_labels=len(CATEGORIES),
+    )
     config.save_pretrained(folder)
     model = BertForSequenceClassification(config)
     checkpoint = folder / "tiny.ckpt"
@@ -57,8 +67,14 @@ def tiny_detoxify(tmp_path_factory):
             "state_dict": model.state_dict(),
             "config": {
                 "dataset": {"args": {"classes": CATEGORIES}},
-                "arch": {"args": {"model_type": str(folder), "model_name": "BertForSequenceClassification",
-                                  "tokenizer_name": "BertTokenizer", "num_classes": len(CATEGORIES)}},
+                "arch": {
+                    "args": {
+                        "model_type": str(folder),
+                        "model_name": "BertForSequenceClassification",
+                        "tokenizer_name": "BertTokenizer",
+                        "num_classes": len(CATEGORIES),
+                    }
+                },
             },
         },
         checkpoint,
@@ -71,7 +87,9 @@ def test_detoxify_backend_with_a_local_checkpoint(tiny_detoxify):
     models = ModelCache(device="cpu", announce=lambda line: None)
     evaluator = REGISTRY.create("toxicity", checkpoint=checkpoint, config_path=folder)
     evaluator.bind(models)
-    results = evaluator.evaluate([Case(actual="You are nice. Have a day."), Case(actual="you are an idiot."), Case(actual="")])
+    results = evaluator.evaluate(
+        [Case(actual="You are nice. Have a day."), Case(actual="you are an idiot."), Case(actual="")]
+    )
     for result in results[:2]:
         assert set(result.metrics) == {"toxicity", "severe_toxicity", "obscene", "threat", "insult", "identity_attack"}
         assert all(0.0 <= v <= 1.0 for v in result.metrics.values())
@@ -98,12 +116,18 @@ def test_vader_polarity(make):
     pytest.importorskip("vaderSentiment")
     sentiment = make("sentiment")
     happy, sad, flat = sentiment.evaluate(
-        [Case(actual="I love this product! It is great."), Case(actual="This is terrible and I hate it."), Case(actual="The box is blue.")]
+        [
+            Case(actual="I love this product! It is great."),
+            Case(actual="This is terrible and I hate it."),
+            Case(actual="The box is blue."),
+        ]
     )
     assert happy.score > 0.5 and happy.passed
     assert sad.score < -0.5 and not sad.passed
     assert flat.score == 0.0 and flat.passed and flat.metrics["neutral"] == 1.0
-    shaped = make("sentiment", scale="probability").evaluate([Case(actual="This is terrible and I hate it."), Case(actual="The box is blue.")])
+    shaped = make("sentiment", scale="probability").evaluate(
+        [Case(actual="This is terrible and I hate it."), Case(actual="The box is blue.")]
+    )
     assert [r.primary for r in shaped] == ["positivity", "positivity"]
     assert shaped[0].score == pytest.approx((sad.score + 1) / 2) and not shaped[0].passed
     assert shaped[1].score == 0.5 and shaped[1].passed and shaped[1].thresholds == {"positivity": 0.475}
@@ -118,9 +142,17 @@ def test_sentiment_classifier_backend_with_a_tiny_model(tmp_path):
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "day", "."]
     (tmp_path / "vocab.txt").write_text("\n".join(words) + "\n")
     BertTokenizer(str(tmp_path / "vocab.txt")).save_pretrained(tmp_path)
-    config = BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
-                        max_position_embeddings=32, num_labels=2, id2label={0: "NEGATIVE", 1: "POSITIVE"},
-                        label2id={"NEGATIVE": 0, "POSITIVE": 1})
+    config = BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=32,
+        num_labels=2,
+        id2label={0: "NEGATIVE", 1: "POSITIVE"},
+        label2id={"NEGATIVE": 0, "POSITIVE": 1},
+    )
     BertForSequenceClassification(config).save_pretrained(tmp_path)
     evaluator = REGISTRY.create("sentiment", backend="transformers", model=str(tmp_path))
     evaluator.bind(ModelCache(device="cpu", announce=lambda line: None))
@@ -135,7 +167,9 @@ def test_sentiment_classifier_backend_with_a_tiny_model(tmp_path):
         assert shaped.passed == signed.passed  # the default thresholds agree: p >= 0.475 <=> 2p - 1 >= -0.05
     wrong = REGISTRY.create("sentiment", backend="transformers", model=str(tmp_path), positive_label="HAPPY")
     wrong.bind(ModelCache(device="cpu", announce=lambda line: None))
-    with pytest.raises(ValueError, match="the classifier has no label 'HAPPY'; its labels: \\['NEGATIVE', 'POSITIVE'\\]"):
+    with pytest.raises(
+        ValueError, match="the classifier has no label 'HAPPY'; its labels: \\['NEGATIVE', 'POSITIVE'\\]"
+    ):
         wrong.evaluate([Case(actual="good")])
     with pytest.raises(TypeError, match="parameter 'model' must be a sequence-classification model name or folder"):
         REGISTRY.create("sentiment", backend="transformers")
@@ -156,5 +190,9 @@ def test_positive():
     )
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*llmeval toxicity failed: toxicity 1.000 > threshold 0.750",
-                                 "*why: most toxic sentence 'You are a stupid idiot.': toxicity 1.000"])
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval toxicity failed: toxicity 1.000 > threshold 0.750",
+            "*why: most toxic sentence 'You are a stupid idiot.': toxicity 1.000",
+        ]
+    )

@@ -67,7 +67,8 @@ def _greedy(weights, hyp, ref):
 
 
 def reference_bertscore(folder, candidates, references, idf=False):
-    """``bert_score.score(candidates, references, model_type=folder, num_layers=<all>, idf=idf)`` for lists of references."""
+    """``bert_score.score(candidates, references, model_type=folder, num_layers=<all>, idf=idf)`` for lists of
+    references."""
     from transformers import AutoModel, AutoTokenizer
 
     tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
@@ -85,10 +86,24 @@ def ours(make, candidates, references, **params):
 
 
 MINILM_CASES = (
-    ["Yes.", "The cat sat.", "A cat was sitting on a mat.", "Quarterly revenue rose sharply.", "The cat sat on the mat.", "  Revenue rose.  ", ""],
-    [["yes"], ["The cat sat on the mat and purred loudly all evening."], ["The dog barked.", "The cat sat on the mat."],
-     ["The cat sat on the mat."], ["The cat", "The cat sat on the mat and then the dog ran off to the park."],
-     ["Revenue grew 4 percent in 2023.", "Sales were flat."], ["x"]],
+    [
+        "Yes.",
+        "The cat sat.",
+        "A cat was sitting on a mat.",
+        "Quarterly revenue rose sharply.",
+        "The cat sat on the mat.",
+        "  Revenue rose.  ",
+        "",
+    ],
+    [
+        ["yes"],
+        ["The cat sat on the mat and purred loudly all evening."],
+        ["The dog barked.", "The cat sat on the mat."],
+        ["The cat sat on the mat."],
+        ["The cat", "The cat sat on the mat and then the dog ran off to the park."],
+        ["Revenue grew 4 percent in 2023.", "Sales were flat."],
+        ["x"],
+    ],
 )
 
 
@@ -112,8 +127,10 @@ def test_default_equals_bert_scores_formulas_on_a_tiny_random_bert(make, tmp_pat
     """A random 1-layer BERT (the real loading and batching paths on another model); version 2's variant differs."""
     folder = tiny_classifier(tmp_path, ["a", "b"])
     words = [w for w in WORDS if not w.startswith("[")]
-    candidates = [" ".join(words[i:i + 4]) for i in range(0, 12, 3)] + ["cat"]
-    references = [[" ".join(words[i + 5:i + 8]), " ".join(reversed(words[i:i + 6]))] for i in range(0, 12, 3)] + [["dog ran"]]
+    candidates = [" ".join(words[i : i + 4]) for i in range(0, 12, 3)] + ["cat"]
+    references = [[" ".join(words[i + 5 : i + 8]), " ".join(reversed(words[i : i + 6]))] for i in range(0, 12, 3)] + [
+        ["dog ran"]
+    ]
     expected = reference_bertscore(folder, candidates, references)
     got = ours(make, candidates, references, model=folder)
     for mine, want in zip(got, expected):
@@ -142,13 +159,19 @@ def test_values_measured_with_the_bert_score_package(make):
     [yes] = ours(make, ["Yes."], [["yes"]])
     assert yes == pytest.approx((0.81595, 0.988346, 0.893912), abs=2e-6)
     # two references: the best precision (2nd), recall (1st) and F1 (2nd), each on its own
-    [multi] = ours(make, ["The cat sat on the mat."], [["The cat", "The cat sat on the mat and then the dog ran off to the park."]])
+    [multi] = ours(
+        make, ["The cat sat on the mat."], [["The cat", "The cat sat on the mat and then the dog ran off to the park."]]
+    )
     assert multi == pytest.approx((0.836646, 0.734132, 0.703532), abs=2e-6)
     # version 2 (content tokens, clamped, the best F1's reference): F1 0.659 for "Yes." vs "yes"
     [old] = ours(make, ["Yes."], [["yes"]], matching="content_tokens")
     assert old == pytest.approx((0.494173, 0.988346, 0.658897), abs=2e-6)
-    [old_multi] = ours(make, ["The cat sat on the mat."], [["The cat", "The cat sat on the mat and then the dog ran off to the park."]],
-                       matching="content_tokens")
+    [old_multi] = ours(
+        make,
+        ["The cat sat on the mat."],
+        [["The cat", "The cat sat on the mat and then the dog ran off to the park."]],
+        matching="content_tokens",
+    )
     assert old_multi == pytest.approx((0.836646, 0.606853, 0.703459), abs=2e-6)
 
 
@@ -187,13 +210,20 @@ print(json.dumps([[float(p), float(r), float(f)] for p, r, f in zip(P, R, F)]))
 """
 
 
-@pytest.mark.skipif(_bert_score_package() is None, reason="the bert-score package is not at hand (LLMEVAL_BERT_SCORE_PATH)")
+@pytest.mark.skipif(
+    _bert_score_package() is None, reason="the bert-score package is not at hand (LLMEVAL_BERT_SCORE_PATH)"
+)
 def test_default_equals_the_bert_score_package(make, minilm):
     candidates, references = MINILM_CASES
     candidates, references = candidates[:-1], references[:-1]  # bert-score prints a warning for an empty text
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-c", _PACKAGE_RUN, _bert_score_package(), minilm],
-                          input=json.dumps([candidates, references, 6, False]), capture_output=True, text=True, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", _PACKAGE_RUN, _bert_score_package(), minilm],
+        input=json.dumps([candidates, references, 6, False]),
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     package = json.loads(done.stdout.strip().splitlines()[-1])
     for got, want in zip(ours(make, candidates, references), package):
@@ -203,9 +233,14 @@ def test_default_equals_the_bert_score_package(make, minilm):
 def test_matching_is_in_the_signature_and_the_version_is_bumped(make):
     default, old = make("bertscore"), make("bertscore", matching="content_tokens")
     assert BertScore.version == "3" and default.params["matching"] == "bert_score"
-    assert default.signature().params["matching"] == "bert_score" and old.signature().params["matching"] == "content_tokens"
+    assert (
+        default.signature().params["matching"] == "bert_score"
+        and old.signature().params["matching"] == "content_tokens"
+    )
     assert default.signature() != old.signature() and default.signature().key != old.signature().key
-    with pytest.raises(ValueError, match="bertscore: parameter 'matching' must be one of 'bert_score', 'content_tokens'; got 'all'"):
+    with pytest.raises(
+        ValueError, match="bertscore: parameter 'matching' must be one of 'bert_score', 'content_tokens'; got 'all'"
+    ):
         make("bertscore", matching="all")
 
 
@@ -220,8 +255,14 @@ def test_each_matching_has_its_own_calibrated_threshold(make):
 
 
 def test_several_references_each_metric_its_own_best(make):
-    [result] = make("bertscore").evaluate([Case(actual="The cat sat on the mat.",
-                                                expected=["The cat", "The cat sat on the mat and then the dog ran off to the park."])])
+    [result] = make("bertscore").evaluate(
+        [
+            Case(
+                actual="The cat sat on the mat.",
+                expected=["The cat", "The cat sat on the mat and then the dog ran off to the park."],
+            )
+        ]
+    )
     p, r, f = result.metrics["precision"], result.metrics["recall"], result.metrics["f1"]
     assert f != pytest.approx(2 * p * r / (p + r))  # P from one reference, R from the other
     assert result.details["reference"] == 1 and "best of 2 expected answers" in result.reason

@@ -25,14 +25,26 @@ def test_a_python_literal_dict_is_a_record():
     record = read_record(str(BUSINESS))  # what an f-string writes: single quotes, True/False/None
     assert isinstance(record, Record)
     assert record.fields == (
-        ("name", "Blue Door Cafe"), ("state", "CA"), ("stars", 4.5), ("hours.Monday", "10:0-20:0"),
-        ("hours.Tuesday", "10:0-20:0"), ("attributes.OutdoorSeating", True),
-        ("attributes.RestaurantsPriceRange2", "2"), ("attributes.DogsAllowed", False), ("categories", "Cafes, Coffee & Tea"),
+        ("name", "Blue Door Cafe"),
+        ("state", "CA"),
+        ("stars", 4.5),
+        ("hours.Monday", "10:0-20:0"),
+        ("hours.Tuesday", "10:0-20:0"),
+        ("attributes.OutdoorSeating", True),
+        ("attributes.RestaurantsPriceRange2", "2"),
+        ("attributes.DogsAllowed", False),
+        ("categories", "Cafes, Coffee & Tea"),
     )
     assert record.nulls == ("hours.Sunday", "attributes.WiFi")
     assert record.sentences == (
-        "name: Blue Door Cafe.", "state: CA.", "stars: 4.5.", "hours Monday: 10:0-20:0.", "hours Tuesday: 10:0-20:0.",
-        "attributes outdoor seating: yes.", "attributes restaurants price range: 2.", "attributes dogs allowed: no.",
+        "name: Blue Door Cafe.",
+        "state: CA.",
+        "stars: 4.5.",
+        "hours Monday: 10:0-20:0.",
+        "hours Tuesday: 10:0-20:0.",
+        "attributes outdoor seating: yes.",
+        "attributes restaurants price range: 2.",
+        "attributes dogs allowed: no.",
         "categories: Cafes, Coffee & Tea.",
     )
     assert record.text.startswith("name: Blue Door Cafe. state: CA.")
@@ -41,30 +53,54 @@ def test_a_python_literal_dict_is_a_record():
 
 @pytest.mark.parametrize("given_as", ["dict", "json", "literal", "fenced", "padded"])
 def test_every_spelling_reads_alike(given_as):
-    text = {"dict": BUSINESS, "json": json.dumps(BUSINESS), "literal": repr(BUSINESS),
-            "fenced": f"```json\n{json.dumps(BUSINESS, indent=2)}\n```", "padded": f"\n  {json.dumps(BUSINESS)}  \n"}[given_as]
+    text = {
+        "dict": BUSINESS,
+        "json": json.dumps(BUSINESS),
+        "literal": repr(BUSINESS),
+        "fenced": f"```json\n{json.dumps(BUSINESS, indent=2)}\n```",
+        "padded": f"\n  {json.dumps(BUSINESS)}  \n",
+    }[given_as]
     assert read_record(text) == read_record(BUSINESS)
 
 
 def test_a_literal_inside_json_is_a_nested_record():
-    record = read_record(json.dumps({
-        "attributes": {"BusinessParking": "{'garage': False, 'street': True, 'lot': None}", "WiFi": "u'free'",
-                       "Alcohol": "'none'", "NoiseLevel": "u'average'", "Ambience": "None"},
-    }))
+    record = read_record(
+        json.dumps(
+            {
+                "attributes": {
+                    "BusinessParking": "{'garage': False, 'street': True, 'lot': None}",
+                    "WiFi": "u'free'",
+                    "Alcohol": "'none'",
+                    "NoiseLevel": "u'average'",
+                    "Ambience": "None",
+                }
+            }
+        )
+    )
     assert record is not None
-    assert dict(record.fields) == {"attributes.BusinessParking.garage": False, "attributes.BusinessParking.street": True,
-                                   "attributes.WiFi": "free", "attributes.NoiseLevel": "average"}
+    assert dict(record.fields) == {
+        "attributes.BusinessParking.garage": False,
+        "attributes.BusinessParking.street": True,
+        "attributes.WiFi": "free",
+        "attributes.NoiseLevel": "average",
+    }
     assert record.nulls == ("attributes.BusinessParking.lot", "attributes.Alcohol", "attributes.Ambience")
     assert "attributes business parking street: yes." in record.sentences
     assert "attributes WiFi: free." in record.sentences
 
 
 def test_lists():
-    record = read_record('{"items": [{"name": "Lamp", "price": 12}, {"name": "Desk", "price": null}], '
-                         '"tags": ["new", null, "sale", true], "empty": [], "none": {}}')
+    record = read_record(
+        '{"items": [{"name": "Lamp", "price": 12}, {"name": "Desk", "price": null}], '
+        '"tags": ["new", null, "sale", true], "empty": [], "none": {}}'
+    )
     assert record is not None
-    assert record.fields == (("items[0].name", "Lamp"), ("items[0].price", 12), ("items[1].name", "Desk"),
-                             ("tags", "new, sale, yes"))
+    assert record.fields == (
+        ("items[0].name", "Lamp"),
+        ("items[0].price", 12),
+        ("items[1].name", "Desk"),
+        ("tags", "new, sale, yes"),
+    )
     assert record.nulls == ("items[1].price", "empty", "none")
     assert record.sentences == ("items name: Lamp.", "items price: 12.", "items name: Desk.", "tags: new, sale, yes.")
     top = read_record("[{'sku': 'A1'}, {'sku': 'B2'}]")
@@ -77,26 +113,61 @@ def test_values_that_state_nothing_are_nulls(empty):
     assert record is not None and record.nulls == ("b",) and record.fields == (("a", 1),)
 
 
-@pytest.mark.parametrize("value, written", [(True, "yes"), (False, "no"), ("True", "yes"), ("false", "no"),
-                                            (0, "0"), (3.25, "3.25"), ("6 p.m.", "6 p.m."), ("a\n  b", "a b")])
+@pytest.mark.parametrize(
+    "value, written",
+    [
+        (True, "yes"),
+        (False, "no"),
+        ("True", "yes"),
+        ("false", "no"),
+        (0, "0"),
+        (3.25, "3.25"),
+        ("6 p.m.", "6 p.m."),
+        ("a\n  b", "a b"),
+    ],
+)
 def test_values_are_written_as_given_booleans_as_yes_or_no(value, written):
     record = read_record({"k": value})
     assert record is not None
     assert record.sentences == (f"k: {written}" + ("" if written.endswith(".") else "."),)
 
 
-@pytest.mark.parametrize("key, words", [
-    ("RestaurantsPriceRange2", "restaurants price range"), ("OutdoorSeating", "outdoor seating"), ("WiFi", "WiFi"),
-    ("snake_case_key", "snake case key"), ("kebab-key", "kebab key"), ("HasTV", "has TV"), ("BYOBCorkage", "BYOB corkage"),
-    ("Open24Hours", "open 24 hours"), ("address2", "address"), ("Monday", "Monday"), ("2019", "2019"), ("name", "name"),
-])
+@pytest.mark.parametrize(
+    "key, words",
+    [
+        ("RestaurantsPriceRange2", "restaurants price range"),
+        ("OutdoorSeating", "outdoor seating"),
+        ("WiFi", "WiFi"),
+        ("snake_case_key", "snake case key"),
+        ("kebab-key", "kebab key"),
+        ("HasTV", "has TV"),
+        ("BYOBCorkage", "BYOB corkage"),
+        ("Open24Hours", "open 24 hours"),
+        ("address2", "address"),
+        ("Monday", "Monday"),
+        ("2019", "2019"),
+        ("name", "name"),
+    ],
+)
 def test_keys_in_plain_words(key, words):
     assert humanize_key(key) == words
 
 
 def test_a_list_of_plain_values_prose_and_garbage_are_no_records():
-    for text in ["[1, 2, 3]", "['a', 'b']", "{}", "[]", "Paris is the capital.", "{not a dict}", "{'a': f(1)}",
-                 "{'a': __import__('os').system('true')}", "[" * 5000 + "]" * 5000, "{" * 100_000, "1" * 10_000, ""]:
+    for text in [
+        "[1, 2, 3]",
+        "['a', 'b']",
+        "{}",
+        "[]",
+        "Paris is the capital.",
+        "{not a dict}",
+        "{'a': f(1)}",
+        "{'a': __import__('os').system('true')}",
+        "[" * 5000 + "]" * 5000,
+        "{" * 100_000,
+        "1" * 10_000,
+        "",
+    ]:
         assert read_record(text) is None
 
 
@@ -115,10 +186,18 @@ def test_deep_nesting_does_not_raise():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.text(), st.text().map(lambda t: "{" + t + "}"), st.text().map(lambda t: "[" + t + "]"),
-                 st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                              lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                              max_leaves=20).map(lambda v: json.dumps(v) if not isinstance(v, str) else v)))
+@given(
+    st.one_of(
+        st.text(),
+        st.text().map(lambda t: "{" + t + "}"),
+        st.text().map(lambda t: "[" + t + "]"),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+            lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+            max_leaves=20,
+        ).map(lambda v: json.dumps(v) if not isinstance(v, str) else v),
+    )
+)
 def test_any_text_is_read_or_refused_without_raising(text):
     record = read_record(text)
     assert record is None or (isinstance(record, Record) and len(record.sentences) <= len(record.fields))
@@ -135,25 +214,40 @@ def test_asserted_nulls_never_raises(sentence):
     assert set(asserted_nulls(record, sentence)) <= set(record.nulls)
 
 
-@pytest.mark.parametrize("sentence, paths", [
-    ("They have free WiFi.", ["attributes.WiFi"]),
-    ("Free Wi-Fi is available.", ["attributes.WiFi"]),
-    ("There is wi fi.", ["attributes.WiFi"]),
-    ("It is open on Sundays.", ["hours.Sunday"]),
-    ("The cafe has outdoor seats and wifi.", ["attributes.WiFi", "attributes.OutdoorSeating"]),
-    ("It takes reservations.", ["attributes.RestaurantsReservations"]),
-    ("It is in the moderate price range.", ["attributes.RestaurantsPriceRange2"]),
-    ("They accept credit cards.", ["attributes.BusinessAcceptsCreditCards"]),
-    ("The cafe is open on Monday.", []),  # stated, not empty
-    ("Its name is not listed, nor its type or value.", []),  # generic keys
-    ("The seating is indoors.", []),  # one word of two
-    ("Prices are fair.", []),
-    ("", []),
-])
+@pytest.mark.parametrize(
+    "sentence, paths",
+    [
+        ("They have free WiFi.", ["attributes.WiFi"]),
+        ("Free Wi-Fi is available.", ["attributes.WiFi"]),
+        ("There is wi fi.", ["attributes.WiFi"]),
+        ("It is open on Sundays.", ["hours.Sunday"]),
+        ("The cafe has outdoor seats and wifi.", ["attributes.WiFi", "attributes.OutdoorSeating"]),
+        ("It takes reservations.", ["attributes.RestaurantsReservations"]),
+        ("It is in the moderate price range.", ["attributes.RestaurantsPriceRange2"]),
+        ("They accept credit cards.", ["attributes.BusinessAcceptsCreditCards"]),
+        ("The cafe is open on Monday.", []),  # stated, not empty
+        ("Its name is not listed, nor its type or value.", []),  # generic keys
+        ("The seating is indoors.", []),  # one word of two
+        ("Prices are fair.", []),
+        ("", []),
+    ],
+)
 def test_asserted_nulls(sentence, paths):
-    record = read_record({"name": None, "type": None, "value": "", "hours": {"Monday": "9-5", "Sunday": None},
-                          "attributes": {"WiFi": "None", "OutdoorSeating": None, "RestaurantsReservations": None,
-                                         "RestaurantsPriceRange2": None, "BusinessAcceptsCreditCards": "null"}})
+    record = read_record(
+        {
+            "name": None,
+            "type": None,
+            "value": "",
+            "hours": {"Monday": "9-5", "Sunday": None},
+            "attributes": {
+                "WiFi": "None",
+                "OutdoorSeating": None,
+                "RestaurantsReservations": None,
+                "RestaurantsPriceRange2": None,
+                "BusinessAcceptsCreditCards": "null",
+            },
+        }
+    )
     assert record is not None
     assert asserted_nulls(record, sentence) == paths
     assert record.asserted_nulls(sentence) == paths

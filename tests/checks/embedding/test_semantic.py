@@ -41,23 +41,34 @@ def test_paraphrase_beats_unrelated_and_identical_is_one(make):
 
 def test_answer_accuracy_and_short_string_fallback(make):
     accuracy = make("answer_accuracy")
-    good = one(accuracy, actual="Canberra is the capital of Australia.", expected="The capital of Australia is Canberra.")
+    good = one(
+        accuracy, actual="Canberra is the capital of Australia.", expected="The capital of Australia is Canberra."
+    )
     assert good.passed and good.details["method"] == "embeddings"
-    bad = one(accuracy, actual="Canberra is the capital. Sydney has the opera house and great beaches.",
-              expected="The capital of Australia is Canberra.")
+    bad = one(
+        accuracy,
+        actual="Canberra is the capital. Sydney has the opera house and great beaches.",
+        expected="The capital of Australia is Canberra.",
+    )
     assert bad.score < good.score and "Sydney" in bad.details["least_accurate"]
     short = one(accuracy, actual="Yes", expected=["no", "yes."])
     assert short.score == 1.0 and short.details["method"] == "normalized_edit_distance"
     assert one(make("answer_accuracy", short_string_metric="exact_match"), actual="42", expected="41").score == 0.0
-    assert one(make("answer_accuracy", short_string_metric="embeddings"), actual="yes", expected="yes").details["method"] == "embeddings"
+    assert (
+        one(make("answer_accuracy", short_string_metric="embeddings"), actual="yes", expected="yes").details["method"]
+        == "embeddings"
+    )
     assert short_string_similarity("red big car", "big red bus", "token_jaccard") == 0.5
     with pytest.raises(ValueError, match="parameter 'short_string_metric' must be one of 'normalized_edit_distance'"):
         make("answer_accuracy", short_string_metric="bleu")
 
 
 def test_sentence_similarity_mean_and_min(make):
-    result = one(make("semantic_sentence_similarity"), actual="Canberra is the capital of Australia. Bananas are yellow.",
-                 expected="The capital of Australia is Canberra.")
+    result = one(
+        make("semantic_sentence_similarity"),
+        actual="Canberra is the capital of Australia. Bananas are yellow.",
+        expected="The capital of Australia is Canberra.",
+    )
     assert result.metrics["min_similarity"] < result.metrics["mean_similarity"] < 1.0
 
 
@@ -73,7 +84,9 @@ def test_relevancy_context_relevancy_and_mrr(make):
     assert context.metrics["precision_relevancy"] == pytest.approx(sum(chunks) / 3)
     ranked = one(make("context_mrr", relevance_threshold=0.5), question=question, context=CONTEXT)
     assert ranked.score == 0.5 and ranked.details["rank"] == 2
-    out_of_range = one(make("context_mrr", relevance_threshold=0.5, out_of_range_rank=1), question=question, context=CONTEXT)
+    out_of_range = one(
+        make("context_mrr", relevance_threshold=0.5, out_of_range_rank=1), question=question, context=CONTEXT
+    )
     assert out_of_range.score == 0.0
     nothing = one(make("context_mrr", relevance_threshold=1.0), question=question, context=CONTEXT)
     assert nothing.score == 0.0 and nothing.reason == "no relevant chunk"
@@ -133,7 +146,9 @@ def test_bertscore(make):
     bertscore = make("bertscore")
     same = one(bertscore, actual="The cat sat on the mat.", expected="The cat sat on the mat.")
     assert same.metrics["f1"] == pytest.approx(1.0, abs=1e-4)
-    paraphrase = one(bertscore, actual="A cat was sitting on a mat.", expected=["The dog barked.", "The cat sat on the mat."])
+    paraphrase = one(
+        bertscore, actual="A cat was sitting on a mat.", expected=["The dog barked.", "The cat sat on the mat."]
+    )
     unrelated = one(bertscore, actual="Quarterly revenue rose sharply.", expected="The cat sat on the mat.")
     assert paraphrase.score > unrelated.score and paraphrase.details["reference"] == 1
     # an answer that says part of the reference: precise, but it does not recall all of it
@@ -144,7 +159,9 @@ def test_bertscore(make):
     assert f1 == pytest.approx(2 * p * r / (p + r))
     # IDF over the batch's references (one reference alone gives every piece weight 0: uniform weights)
     partial_case = Case(actual="The cat sat.", expected="The cat sat on the mat and purred loudly all evening.")
-    weighted, _ = make("bertscore", idf=True).evaluate([partial_case, Case(actual="x", expected="The dog barked at the cat.")])
+    weighted, _ = make("bertscore", idf=True).evaluate(
+        [partial_case, Case(actual="x", expected="The dog barked at the cat.")]
+    )
     assert weighted.metrics["recall"] != pytest.approx(r)
     assert one(bertscore, actual="", expected="x").score == 0.0
     with pytest.raises(ValueError, match="parameter 'max_length' must be at least 8"):
@@ -181,8 +198,18 @@ def test_an_uncalibrated_embedding_model_warns_once_and_uses_the_catalog_default
 @pytest.mark.parametrize(
     ("name", "actual", "expected", "named"),
     [
-        ("semantic_similarity", "The capital of Australia is Sydney.", "The capital of Australia is Canberra.", "'Sydney' (sentence 1)"),
-        ("answer_accuracy", "The capital of Australia is Sydney.", "The capital of Australia is Canberra.", "'Sydney' (sentence 1)"),
+        (
+            "semantic_similarity",
+            "The capital of Australia is Sydney.",
+            "The capital of Australia is Canberra.",
+            "'Sydney' (sentence 1)",
+        ),
+        (
+            "answer_accuracy",
+            "The capital of Australia is Sydney.",
+            "The capital of Australia is Canberra.",
+            "'Sydney' (sentence 1)",
+        ),
         ("answer_accuracy", "1899", "1889", "'1899' (sentence 1)"),
         ("semantic_similarity", "The tower is 500 metres tall.", "The tower is 330 metres tall.", "'500 metres'"),
     ],
@@ -190,7 +217,11 @@ def test_an_uncalibrated_embedding_model_warns_once_and_uses_the_catalog_default
 def test_similarity_and_accuracy_fail_on_a_wrong_fact(make, name, actual, expected, named):
     result = one(make(name), actual=actual, expected=expected)
     assert not result.passed and "fact_support" in result.failed_metrics()
-    assert named in result.reason and "is not stated in the expected answer" in result.reason or "appears nowhere" in result.reason
+    assert (
+        named in result.reason
+        and "is not stated in the expected answer" in result.reason
+        or "appears nowhere" in result.reason
+    )
     off = one(make(name, facts=False), actual=actual, expected=expected)
     assert off.metrics["fact_support"] is None and "fact_support" not in off.thresholds
 
@@ -218,7 +249,8 @@ from pytest_llmeval import assert_grounded, assert_similar
 CONTEXT = ["The Eiffel Tower is 330 metres tall. It was completed in 1889 for the World's Fair."]
 
 def test_tower():
-    assert_grounded("The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", CONTEXT, fail_on="all")
+    assert_grounded("The Eiffel Tower is 500 metres tall and was built by the Romans in 300 BC.", CONTEXT, \
+fail_on="all")
 
 def test_capital():
     assert_similar("The capital of Australia is Sydney.", "The capital of Australia is Canberra.")
@@ -229,11 +261,13 @@ def test_short_answer():
     )
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-cache-dir=off")
     result.assert_outcomes(passed=1, failed=2)
-    result.stdout.fnmatch_lines([
-        "*llmeval groundedness failed: evidence * > threshold 0*",
-        "*why: '500 metres' (sentence 1) is not stated in the context: it says '330 metres'; "
-        "'Romans' (sentence 1) appears nowhere in the context*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval groundedness failed: evidence * > threshold 0*",
+            "*why: '500 metres' (sentence 1) is not stated in the context: it says '330 metres'; "
+            "'Romans' (sentence 1) appears nowhere in the context*",
+        ]
+    )
     result.stdout.fnmatch_lines(["*why: 'Sydney' (sentence 1) appears nowhere in the expected answer*"])
 
 

@@ -17,10 +17,13 @@ EXPECTED = "The Eiffel Tower stands in Paris, is 330 metres tall and opened in 1
 STEPS = "1. Unplug the router. 2. Wait 30 seconds. 3. Plug it back in."
 
 
-@pytest.mark.parametrize("name, case, kept", [
-    ("answer_accuracy", Case(actual=ANSWER, expected=EXPECTED), ("sentence_scores",)),
-    ("step_alignment", Case(actual=STEPS, context=[STEPS]), ("answer_steps", "context_steps")),
-])
+@pytest.mark.parametrize(
+    "name, case, kept",
+    [
+        ("answer_accuracy", Case(actual=ANSWER, expected=EXPECTED), ("sentence_scores",)),
+        ("step_alignment", Case(actual=STEPS, context=[STEPS]), ("answer_steps", "context_steps")),
+    ],
+)
 def test_sentence_level_metrics_drop_details_not_scores(models, name, case, kept):
     results = {}
     for flag in (True, False):

@@ -46,10 +46,17 @@ def test_prose_with_numbers_has_no_steps(text):
 
 
 def test_existing_shapes_unchanged_and_version_bumped():
-    assert extract_steps("1. Open Settings.\n2. Tap Reset.\n3. Confirm.") == ["Open Settings.", "Tap Reset.", "Confirm."]
+    assert extract_steps("1. Open Settings.\n2. Tap Reset.\n3. Confirm.") == [
+        "Open Settings.",
+        "Tap Reset.",
+        "Confirm.",
+    ]
     assert extract_steps("1. Open Settings and set it to 2.5 GHz.") == ["Open Settings and set it to 2.5 GHz."]
     assert extract_steps("First, unplug it. Then wait ten seconds. Finally, plug it back in.") == [
-        "unplug it.", "wait ten seconds.", "plug it back in."]
+        "unplug it.",
+        "wait ten seconds.",
+        "plug it back in.",
+    ]
     assert StepAlignment.version != "1"
 
 

@@ -14,10 +14,17 @@ REGISTRY = Registry(entry_points=False)
 def test_self_consistency_pairwise_rouge():
     from rouge_score import rouge_scorer
 
-    answers = ["Refunds within 30 days with a receipt.", "Refunds are given within 30 days with a receipt.", "We never give refunds."]
+    answers = [
+        "Refunds within 30 days with a receipt.",
+        "Refunds are given within 30 days with a receipt.",
+        "We never give refunds.",
+    ]
     results = REGISTRY.create("self_consistency").evaluate([Case(actual=a) for a in answers])
     scorer = rouge_scorer.RougeScorer(["rougeL"])
-    expected = (scorer.score(answers[0], answers[1])["rougeL"].fmeasure + scorer.score(answers[0], answers[2])["rougeL"].fmeasure) / 2
+    expected = (
+        scorer.score(answers[0], answers[1])["rougeL"].fmeasure
+        + scorer.score(answers[0], answers[2])["rougeL"].fmeasure
+    ) / 2
     assert results[0].metrics["rougeL"] == pytest.approx(expected)
     assert results[2].score < results[0].score
     with pytest.warns(UserWarning, match="fewer than min_test_cases=2"):  # seed 000: one answer is 1.0, with a warning
@@ -46,7 +53,12 @@ def test_self_consistency_samples_large_groups():
 def test_assert_self_consistent_names_the_outlier():
     with pytest.raises(LLMEvalAssertionError) as info:
         assert_self_consistent(
-            ["Refunds within 30 days.", "Refunds within 30 days.", "Refunds within 30 days.", "Completely different words here."],
+            [
+                "Refunds within 30 days.",
+                "Refunds within 30 days.",
+                "Refunds within 30 days.",
+                "Completely different words here.",
+            ],
             threshold=0.5,
         )
     assert "least consistent: #3" in str(info.value)
@@ -61,7 +73,10 @@ def test_assert_self_consistent_names_the_outlier():
         ("1. Open Settings.\n2. Tap Reset.\n3. Confirm.", ["Open Settings.", "Tap Reset.", "Confirm."]),
         ("Do this:\n- unplug\n- wait\n* plug in", ["unplug", "wait", "plug in"]),
         ("Step 1: boil water\nStep 2) add pasta", ["boil water", "add pasta"]),
-        ("First, unplug it. Then wait ten seconds. Finally, plug it back in.", ["unplug it.", "wait ten seconds.", "plug it back in."]),
+        (
+            "First, unplug it. Then wait ten seconds. Finally, plug it back in.",
+            ["unplug it.", "wait ten seconds.", "plug it back in."],
+        ),
         ("No procedure in this text at all.", []),
     ],
 )
@@ -75,7 +90,12 @@ def test_align_steps_counts():
     # answer: A, X, C against context A, B, C -> one mismatch
     assert align_steps([[True, False, False], [False, False, False], [False, False, True]])["mismatches"] == 1
     # answer: A, C against A, B, C -> one insertion (B missing)
-    assert align_steps([[True, False, False], [False, False, True]]) == {"edits": 1, "insertions": 1, "deletions": 0, "mismatches": 0}
+    assert align_steps([[True, False, False], [False, False, True]]) == {
+        "edits": 1,
+        "insertions": 1,
+        "deletions": 0,
+        "mismatches": 0,
+    }
     # answer: A, B, C, D against A, B, C -> one deletion
     four = [[i == j for j in range(3)] for i in range(4)]
     assert align_steps(four) == {"edits": 1, "insertions": 0, "deletions": 1, "mismatches": 0}
@@ -95,10 +115,19 @@ def models():
 def test_step_alignment_with_embeddings(models):
     evaluator = REGISTRY.create("step_alignment")
     evaluator.bind(models)
-    context = ["To reset the router:\n1. Unplug the router.\n2. Wait thirty seconds.\n3. Plug the router back in.\n4. Wait for the green light."]
+    context = [
+        "To reset the router:\n1. Unplug the router.\n2. Wait thirty seconds.\n3. Plug the router back in.\n4. Wait "
+        "for the green light."
+    ]
     good, missing, none, no_context = evaluator.evaluate(
         [
-            Case(actual="1. Unplug your router.\n2. Wait 30 seconds.\n3. Plug the router in again.\n4. Wait until the light is green.", context=context),
+            Case(
+                actual=(
+                    "1. Unplug your router.\n2. Wait 30 seconds.\n3. Plug the router in "
+                    "again.\n4. Wait until the light is green."
+                ),
+                context=context,
+            ),
             Case(actual="1. Unplug the router.\n2. Plug the router back in.", context=context),
             Case(actual="Just restart it.", context=context),
             Case(actual="1. Do it.", context=["No steps here."]),
@@ -117,8 +146,12 @@ def test_questions_drift(models):
     evaluator = REGISTRY.create("questions_drift", min_test_cases=4)
     evaluator.bind(models)
     stable = [f"What is the refund policy for order {i}?" for i in range(8)]
-    shifted = stable[:4] + ["Solve the integral of x squared.", "What is the derivative of sin x?",
-                            "Compute 17 times 23.", "Is 97 a prime number?"]
+    shifted = stable[:4] + [
+        "Solve the integral of x squared.",
+        "What is the derivative of sin x?",
+        "Compute 17 times 23.",
+        "Is 97 a prime number?",
+    ]
     [same] = evaluator.evaluate([Case(question=q) for q in stable])[:1]
     [moved] = evaluator.evaluate([Case(question=q) for q in shifted])[:1]
     assert same.score < 0.1 <= moved.score

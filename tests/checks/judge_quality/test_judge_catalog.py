@@ -22,9 +22,14 @@ def make(server, tmp_path):
     def build(name, **params):
         evaluator = Registry(entry_points=False).create(name, **params)
         # one request at a time: the replies are scripted in order
-        evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
-                                         VerdictCache(str(tmp_path), "off")))
+        evaluator.bind_judge(
+            JudgeRunner(
+                OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
+                VerdictCache(str(tmp_path), "off"),
+            )
+        )
         return evaluator
+
     return build
 
 
@@ -44,7 +49,10 @@ def test_correctness_scale_passes_at_four(make, server):
     say(server, {"score": 4, "reason": "correct"}, {"score": 3, "reason": "a mistake"}, {"score": 6})
     results = make("correctness").evaluate([Case(actual="a", expected="b", question="q")] * 3)
     assert [r.score for r in results] == [4.0, 3.0, None] and [r.passed for r in results] == [True, False, False]
-    assert results[2].metrics["parse_failure"] == 1.0 and "does not follow the schema at score: 6 is greater than" in results[2].reason
+    assert (
+        results[2].metrics["parse_failure"] == 1.0
+        and "does not follow the schema at score: 6 is greater than" in results[2].reason
+    )
     assert "Reference answer: b" in prompts(server)[0]
 
 
@@ -59,12 +67,21 @@ def test_accuracy_and_facts_buckets(make, server):
     [strict] = make("accuracy_bucket").evaluate([Case(actual="a", expected="b")])
     assert (strict.score, strict.metrics["accuracy"], strict.passed) == (0.0, 0.5, False)
     assert strict.details["bucket"] == "Slightly Inaccurate" and "misses the year" in strict.reason
-    [lenient] = make("accuracy_bucket", accept=["Accurate", "Slightly Inaccurate"]).evaluate([Case(actual="a", expected="b")])
+    [lenient] = make("accuracy_bucket", accept=["Accurate", "Slightly Inaccurate"]).evaluate(
+        [Case(actual="a", expected="b")]
+    )
     assert lenient.passed
     say(server, {"bucket": "Subset"}, {"bucket": "Superset"})
     subset, superset = make("facts_compare").evaluate([Case(actual="a", expected="b")] * 2)
-    assert (subset.metrics["facts"], subset.passed, superset.metrics["facts"], superset.passed) == (0.5, False, 0.75, True)
-    with pytest.raises(ValueError, match="facts_compare: parameter 'accept' must list buckets from 'Identical', 'Similar'"):
+    assert (subset.metrics["facts"], subset.passed, superset.metrics["facts"], superset.passed) == (
+        0.5,
+        False,
+        0.75,
+        True,
+    )
+    with pytest.raises(
+        ValueError, match="facts_compare: parameter 'accept' must list buckets from 'Identical', 'Similar'"
+    ):
         make("facts_compare", accept=["Close enough"])
 
 
@@ -77,8 +94,16 @@ def test_sql_undetermined_needs_a_person(make, server):
 
 def test_pass_fail_judges_with_retrieval_failures(make, server):
     verdicts(server, "absent", "present", "absent")
-    [result] = make("contact_information").evaluate([Case(actual="Call support.", context=["Jane: 555-0100", "Opening hours"])])
-    assert result.metrics == {"pass": 1.0, "fail": 0.0, "retrieval_failures": 0.5, "generation_failures": 0.0, "parse_failure": 0.0}
+    [result] = make("contact_information").evaluate(
+        [Case(actual="Call support.", context=["Jane: 555-0100", "Opening hours"])]
+    )
+    assert result.metrics == {
+        "pass": 1.0,
+        "fail": 0.0,
+        "retrieval_failures": 0.5,
+        "generation_failures": 0.0,
+        "parse_failure": 0.0,
+    }
     assert result.passed and "1/2 retrieved chunks fail too" in result.reason
     verdicts(server, "different")
     [mismatch] = make("language_mismatch").evaluate([Case(actual="Bonjour", question="Hello?")])
@@ -131,23 +156,30 @@ def embedder_models():
 
 def test_answer_relevancy_questions_and_noncommittal(make, server, embedder_models):
     question = "What was the revenue in Brazil?"
-    say(server, {"questions": [question, question, question], "noncommittal": False},
-        {"questions": [question], "noncommittal": True})
+    say(
+        server,
+        {"questions": [question, question, question], "noncommittal": False},
+        {"questions": [question], "noncommittal": True},
+    )
     evaluator = make("answer_relevancy_judge")
     evaluator.bind(embedder_models)
-    same, evasive = evaluator.evaluate([Case(actual="15,969 million", question=question), Case(actual="I am not sure", question=question)])
-    assert same.score == pytest.approx(1.0, abs=1e-5) and evasive.score == 0.0 and evasive.reason == "noncommittal answer"
+    same, evasive = evaluator.evaluate(
+        [Case(actual="15,969 million", question=question), Case(actual="I am not sure", question=question)]
+    )
+    assert (
+        same.score == pytest.approx(1.0, abs=1e-5) and evasive.score == 0.0 and evasive.reason == "noncommittal answer"
+    )
     assert "Write 3 different questions" in prompts(server)[0]
 
 
 def test_ragas_is_the_harmonic_mean(make, server, embedder_models):
     question = "What was the revenue in Brazil?"
     say(server, {"claims": ["c1", "c2"]})
-    verdicts(server, "yes", "no")                                 # faithfulness 0.5
+    verdicts(server, "yes", "no")  # faithfulness 0.5
     say(server, {"questions": [question], "noncommittal": False})  # answer relevancy 1.0
-    verdicts(server, "yes")                                       # context precision 1.0
+    verdicts(server, "yes")  # context precision 1.0
     say(server, {"statements": ["s1"]})
-    verdicts(server, "yes")                                       # context recall 1.0
+    verdicts(server, "yes")  # context recall 1.0
     evaluator = make("ragas")
     evaluator.bind(embedder_models)
     [result] = evaluator.evaluate([Case(actual="a", question=question, expected="b", context=["ctx"])])
@@ -157,14 +189,16 @@ def test_ragas_is_the_harmonic_mean(make, server, embedder_models):
     assert harmonic_mean([1.0, 0.0, 1.0, 1.0]) == 0.0
 
 
-def test_ragas_with_a_part_unscored_is_a_parse_failure_and_with_nothing_to_judge_unverified(make, server, embedder_models):
+def test_ragas_with_a_part_unscored_is_a_parse_failure_and_with_nothing_to_judge_unverified(
+    make, server, embedder_models
+):
     question = "What was the revenue in Brazil?"
-    say(server, {"claims": []})                                    # faithfulness: nothing to judge
-    say(server, "not json at all")                                 # answer relevancy: an unusable reply
+    say(server, {"claims": []})  # faithfulness: nothing to judge
+    say(server, "not json at all")  # answer relevancy: an unusable reply
     verdicts(server, "yes")
     say(server, {"statements": ["s1"]})
     verdicts(server, "yes")
-    say(server, {"claims": []})                                    # the second case: nothing to judge only
+    say(server, {"claims": []})  # the second case: nothing to judge only
     say(server, {"questions": [question], "noncommittal": False})
     verdicts(server, "yes")
     say(server, {"statements": ["s1"]})
@@ -179,11 +213,19 @@ def test_ragas_with_a_part_unscored_is_a_parse_failure_and_with_nothing_to_judge
 
 def test_g_eval_generates_steps_and_weights_by_token_probabilities(make, server):
     say(server, {"steps": ["Read the answer", "Check each fact"]})
-    server.script.append({"text": '{"score": 7, "reason": "mostly"}',
-                          "logprobs": [('{"score": ', {}), ("7", {"7": math.log(0.6), "8": math.log(0.4), "x": -1.0})]})
+    server.script.append(
+        {
+            "text": '{"score": 7, "reason": "mostly"}',
+            "logprobs": [('{"score": ', {}), ("7", {"7": math.log(0.6), "8": math.log(0.4), "x": -1.0})],
+        }
+    )
     evaluator = make("g_eval", criteria="Correctness - facts match")
     [result] = evaluator.evaluate([Case(actual="a", question="q")])
-    assert result.score == pytest.approx(0.74) and result.metrics["raw_score"] == 7.0 and result.details["steps"][1] == "Check each fact"
+    assert (
+        result.score == pytest.approx(0.74)
+        and result.metrics["raw_score"] == 7.0
+        and result.details["steps"][1] == "Check each fact"
+    )
     assert server.requests[1]["logprobs"] is True and "1. Read the answer\n2. Check each fact" in prompts(server)[1]
     say(server, {"score": 3})
     [given] = make("g_eval", criteria="c", evaluation_steps=["one step"], logprobs=0).evaluate([Case(actual="a")])
@@ -193,9 +235,20 @@ def test_g_eval_generates_steps_and_weights_by_token_probabilities(make, server)
         make("g_eval")
 
 
-TREE = {"task": "List the section headings", "output": "headings",
-        "then": {"judge": "Are intro, body and conclusion all present?",
-                 "children": {"no": 0, "yes": {"judge": "Are they in order?", "children": {"yes": 10, "two out of order": 4, "all out of order": 2}}}}}
+TREE = {
+    "task": "List the section headings",
+    "output": "headings",
+    "then": {
+        "judge": "Are intro, body and conclusion all present?",
+        "children": {
+            "no": 0,
+            "yes": {
+                "judge": "Are they in order?",
+                "children": {"yes": 10, "two out of order": 4, "all out of order": 2},
+            },
+        },
+    },
+}
 
 
 def test_dag_follows_the_verdicts_to_a_leaf(make, server):
@@ -206,13 +259,19 @@ def test_dag_follows_the_verdicts_to_a_leaf(make, server):
     assert "headings: intro, conclusion, body" in prompts(server)[2] and '"two out of order"' in prompts(server)[2]
 
 
-@pytest.mark.parametrize("tree, message", [
-    (None, "parameter 'dag' is required"),
-    ({"judge": "x", "children": {"yes": 11, "no": 0}}, r"dag.children\['yes'\]: a leaf score must be between 0 and max_score=10"),
-    ({"judge": "x", "children": {"yes": 1}}, "dag: a judgement node needs 'judge'"),
-    ({"task": "x", "then": 1}, "dag: a task node needs 'task'"),
-    ({"ask": "x"}, r"dag: a node needs 'judge' \(a judgement\) or 'task'"),
-])
+@pytest.mark.parametrize(
+    "tree, message",
+    [
+        (None, "parameter 'dag' is required"),
+        (
+            {"judge": "x", "children": {"yes": 11, "no": 0}},
+            r"dag.children\['yes'\]: a leaf score must be between 0 and max_score=10",
+        ),
+        ({"judge": "x", "children": {"yes": 1}}, "dag: a judgement node needs 'judge'"),
+        ({"task": "x", "then": 1}, "dag: a task node needs 'task'"),
+        ({"ask": "x"}, r"dag: a node needs 'judge' \(a judgement\) or 'task'"),
+    ],
+)
 def test_dag_errors_name_the_node(make, tree, message):
     with pytest.raises(ValueError, match=message):
         make("dag", dag=tree)
@@ -220,10 +279,10 @@ def test_dag_errors_name_the_node(make, tree, message):
 
 def test_summarization_qag_is_min_of_alignment_and_coverage(make, server):
     say(server, {"claims": ["c1", "c2"]})
-    verdicts(server, "yes", "idk")                  # alignment: nothing contradicted -> 1.0
+    verdicts(server, "yes", "idk")  # alignment: nothing contradicted -> 1.0
     say(server, {"questions": ["q1", "q2", "q3"]})
-    verdicts(server, "yes", "yes", "no")            # the source answers
-    verdicts(server, "yes", "no", "yes")            # the summary answers: 1 of the 2 yes-questions
+    verdicts(server, "yes", "yes", "no")  # the source answers
+    verdicts(server, "yes", "no", "yes")  # the summary answers: 1 of the 2 yes-questions
     [result] = make("summarization_qag", n=3).evaluate([Case(actual="summary", context=["source"])])
     assert (result.metrics["alignment"], result.metrics["coverage"], result.score) == (1.0, 0.5, 0.5)
     assert "not covered: 'q2'" in result.reason
@@ -232,23 +291,36 @@ def test_summarization_qag_is_min_of_alignment_and_coverage(make, server):
 def test_task_completion_reads_the_tool_calls(make, server):
     say(server, {"task": "plan a trip", "outcome": "a partial plan"}, {"score": 0.25, "reason": "no hotels"})
     tools = [{"name": "Itinerary Generator", "output": "day 1"}]
-    [result] = make("task_completion").evaluate([Case(actual="Day 1: Louvre", question="Plan 3 days in Paris",
-                                                      metadata={"tools_called": tools})])
+    [result] = make("task_completion").evaluate(
+        [Case(actual="Day 1: Louvre", question="Plan 3 days in Paris", metadata={"tools_called": tools})]
+    )
     assert result.score == 0.25 and not result.passed and "Itinerary Generator" in prompts(server)[0]
 
 
 def test_selfcheckgpt_names_the_least_consistent_sentence(make, server):
     verdicts(server, "yes", "yes", "yes", "no", "no", "yes")
-    [result] = make("selfcheckgpt").evaluate([Case(actual="Paris is in France. It has 90 million people.",
-                                                   context=["sample one", "sample two", "sample three"])])
-    assert result.score == pytest.approx(1 / 3) and result.metrics["max_sentence"] == pytest.approx(2 / 3) and result.passed
+    [result] = make("selfcheckgpt").evaluate(
+        [
+            Case(
+                actual="Paris is in France. It has 90 million people.",
+                context=["sample one", "sample two", "sample three"],
+            )
+        ]
+    )
+    assert (
+        result.score == pytest.approx(1 / 3)
+        and result.metrics["max_sentence"] == pytest.approx(2 / 3)
+        and result.passed
+    )
     assert "'It has 90 million people.'" in result.reason
 
 
 def test_selfcheckgpt_judges_at_most_max_sentences(make, server):
     """A 100 KB answer made 2,223 judge calls; the sentences judged are bounded and the result says so."""
     answer = " ".join(f"Sentence number {i} is here." for i in range(500))
-    [result] = make("selfcheckgpt", max_sentences=3).evaluate([Case(actual=answer, context=["sample one", "sample two"])])
+    [result] = make("selfcheckgpt", max_sentences=3).evaluate(
+        [Case(actual=answer, context=["sample one", "sample two"])]
+    )
     assert len(server.requests) == 3 * 2
     assert result.details["sentences_judged"] == 3 and result.details["sentences_total"] == 500
     assert "the first 3 of 500 sentences (max_sentences)" in result.reason
@@ -258,7 +330,8 @@ def test_selfcheckgpt_judges_at_most_max_sentences(make, server):
 
 HELPER_SUITE = """
 import pytest
-from pytest_llmeval import (assert_bucket, assert_correct, assert_dag, assert_geval, assert_no_contact_info, assert_prompt,
+from pytest_llmeval import (assert_bucket, assert_correct, assert_dag, assert_geval, assert_no_contact_info, \
+assert_prompt,
                             assert_same_language, assert_self_checked, assert_task_completed)
 
 @pytest.mark.parametrize("n", range(4))
@@ -319,27 +392,40 @@ def test_helpers_record_under_xdist_then_replay_with_zero_calls(pytester, server
     server.responder = helper_reply
     pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n")
     pytester.makepyfile(HELPER_SUITE)
-    first = pytester.runpytest_subprocess(*workers, "--llmeval-report=first.json", "-p", "no:randomly", "--override-ini=llmeval_judge_price=10,20")
+    first = pytester.runpytest_subprocess(
+        *workers, "--llmeval-report=first.json", "-p", "no:randomly", "--override-ini=llmeval_judge_price=10,20"
+    )
     first.assert_outcomes(passed=12, failed=1)
-    first.stdout.fnmatch_lines(["*llmeval correctness failed: correctness could not be scored*", "*why: the judge's reply could not be used*",
-                                "llmeval judge: * call(s)*; 1 parse failure(s)*", "llmeval judge: parse failures by check: correctness 1"])
+    first.stdout.fnmatch_lines(
+        [
+            "*llmeval correctness failed: correctness could not be scored*",
+            "*why: the judge's reply could not be used*",
+            "llmeval judge: * call(s)*; 1 parse failure(s)*",
+            "llmeval judge: parse failures by check: correctness 1",
+        ]
+    )
     calls = len(server.requests)
     one = json.loads((pytester.path / "first.json").read_text())
     assert one["judge"]["calls"] == calls and one["judge"]["parse_failures_by_evaluator"] == {"correctness": 1}
     # every reply costs 100 prompt + 10 completion tokens but the garbled one (the server's default 10 + 5)
     assert one["judge"]["cost"] == pytest.approx(((calls - 1) * (100 * 10 + 10 * 20) + (10 * 10 + 5 * 20)) / 1e6)
     files = list((pytester.path / "llmeval_judge" / "verdicts").rglob("*.json"))
-    assert len(files) == calls - 1 and not list((pytester.path / "llmeval_judge").rglob("*.tmp"))  # the garbled reply is not kept
+    # the garbled reply is not kept
+    assert len(files) == calls - 1 and not list((pytester.path / "llmeval_judge").rglob("*.tmp"))
     for path in files:
         json.loads(path.read_text())  # every file whole, whatever the workers' interleaving
-    second = pytester.runpytest_subprocess(*workers, "--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly")
+    second = pytester.runpytest_subprocess(
+        *workers, "--llmeval-report=second.json", "--override-ini=llmeval_judge_cache=replay", "-p", "no:randomly"
+    )
     second.assert_outcomes(passed=12, failed=1)
     second.stdout.fnmatch_lines(["*llmeval: correctness: no recorded judge verdict*"])  # it was never recorded
     assert len(server.requests) == calls  # zero HTTP calls
     two = json.loads((pytester.path / "second.json").read_text())
     key = lambda r: (r["nodeid"], r["evaluator"])  # noqa: E731
     scored = [r["metrics"] for r in sorted(one["results"], key=key) if not r["nodeid"].endswith("test_unparseable")]
-    assert scored == [r["metrics"] for r in sorted(two["results"], key=key) if not r["nodeid"].endswith("test_unparseable")]
+    assert scored == [
+        r["metrics"] for r in sorted(two["results"], key=key) if not r["nodeid"].endswith("test_unparseable")
+    ]
     [missing] = [r for r in two["results"] if r["nodeid"].endswith("test_unparseable")]  # failed, with its record
     assert not missing["passed"] and missing["reason"].startswith("judge verdict missing: ")
     assert two["judge"]["cache_hits"] == calls - 1 and two["judge"]["calls"] == 0
@@ -349,9 +435,17 @@ def test_helpers_record_under_xdist_then_replay_with_zero_calls(pytester, server
 
 
 def test_split_digit_scores_fall_back_to_the_plain_score():
-    ten = [{"token": '{"score": ', "top": {}}, {"token": "1", "top": {"1": math.log(0.9), "9": math.log(0.1)}}, {"token": "0", "top": {}}]
+    ten = [
+        {"token": '{"score": ', "top": {}},
+        {"token": "1", "top": {"1": math.log(0.9), "9": math.log(0.1)}},
+        {"token": "0", "top": {}},
+    ]
     assert weighted_score(ten, 0, 10, expected=10) is None
-    seven = [{"token": '{"score": ', "top": {}}, {"token": " 7", "top": {" 7": math.log(0.5), "8": math.log(0.5)}}, {"token": ",", "top": {}}]
+    seven = [
+        {"token": '{"score": ', "top": {}},
+        {"token": " 7", "top": {" 7": math.log(0.5), "8": math.log(0.5)}},
+        {"token": ",", "top": {}},
+    ]
     assert weighted_score(seven, 0, 10, expected=7) == 7.5 and weighted_score(seven, 0, 10, expected=8) is None
 
 
@@ -363,7 +457,9 @@ def test_g_eval_generates_steps_once_for_all_cases(make, server):
 
 def test_unusable_replies_are_not_recorded(server, tmp_path):
     evaluator = Registry(entry_points=False).create("correctness")
-    evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0), VerdictCache(str(tmp_path))))
+    evaluator.bind_judge(
+        JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0), VerdictCache(str(tmp_path)))
+    )
     say(server, "not json at all", {"score": 5})
     [bad] = evaluator.evaluate([Case(actual="a", expected="b")])
     [good] = evaluator.evaluate([Case(actual="a", expected="b")])  # asked again, not replayed
@@ -388,7 +484,9 @@ def test_lenient_buckets_labels_and_helpers(make, server):
 
 def test_byop_keeps_literal_braces(make, server):
     verdicts(server, "true")
-    make("byop", prompt='Does {actual} follow the format {{"a": 1}}? Literal {{actual}} stays.').evaluate([Case(actual="X")])
+    make("byop", prompt='Does {actual} follow the format {{"a": 1}}? Literal {{actual}} stays.').evaluate(
+        [Case(actual="X")]
+    )
     assert prompts(server)[0].startswith('Does X follow the format {"a": 1}? Literal {actual} stays.')
 
 
@@ -420,15 +518,23 @@ def test_repeated():
 
 def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
     say(server, {"score": 5}, {"score": 4}, {"score": 2})
-    pytester.makeini(f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
-                     "llmeval_judge_temperature = 0.7\n")
+    pytester.makeini(
+        f"[pytest]\nllmeval_judge_model = scripted\nllmeval_judge_base_url = {server.base_url}\n"
+        "llmeval_judge_temperature = 0.7\n"
+    )
     pytester.makepyfile(REPEAT_SUITE)
     # 5 and 4 pass the threshold 4, 2 misses it: a judge that splits has decided nothing (unverified, here failing).
-    first = pytester.runpytest("--override-ini=llmeval_judge_repeats=3", "--llmeval-report=r.json", "--llmeval-unverified=fail")
+    first = pytester.runpytest(
+        "--override-ini=llmeval_judge_repeats=3", "--llmeval-report=r.json", "--llmeval-unverified=fail"
+    )
     first.assert_outcomes(failed=1)
-    first.stdout.fnmatch_lines(["*correctness unverified: the judge disagreed with itself across its repeats*",
-                                "*why: the judge split: its 3 repeats (5, 4, 2) fall on both sides of the threshold 4; "
-                                "mean of 3 repeats (5.000, 4.000, 2.000); first: 5/5*"])
+    first.stdout.fnmatch_lines(
+        [
+            "*correctness unverified: the judge disagreed with itself across its repeats*",
+            "*why: the judge split: its 3 repeats (5, 4, 2) fall on both sides of the threshold 4; "
+            "mean of 3 repeats (5.000, 4.000, 2.000); first: 5/5*",
+        ]
+    )
     [record] = json.loads((pytester.path / "r.json").read_text())["results"]
     assert record["verdict"] == "unverified"
     assert record["details"]["repeats"] == {"values": [5.0, 4.0, 2.0], "range": 3.0, "agreement": pytest.approx(1 / 3)}
@@ -437,16 +543,26 @@ def test_repeats_score_the_mean_and_are_recorded_each(pytester, server):
     second.assert_outcomes()
     assert second.parseoutcomes()["unverified"] == 1  # an unverified answer passes its test by default, status 'u'
     assert len(server.requests) == 3  # every repeat replayed
-    single = pytester.runpytest("--override-ini=llmeval_judge_cache=replay")  # repeat 0 is the single-verdict run's verdict
+    # repeat 0 is the single-verdict run's verdict
+    single = pytester.runpytest("--override-ini=llmeval_judge_cache=replay")
     single.assert_outcomes(passed=1)
     bad = pytester.runpytest("--override-ini=llmeval_judge_repeats=0")
     assert bad.ret != 0
-    bad.stderr.fnmatch_lines(["*llmeval_judge_repeats in the ini file (or -o): expected an integer from 1 to 100; got '0'*"])
+    bad.stderr.fnmatch_lines(
+        ["*llmeval_judge_repeats in the ini file (or -o): expected an integer from 1 to 100; got '0'*"]
+    )
 
 
 def test_summarization_judge_reads_source_and_reference(make, server):
     verdicts(server, "bad", "good")
-    bad, good = make("summarization_judge").evaluate([Case(actual="Short.", question="A long source text.", expected="A reference."),
-                                                      Case(actual="A fine summary.", question="Source.")])
+    bad, good = make("summarization_judge").evaluate(
+        [
+            Case(actual="Short.", question="A long source text.", expected="A reference."),
+            Case(actual="A fine summary.", question="Source."),
+        ]
+    )
     assert (bad.passed, good.passed) == (False, True) and bad.metrics["fail"] == 1.0
-    assert "[Original Document]: A long source text." in prompts(server)[0] and "[Reference summary]: A reference." in prompts(server)[0]
+    assert (
+        "[Original Document]: A long source text." in prompts(server)[0]
+        and "[Reference summary]: A reference." in prompts(server)[0]
+    )

@@ -1,4 +1,5 @@
-"""Prompt texts that must say what the scoring reads: QAG summarization's alignment question and GPTScore's QA templates."""
+"""Prompt texts that must say what the scoring reads: QAG summarization's alignment question and GPTScore's QA
+templates."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ FACTS = {  # claim -> does the source support it (True) or contradict it (False)
     "Students pay for entry.": False,
 }
 SUMMARIES = {
-    "The library opens at 9 am on weekdays and students get in free.": ["The library opens at 9 am on weekdays.", "Students get in free."],
+    "The library opens at 9 am on weekdays and students get in free.": [
+        "The library opens at 9 am on weekdays.",
+        "Students get in free.",
+    ],
     "The library opens at noon and students pay.": ["The library opens at noon.", "Students pay for entry."],
 }
 QUESTIONS = ["Does the library open at 9 am on weekdays?", "Is entry free for students?"]
@@ -60,7 +64,11 @@ def qag(server, tmp_path):
 
     server.responder = truthful_judge
     evaluator = Registry(entry_points=False).create("summarization_qag", n=2)
-    evaluator.bind_judge(JudgeRunner(OpenAIJudge("truthful", base_url=server.base_url, max_retries=0), VerdictCache(str(tmp_path), "off")))
+    evaluator.bind_judge(
+        JudgeRunner(
+            OpenAIJudge("truthful", base_url=server.base_url, max_retries=0), VerdictCache(str(tmp_path), "off")
+        )
+    )
     return evaluator
 
 
@@ -70,7 +78,11 @@ def test_a_judge_answering_the_question_as_asked_aligns_the_supported_summary(qa
     assert good.metrics["parse_failure"] == bad.metrics["parse_failure"] == 0.0
     assert good.metrics["alignment"] == 1.0 and good.passed, good.reason
     assert bad.metrics["alignment"] == 0.0 and not bad.passed, bad.reason
-    [align] = {r["messages"][-1]["content"].split("?", 1)[0] for r in server.requests if "Claim:" in r["messages"][-1]["content"]}
+    [align] = {
+        r["messages"][-1]["content"].split("?", 1)[0]
+        for r in server.requests
+        if "Claim:" in r["messages"][-1]["content"]
+    }
     assert "agree" in align and "contradict" not in align  # the seed's question: does the claim agree with the source?
 
 
@@ -81,12 +93,14 @@ def test_summarization_qag_version_is_bumped():
 # -- GPTScore QA: the seed's templates, line breaks included -----------------------------------------------
 
 # The catalog's Question Answering (GPTScore) instruction, one line per part; {history} is the conversation.
-SEED_QA = "\n".join([
-    "Answer the question based on the conversation between a human and AI.",
-    "Question: Are the responses of AI {quality}? (a) Yes. (b) No.",
-    "Conversation: {history}",
-    "Answer: Yes",
-])
+SEED_QA = "\n".join(
+    [
+        "Answer the question based on the conversation between a human and AI.",
+        "Question: Are the responses of AI {quality}? (a) Yes. (b) No.",
+        "Conversation: {history}",
+        "Answer: Yes",
+    ]
+)
 SEED_QUALITIES = {
     "interest": "interesting",
     "engagement": "engaging",
@@ -109,7 +123,12 @@ def test_gptscore_qa_scores_the_seeds_text(aspect):
 
 
 def test_no_gptscore_template_holds_an_escaped_line_break():
-    for cls in (gptscore.GPTScoreSummaryRef, gptscore.GPTScoreSummary, gptscore.GPTScoreTranslation, gptscore.GPTScoreQA):
+    for cls in (
+        gptscore.GPTScoreSummaryRef,
+        gptscore.GPTScoreSummary,
+        gptscore.GPTScoreTranslation,
+        gptscore.GPTScoreQA,
+    ):
         assert not [a for a, t in cls.templates.items() if "\\" in t], cls.name
     assert set(gptscore.GPTScoreQA.templates) == set(SEED_QUALITIES)
     assert gptscore.GPTScoreQA.version != "1"

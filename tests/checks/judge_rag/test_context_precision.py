@@ -1,4 +1,5 @@
-"""Context precision: the judge sees every expected answer (seed 001: a chunk is useful if it helps any ground truth)."""
+"""Context precision: the judge sees every expected answer (seed 001: a chunk is useful if it helps any ground
+truth)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,12 @@ from pytest_llmeval.judges.runner import JudgeRunner
 
 def evaluator_for(server, tmp_path):
     evaluator = Registry(entry_points=False).create("context_precision")
-    evaluator.bind_judge(JudgeRunner(OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
-                                     VerdictCache(str(tmp_path), "record")))
+    evaluator.bind_judge(
+        JudgeRunner(
+            OpenAIJudge("scripted", base_url=server.base_url, max_retries=0, max_concurrency=1),
+            VerdictCache(str(tmp_path), "record"),
+        )
+    )
     return evaluator
 
 
@@ -29,10 +34,23 @@ def prompts(server):
 def test_every_expected_answer_is_sent_to_the_judge(server, tmp_path):
     evaluator = evaluator_for(server, tmp_path)
     # the judge says yes only when the prompt holds the second ground truth
-    server.responder = lambda body: {"text": json.dumps(
-        {"verdict": "yes" if "The capital is Paris." in body["messages"][0]["content"] else "no", "reason": "scripted"})}
-    [result] = evaluator.evaluate([Case(question="Capital of France?", expected=["Lyon", "The capital is Paris."],
-                                        context=["Paris is the capital of France.", "Lyon is a city."])])
+    server.responder = lambda body: {
+        "text": json.dumps(
+            {
+                "verdict": "yes" if "The capital is Paris." in body["messages"][0]["content"] else "no",
+                "reason": "scripted",
+            }
+        )
+    }
+    [result] = evaluator.evaluate(
+        [
+            Case(
+                question="Capital of France?",
+                expected=["Lyon", "The capital is Paris."],
+                context=["Paris is the capital of France.", "Lyon is a city."],
+            )
+        ]
+    )
     sent = prompts(server)
     assert len(sent) == 2
     for prompt in sent:

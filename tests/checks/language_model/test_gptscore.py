@@ -56,8 +56,19 @@ def test_continuation_nll_matches_a_manual_computation(lm, models):
         ("gptscore_summary_ref", {"actual": "the cat sat .", "expected": "the cat sat on the mat ."}, 6, 2),
         ("gptscore_summary", {"actual": "the cat sat .", "question": "the cat sat on the mat . the dog ran ."}, 7, 1),
         ("gptscore_translation", {"actual": "the dog ran .", "expected": "the dog ran on the mat ."}, 3, 2),
-        ("gptscore_qa", {"actual": "the cat sat on the mat .", "question": "the cat ?",
-                         "history": [{"role": "user", "content": "the dog ?"}, {"role": "assistant", "content": "the dog ran ."}]}, 8, 1),
+        (
+            "gptscore_qa",
+            {
+                "actual": "the cat sat on the mat .",
+                "question": "the cat ?",
+                "history": [
+                    {"role": "user", "content": "the dog ?"},
+                    {"role": "assistant", "content": "the dog ran ."},
+                ],
+            },
+            8,
+            1,
+        ),
     ],
 )
 def test_each_family_member(lm, models, name, fields, aspects, directions):
@@ -75,9 +86,21 @@ def test_seq2seq_scoring_model(tmp_path, models):
     from transformers import T5Config, T5ForConditionalGeneration
 
     _vocab(tmp_path)
-    T5ForConditionalGeneration(T5Config(vocab_size=len(WORDS), d_model=16, d_kv=8, d_ff=32, num_layers=1, num_heads=2,
-                                        decoder_start_token_id=0, pad_token_id=0)).save_pretrained(tmp_path)
-    [result] = build("gptscore_translation", models, model=str(tmp_path)).evaluate([Case(actual="the dog ran .", expected="the dog ran .")])
+    T5ForConditionalGeneration(
+        T5Config(
+            vocab_size=len(WORDS),
+            d_model=16,
+            d_kv=8,
+            d_ff=32,
+            num_layers=1,
+            num_heads=2,
+            decoder_start_token_id=0,
+            pad_token_id=0,
+        )
+    ).save_pretrained(tmp_path)
+    [result] = build("gptscore_translation", models, model=str(tmp_path)).evaluate(
+        [Case(actual="the dog ran .", expected="the dog ran .")]
+    )
     assert all(0.0 <= v < math.inf for v in result.metrics.values())
 
 
@@ -85,7 +108,12 @@ def test_batched_scores_equal_one_at_a_time(lm, models):
     from pytest_llmeval.checks.language_model.perplexity import continuation_nlls
 
     evaluator = build("gptscore_summary", models, model=lm)
-    pairs = [("the cat sat on", " the mat ."), ("the dog", " ran ."), ("", " the cat sat on the mat on the mat ."), ("the", "")]
+    pairs = [
+        ("the cat sat on", " the mat ."),
+        ("the dog", " ran ."),
+        ("", " the cat sat on the mat on the mat ."),
+        ("the", ""),
+    ]
     batched = continuation_nlls(evaluator, lm, pairs)
     single = [continuation_nll(evaluator, lm, p, c) for p, c in pairs]
     assert batched == pytest.approx(single, rel=1e-4)

@@ -30,8 +30,33 @@ from pytest_llmeval.models.cache import ModelCache, ModelLoadError
 
 from tests.core.test_contract import check_contract  # noqa: E402
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "on", "mat", "dog", "ran", ".", ",",
-         "a", "bird", "sings", "by", "window", "this", "is", "random", "sentence", "##ly"]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "##s",
+    "sat",
+    "on",
+    "mat",
+    "dog",
+    "ran",
+    ".",
+    ",",
+    "a",
+    "bird",
+    "sings",
+    "by",
+    "window",
+    "this",
+    "is",
+    "random",
+    "sentence",
+    "##ly",
+]
 
 
 def _tokenizer(folder):
@@ -44,8 +69,15 @@ def _tokenizer(folder):
 def _config(**extra):
     from transformers import BertConfig
 
-    return BertConfig(vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-                      max_position_embeddings=64, **extra)
+    return BertConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        **extra,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +94,8 @@ def encoder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def regressor(tmp_path_factory):
-    """A 2-layer random BERT with a one-output regression head: BLEURT's shape (weights large enough to tell pairs apart)."""
+    """A 2-layer random BERT with a one-output regression head: BLEURT's shape (weights large enough to tell pairs
+    apart)."""
     from transformers import BertForSequenceClassification
 
     torch.manual_seed(0)
@@ -95,7 +128,9 @@ CASES = [
 
 def _reference_idf(tokenizer, texts):
     """``get_idf_dict``: a set of ids of ``[CLS] + tokenize(text) + [SEP]`` per text."""
-    counts = Counter(i for t in texts for i in set(tokenizer.convert_tokens_to_ids(["[CLS]", *tokenizer.tokenize(t), "[SEP]"])))
+    counts = Counter(
+        i for t in texts for i in set(tokenizer.convert_tokens_to_ids(["[CLS]", *tokenizer.tokenize(t), "[SEP]"]))
+    )
     table = defaultdict(lambda: math.log(len(texts) + 1))
     table.update({i: math.log((len(texts) + 1) / (c + 1)) for i, c in counts.items()})
     return table
@@ -108,7 +143,7 @@ def _dense_emd(c1, c2, dst):
     n = len(c1)
     rows = np.zeros((2 * n, n * n))
     for i in range(n):
-        rows[i, i * n:(i + 1) * n] = 1
+        rows[i, i * n : (i + 1) * n] = 1
         rows[n + i, i::n] = 1
     result = linprog(dst.ravel(), A_eq=rows[:-1], b_eq=np.concatenate([c1, c2])[:-1], bounds=(0, None), method="highs")
     return result.fun
@@ -126,8 +161,15 @@ def reference_moverscore(folder, reference, answer, idf_ref=None, idf_hyp=None, 
         tokens = ["[CLS]", *tokenizer.tokenize(text), "[SEP]"]
         ids = tokenizer.convert_tokens_to_ids(tokens)
         with torch.no_grad():
-            hidden = model(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                           output_hidden_states=True).hidden_states[-1][0].clone()
+            hidden = (
+                model(
+                    torch.tensor([ids]),
+                    attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                    output_hidden_states=True,
+                )
+                .hidden_states[-1][0]
+                .clone()
+            )
         weights = torch.tensor([idf[i] for i in ids], dtype=torch.float64)
         removed = [k for k, w in enumerate(tokens) if w in stop_words or "##" in w or w in set(string.punctuation)]
         hidden[removed, :] = 0
@@ -140,13 +182,17 @@ def reference_moverscore(folder, reference, answer, idf_ref=None, idf_hyp=None, 
     raw = raw / (raw.norm(dim=-1, keepdim=True) + 1e-30)
     dst = torch.cdist(raw, raw).numpy()
     c1, c2 = np.zeros(len(raw)), np.zeros(len(raw))
-    c1[:len(ref)], c2[len(ref):] = ref_w.numpy(), hyp_w.numpy()
+    c1[: len(ref)], c2[len(ref) :] = ref_w.numpy(), hyp_w.numpy()
     c1, c2 = c1 / (c1.sum() + 1e-30), c2 / (c2.sum() + 1e-30)
     return 1 - _dense_emd(c1, c2, dst)
 
 
-PAIRS = [("the cat sat on the mat.", "the dog ran by the window"), ("a bird sings, randomly", "the cats sat on a mat"),
-         ("this is a random sentence", "this is a sentence"), ("the cat", "the dog ran by the window, the bird sings.")]
+PAIRS = [
+    ("the cat sat on the mat.", "the dog ran by the window"),
+    ("a bird sings, randomly", "the cats sat on a mat"),
+    ("this is a random sentence", "this is a sentence"),
+    ("the cat", "the dog ran by the window, the bird sings."),
+]
 
 
 @pytest.mark.parametrize("reference, answer", PAIRS)
@@ -163,7 +209,8 @@ def test_moverscore_stop_words_and_idf_equal_the_reference(models, encoder):
     answers, references = [p[1] for p in PAIRS], [p[0] for p in PAIRS]
     idf_ref, idf_hyp = _reference_idf(tokenizer, references), _reference_idf(tokenizer, answers)
     results = build(MoverScore, models, model=encoder, idf=True, stop_words=["the", "a"]).evaluate(
-        [Case(actual=a, expected=(r,)) for a, r in zip(answers, references)])
+        [Case(actual=a, expected=(r,)) for a, r in zip(answers, references)]
+    )
     for result, answer, reference in zip(results, answers, references):
         want = reference_moverscore(encoder, reference, answer, idf_ref, idf_hyp, stop_words=("the", "a"))
         assert result.metrics["moverscore"] == pytest.approx(want, abs=1e-6)
@@ -177,7 +224,9 @@ def test_moverscore_identical_text_scores_one_and_ranges_hold(models, encoder):
         assert -1.0 <= result.metrics["moverscore"] <= 1.0 and 0.0 <= result.metrics["distance"] <= 2.0
         assert result.reason.startswith("MoverScore ")
     # two references: the mean of the two distances (the reference's sentence_score), or the best
-    mean, best = (build(MoverScore, models, model=encoder, aggregate=a).evaluate([CASES[1]])[0] for a in ("mean", "max"))
+    mean, best = (
+        build(MoverScore, models, model=encoder, aggregate=a).evaluate([CASES[1]])[0] for a in ("mean", "max")
+    )
     assert mean.metrics["distance"] == pytest.approx(sum(mean.details["distances"]) / 2)
     assert best.metrics["distance"] == pytest.approx(min(mean.details["distances"]))
     assert best.metrics["moverscore"] >= mean.metrics["moverscore"]
@@ -187,14 +236,19 @@ def test_moverscore_is_deterministic_symmetric_and_batch_independent(encoder):
     first = build(MoverScore, ModelCache(device="cpu", announce=lambda line: None), model=encoder).evaluate(CASES)
     again = build(MoverScore, ModelCache(device="cpu", announce=lambda line: None), model=encoder).evaluate(CASES)
     assert first == again
-    alone = [build(MoverScore, ModelCache(device="cpu", announce=lambda line: None), model=encoder).evaluate([c])[0] for c in CASES]
+    alone = [
+        build(MoverScore, ModelCache(device="cpu", announce=lambda line: None), model=encoder).evaluate([c])[0]
+        for c in CASES
+    ]
     for batched, single in zip(first, alone):
         assert batched.metrics["moverscore"] == pytest.approx(single.metrics["moverscore"], abs=1e-6)
     swapped = build(MoverScore, ModelCache(device="cpu", announce=lambda line: None), model=encoder).evaluate(
-        [Case(actual=r, expected=(a,)) for r, a in PAIRS])
+        [Case(actual=r, expected=(a,)) for r, a in PAIRS]
+    )
     for result, (reference, answer) in zip(swapped, PAIRS):
         [forward] = build(MoverScore, ModelCache(device="cpu", announce=lambda line: None), model=encoder).evaluate(
-            [Case(actual=answer, expected=(reference,))])
+            [Case(actual=answer, expected=(reference,))]
+        )
         assert result.metrics["moverscore"] == pytest.approx(forward.metrics["moverscore"], abs=1e-6)  # uniform weights
 
 
@@ -209,7 +263,13 @@ def test_moverscore_layer_and_signature(models, encoder):
     default, embeddings = (build(MoverScore, models, model=encoder, layer=layer) for layer in (-1, 0))
     assert default.evaluate([CASES[3]])[0].score != embeddings.evaluate([CASES[3]])[0].score
     assert default.signature().model.endswith("|fp32|layer -1") and "scipy" in default.signature().backend
-    assert default.signature().params == {"aggregate": "mean", "idf": False, "layer": -1, "max_length": 512, "stop_words": ()}
+    assert default.signature().params == {
+        "aggregate": "mean",
+        "idf": False,
+        "layer": -1,
+        "max_length": 512,
+        "stop_words": (),
+    }
     with pytest.raises(ValueError, match=r"moverscore: parameter 'layer' must be between -3 and 2 for this model"):
         build(MoverScore, models, model=encoder, layer=5).evaluate([CASES[3]])
 
@@ -225,7 +285,9 @@ def test_earth_movers_distance_is_exact():
         assert earth_movers_distance(uniform, uniform, cost) == pytest.approx(cost[rows, columns].mean(), abs=1e-9)
     source, target = np.array([0.2, 0.3, 0.5]), np.array([1.0])
     assert earth_movers_distance(source, target, np.array([[1.0], [0.5], [0.0]])) == pytest.approx(0.35)
-    assert earth_movers_distance(np.array([0.7, 0.3]), np.array([0.4, 0.6]), np.array([[0.0, 1.0], [1.0, 0.0]])) == pytest.approx(0.3)
+    assert earth_movers_distance(
+        np.array([0.7, 0.3]), np.array([0.4, 0.6]), np.array([[0.0, 1.0], [1.0, 0.0]])
+    ) == pytest.approx(0.3)
 
 
 # -- BLEURT ------------------------------------------------------------------------------------------------
@@ -252,12 +314,19 @@ def test_bleurt_scores_the_reference_answer_pair(models, regressor):
         assert -10.0 <= result.score <= 10.0
     # the reference is the first segment, the answer the second (the order changes the score)
     reference, answer = PAIRS[0]
-    assert results[1].details["scores"] == pytest.approx([_direct_bleurt(regressor, r, CASES[1].actual) for r in CASES[1].expected], abs=1e-5)
-    assert _direct_bleurt(regressor, reference, answer) != pytest.approx(_direct_bleurt(regressor, answer, reference), abs=1e-6)
+    assert results[1].details["scores"] == pytest.approx(
+        [_direct_bleurt(regressor, r, CASES[1].actual) for r in CASES[1].expected], abs=1e-5
+    )
+    assert _direct_bleurt(regressor, reference, answer) != pytest.approx(
+        _direct_bleurt(regressor, answer, reference), abs=1e-6
+    )
 
 
 def test_bleurt_is_deterministic_and_cuts_long_pairs(regressor):
-    fresh = [build(Bleurt, ModelCache(device="cpu", announce=lambda line: None), model=regressor).evaluate(CASES) for _ in range(2)]
+    fresh = [
+        build(Bleurt, ModelCache(device="cpu", announce=lambda line: None), model=regressor).evaluate(CASES)
+        for _ in range(2)
+    ]
     assert fresh[0] == fresh[1]
     long = Case(actual=" ".join(["the cat sat on the mat"] * 40), expected=("the cat",))
     [result] = build(Bleurt, ModelCache(device="cpu", announce=lambda line: None), model=regressor).evaluate([long])
@@ -267,7 +336,9 @@ def test_bleurt_is_deterministic_and_cuts_long_pairs(regressor):
 def test_bleurt_signature(models, regressor):
     evaluator = build(Bleurt, models, model=regressor)
     assert evaluator.signature().params == {"max_length": 512} and evaluator.signature().model.endswith("|fp32")
-    assert Bleurt().model_name() == "lucadiliello/BLEURT-20-D12" and MoverScore().model_name() == "distilbert-base-uncased"
+    assert (
+        Bleurt().model_name() == "lucadiliello/BLEURT-20-D12" and MoverScore().model_name() == "distilbert-base-uncased"
+    )
 
 
 # -- errors ------------------------------------------------------------------------------------------------
@@ -296,12 +367,18 @@ def test_bleurt_says_what_architecture_it_expected(models, tmp_path):
 
     custom = tmp_path / "custom"
     custom.mkdir()
-    (custom / "config.json").write_text(json.dumps({"model_type": "bleurt", "architectures": ["BleurtForSequenceClassification"]}))
+    (custom / "config.json").write_text(
+        json.dumps({"model_type": "bleurt", "architectures": ["BleurtForSequenceClassification"]})
+    )
     with pytest.raises(ModelLoadError) as info:
         build(Bleurt, models, model=str(custom)).evaluate([CASES[3]])
     message = str(info.value)
     assert "declares model_type 'bleurt'" in message and "BleurtForSequenceClassification" in message
-    assert "AutoModelForSequenceClassification" in message and "num_labels=1" in message and "pip install bleurt-pytorch" in message
+    assert (
+        "AutoModelForSequenceClassification" in message
+        and "num_labels=1" in message
+        and "pip install bleurt-pytorch" in message
+    )
     (tmp_path / "nli").mkdir()
     three = tiny_classifier(tmp_path / "nli", ["contradiction", "entailment", "neutral"])
     with pytest.raises(ModelLoadError, match=r"head with 3 outputs .*BLEURT is a regression model with one output"):
@@ -333,8 +410,14 @@ def learned(request, models, regressor, encoder):
 def test_contract(learned):
     evaluator = learned()
     check_contract(type(evaluator))
-    good = Case(actual="Brazil revenue was 15,969 million in 2023.", expected=("Brazil revenue was 15,969 million in 2023.",))
-    cases = [good, Case(actual="Something else entirely.", expected=good.expected), Case(actual="", expected=good.expected)]
+    good = Case(
+        actual="Brazil revenue was 15,969 million in 2023.", expected=("Brazil revenue was 15,969 million in 2023.",)
+    )
+    cases = [
+        good,
+        Case(actual="Something else entirely.", expected=good.expected),
+        Case(actual="", expected=good.expected),
+    ]
     results = evaluator.evaluate(cases)
     for result in results:
         assert result.score is not None and result.reason
@@ -403,9 +486,17 @@ def test_bleurt_missing_model():
     )
     result = pytester.runpytest("--llmeval-report=r.json", "--llmeval-device=cpu", "-p", "no:randomly")
     result.assert_outcomes(passed=2, failed=2)
-    result.stdout.fnmatch_lines(["*llmeval moverscore failed: moverscore * < threshold 0.990*",
-                                 "*llmeval: bleurt: the BLEURT model folder * does not exist*scorer= (assert_bleurt)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval moverscore failed: moverscore * < threshold 0.990*",
+            "*llmeval: bleurt: the BLEURT model folder * does not exist*scorer= (assert_bleurt)*",
+        ]
+    )
     records = json.loads((pytester.path / "r.json").read_text())["results"]
     by_check = sorted((r["evaluator"], r["passed"], r["metrics"][r["primary"]]) for r in records)
-    assert [(name, passed) for name, passed, _ in by_check] == [("bleurt", True), ("moverscore", False), ("moverscore", True)]
+    assert [(name, passed) for name, passed, _ in by_check] == [
+        ("bleurt", True),
+        ("moverscore", False),
+        ("moverscore", True),
+    ]
     assert by_check[2][2] == 1.0 and all(isinstance(score, float) for _, _, score in by_check)

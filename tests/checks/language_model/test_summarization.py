@@ -38,11 +38,16 @@ def test_summarization_evaluator(tmp_path):
     nli = tiny_classifier(tmp_path, ["contradiction", "entailment", "neutral"])
     evaluator = Registry(entry_points=False).create("summarization", nli_model=nli)
     evaluator.bind(ModelCache(device="cpu", announce=lambda line: None))
-    source = ("Brazil revenue was 15,969 million in 2023. Growth was four percent. The CEO is Jane Smith. "
-              "Refunds are granted within 30 days. The company has 1,200 employees.")
+    source = (
+        "Brazil revenue was 15,969 million in 2023. Growth was four percent. The CEO is Jane Smith. "
+        "Refunds are granted within 30 days. The company has 1,200 employees."
+    )
     complete, partial, empty = evaluator.evaluate(
-        [Case(question=source, actual=source), Case(question=source, actual="Brazil revenue was 15,969 million."),
-         Case(question=source, actual="")]
+        [
+            Case(question=source, actual=source),
+            Case(question=source, actual="Brazil revenue was 15,969 million."),
+            Case(question=source, actual=""),
+        ]
     )
     assert complete.metrics["completeness"] == pytest.approx(1.0)
     assert partial.metrics["completeness"] < complete.metrics["completeness"]

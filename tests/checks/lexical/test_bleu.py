@@ -14,8 +14,10 @@ from pytest_llmeval.checks.lexical.bleu import Bleu
 
 PAIRS = [
     ("the cat sat on the mat", ["the cat sat on a mat"]),
-    ("It is a guide to action which ensures that the military always obeys the commands of the party",
-     ["It is a guide to action that ensures that the military will forever heed Party commands"]),
+    (
+        "It is a guide to action which ensures that the military always obeys the commands of the party",
+        ["It is a guide to action that ensures that the military will forever heed Party commands"],
+    ),
     ("hello world", ["hello there"]),
     ("a b", ["a b"]),
     ("x", ["x"]),
@@ -43,8 +45,9 @@ def test_method6_is_nltks_where_nltk_applies_and_unsmoothed_below_trigrams():
     [result] = Bleu(smoothing="method6").evaluate([Case(actual=hypothesis, expected=reference)])
     [plain] = Bleu(smoothing="method0").evaluate([Case(actual=hypothesis, expected=reference)])
     for n in (3, 4):
-        nltk_value = sentence_bleu([tok(reference)], tok(hypothesis), weights=(1 / n,) * n,
-                                   smoothing_function=SmoothingFunction().method6)
+        nltk_value = sentence_bleu(
+            [tok(reference)], tok(hypothesis), weights=(1 / n,) * n, smoothing_function=SmoothingFunction().method6
+        )
         assert result.metrics[f"bleu{n}"] == pytest.approx(nltk_value, abs=1e-12)
     assert round(result.metrics["bleu4"], 4) == 0.4136  # nltk's documented method6 example
     # method6 leaves unigram and bigram precisions as they are
@@ -65,9 +68,14 @@ def _word_tokenize(text):
     "text, tokens",
     [
         ("Hello world. It is nice.", ["Hello", "world", ".", "It", "is", "nice", "."]),
-        ("One sentence. Two sentences!\nThree on a line.",
-         ["One", "sentence", ".", "Two", "sentences", "!", "Three", "on", "a", "line", "."]),
-        ("Dr. Smith paid $3.50 at 5 p.m. on Monday.", ["Dr.", "Smith", "paid", "$", "3.50", "at", "5", "p.m.", "on", "Monday", "."]),
+        (
+            "One sentence. Two sentences!\nThree on a line.",
+            ["One", "sentence", ".", "Two", "sentences", "!", "Three", "on", "a", "line", "."],
+        ),
+        (
+            "Dr. Smith paid $3.50 at 5 p.m. on Monday.",
+            ["Dr.", "Smith", "paid", "$", "3.50", "at", "5", "p.m.", "on", "Monday", "."],
+        ),
         ("", []),
     ],
 )
@@ -82,7 +90,9 @@ def test_sentence_periods_do_not_cost_matches():
     [result] = Bleu().evaluate([Case(actual="The cat sat. The dog ran.", expected="The cat sat . The dog ran .")])
     assert result.metrics["bleu4"] == 1.0
     # sentences are found in the text as written (capitals start them), then lower-cased
-    [lower] = Bleu(lowercase=True).evaluate([Case(actual="THE CAT SAT. THE DOG RAN.", expected="the cat sat . the dog ran .")])
+    [lower] = Bleu(lowercase=True).evaluate(
+        [Case(actual="THE CAT SAT. THE DOG RAN.", expected="the cat sat . the dog ran .")]
+    )
     assert lower.metrics["bleu4"] == 1.0
     assert Bleu.version != "1"
 
@@ -91,21 +101,31 @@ def test_scores_equal_nltk_on_word_tokenize_tokens():
     prediction, reference = "The cat sat. The dog ran away.", "The cat sat on the mat. The dog ran."
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = sentence_bleu([_word_tokenize(reference)], _word_tokenize(prediction),
-                                 smoothing_function=SmoothingFunction().method1)
+        expected = sentence_bleu(
+            [_word_tokenize(reference)], _word_tokenize(prediction), smoothing_function=SmoothingFunction().method1
+        )
     [result] = Bleu().evaluate([Case(actual=prediction, expected=reference)])
     assert result.metrics["bleu4"] == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("prediction, reference", [("I'Ll come tomorrow. We'LL see.", "i'll come tomorrow. we'll see."),
-                                                    ("They DON'T know. It isN'T here.", "they don't know. it isn't here.")])
+@pytest.mark.parametrize(
+    "prediction, reference",
+    [
+        ("I'Ll come tomorrow. We'LL see.", "i'll come tomorrow. we'll see."),
+        ("They DON'T know. It isN'T here.", "they don't know. it isn't here."),
+    ],
+)
 def test_lowercase_tokenizes_then_lowers_as_nltk_users_do(prediction, reference):
-    """NLTK's order: word_tokenize on the text as written, then each token lower-cased (the contraction rules read case)."""
+    """NLTK's order: word_tokenize on the text as written, then each token lower-cased (the contraction rules read
+    case)."""
     bleu = Bleu(lowercase=True)
     assert bleu.tokens(prediction) == [token.lower() for token in _word_tokenize(prediction)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = sentence_bleu([[t.lower() for t in _word_tokenize(reference)]], [t.lower() for t in _word_tokenize(prediction)],
-                                 smoothing_function=SmoothingFunction().method1)
+        expected = sentence_bleu(
+            [[t.lower() for t in _word_tokenize(reference)]],
+            [t.lower() for t in _word_tokenize(prediction)],
+            smoothing_function=SmoothingFunction().method1,
+        )
     [result] = bleu.evaluate([Case(actual=prediction, expected=reference)])
     assert result.metrics["bleu4"] == pytest.approx(expected)

@@ -20,7 +20,10 @@ from pytest_llmeval.checks.lexical.rouge import Rouge
 PAIRS = [
     ("the cat sat on the mat", ["the cat sat on a mat"]),
     ("Brazil revenue was 15,969 million in 2023.", ["In 2023, Brazil revenue was 15,969 million US dollars."]),
-    ("Refunds are available within 30 days.", ["You can get a refund within 30 days of purchase.", "Refunds: 30 days."]),
+    (
+        "Refunds are available within 30 days.",
+        ["You can get a refund within 30 days of purchase.", "Refunds: 30 days."],
+    ),
     ("completely different words here", ["nothing in common at all"]),
     ("running runners ran", ["the runner runs"]),
     ("", ["non empty reference"]),
@@ -33,7 +36,9 @@ PAIRS = [
 def test_rouge_matches_rouge_score(prediction, references, use_stemmer):
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=use_stemmer)
     expected = scorer.score_multi(references, prediction)
-    [result] = Rouge(use_stemmer=use_stemmer, split_summaries=False).evaluate([Case(actual=prediction, expected=references)])
+    [result] = Rouge(use_stemmer=use_stemmer, split_summaries=False).evaluate(
+        [Case(actual=prediction, expected=references)]
+    )
     for kind in ("rouge1", "rouge2", "rougeL", "rougeLsum"):
         assert round(result.metrics[kind], 6) == round(expected[kind].fmeasure, 6), kind
 
@@ -50,7 +55,9 @@ def test_rouge_lsum_splits_sentences_first():
 
 def test_rouge_reference_values_pinned():
     # the rouge-score README example, pinned to 5 decimals
-    [result] = Rouge().evaluate([Case(actual="The quick brown dog jumps on the log.", expected="The quick brown fox jumps over the lazy dog")])
+    [result] = Rouge().evaluate(
+        [Case(actual="The quick brown dog jumps on the log.", expected="The quick brown fox jumps over the lazy dog")]
+    )
     assert round(result.metrics["rouge1"], 5) == 0.70588
     assert round(result.metrics["rougeL"], 5) == 0.58824
     assert result.details["rougeL"]["reference"] == 0
@@ -67,16 +74,24 @@ def _nltk_bleu(prediction, references, weights, smoothing="method1"):
     tok = _word_tokenize
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return sentence_bleu([tok(r) for r in references], tok(prediction), weights=weights,
-                             smoothing_function=getattr(SmoothingFunction(), smoothing))
+        return sentence_bleu(
+            [tok(r) for r in references],
+            tok(prediction),
+            weights=weights,
+            smoothing_function=getattr(SmoothingFunction(), smoothing),
+        )
 
 
 @pytest.mark.parametrize("smoothing", ["method0", "method1", "method4", "method7"])
 @pytest.mark.parametrize("prediction, references", [p for p in PAIRS if p[0]])
 def test_bleu_matches_nltk(prediction, references, smoothing):
-    [result] = Bleu(smoothing=smoothing, weights=(0.5, 0.3, 0.2)).evaluate([Case(actual=prediction, expected=references)])
+    [result] = Bleu(smoothing=smoothing, weights=(0.5, 0.3, 0.2)).evaluate(
+        [Case(actual=prediction, expected=references)]
+    )
     for n in range(1, 5):
-        assert round(result.metrics[f"bleu{n}"], 6) == round(_nltk_bleu(prediction, references, (1 / n,) * n, smoothing), 6)
+        assert round(result.metrics[f"bleu{n}"], 6) == round(
+            _nltk_bleu(prediction, references, (1 / n,) * n, smoothing), 6
+        )
     assert round(result.metrics["bleu"], 6) == round(_nltk_bleu(prediction, references, (0.5, 0.3, 0.2), smoothing), 6)
 
 
@@ -94,7 +109,11 @@ def test_bleu_identity_and_empty():
         ({"weights": (0.5, 0.6)}, ValueError, "parameter 'weights' must be non-negative and sum to 1"),
         ({"weights": "abc"}, TypeError, "parameter 'weights' must be a sequence of numbers"),
         ({"lowercase": "yes"}, TypeError, "parameter 'lowercase' must be True or False"),
-        ({"ngrams": 3}, TypeError, "bleu: unknown parameter(s) ngrams; valid parameters: lowercase, smoothing, weights"),
+        (
+            {"ngrams": 3},
+            TypeError,
+            "bleu: unknown parameter(s) ngrams; valid parameters: lowercase, smoothing, weights",
+        ),
     ],
 )
 def test_bleu_bad_parameters(params, error, message):
@@ -107,7 +126,12 @@ def test_exact_match_normalisation_and_several_answers():
     assert evaluate("exact_match", actual="  Paris ", expected="Paris").passed
     assert not evaluate("exact_match", actual="paris", expected="Paris").passed
     assert evaluate("exact_match", actual="paris", expected="Paris", params={"ignore_case": True}).passed
-    result = evaluate("exact_match", actual="Paris!", expected=["Lyon", "paris"], params={"ignore_case": True, "ignore_punctuation": True})
+    result = evaluate(
+        "exact_match",
+        actual="Paris!",
+        expected=["Lyon", "paris"],
+        params={"ignore_case": True, "ignore_punctuation": True},
+    )
     assert result.passed and result.details["matched"] == 1
     miss = ExactMatch().evaluate([Case(actual="Rome", expected=["Paris", "Lyon"])])[0]
     assert miss.reason == "'Rome' equals none of 'Paris' | 'Lyon'"

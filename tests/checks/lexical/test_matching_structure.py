@@ -21,7 +21,7 @@ def test_matching_checks_answer_and_context():
     )
     assert dict(both.metrics) == {"pass": 1.0, "fail": 0.0, "retrieval_failure": 0.0, "generation_failure": 0.0}
     assert dict(bad_context.metrics) == {"pass": 0.0, "fail": 1.0, "retrieval_failure": 1.0, "generation_failure": 0.0}
-    assert "context: found forbidden \"Real\"" in bad_context.reason
+    assert 'context: found forbidden "Real"' in bad_context.reason
     assert dict(bad_answer.metrics)["generation_failure"] == 1.0
     assert list(bad_answer.details["answer"]) == ['missing "15,969"']
     assert no_context.passed and no_context.metrics["retrieval_failure"] is None
@@ -53,7 +53,11 @@ SCHEMA = {
     [
         ('{"id": 1, "items": [{"price": 2.5}]}', True, "valid JSON that follows the schema"),
         ('```json\n{"id": 1, "items": []}\n```', True, "valid JSON that follows the schema"),
-        ('{"id": 1, "items": [{"price": "cheap"}]}', False, "schema violation at $.items[0].price: 'cheap' is not of type 'number'"),
+        (
+            '{"id": 1, "items": [{"price": "cheap"}]}',
+            False,
+            "schema violation at $.items[0].price: 'cheap' is not of type 'number'",
+        ),
         ('{"items": []}', False, "schema violation at $: 'id' is a required property"),
         ('{"id": 1, "items": [', False, "answer is not JSON: Expecting value (line 1, column 21)"),
         ("", False, "answer is empty, not JSON"),
@@ -71,7 +75,7 @@ def test_json_schema_error_listing_and_fences_off():
     [result] = JsonSchema(schema=SCHEMA).evaluate([Case(actual='{"id": "x", "items": 3}')])
     assert result.reason.endswith("(and 1 more)")
     assert [e["path"] for e in result.details["errors"]] == ["$.id", "$.items"]
-    [fenced] = JsonSchema(strip_fences=False).evaluate([Case(actual='```json\n{}\n```')])
+    [fenced] = JsonSchema(strip_fences=False).evaluate([Case(actual="```json\n{}\n```")])
     assert not fenced.passed
 
 
@@ -93,7 +97,11 @@ def test_schema_as_json_text_and_signature_leaves_it_out():
 @pytest.mark.parametrize(
     "schema, error, message",
     [
-        ({"type": "no-such-type"}, ValueError, "parameter 'schema' is not a valid JSON Schema: 'no-such-type' is not valid"),
+        (
+            {"type": "no-such-type"},
+            ValueError,
+            "parameter 'schema' is not a valid JSON Schema: 'no-such-type' is not valid",
+        ),
         ({"properties": {"a": {"minimum": "zero"}}}, ValueError, "(at $.properties.a.minimum of the schema)"),
         ("{not json", ValueError, "parameter 'schema' is a str but not JSON"),
         (42, TypeError, "parameter 'schema' must be a JSON Schema (a mapping, a bool or JSON text); got int"),
@@ -112,5 +120,7 @@ def test_json_schema_reports_invalid_generated_and_retrieved_json():
     schema = {"type": "object", "required": ["id"]}
     result = assert_json('{"id": 1}', schema, context=['{"id": 2}', '{"name": "x"}', "not json", '{"id": 3}'])
     assert result.metrics["invalid_generated_json"] == 0.0 and result.metrics["invalid_retrieved_json"] == 0.5
-    assert list(result.details["invalid_chunks"]) == [1, 2] and "2/4 retrieved chunks are not valid JSON" in result.reason
+    assert (
+        list(result.details["invalid_chunks"]) == [1, 2] and "2/4 retrieved chunks are not valid JSON" in result.reason
+    )
     assert assert_json('{"id": 1}', schema).metrics["invalid_retrieved_json"] is None

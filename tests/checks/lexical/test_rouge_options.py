@@ -11,7 +11,9 @@ from pytest_llmeval.checks.lexical.rouge import ROUGE_TYPES, Rouge
 from tests.checks.lexical.test_lexical import PAIRS
 
 
-@pytest.mark.parametrize("kinds", [["rouge1", "rougeL"], ["rougeL"], ["rougeLsum", "rouge2", "rougeL"], list(ROUGE_TYPES)])
+@pytest.mark.parametrize(
+    "kinds", [["rouge1", "rougeL"], ["rougeL"], ["rougeLsum", "rouge2", "rougeL"], list(ROUGE_TYPES)]
+)
 @pytest.mark.parametrize("prediction, references", PAIRS)
 def test_rouge_types_match_rouge_score_and_leave_the_rest_unscored(prediction, references, kinds):
     expected = rouge_scorer.RougeScorer(kinds).score_multi(references, prediction)
@@ -30,7 +32,8 @@ def test_max_pr_is_the_larger_of_precision_and_recall(prediction, references, us
     scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), use_stemmer=use_stemmer)
     per_target = [scorer.score(target, prediction) for target in references]
     [result] = Rouge(f_measure="max_pr", use_stemmer=use_stemmer, split_summaries=False).evaluate(
-        [Case(actual=prediction, expected=references)])
+        [Case(actual=prediction, expected=references)]
+    )
     for kind in ROUGE_TYPES:
         # with several references, the one where max(P, R) is highest
         want = max(max(s[kind].precision, s[kind].recall) for s in per_target)
@@ -66,11 +69,23 @@ def test_defaults_unchanged_and_out_of_the_signature():
 @pytest.mark.parametrize(
     ("params", "error", "message"),
     [
-        ({"rouge_types": ["rouge1"]}, ValueError, "rouge: parameter 'rouge_types' must include 'rougeL', the primary metric; got ['rouge1']"),
-        ({"rouge_types": ["rougeL", "rouge3"]}, ValueError, "rouge: parameter 'rouge_types' must be one of 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'; got 'rouge3'"),
+        (
+            {"rouge_types": ["rouge1"]},
+            ValueError,
+            "rouge: parameter 'rouge_types' must include 'rougeL', the primary metric; got ['rouge1']",
+        ),
+        (
+            {"rouge_types": ["rougeL", "rouge3"]},
+            ValueError,
+            "rouge: parameter 'rouge_types' must be one of 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'; got 'rouge3'",
+        ),
         ({"rouge_types": "rougeL"}, TypeError, "rouge: parameter 'rouge_types' must be a non-empty list of"),
         ({"rouge_types": []}, TypeError, "rouge: parameter 'rouge_types' must be a non-empty list of"),
-        ({"f_measure": "recall"}, ValueError, "rouge: parameter 'f_measure' must be one of 'f1', 'max_pr'; got 'recall'"),
+        (
+            {"f_measure": "recall"},
+            ValueError,
+            "rouge: parameter 'f_measure' must be one of 'f1', 'max_pr'; got 'recall'",
+        ),
     ],
 )
 def test_bad_options_name_the_parameter(params, error, message):
@@ -89,8 +104,13 @@ def test_a_threshold_on_a_type_left_out_is_refused():
 
 
 def test_helper_passes_the_options():
-    result = assert_rouge("the cat sat", "the cat sat on the mat", rouge_types=["rouge1", "rougeL"], f_measure="max_pr",
-                          thresholds={"rougeL": None, "rouge1": 0.9})
+    result = assert_rouge(
+        "the cat sat",
+        "the cat sat on the mat",
+        rouge_types=["rouge1", "rougeL"],
+        f_measure="max_pr",
+        thresholds={"rougeL": None, "rouge1": 0.9},
+    )
     assert result.metrics["rouge1"] == 1.0 and result.metrics["rouge2"] is None
     assert result.signature.params["f_measure"] == "max_pr"
     with pytest.raises(ValueError, match="'rouge_types' must include 'rougeL'"):

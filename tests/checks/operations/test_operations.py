@@ -11,7 +11,12 @@ from pytest_llmeval import LLMEvalAssertionError, measure_generation, record_gen
 
 def test_usage_is_read_from_openai_style_responses_and_budgets_gate():
     with measure_generation(price=(1.0, 2.0)) as gen:
-        reply = gen.usage({"choices": [{"message": {"content": "Paris."}}], "usage": {"prompt_tokens": 1000, "completion_tokens": 500}})
+        reply = gen.usage(
+            {
+                "choices": [{"message": {"content": "Paris."}}],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 500},
+            }
+        )
     assert reply["usage"]["prompt_tokens"] == 1000 and gen.text == "Paris." and gen.latency_ms is not None
     result = record_generation(latency_ms=120, prompt_tokens=1000, completion_tokens=500, price=(1.0, 2.0))
     assert result.metrics["cost"] == pytest.approx(0.002) and result.metrics["total_tokens"] == 1500
@@ -78,14 +83,24 @@ def test_generations_are_gathered_per_model_with_the_four_insights(pytester, wor
     pytester.makepyfile(SUITE)
     result = pytester.runpytest("-p", "no:randomly", "--llmeval-report=out", *workers)
     result.assert_outcomes(passed=7)
-    result.stdout.fnmatch_lines(["generations (measured):", "model*latency ms*p95 ms*tokens*cost*total*n",
-                                 "fast*4", "slow*273.3*400.0*150.0*0.000020*0.000060*3",
-                                 "fastest: fast; slowest: slow; cheapest: slow; most expensive: fast"])
+    result.stdout.fnmatch_lines(
+        [
+            "generations (measured):",
+            "model*latency ms*p95 ms*tokens*cost*total*n",
+            "fast*4",
+            "slow*273.3*400.0*150.0*0.000020*0.000060*3",
+            "fastest: fast; slowest: slow; cheapest: slow; most expensive: fast",
+        ]
+    )
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     rows = {row["model"]: row for row in report["summary"]["operations"]}
     assert rows["slow"]["latency_ms_mean"] == pytest.approx(820 / 3) and rows["slow"]["latency_ms_p95"] == 400
     assert rows["fast"]["count"] == 4 and rows["slow"]["cost_total"] == pytest.approx(3 * (100 * 0.1 + 50 * 0.2) / 1e6)
-    assert report["summary"]["operations_insights"] == {"fastest": "fast", "slowest": "slow", "cheapest": "slow",
-                                                         "most_expensive": "fast"}
+    assert report["summary"]["operations_insights"] == {
+        "fastest": "fast",
+        "slowest": "slow",
+        "cheapest": "slow",
+        "most_expensive": "fast",
+    }
     assert "## Generations (measured)" in (pytester.path / "out" / "report.md").read_text()
     assert "fastest: fast; slowest: slow" in (pytester.path / "out" / "report.html").read_text()

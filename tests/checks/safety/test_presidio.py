@@ -25,7 +25,10 @@ def test_finds_named_and_patterned_pii_and_anonymizes(models):
     assert not result.passed
     kinds = {f["kind"] for f in result.details["findings"]}
     assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER"} <= kinds
-    assert result.details["anonymized"] == "My name is <PERSON>, email <EMAIL_ADDRESS>, phone <PHONE_NUMBER>, I live in Paris."
+    assert (
+        result.details["anonymized"]
+        == "My name is <PERSON>, email <EMAIL_ADDRESS>, phone <PHONE_NUMBER>, I live in Paris."
+    )
     assert "John Smith" not in result.reason and "john@example.com" not in (result.excerpt or "")
 
 
@@ -38,7 +41,9 @@ def test_entity_selection_context_and_errors(models):
     with pytest.raises(ValueError, match="parameter 'entities' has unknown types \\['PASSPORT_NUMBER'\\]"):
         build(models, entities=["PASSPORT_NUMBER"]).evaluate([Case(actual=TEXT)])
     with pytest.raises(ModelLoadError, match="the spaCy model 'xx_no_such_model' is not installed"):
-        build(ModelCache(device="cpu", announce=lambda line: None), spacy_model="xx_no_such_model").evaluate([Case(actual=TEXT)])
+        build(ModelCache(device="cpu", announce=lambda line: None), spacy_model="xx_no_such_model").evaluate(
+            [Case(actual=TEXT)]
+        )
     assert len(models.loads) == 1
 
 

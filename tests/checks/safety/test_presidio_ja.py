@@ -44,16 +44,19 @@ class TestJapanese:
     def _ginza(self):
         pytest.importorskip("ja_ginza")
 
-    @pytest.mark.parametrize(("text", "counts"), [
-        ("山田太郎さんの住所は東京都千代田区丸の内1-2-3です。", {"PERSON": 1, "JP_ADDRESS": 1}),
-        ("連絡先は taro.yamada@example.co.jp です。", {"EMAIL_ADDRESS": 1}),
-        ("電話番号は03-1234-5678、携帯は090-1234-5678です。", {"PHONE_NUMBER": 2}),
-        ("+81 3-1234-5678 に電話してください。", {"PHONE_NUMBER": 1}),
-        ("電話：０３－１２３４－５６７８", {"PHONE_NUMBER": 1}),
-        ("パスポート番号はTK1234567です。", {"JP_PASSPORT": 1}),
-        ("送付先：神奈川県横浜市中区山下町10番地", {"JP_ADDRESS": 1}),
-        ("住所：大阪府堺市堺区南瓦町3-1、氏名：中村美咲", {"JP_ADDRESS": 1, "PERSON": 1}),
-    ])
+    @pytest.mark.parametrize(
+        ("text", "counts"),
+        [
+            ("山田太郎さんの住所は東京都千代田区丸の内1-2-3です。", {"PERSON": 1, "JP_ADDRESS": 1}),
+            ("連絡先は taro.yamada@example.co.jp です。", {"EMAIL_ADDRESS": 1}),
+            ("電話番号は03-1234-5678、携帯は090-1234-5678です。", {"PHONE_NUMBER": 2}),
+            ("+81 3-1234-5678 に電話してください。", {"PHONE_NUMBER": 1}),
+            ("電話：０３－１２３４－５６７８", {"PHONE_NUMBER": 1}),
+            ("パスポート番号はTK1234567です。", {"JP_PASSPORT": 1}),
+            ("送付先：神奈川県横浜市中区山下町10番地", {"JP_ADDRESS": 1}),
+            ("住所：大阪府堺市堺区南瓦町3-1、氏名：中村美咲", {"JP_ADDRESS": 1, "PERSON": 1}),
+        ],
+    )
     def test_japanese_pii_is_found_and_counted(self, models, text, counts):
         result = check(models, text, language="ja")
         assert not result.passed, result.reason
@@ -61,17 +64,22 @@ class TestJapanese:
         assert result.metrics["pii_occurrences"] == sum(counts.values()) == len(result.details["findings"])
 
     def test_the_seeds_kinds_together_are_summed(self, models):
-        text = ("山田太郎（東京都千代田区丸の内1-2-3在住）のメールは taro.yamada@example.co.jp、"
-                "電話は03-1234-5678と090-1234-5678、パスポート番号はTK1234567です。")
+        text = (
+            "山田太郎（東京都千代田区丸の内1-2-3在住）のメールは taro.yamada@example.co.jp、"
+            "電話は03-1234-5678と090-1234-5678、パスポート番号はTK1234567です。"
+        )
         result = check(models, text, language="ja")
         counts = result.details["counts"]
-        assert counts == {"PERSON": 1, "JP_ADDRESS": 1, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 2, "JP_PASSPORT": 1}, result.details["findings"]
+        assert counts == {"PERSON": 1, "JP_ADDRESS": 1, "EMAIL_ADDRESS": 1, "PHONE_NUMBER": 2, "JP_PASSPORT": 1}, (
+            result.details["findings"]
+        )
         assert result.metrics["pii_occurrences"] == 6 == result.details["finding_count"]
         assert result.metrics["generation_leak"] == 1.0 and result.metrics["pass"] == 0.0
         assert "<PERSON>" in result.details["anonymized"] and "<JP_PASSPORT>" in result.details["anonymized"]
 
-    @pytest.mark.parametrize("text", ["今日は晴れです。明日は雨が降るでしょう。", "日本語で答えてください。",
-                                      "製品番号はTK1234567です。"])  # a code like a passport number, without 旅券/パスポート
+    @pytest.mark.parametrize(
+        "text", ["今日は晴れです。明日は雨が降るでしょう。", "日本語で答えてください。", "製品番号はTK1234567です。"]
+    )  # a code like a passport number, without 旅券/パスポート
     def test_clean_japanese_passes_with_zero(self, models, text):
         result = check(models, text, language="ja")
         assert result.passed, result.reason
@@ -112,7 +120,10 @@ class TestEnglishKeepsItsBehaviour:
         result = check(models, "Email john.smith@example.com or call 212-555-0199.")
         counts = result.details["counts"]
         assert counts["EMAIL_ADDRESS"] == 1 and counts["PHONE_NUMBER"] == 1, result.details["findings"]
-        assert result.metrics["pii_occurrences"] == sum(counts.values()) == len(result.details["findings"]) and not result.passed
+        assert (
+            result.metrics["pii_occurrences"] == sum(counts.values()) == len(result.details["findings"])
+            and not result.passed
+        )
 
     def test_clean_english_has_zero(self, models):
         result = check(models, "The weather is nice today.")

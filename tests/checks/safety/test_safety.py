@@ -82,7 +82,13 @@ def test_secrets_detected(kind, text):
 
 @pytest.mark.parametrize(
     "text",
-    ["The skeleton key-chain", "Use the ABCDE-FGHIJ-KLMNO-PQRST-UVWXY pattern", "sk-short", "password: ***", "a task-oriented approach"],
+    [
+        "The skeleton key-chain",
+        "Use the ABCDE-FGHIJ-KLMNO-PQRST-UVWXY pattern",
+        "sk-short",
+        "password: ***",
+        "a task-oriented approach",
+    ],
 )
 def test_secret_look_alikes_ignored(text):
     assert scan(text, SECRET_DETECTORS) == []
@@ -130,7 +136,10 @@ def test_pii_kinds_and_allow():
 def test_decode_blocks_finds_both_encodings():
     text = "a " + base64.b64encode(b"secret plan for monday").decode() + " b " + b"hello world!".hex()
     blocks = decode_blocks(text)
-    assert [(b["encoding"], b["decoded"]) for b in blocks] == [("base64", "secret plan for monday"), ("base16", "hello world!")]
+    assert [(b["encoding"], b["decoded"]) for b in blocks] == [
+        ("base64", "secret plan for monday"),
+        ("base16", "hello world!"),
+    ]
     assert decode_blocks("plain words only and_identifiers_like_this_one") == []
     assert decode_blocks(base64.b64encode(bytes(range(256))).decode()) == []  # binary, not text
 

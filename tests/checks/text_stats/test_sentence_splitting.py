@@ -40,7 +40,8 @@ TRICKY = [
 
 @pytest.fixture(scope="module")
 def nltk_punkt(tmp_path_factory):
-    """NLTK's ``sent_tokenize`` and ``word_tokenize``, reading the package's English parameters as ``punkt_tab`` files."""
+    """NLTK's ``sent_tokenize`` and ``word_tokenize``, reading the package's English parameters as ``punkt_tab``
+    files."""
     punkt = pytest.importorskip("punkt")
     import nltk
     from nltk.tokenize import _get_punkt_tokenizer
@@ -50,8 +51,12 @@ def nltk_punkt(tmp_path_factory):
     folder.mkdir(parents=True)
     (folder / "abbrev_types.txt").write_text("".join(f"{a}\n" for a in sorted(model.abbrev_types)), encoding="utf-8")
     (folder / "sent_starters.txt").write_text("".join(f"{s}\n" for s in sorted(model.sent_starters)), encoding="utf-8")
-    (folder / "collocations.tab").write_text("".join(f"{a}\t{b}\n" for a, b in sorted(model.collocations)), encoding="utf-8")
-    (folder / "ortho_context.tab").write_text("".join(f"{k}\t{v}\n" for k, v in sorted(model.ortho_context.items())), encoding="utf-8")
+    (folder / "collocations.tab").write_text(
+        "".join(f"{a}\t{b}\n" for a, b in sorted(model.collocations)), encoding="utf-8"
+    )
+    (folder / "ortho_context.tab").write_text(
+        "".join(f"{k}\t{v}\n" for k, v in sorted(model.ortho_context.items())), encoding="utf-8"
+    )
     saved = list(nltk.data.path)
     nltk.data.path[:] = [str(folder.parents[2])]
     _get_punkt_tokenizer.cache_clear()
@@ -70,6 +75,7 @@ def _count(text: str, evaluator=None) -> float:
 
 
 # -- with the package: NLTK's own results ---------------------------------------------------------
+
 
 @pytest.mark.parametrize("text", TRICKY)
 def test_sentences_are_nltk_sent_tokenize(nltk_punkt, text):
@@ -94,8 +100,37 @@ def test_bleu_tokens_are_nltk_word_tokenize(nltk_punkt, text):
     assert Bleu().tokens(text) == word_tokenize(text)
 
 
-_PIECES = ["Dr.", "Smith", "e.g.", "i.e.", "3.14", "p.m.", "U.S.", "Jan.", "the", "cat", "sat.", "It", "rained!", "Why?",
-           "vs.", "No.", "5", "(see", "page)", '"Stop."', "...", "1.", "\n", "\n\n", "A.", "etc.", "Inc.", "ran.", "He"]
+_PIECES = [
+    "Dr.",
+    "Smith",
+    "e.g.",
+    "i.e.",
+    "3.14",
+    "p.m.",
+    "U.S.",
+    "Jan.",
+    "the",
+    "cat",
+    "sat.",
+    "It",
+    "rained!",
+    "Why?",
+    "vs.",
+    "No.",
+    "5",
+    "(see",
+    "page)",
+    '"Stop."',
+    "...",
+    "1.",
+    "\n",
+    "\n\n",
+    "A.",
+    "etc.",
+    "Inc.",
+    "ran.",
+    "He",
+]
 
 
 @settings(max_examples=150, deadline=None)
@@ -122,11 +157,15 @@ def test_bleu_scores_equal_sentence_bleu_over_word_tokenize(nltk_punkt):
     from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
     _, word_tokenize = nltk_punkt
-    prediction, reference = "Use e.g. a pear. It costs 3.5 dollars.", "Use a fruit, e.g. an apple. It costs 3.5 dollars."
+    prediction, reference = (
+        "Use e.g. a pear. It costs 3.5 dollars.",
+        "Use a fruit, e.g. an apple. It costs 3.5 dollars.",
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = sentence_bleu([word_tokenize(reference)], word_tokenize(prediction),
-                                 smoothing_function=SmoothingFunction().method1)
+        expected = sentence_bleu(
+            [word_tokenize(reference)], word_tokenize(prediction), smoothing_function=SmoothingFunction().method1
+        )
     [result] = Bleu().evaluate([Case(actual=prediction, expected=reference)])
     assert result.metrics["bleu4"] == pytest.approx(expected, abs=1e-12)
 
@@ -153,12 +192,23 @@ def test_no_download_and_no_network(nltk_punkt, monkeypatch):
 
 # -- without the package: the rule-based splitter, and the signature says so -------------------
 
+
 def test_without_the_package_the_builtin_splitter_runs(monkeypatch):
     _without_package(monkeypatch)
     assert T.nltk_sentence_splitter() == ("builtin", T.split_sentences)
     text = TRICKY[1]
     assert _count(text) == len(T.split_sentences(text)) == 3
-    assert Bleu().tokens("Use e.g. an apple. Pi is 3.14.") == ["Use", "e.g.", "an", "apple", ".", "Pi", "is", "3.14", "."]
+    assert Bleu().tokens("Use e.g. an apple. Pi is 3.14.") == [
+        "Use",
+        "e.g.",
+        "an",
+        "apple",
+        ".",
+        "Pi",
+        "is",
+        "3.14",
+        ".",
+    ]
     for evaluator in (Bleu(), SentenceCount(), FleschReadingEase(), DaleChall()):
         assert evaluator.signature().params["tokenizer"] == "builtin", evaluator.name
 
@@ -171,9 +221,12 @@ def test_the_tokenizer_separates_signatures(monkeypatch):
 
 
 def test_plain_imports_leave_the_package_out():
-    code = ("import sys, pytest_llmeval, pytest_llmeval.plugin, pytest_llmeval.text.basics, pytest_llmeval.checks.lexical.rouge, "
-            "pytest_llmeval.checks.text_stats.word_count as W, pytest_llmeval.checks.text_stats.sentence_count as S; "
-            "W.WordCount(); S.SentenceCount(); "
-            "print('punkt' in sys.modules)")
+    code = (
+        "import sys, pytest_llmeval, pytest_llmeval.plugin, pytest_llmeval.text.basics, "
+        "pytest_llmeval.checks.lexical.rouge, "
+        "pytest_llmeval.checks.text_stats.word_count as W, pytest_llmeval.checks.text_stats.sentence_count as S; "
+        "W.WordCount(); S.SentenceCount(); "
+        "print('punkt' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

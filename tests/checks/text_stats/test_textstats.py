@@ -23,7 +23,7 @@ def _brute(text: str) -> int:
     for length in range(n // 2, 0, -1):
         first: dict[str, int] = {}
         for i in range(n - length + 1):
-            piece = text[i:i + length]
+            piece = text[i : i + length]
             if piece in first and i - first[piece] >= length:
                 return length
             first.setdefault(piece, i)
