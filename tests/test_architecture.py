@@ -125,7 +125,9 @@ LAYERS: dict[str, set[str]] = {
     "facts": {"core", "text", "models"},
     "judges": {"core", "text", "models"},
     "run": {"core", "text", "stats", "models", "facts", "judges"},
-    "checks": {"core", "text", "stats", "models", "facts", "judges", "run"},
+    "kit": {"core", "text", "stats", "models", "facts", "judges", "run"},
+    # The built-in checks import only from the authoring kit (and from other checks), as an outside check does.
+    "checks": {"kit"},
     "report": {"core", "text", "stats"},
     "harness": {"core", "text", "stats", "models", "facts", "judges", "run", "checks", "report"},
 }
@@ -153,9 +155,11 @@ def test_the_layer_check_sees_an_inversion():
     edges = {
         "pytest_llmeval.core.case": {"pytest_llmeval.judges.base"},
         "pytest_llmeval.checks.x": {"pytest_llmeval.run.check"},
+        "pytest_llmeval.checks.y": {"pytest_llmeval.kit.judge"},
         "pytest_llmeval.report.view": {"pytest_llmeval.harness.session"},
     }
     assert inversions(edges) == [
+        "pytest_llmeval.checks.x -> pytest_llmeval.run.check",
         "pytest_llmeval.core.case -> pytest_llmeval.judges.base",
         "pytest_llmeval.report.view -> pytest_llmeval.harness.session",
     ]

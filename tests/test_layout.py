@@ -238,3 +238,14 @@ def test_the_kit_holds_what_a_check_author_needs():
         if line.startswith(("from pytest_llmeval", "import pytest_llmeval"))
     ]
     assert imports and all(line.startswith("from pytest_llmeval.kit import") for line in imports)
+
+
+@pytest.mark.parametrize("part", ["text", "judge", "models", "facts"])
+def test_the_kits_modules_hold_what_the_built_in_checks_use(part):
+    """What a built-in check takes beyond the contract comes from one of the kit's modules (the architecture test lets
+    a check import nothing else); each names what it holds, and each name is there."""
+    import importlib
+
+    module = importlib.import_module(f"pytest_llmeval.kit.{part}")
+    assert module.__doc__ and module.__all__
+    assert all(getattr(module, name) is not None for name in module.__all__)

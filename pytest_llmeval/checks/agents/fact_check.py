@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import PARSE_FAILURE, prompt_fields
 
 __all__ = ["assert_fact_checked", "FactCheck"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_type
-from ...core.result import Result
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_type
+from ...kit import Result
 
 __all__ = ["assert_tools_called", "ToolCorrectness", "tool_calls"]
 

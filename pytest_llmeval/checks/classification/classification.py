@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import format_failure, raise_failure, run_check
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_choice, require_type
-from ...core.result import Result
-from ...stats import classmetrics as cm
+from ...kit import format_failure, raise_failure, run_check
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_choice, require_type
+from ...kit import Result
+from ...kit import classmetrics as cm
 from .labels import label_scores, shown
 
 __all__ = ["assert_classification", "Classification"]

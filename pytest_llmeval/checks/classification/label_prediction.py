@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...run.check import check
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.result import Result
+from ...kit import check
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import Result
 from .labels import label_scores, shown
 
 __all__ = ["record_label", "LabelPrediction"]

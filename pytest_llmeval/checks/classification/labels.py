@@ -17,7 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...core.case import Case
+from ...kit import Case
 
 __all__ = ["label_cases", "label_set", "label_scores", "shown"]
 

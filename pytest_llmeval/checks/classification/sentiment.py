@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_choice, require_type
-from ...models.evaluator import ModelEvaluator
-from ...core.result import Result
-from ...text.basics import split_sentences
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_choice, require_type
+from ...kit import ModelEvaluator
+from ...kit import Result
+from ...kit.text import split_sentences
 
 __all__ = ["assert_sentiment", "Sentiment"]
 
@@ -125,7 +125,7 @@ class Sentiment(ModelEvaluator):
     def scoring_model(self) -> str | None:
         if self.params["backend"] == "vader":
             return "vader lexicon"
-        from ...models.cache import model_identity
+        from ...kit.models import model_identity
 
         return model_identity(self.params["model"])
 
@@ -142,7 +142,7 @@ class Sentiment(ModelEvaluator):
         return self.model_cache().model("sentiment lexicon (VADER)", build)
 
     def _classifier(self) -> Any:
-        from ...models.evaluator import load_classifier
+        from ...kit.models import load_classifier
 
         return load_classifier(self, self.params["model"])
 

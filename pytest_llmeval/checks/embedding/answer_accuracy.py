@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.verdict import Verdict
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_choice, require_number, require_type
-from ...core.result import Result
-from ...text.basics import excerpt
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import Verdict
+from ...kit import MetricSpec, Score
+from ...kit import require_choice, require_number, require_type
+from ...kit import Result
+from ...kit.text import excerpt
 from .answers import FACT_METRICS, FactChecked, SentenceMatch, pick_answer, with_facts
 from .base import SHORT_STRING_METRICS, calibrated, short_string_similarity
 

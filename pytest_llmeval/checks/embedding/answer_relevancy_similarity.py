@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.result import Result
-from ...text.basics import embedded_sentences as _sentences
-from ...text.basics import excerpt
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import Result
+from ...kit.text import embedded_sentences as _sentences
+from ...kit.text import excerpt
 from .base import EmbeddingEvaluator, cosine_matrix, calibrated
 
 __all__ = ["assert_relevant", "AnswerRelevancySimilarity"]

@@ -9,10 +9,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_type
-from ...text.basics import embedded_sentences as _sentences
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_type
+from ...kit.text import embedded_sentences as _sentences
 from .base import EmbeddingEvaluator, cosine_matrix
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class FactChecked(EmbeddingEvaluator):
     def configure(self) -> None:
         super().configure()
         require_type(self.name, "facts", self.params["facts"], bool, "True or False")
-        from ...facts.layer import FactLayer
+        from ...kit.facts import FactLayer
 
         self.facts = FactLayer(self, self.params["entities"])
 

@@ -15,20 +15,20 @@ from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.errors import UncalibratedWarning
+from ...kit import UncalibratedWarning
 
-from ...core.evaluator import MetricSpec, package_version
+from ...kit import MetricSpec, package_version
 
-from ...core.params import require_type
+from ...kit import require_type
 
-from ...models.evaluator import ModelEvaluator
-from ...text.basics import normalize
+from ...kit import ModelEvaluator
+from ...kit.text import normalize
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ...core.case import Case
-    from ...models.cache import Embedder
+    from ...kit import Case
+    from ...kit.models import Embedder
 
 __all__ = [
     "EmbeddingEvaluator",

@@ -53,11 +53,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_choice, require_number, require_type
-from ...core.result import Result
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_choice, require_number, require_type
+from ...kit import Result
 from .base import EmbeddingEvaluator, calibrated
 
 __all__ = ["assert_bertscore", "BertScore", "MATCHING"]
@@ -170,7 +170,7 @@ class BertScore(EmbeddingEvaluator):
     def _model_name(self) -> str:
         """``model=``, else the session's embedding model; BERTScore needs the model's token vectors,
         which an embedding server does not give, so with a server it loads the embedded default."""
-        from ...models.cache import DEFAULT_EMBEDDING_MODEL
+        from ...kit.models import DEFAULT_EMBEDDING_MODEL
 
         cache = self.model_cache()
         return str(
@@ -179,7 +179,7 @@ class BertScore(EmbeddingEvaluator):
         )
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity, predicted_precision
+        from ...kit.models import model_identity, predicted_precision
 
         cache = self.model_cache()
         return f"{model_identity(self._model_name())}|{predicted_precision(cache.device, cache.precision)}|last-layer"
@@ -203,14 +203,14 @@ class BertScore(EmbeddingEvaluator):
         def build() -> tuple[Any, Any, str]:
             from transformers import AutoModel, AutoTokenizer
 
-            from ...models.cache import EMBEDDED_ALIASES, embedded_model_path, place
+            from ...kit.models import EMBEDDED_ALIASES, embedded_model_path, place
 
             path = (embedded_model_path() if name in EMBEDDED_ALIASES else None) or name
             try:
                 tokenizer = AutoTokenizer.from_pretrained(path)
                 model = AutoModel.from_pretrained(path)
             except Exception as exc:  # noqa: BLE001 - one message for every way loading fails
-                from ...models.cache import ModelLoadError
+                from ...kit.models import ModelLoadError
 
                 raise ModelLoadError(f"could not load the BERTScore model {name!r}: {exc}") from None
             model, device = place(model, cache)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...core.case import Case
-from ...text.basics import embedded_sentences as _sentences
+from ...kit import Case
+from ...kit.text import embedded_sentences as _sentences
 from .base import EmbeddingEvaluator, cosine_matrix
 
 __all__ = ["chunk_relevance"]

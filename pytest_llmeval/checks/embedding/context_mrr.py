@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_number
-from ...core.result import Result
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_number
+from ...kit import Result
 from .base import EmbeddingEvaluator, calibrated
 from .chunks import chunk_relevance
 

@@ -14,21 +14,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_choice, require_number, require_type
-from ...core.result import Result
-from ...core.verdict import Verdict
-from ...text.basics import MAX_SENTENCES
-from ...text.basics import embedded_sentences as _sentences
-from ...text.basics import excerpt
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_choice, require_number, require_type
+from ...kit import Result
+from ...kit import Verdict
+from ...kit.text import MAX_SENTENCES
+from ...kit.text import embedded_sentences as _sentences
+from ...kit.text import excerpt
 from .base import EmbeddingEvaluator, cosine_matrix, calibrated
 from .groundedness_scores import score_claims, sentence_details, with_entailment
 
 if TYPE_CHECKING:
-    from ...facts.grounding import Answer, Source
-    from ...facts.syntax import Parsed
+    from ...kit.facts import Answer, Source
+    from ...kit.facts import Parsed
 
 __all__ = ["assert_grounded", "Groundedness", "GROUNDEDNESS_METHODS"]
 
@@ -208,7 +208,7 @@ class Groundedness(EmbeddingEvaluator):
         require_number(self.name, "short_answer_words", self.params["short_answer_words"], low=0, integer=True)
         require_number(self.name, "nli_window", self.params["nli_window"], low=1, integer=True)
         require_type(self.name, "negation", self.params["negation"], bool, "True or False")
-        from ...facts.kinds import resolve_fail_on
+        from ...kit.facts import resolve_fail_on
 
         self.fail_on = resolve_fail_on(self.params["fail_on"], owner=self.name)
         if method == "nli":
@@ -218,7 +218,7 @@ class Groundedness(EmbeddingEvaluator):
             require_type(
                 self.name, "entailment_label", self.params["entailment_label"], str, "the NLI class meaning entailment"
             )
-        from ...facts.layer import FactLayer
+        from ...kit.facts import FactLayer
 
         self.facts = FactLayer(self, self.params["entities"])
         self._sources: dict[str, Source] = {}
@@ -266,7 +266,7 @@ class Groundedness(EmbeddingEvaluator):
     def scoring_model(self) -> str | None:
         model = super().scoring_model()
         if self.params["method"] == "nli":
-            from ...models.cache import model_identity
+            from ...kit.models import model_identity
 
             return f"{model};nli:{model_identity(self.params['nli_model'])}"
         return model
@@ -311,7 +311,7 @@ class Groundedness(EmbeddingEvaluator):
             or self.facts.parser() is None
         ):
             return []
-        from ...facts.extract import join_chunks
+        from ...kit.facts import join_chunks
 
         return [
             *self._checked(case, sentences, joined),
@@ -322,7 +322,7 @@ class Groundedness(EmbeddingEvaluator):
     @staticmethod
     def _read(case: Case) -> tuple[Case, Answer]:
         """The case as the fact layer reads it (a record context as its sentences) and its answer read as claims."""
-        from ...facts.grounding import context_chunks, read_answer
+        from ...kit.facts import context_chunks, read_answer
 
         chunks = context_chunks(case.context)
         read = case if chunks == case.context else replace(case, context=chunks)
@@ -425,10 +425,10 @@ class Groundedness(EmbeddingEvaluator):
         )
 
     def _source(self, case: Case, context_parse: Parsed | None, context: list[str], given: Sequence[str]) -> Source:
-        from ...facts.extract import join_chunks
-        from ...facts.grounding import Source
-        from ...facts.layer import PairIndex
-        from ...models.stores import text_key
+        from ...kit.facts import join_chunks
+        from ...kit.facts import Source
+        from ...kit.facts import PairIndex
+        from ...kit.models import text_key
 
         joined = join_chunks(list(case.context))
         key = text_key(joined)

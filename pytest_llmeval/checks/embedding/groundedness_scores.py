@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...core.case import Case
-from ...core.evaluator import Score
-from ...facts.evidence import YES_NO, Evidence, makes_claim
-from ...text.basics import excerpt
+from ...kit import Case
+from ...kit import Score
+from ...kit.facts import YES_NO, Evidence, makes_claim
+from ...kit.text import excerpt
 
 if TYPE_CHECKING:
-    from ...facts.grounding import Answer, Source
-    from ...facts.layer import FactLayer
-    from ...facts.syntax import Parsed
+    from ...kit.facts import Answer, Source
+    from ...kit.facts import FactLayer
+    from ...kit.facts import Parsed
     from .base import EmbeddingEvaluator
 
 __all__ = ["score_claims", "with_entailment", "sentence_details", "LISTED"]
@@ -47,8 +47,8 @@ def score_claims(
     """One case's claims scored against its context's ``source`` (the facts and NLI methods): the evidence against
     them, each claim's support, the details and the message. ``facts``: the check's fact layer; ``negation`` and
     ``fail_on``: its parameters."""
-    from ...facts.grounding import SHOWN, confirmed_by_record, failing_first, find_evidence, said, unlinked
-    from ...facts.layer import Cooccurrence, content_stems, summarize_checks, word_pair_support
+    from ...kit.facts import SHOWN, confirmed_by_record, failing_first, find_evidence, said, unlinked
+    from ...kit.facts import Cooccurrence, content_stems, summarize_checks, word_pair_support
 
     # Sentences about the sources, prompt echoes, closings, headings and refusals claim nothing about the source.
     skipped = {} if answer is None or joined else answer.not_claims
@@ -215,7 +215,7 @@ def with_entailment(
             Evidence(e["kind"], e["sentence"], e["text"], e["message"], e.get("fails", True))
             for e in score.details.get("evidence", [])
         ]
-        from ...facts.grounding import said
+        from ...kit.facts import said
 
         shown = said(listed)
         if values:

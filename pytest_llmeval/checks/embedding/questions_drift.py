@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import format_failure, group_defaults, raise_failure, run_cases, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_number
-from ...run.recording import current_context
-from ...core.result import Result
-from ...text.basics import excerpt
+from ...kit import format_failure, group_defaults, raise_failure, run_cases, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_number
+from ...kit import current_context
+from ...kit import Result
+from ...kit.text import excerpt
 from .base import EmbeddingEvaluator
 
 __all__ = ["assert_no_question_drift", "QuestionsDrift"]

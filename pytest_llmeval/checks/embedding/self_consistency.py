@@ -7,11 +7,11 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import format_failure, group_defaults, raise_failure, run_cases
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
-from ...core.params import require_number, require_type
-from ...core.result import Result
+from ...kit import format_failure, group_defaults, raise_failure, run_cases
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score, package_version
+from ...kit import require_number, require_type
+from ...kit import Result
 
 __all__ = ["assert_self_consistent", "SelfConsistency", "stratified_sample"]
 

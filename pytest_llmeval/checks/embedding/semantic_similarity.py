@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_choice, require_type
-from ...core.result import Result
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_choice, require_type
+from ...kit import Result
 from .answers import FACT_METRICS, FactChecked, pick_answer, with_facts
 from .base import calibrated
 
@@ -101,7 +101,7 @@ class SemanticSimilarity(FactChecked):
 
     def scoring_model(self) -> str | None:
         if self.params["method"] == "cross-encoder":
-            from ...models.cache import model_identity
+            from ...kit.models import model_identity
 
             return f"cross-encoder:{model_identity(self.params['cross_encoder'])}"
         return super().scoring_model()

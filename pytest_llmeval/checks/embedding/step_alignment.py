@@ -17,12 +17,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_number, require_type
-from ...core.result import Result
-from ...text.basics import excerpt
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_number, require_type
+from ...kit import Result
+from ...kit.text import excerpt
 from .base import EmbeddingEvaluator, cosine_matrix
 
 __all__ = ["assert_steps_aligned", "StepAlignment", "extract_steps", "align_steps"]

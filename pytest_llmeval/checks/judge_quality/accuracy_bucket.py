@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.result import Result
+from ...kit import check, check_kwargs
+from ...kit import Result
 from .facts_compare import FactsCompare
 from .grades import BucketJudge, bucket_metrics
 from .sql_eval import SqlEval

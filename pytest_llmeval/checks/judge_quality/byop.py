@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Score
-from ...core.params import require_type
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.verdicts import PassFailJudge, pass_fail_metrics
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Score
+from ...kit import require_type
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit.judge import PassFailJudge, pass_fail_metrics
 
 __all__ = ["assert_prompt", "Byop", "BYOP_DEFAULT"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...core.case import Case
+from ...kit import Case
 
 __all__ = ["FIELD_LABELS", "case_block"]
 

@@ -8,13 +8,14 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_number, require_type
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, list_schema, score_schema
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_number, require_type
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import PARSE_FAILURE, list_schema, score_schema
 from .custom import FIELD_LABELS, case_block
 
 __all__ = ["assert_geval", "GEval", "weighted_score"]

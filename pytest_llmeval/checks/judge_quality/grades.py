@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_type
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, prompt_fields, score_schema
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_type
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import PARSE_FAILURE, prompt_fields, score_schema
 
 __all__ = ["ScaleJudge", "BucketJudge", "bucket_metrics"]
 

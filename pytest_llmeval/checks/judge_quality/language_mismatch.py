@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.result import Result
-from ...judges.verdicts import PassFailJudge, pass_fail_metrics
+from ...kit import check, check_kwargs
+from ...kit import Result
+from ...kit.judge import PassFailJudge, pass_fail_metrics
 
 __all__ = ["assert_same_language", "LanguageMismatch"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.evaluator import MetricSpec
-from ...core.params import require_type
-from ...core.result import Result
-from ...judges.evaluator import PARSE_FAILURE
+from ...kit import check, check_kwargs
+from ...kit import MetricSpec
+from ...kit import require_type
+from ...kit import Result
+from ...kit.judge import PARSE_FAILURE
 from .grades import ScaleJudge
 
 __all__ = ["assert_rubric", "Prometheus"]

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, ask_yes_no, judge_statements
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import PARSE_FAILURE, ask_yes_no, judge_statements
 
 __all__ = ["assert_answer_correct", "EmbeddingJudge", "AnswerCorrectness"]
 
@@ -48,7 +49,7 @@ class EmbeddingJudge(JudgeEvaluator):
 
     def embedder(self) -> Any:
         if self.models is None:
-            from ...models.cache import ModelCache
+            from ...kit.models import ModelCache
 
             self.models = ModelCache()
         return self.models.embedder()

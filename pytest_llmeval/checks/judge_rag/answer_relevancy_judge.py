@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Score
-from ...core.params import require_choice, require_number
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import ask_yes_no, judge_metrics, judge_statements
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Score
+from ...kit import require_choice, require_number
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit.judge import ask_yes_no, judge_metrics, judge_statements
 from .answer_correctness import EmbeddingJudge
 
 __all__ = ["assert_answer_relevant", "AnswerRelevancyJudge"]

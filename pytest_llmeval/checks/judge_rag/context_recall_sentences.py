@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.result import Result
+from ...kit import check, check_kwargs
+from ...kit import Result
 from .sentences import SentenceSupport, support_metrics
 
 __all__ = ["assert_answer_in_context", "SentenceContextRecall"]

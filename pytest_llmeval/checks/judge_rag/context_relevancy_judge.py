@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Score
-from ...core.params import require_choice
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, ask_yes_no, judge_metrics
-from ...text.basics import excerpt
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Score
+from ...kit import require_choice
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import ask_yes_no, judge_metrics
+from ...kit.text import excerpt
 from .sentences import MAX_SENTENCES, capped_sentences, check_max_sentences, sentences_of
 
 __all__ = ["assert_context_relevant_judged", "ContextRelevancyJudge"]

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_choice, require_type
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, ask_choice, judge_metrics, list_schema
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_choice, require_type
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import ask_choice, judge_metrics, list_schema
 
 __all__ = ["assert_faithful", "Faithfulness", "CLAIMS_PROMPT"]
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Score
-from ...core.result import Result
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, ask_yes_no, judge_metrics
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Score
+from ...kit import Result
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import ask_yes_no, judge_metrics
 
 __all__ = ["assert_no_hallucination_judged", "HallucinationJudge"]
 

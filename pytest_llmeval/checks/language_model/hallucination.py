@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_choice, require_type
-from ...models.evaluator import ModelEvaluator
-from ...core.result import Result
-from ...text.basics import excerpt, split_sentences
-from ...models.evaluator import load_classifier
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_choice, require_type
+from ...kit import ModelEvaluator
+from ...kit import Result
+from ...kit.text import excerpt, split_sentences
+from ...kit.models import load_classifier
 
 __all__ = ["assert_no_hallucination", "Hallucination", "nli_entailment"]
 
@@ -112,7 +112,7 @@ class Hallucination(ModelEvaluator):
                 )
             self.params["model"] = "vectara/hallucination_evaluation_model"
         require_type(self.name, "model", self.params["model"], str, "a model name or folder")
-        from ...facts.layer import FactLayer
+        from ...kit.facts import FactLayer
 
         self.facts = FactLayer(self, self.params["entities"])
 
@@ -123,7 +123,7 @@ class Hallucination(ModelEvaluator):
         return package_version("transformers" if self.params["method"] == "hhem" else "sentence-transformers")
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity
+        from ...kit.models import model_identity
 
         return f"{self.params['method']}:{model_identity(self.params['model'])}"
 

@@ -56,11 +56,11 @@ import os
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.evaluator import package_version
+from ...kit import package_version
 
-from ...core.params import require_number, require_type
+from ...kit import require_number, require_type
 
-from ...models.evaluator import ModelEvaluator
+from ...kit import ModelEvaluator
 
 __all__ = ["BATCH_SIZE", "declared_architecture", "one_line", "load_error", "check_folder", "LearnedEvaluator"]
 
@@ -74,7 +74,7 @@ def _looks_like_path(name: str) -> bool:
 
 def declared_architecture(name: str) -> str:
     """What a local folder's config.json declares (``model_type`` and ``architectures``), for error messages."""
-    from ...models.config import folder_config
+    from ...kit.models import folder_config
 
     config = folder_config(name)
     if not config:
@@ -90,7 +90,7 @@ def one_line(exc: Exception) -> str:
 
 
 def load_error(evaluator: ModelEvaluator, role: str, name: str, problem: str, expected: str) -> Exception:
-    from ...models.cache import ModelLoadError
+    from ...kit.models import ModelLoadError
 
     if os.environ.get("HF_HUB_OFFLINE"):
         offline = " HF_HUB_OFFLINE=1 is set: only local folders work, a hub name cannot be downloaded."

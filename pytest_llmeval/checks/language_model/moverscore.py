@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_choice, require_type
-from ...core.result import Result
-from ...models.evaluator import max_positions
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_choice, require_type
+from ...kit import Result
+from ...kit.models import max_positions
 from .learned import BATCH_SIZE, LearnedEvaluator, check_folder, declared_architecture, load_error, one_line
 
 __all__ = ["assert_moverscore", "MoverScore", "DEFAULT_MOVERSCORE_MODEL", "earth_movers_distance"]
@@ -127,7 +127,7 @@ class MoverScore(LearnedEvaluator):
         self.params["stop_words"] = sorted(set(words))  # a stable signature, and JSON-friendly
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity, predicted_precision
+        from ...kit.models import model_identity, predicted_precision
 
         cache = self.model_cache()
         precision = predicted_precision(cache.device, cache.precision)
@@ -142,7 +142,7 @@ class MoverScore(LearnedEvaluator):
         def build() -> tuple[Any, Any, str]:
             from transformers import AutoModel, AutoTokenizer
 
-            from ...models.cache import place
+            from ...kit.models import place
 
             check_folder(self, self.role, name, self._EXPECTED)
             try:

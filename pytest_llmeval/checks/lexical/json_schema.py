@@ -8,12 +8,12 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
-from ...core.params import require_type
-from ...core.result import Result
-from ...text.basics import utf8
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score, package_version
+from ...kit import require_type
+from ...kit import Result
+from ...kit.text import utf8
 
 __all__ = ["assert_json", "JsonSchema", "json_path"]
 
@@ -59,7 +59,7 @@ def _timed_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> 
     """The ``pattern`` keyword under the time limit of user regular expressions (conditions.REGEX_TIMEOUT)."""
     from jsonschema.exceptions import ValidationError
 
-    from ...text.conditions import compile_user_regex, search_user_regex
+    from ...kit.text import compile_user_regex, search_user_regex
 
     if not validator.is_type(instance, "string"):
         return

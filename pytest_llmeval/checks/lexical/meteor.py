@@ -7,10 +7,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
-from ...core.result import Result
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score, package_version
+from ...kit import Result
 
 __all__ = ["assert_meteor", "Meteor"]
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score, package_version
-from ...core.params import require_choice, require_type
-from ...core.result import Result
-from ...text.basics import normalize, split_sentences
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score, package_version
+from ...kit import require_choice, require_type
+from ...kit import Result
+from ...kit.text import normalize, split_sentences
 
 __all__ = ["assert_rouge", "Rouge", "Normalising"]
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_type
-from ...core.result import Result
-from ...text.conditions import Condition, parse_condition
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_type
+from ...kit import Result
+from ...kit.text import Condition, parse_condition
 
 __all__ = ["assert_matches", "TextMatching", "condition_outcome"]
 

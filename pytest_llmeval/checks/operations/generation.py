@@ -8,11 +8,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from ...run.check import check
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_number
-from ...core.result import Result
+from ...kit import check
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_number
+from ...kit import Result
 
 __all__ = ["Measurement", "measure_generation", "record_generation", "Generation", "MEASURES"]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.evaluator import MetricSpec
-from ...core.result import Result
-from ...judges.evaluator import PARSE_FAILURE
+from ...kit import check, check_kwargs
+from ...kit import MetricSpec
+from ...kit import Result
+from ...kit.judge import PARSE_FAILURE
 from .opinions import OpinionShare
 
 __all__ = ["assert_unbiased_opinions", "BiasJudge"]

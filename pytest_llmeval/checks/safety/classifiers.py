@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...core.case import Case
-from ...core.evaluator import Score, package_version
-from ...core.params import require_number, require_type
-from ...models.evaluator import ModelEvaluator, load_classifier, max_positions
+from ...kit import Case
+from ...kit import Score, package_version
+from ...kit import require_number, require_type
+from ...kit import ModelEvaluator
+from ...kit.models import load_classifier, max_positions
 
 __all__ = ["ClassProbability"]
 
@@ -39,7 +40,7 @@ class ClassProbability(ModelEvaluator):
         return package_version("transformers")
 
     def scoring_model(self) -> str | None:
-        from ...models.cache import model_identity
+        from ...kit.models import model_identity
 
         return model_identity(self.params["model"])
 

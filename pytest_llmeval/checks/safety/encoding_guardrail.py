@@ -8,12 +8,12 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_choice, require_type
-from ...core.result import Result
-from ...text.conditions import Condition, parse_condition
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_choice, require_type
+from ...kit import Result
+from ...kit.text import Condition, parse_condition
 from ..lexical.text_matching import condition_outcome
 from .leakage import leak_metric_specs
 from .pii_leakage import PiiLeakage

@@ -11,10 +11,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_choice, require_type
-from ...text.patterns import Detector, Finding, kinds_of, scan
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_choice, require_type
+from ...kit.text import Detector, Finding, kinds_of, scan
 
 __all__ = ["leak_metrics", "leak_metric_specs", "PatternLeakage"]
 

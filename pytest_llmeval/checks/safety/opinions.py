@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...core.case import Case
-from ...core.evaluator import Score
-from ...judges.base import JudgeParseError
-from ...judges.evaluator import JudgeEvaluator, ask_yes_no, list_schema
+from ...kit import Case
+from ...kit import Score
+from ...kit.judge import JudgeParseError
+from ...kit import JudgeEvaluator
+from ...kit.judge import ask_yes_no, list_schema
 
 __all__ = ["OpinionShare"]
 

@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_number, require_type
-from ...models.evaluator import ModelEvaluator
-from ...core.result import Result
-from ...text.patterns import mask
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_number, require_type
+from ...kit import ModelEvaluator
+from ...kit import Result
+from ...kit.text import mask
 from .leakage import leak_metrics, leak_metric_specs
 from .presidio_ja import JA_SPACY_MODEL, add_ja_recognizers, ignore_unmapped_labels, ja_nlp_configuration
 
@@ -263,7 +263,7 @@ class PresidioPii(ModelEvaluator):
         model, language = self.params["spacy_model"], self.params["language"]
 
         def build() -> Any:
-            from ...models.cache import ModelLoadError
+            from ...kit.models import ModelLoadError
 
             try:
                 import tldextract

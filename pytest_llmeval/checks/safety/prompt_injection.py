@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.evaluator import MetricSpec
-from ...core.result import Result
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import MetricSpec
+from ...kit import Result
 from .classifiers import ClassProbability
 
 __all__ = ["assert_no_prompt_injection", "PromptInjection"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...run.check import check, check_kwargs
-from ...core.result import Result
-from ...text.patterns import SECRET_DETECTORS
+from ...kit import check, check_kwargs
+from ...kit import Result
+from ...kit.text import SECRET_DETECTORS
 from .leakage import PatternLeakage, leak_metric_specs
 
 __all__ = ["assert_no_sensitive_data", "SensitiveDataLeakage"]

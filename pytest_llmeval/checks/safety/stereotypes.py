@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.params import require_number
-from ...core.result import Result
-from ...judges.evaluator import prompt_fields, score_schema
-from ...judges.verdicts import PassFailJudge, pass_fail_metrics
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import require_number
+from ...kit import Result
+from ...kit.judge import prompt_fields, score_schema
+from ...kit.judge import PassFailJudge, pass_fail_metrics
 
 __all__ = ["assert_no_stereotypes", "Stereotypes"]
 

@@ -7,13 +7,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs, scorer_argument
-from ...core.case import Case
-from ...core.evaluator import MetricSpec, Score, package_version
-from ...core.params import require_choice, require_type
-from ...models.evaluator import ModelEvaluator
-from ...core.result import Result
-from ...text.basics import excerpt, split_sentences
+from ...kit import check, check_kwargs, scorer_argument
+from ...kit import Case
+from ...kit import MetricSpec, Score, package_version
+from ...kit import require_choice, require_type
+from ...kit import ModelEvaluator
+from ...kit import Result
+from ...kit.text import excerpt, split_sentences
 
 __all__ = ["assert_not_toxic", "Toxicity"]
 
@@ -141,7 +141,7 @@ class Toxicity(ModelEvaluator):
         if self.params["backend"] == "profanity-check":
             return "profanity-check linear model"
         if self.params["backend"] == "transformers":
-            from ...models.cache import model_identity
+            from ...kit.models import model_identity
 
             return f"transformers:{model_identity(self.params['model'])}"
         checkpoint = self.params["checkpoint"]
@@ -173,7 +173,7 @@ class Toxicity(ModelEvaluator):
         checkpoint, config_path = self.params["checkpoint"], self.params["config_path"]
 
         def build() -> Any:
-            from ...models.cache import ModelLoadError, resolve_device
+            from ...kit.models import ModelLoadError, resolve_device
 
             try:
                 from detoxify import Detoxify
@@ -215,7 +215,7 @@ class Toxicity(ModelEvaluator):
 
         import torch
 
-        from ...models.evaluator import load_classifier
+        from ...kit.models import load_classifier
 
         tokenizer, model, device = load_classifier(self, self.params["model"])
         names = {int(k): str(v) for k, v in model.config.id2label.items()}

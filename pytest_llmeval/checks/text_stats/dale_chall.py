@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from ...core.evaluator import MetricSpec, package_version
-from ...core.result import Result
+from ...kit import MetricSpec, package_version
+from ...kit import Result
 from .statistics import (
     INF,
     ANSWER_FIELDS,

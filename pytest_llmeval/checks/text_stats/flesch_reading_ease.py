@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.evaluator import MetricSpec, package_version
-from ...core.result import Result
+from ...kit import MetricSpec, package_version
+from ...kit import Result
 from .statistics import (
     INF,
     ANSWER_FIELDS,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...core.evaluator import MetricSpec
-from ...core.result import Result
-from ...text.basics import counted
+from ...kit import MetricSpec
+from ...kit import Result
+from ...kit.text import counted
 from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check
 
 __all__ = ["assert_japanese_character_count", "JapaneseCharacterCount", "japanese_characters"]

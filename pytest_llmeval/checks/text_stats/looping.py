@@ -5,11 +5,11 @@ from __future__ import annotations
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from ...run.check import check, check_kwargs
-from ...core.case import Case
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.result import Result
-from ...text.basics import split_sentences, utf8
+from ...kit import check, check_kwargs
+from ...kit import Case
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import Result
+from ...kit.text import split_sentences, utf8
 
 if TYPE_CHECKING:
     import numpy as np

@@ -7,8 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ...core.params import require_number
-from ...core.result import Result
+from ...kit import require_number
+from ...kit import Result
 from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check, words
 
 __all__ = ["assert_reading_time", "ReadingTime"]

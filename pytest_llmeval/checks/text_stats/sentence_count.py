@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.result import Result
-from ...text.basics import counted
+from ...kit import Result
+from ...kit.text import counted
 from .statistics import ANSWER_FIELDS, SentenceStatistic, bounded_metrics, sentence_count, statistic_check
 
 __all__ = ["assert_sentence_count", "SentenceCount"]

@@ -21,13 +21,13 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...run.check import check, check_kwargs
-from ...core.case import CASE_FIELDS, Case
-from ...core.errors import MissingInputError
-from ...core.evaluator import Evaluator, MetricSpec, Score
-from ...core.params import require_number, require_type
-from ...core.result import Result
-from ...text.basics import nltk_sentence_splitter, split_sentences
+from ...kit import check, check_kwargs
+from ...kit import CASE_FIELDS, Case
+from ...kit import MissingInputError
+from ...kit import Evaluator, MetricSpec, Score
+from ...kit import require_number, require_type
+from ...kit import Result
+from ...kit.text import nltk_sentence_splitter, split_sentences
 from .syllable_rules import guess_syllables
 
 __all__ = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.evaluator import package_version
-from ...core.result import Result
-from ...text.basics import counted
+from ...kit import package_version
+from ...kit import Result
+from ...kit.text import counted
 from .statistics import (
     ANSWER_FIELDS,
     TextStatistic,

@@ -11,11 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ...core.evaluator import package_version
+from ...kit import package_version
 
-from ...core.params import require_type
-from ...core.result import Result
-from ...text.basics import counted
+from ...kit import require_type
+from ...kit import Result
+from ...kit.text import counted
 from .statistics import ANSWER_FIELDS, EXTRA_HINT, TextStatistic, bounded_metrics, package_dir, statistic_check
 
 if TYPE_CHECKING:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.result import Result
-from ...text.basics import counted
+from ...kit import Result
+from ...kit.text import counted
 from .statistics import ANSWER_FIELDS, TextStatistic, bounded_metrics, statistic_check, words
 
 __all__ = ["assert_word_count", "WordCount"]
