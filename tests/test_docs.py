@@ -172,28 +172,74 @@ def test_the_tutorial_installs_what_exists():
     assert "download.pytorch.org/whl/cpu" in install
 
 
-@pytest.mark.parametrize("index", range(len(_tutorial_runs())))
-def test_the_tutorial_runs_as_the_page_says(pytester: pytest.Pytester, index: int):
-    """Each command of the getting-started page, run where the page's files are, prints what the page shows."""
-    commands, shown = _tutorial_runs()[index]
-    for path in EXAMPLES.iterdir():
-        if path.is_file():
-            shutil.copy(path, pytester.path / path.name)
-    output = []
-    for command in commands:
-        words = command.split()
-        assert words[0] == "pytest", command
-        result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:cacheprovider", *words[1:])
-        output += result.outlines
-    assert shown, f"no output shown after {commands}"
-    for line in shown:
-        assert any(line.strip() in printed for printed in output), (line, output[-40:])
+@pytest.mark.subprocess
+def test_the_getting_started_page_runs_from_its_own_text_in_a_fresh_folder(tmp_path: pathlib.Path):
+    """A reader's first hour: a fresh virtual environment, the plugin installed from the clone with the page's own
+    line, the page's files written from the page's text into an empty folder, and each command the page shows run there
+    prints what the page says. (The new environment sees the test environment's packages, so nothing is downloaded:
+    the install line is run with ``--no-deps``.)"""
+    import os
+    import sysconfig
+
+    page = GETTING_STARTED.read_text(encoding="utf-8")
+    clone = re.search(r"```bash\ngit clone [^\n]*\n(pip install -e [^ \n]+)", page)
+    assert clone, "no install-from-clone line on the page"
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    pathlib.Path(purelib, "test-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    install = [*clone.group(1).split()[:3], clone.group(1).split()[3].strip("'")]  # pip install -e .[embeddings]
+    done = subprocess.run(
+        [python, "-m", *install, "--no-deps", "--no-build-isolation", "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    folder = tmp_path / "first-hour"
+    folder.mkdir()
+    for name, body in re.findall(r"<!-- example ([\w.]+):start -->\n```\w+\n(.*?)```", page, flags=re.S):
+        (folder / name).write_text(body, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "PYTEST_ADDOPTS": ""}
+    env.pop("PYTEST_XDIST_WORKER", None)
+    runs = _tutorial_runs()
+    assert len(runs) >= 3
+    for commands, shown in runs:
+        output = []
+        for command in commands:
+            assert command.startswith("pytest "), command
+            ran = subprocess.run(
+                [python, "-m", *command.split(), "-p", "no:randomly", "-p", "no:cacheprovider"],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                env=env,
+            )
+            output += ran.stdout.splitlines()
+        assert shown and all(any(line.strip() in printed for printed in output) for line in shown), (
+            commands,
+            output[-40:],
+        )
+    where = subprocess.run(
+        [python, "-c", "import pytest_llmeval; print(pytest_llmeval.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=folder,
+    ).stdout
+    assert pathlib.Path(where.strip()).resolve().is_relative_to(ROOT)  # the clone's code ran
 
 
 def test_nested_lists_are_indented_four_spaces_and_no_bullet_is_repeated():
     """Python-Markdown (the site) flattens a nested list indented by fewer than four spaces; a bullet said twice on a
-    page
-    is a copy-paste slip."""
+    page is a copy-paste slip."""
     flattened, repeated = [], []
     for page in PAGES:
         text = page.read_text(encoding="utf-8")

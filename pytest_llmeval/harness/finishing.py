@@ -53,7 +53,9 @@ def finish(session: pytest.Session, eval_session: EvalSession) -> None:
             gate = run_gate(eval_session)
         settings = eval_session.settings
         merged = eval_session.outcomes if eval_session.merged else None
-        end = RunEnd(gate, comparison, merged, settings.fail_on_regression, settings.indeterminate)
+        end = RunEnd(
+            gate, comparison, merged, settings.fail_on_regression, settings.indeterminate, settings.gate == "strict"
+        )
         # a regression, a judge outage or a row below its floor is not a green run
         if failing(end) and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -222,13 +222,14 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "gate",
-        choice_parser("per-test", "aggregate"),
+        choice_parser("per-test", "aggregate", "strict"),
         "per-test",
         "per-test: a failing check fails its test; aggregate: a failing check is recorded and its test passes, and the "
-        "run "
-        "fails only on a significant regression against the baseline (tests that raise still fail)",
+        "run fails only on a significant regression against the baseline (or a replayed case that passed in it and "
+        "fails now) or a row below its floor (tests that raise still fail); strict: as aggregate, and any case that "
+        "passed in the baseline and fails now fails the run (golden cases)",
         "MODE",
-        short="per-test (a failing check fails its test) or aggregate",
+        short="per-test (a failing check fails its test), aggregate or strict",
     ),
     Option(
         "defer",

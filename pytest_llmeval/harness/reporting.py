@@ -300,12 +300,15 @@ def _judge_lines(judge: Mapping[str, Any]) -> list[str]:
 def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
     comparison = session.comparison()
     lines = []
-    if session.settings.gate == "aggregate":
+    if session.settings.gate in ("aggregate", "strict"):
         failed = sum(1 for r in session.gated() if verdict_of(r) == "fail")
         settings = session.settings
         floors = bool(settings.min_pass_rate or settings.min_mean)
         decides = (
-            "a significant regression against the baseline fails the run"
+            "any case that passed in the baseline and fails now fails the run"
+            if settings.gate == "strict"
+            else "a significant regression against the baseline (or a replayed case that passed in it and fails now) "
+            "fails the run"
             if settings.fail_on_regression
             else "a row below its floor fails the run"
             if floors
@@ -315,7 +318,7 @@ def _baseline_lines(session: EvalSession, limit: int = 20) -> list[str]:
         if settings.fail_on_regression and floors:
             decides += ", and so does a row below its floor"
         lines.append(
-            f"llmeval gate: aggregate: {failed} failed check(s) recorded without failing their tests; {decides}"
+            f"llmeval gate: {settings.gate}: {failed} failed check(s) recorded without failing their tests; {decides}"
         )
     if comparison is None:
         return lines

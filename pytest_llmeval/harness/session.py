@@ -176,7 +176,7 @@ class EvalSession:
             raise pytest.UsageError("--llmeval-fail-on-regression needs a baseline: --llmeval-baseline=REPORT.json")
         if not self.settings.baseline or self.is_worker:
             return
-        from ..report.baseline import load_baseline
+        from ..report.jsonfile import load_baseline
 
         try:
             self.baseline = load_baseline(str(self.config.invocation_params.dir / self.settings.baseline))
@@ -238,7 +238,8 @@ class EvalSession:
             case=found.case,
             tags=found.tags,
             unverified=self.settings.unverified,
-            gate="aggregate" if "min_pass" in found.tags else self.settings.gate,  # the case decides
+            # the case decides; strict gates tests as aggregate does (the run's end adds its rule)
+            gate="per-test" if self.settings.gate == "per-test" and "min_pass" not in found.tags else "aggregate",
             prefetch=lambda evaluator, cases: self.prefetcher.before_check(item, evaluator, cases),
             calibration=None if self.requirement is None else self.requirement.apply,
         )

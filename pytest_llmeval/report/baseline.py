@@ -48,9 +48,10 @@ from typing import Any, cast
 from ..core.result import NO_MODEL, Record, verdict_of
 from .aggregate import signature_keys
 from .findings import perturbation_of
+from .provenance import fixed
 from .rowstats import case_of
 
-__all__ = ["Change", "RowComparison", "sizing_text", "Comparison", "compare", "load_baseline", "RUN_VERDICTS"]
+__all__ = ["Change", "RowComparison", "sizing_text", "Comparison", "compare", "RUN_VERDICTS"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class Change:
     #: The result's verdict in the baseline and now (``pass``, ``fail``, ``unverified``).
     was: str | None = None
     now: str | None = None
+    #: Both runs replayed the case's answers and its check is deterministic (`provenance.fixed`): a flip is a change.
+    fixed: bool = False
 
     def describe(self) -> str:
         words = {"pass": "passed", "fail": "failed", "unverified": "unverified"}
@@ -184,6 +187,17 @@ class Comparison:
         return [r for r in self.rows if r.verdict == "regressed"]
 
     @property
+    def new_failures(self) -> list[Change]:
+        """The cases that passed in the baseline and fail now (what ``gate = "strict"`` fails the run on)."""
+        return [c for c in self.changes if c.was == "pass" and c.now == "fail"]
+
+    @property
+    def fixed_failures(self) -> list[Change]:
+        """The new failures of replayed answers under a deterministic check: the same input gave another verdict, a
+        regression whatever the statistics (``--llmeval-fail-on-regression`` fails the run on them)."""
+        return [c for c in self.new_failures if c.fixed]
+
+    @property
     def improvements(self) -> list[RowComparison]:
         return [r for r in self.rows if r.verdict == "improved"]
 
@@ -195,6 +209,8 @@ class Comparison:
         found = {r.verdict for r in self.rows}
         if not found:
             return "not compared"
+        if self.fixed_failures:
+            return "regressed"
         for verdict in ("regressed", "indeterminate", "improved", "inconclusive"):
             if verdict in found:
                 return verdict
@@ -209,6 +225,10 @@ class Comparison:
         )
         if self.verdict == "not compared":
             return "not compared: no leaderboard row has cases in both runs"
+        if self.verdict == "regressed" and not self.regressions:  # replayed cases only: named one by one
+            cases = self.fixed_failures
+            named = ", ".join(f"{c.nodeid} ({c.evaluator})" for c in cases[:3]) + (", ..." if len(cases) > 3 else "")
+            return f"regressed: {len(cases)} replayed case(s) that passed in the baseline fail now: {named}" + tail
         if self.verdict == "regressed":
             worst = max(self.regressions, key=lambda r: (_worsening(r), -r.p_adjusted))  # the row that moved most
             return f"regressed: {worst.label} {_num(worst.before)} -> {_num(worst.after)}" + tail
@@ -244,31 +264,13 @@ class Comparison:
             "new": self.new,
             "missing": self.missing,
             "regressions": len(self.regressions),
+            "new_failures": len(self.new_failures),
+            "fixed_failures": len(self.fixed_failures),
             "improvements": len(self.improvements),
             "rows": [{**asdict(r), "model": shown(r.model)} for r in self.rows],
             "changes": [{**asdict(c), "model": shown(c.model)} for c in self.changes],
             "not_comparable": [dict(n) for n in self.not_comparable],
         }
-
-
-def load_baseline(path: str) -> dict[str, Any]:
-    """The baseline report; ``ValueError`` naming the file when it cannot be used."""
-    from .jsonfile import load, validate
-
-    try:
-        report = load(path)
-    except OSError as exc:
-        raise ValueError(f"cannot read the baseline {path!r}: {exc.strerror or exc}") from None
-    problem = validate(report)
-    if problem is not None:
-        raise ValueError(f"the baseline {path!r} is not a usable report: {problem}")
-    for index, record in enumerate(report["results"]):
-        if record["primary"] not in record["metrics"]:
-            raise ValueError(
-                f"the baseline {path!r} is not a usable report: results[{index}]: primary metric "
-                f"{record['primary']!r} is not among its metrics"
-            )
-    return report
 
 
 def _keyed(records: list[Record]) -> dict[tuple[str, str, str, int], Record]:
@@ -460,6 +462,7 @@ def compare(
                     record.get("nodeid"),
                     was,
                     is_,
+                    fixed(old) and fixed(record),
                 )
             )
     # Same test and evaluator, only other signatures: not comparable.

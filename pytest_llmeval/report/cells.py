@@ -5,15 +5,20 @@ list with how long it was.
 ('0.500', 'n/a', '0.61..0.78', '52-79%', '')
 >>> capped([1, 2, 3], 2, str).more
 1
+>>> shown = names_within(["support-bot-large-2024-05-13", "support-bot-large-2024-06-01", "gpt-4o"], 14)
+>>> list(shown.values())
+['supp…024-05-13', 'supp…024-06-01', 'gpt-4o']
+>>> list(names_within(["model-one-alpha", "model-two-alpha"], 10).values())  # the tails are alike: more head
+['model-o…ha', 'model-t…ha']
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-__all__ = ["Capped", "capped", "number", "interval"]
+__all__ = ["Capped", "capped", "number", "interval", "names_within"]
 
 
 T = TypeVar("T")
@@ -44,3 +49,24 @@ def interval(low: float | None, high: float | None, *, percent: bool = False, si
     if percent:
         return f"{low * 100:.0f}-{high * 100:.0f}%"
     return f"{low:+.3f}..{high:+.3f}" if signed else f"{low:.2f}..{high:.2f}"
+
+
+def names_within(names: Sequence[str], width: int) -> dict[str, str]:
+    """Each name as shown in ``width`` columns: a longer one loses its middle (``supp…2024-05-13``), keeping its head
+    and the longest tail that keeps the shown names apart (model names differ at their end: dates, sizes,
+    versions), or where the tails are alike the longest head that does; where no cut keeps them apart, a head of a
+    few characters and the rest of the tail."""
+    unique = list(dict.fromkeys(names))
+    long = [name for name in unique if len(name) > width]
+    if width < 3 or not long:
+        return {name: name if len(name) <= width else name[:width] for name in unique}
+
+    def cut(name: str, head: int) -> str:
+        return name if len(name) <= width else name[:head] + "…" + name[len(name) - (width - 1 - head) :]
+
+    heads = sorted(range(1, width - 1), key=lambda head: (head < min(4, width // 3), -(width - head)))
+    for head in heads:  # the longest tail first, keeping a head of a few characters to read
+        shown = {name: cut(name, head) for name in unique}
+        if len(set(shown.values())) == len(unique):
+            return shown
+    return {name: cut(name, min(4, width // 3)) for name in unique}

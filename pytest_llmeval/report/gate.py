@@ -34,6 +34,7 @@ __all__ = [
     "failing",
     "merged_failures",
     "regressions",
+    "new_failures",
     "floors_below",
     "indeterminate_gate",
     "Floor",
@@ -307,6 +308,7 @@ class RunEnd:
     merged_outcomes: Mapping[str, str] | None = None  # the merged shards' test outcomes; None: not a merge
     fail_on_regression: bool = False
     indeterminate: str = "fail"
+    strict: bool = False  # gate = "strict": any case that passed in the baseline and fails now fails the run
 
 
 def merged_failures(end: RunEnd) -> str | None:
@@ -320,11 +322,29 @@ def merged_failures(end: RunEnd) -> str | None:
 
 
 def regressions(end: RunEnd) -> str | None:
-    """A row that regressed against the baseline beyond noise fails the run when ``fail_on_regression`` says so."""
-    found = end.comparison.regressions if end.comparison is not None else []
-    if not found or not end.fail_on_regression:
+    """A row that regressed against the baseline beyond noise, or a replayed case under a deterministic check that
+    passed in the baseline and fails now, fails the run when ``fail_on_regression`` says so."""
+    rows = end.comparison.regressions if end.comparison is not None else []
+    cases = end.comparison.fixed_failures if end.comparison is not None else []
+    if not (rows or cases) or not end.fail_on_regression:
         return None
-    return f"{len(found)} row(s) regressed against the baseline: " + ", ".join(str(r.label) for r in found[:3])
+    said = []
+    if rows:
+        said.append(f"{len(rows)} row(s) regressed against the baseline: " + ", ".join(str(r.label) for r in rows[:3]))
+    if cases:
+        said.append(f"{len(cases)} replayed case(s) that passed in the baseline fail now: " + _cases(cases))
+    return "; ".join(said)
+
+
+def new_failures(end: RunEnd) -> str | None:
+    """Under ``gate = "strict"`` (golden cases), any case that passed in the baseline and fails now fails the run,
+    whatever the statistics say."""
+    cases = end.comparison.new_failures if end.comparison is not None and end.strict else []
+    return f"{len(cases)} case(s) that passed in the baseline fail now: " + _cases(cases) if cases else None
+
+
+def _cases(changes: Sequence[Any]) -> str:
+    return ", ".join(f"{c.nodeid} ({c.evaluator})" for c in changes[:3]) + (", ..." if len(changes) > 3 else "")
 
 
 def floors_below(end: RunEnd) -> str | None:
@@ -346,6 +366,7 @@ def indeterminate_gate(end: RunEnd) -> str | None:
 EXIT_RULES: tuple[Callable[[RunEnd], str | None], ...] = (
     merged_failures,
     regressions,
+    new_failures,
     floors_below,
     indeterminate_gate,
 )

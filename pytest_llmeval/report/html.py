@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core.result import verdict_of
 from . import charts
+from .baselineview import new_failures
 from .view import HTML_LIMITS, Limits, result_row, view
 
 __all__ = ["render", "MAX_RESULTS", "MAX_FAILURES"]
@@ -64,11 +65,12 @@ def render(report: dict[str, Any]) -> str:
     ranked = sorted(((_order(record), record) for record in records), key=lambda pair: pair[0])
     shown = [record for _, record in ranked[:MAX_RESULTS]]
     anchors = {id(record): f"#r{index}" for index, record in enumerate(shown)}
-    results = [(f"r{index}", result_row(record)) for index, record in enumerate(shown)]
+    new = new_failures(report.get("baseline"))  # marked "new" as in the Markdown and the comment
+    results = [(f"r{index}", result_row(record, new)) for index, record in enumerate(shown)]
     not_passed = [pair for pair in ranked if pair[0] < 3][:MAX_FAILURES]
     groups: dict[int, list[tuple[str, Any]]] = {0: [], 1: [], 2: []}
     for index, (group, record) in enumerate(not_passed):
-        groups[group].append((f"f{index}", result_row(record)))
+        groups[group].append((f"f{index}", result_row(record, new)))
     counted = Counter(group for group, _ in ranked)
     totals = [counted[group] for group in range(3)]
     models = sorted({charts.shown(r.get("model")) for r in records})

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.result import Result
 
-__all__ = ["chunks", "dumps", "load", "results", "schema", "validate", "FORMAT", "VERSION", "assemble"]
+__all__ = ["chunks", "dumps", "load", "load_baseline", "results", "schema", "validate", "FORMAT", "VERSION", "assemble"]
 
 
 FORMAT = "pytest-llmeval-report"
@@ -188,3 +188,21 @@ def validate(report: Any) -> str | None:
 def results(report: dict[str, Any]) -> list[Result]:
     """The `Result` objects stored in a report, in run order."""
     return [Result.from_dict(record) for record in report.get("results", [])]
+
+
+def load_baseline(path: str) -> dict[str, Any]:
+    """The baseline report; ``ValueError`` naming the file when it cannot be used."""
+    try:
+        report = load(path)
+    except OSError as exc:
+        raise ValueError(f"cannot read the baseline {path!r}: {exc.strerror or exc}") from None
+    problem = validate(report)
+    if problem is not None:
+        raise ValueError(f"the baseline {path!r} is not a usable report: {problem}")
+    for index, record in enumerate(report["results"]):
+        if record["primary"] not in record["metrics"]:
+            raise ValueError(
+                f"the baseline {path!r} is not a usable report: results[{index}]: primary metric "
+                f"{record['primary']!r} is not among its metrics"
+            )
+    return report

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["SOURCES", "answer_counts", "answer_lines"]
+__all__ = ["SOURCES", "answer_counts", "answer_lines", "fixed"]
 
 #: The sources an answer can have, as records tag them.
 SOURCES = ("live", "mixed", "replayed")
@@ -69,3 +69,21 @@ def answer_lines(records: Iterable[Mapping[str, Any]], baseline: Mapping[str, An
             "measured the recorded answers, not the model as it answers now"
         )
     return lines
+
+
+def fixed(record: Mapping[str, Any]) -> bool:
+    """Whether ``record``'s verdict is fixed by its input: every model call of its test was replayed from a cassette
+    and its check asked no judge anything new (a rule, a local model, or judge verdicts replayed from the cache).
+    The same input then gives the same verdict, so a case that flips is a change, not noise.
+
+    >>> fixed({"tags": {"answers": "replayed"}, "details": {"judge": {"calls": 0, "replayed": 2}}})
+    True
+    >>> fixed({"tags": {"answers": "replayed"}, "details": {"judge": {"calls": 1}}}), fixed({"tags": {}})
+    (False, False)
+    """
+    if _source(record) != "replayed":
+        return False
+    details = record.get("details")
+    usage = details.get("judge") if isinstance(details, Mapping) else None
+    calls = usage.get("calls", 0) if isinstance(usage, Mapping) else 0
+    return not (isinstance(calls, (int, float)) and calls > 0)

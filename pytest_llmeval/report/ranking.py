@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.result import NO_MODEL, Record, verdict_of
+from ..text.basics import counted
 
 __all__ = ["ModelPair", "Ranking", "rank_models", "ModelMatrix", "matrix"]
 
@@ -131,7 +132,7 @@ def rank_models(records: Iterable[Record], *, alpha: float = 0.05) -> Ranking:
     else:
         why = (
             f"no clear best: {leader} and {runner} are within noise ({top.first_rate:.2f} vs {top.second_rate:.2f} "
-            f"on {top.cases} cases, p {top.p_adjusted:.2g})"
+            f"on {counted(top.cases, 'case')}, p {top.p_adjusted:.2g})"
         )
     return Ranking(None, tuple(pairs), why)
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import asdict
 
 from ..core.result import NO_MODEL
 from ..text.basics import counted
 from .aggregate import Summary, models_phrase, shown_model
 from .boards import repeats_line
-from .cells import interval
+from .cells import interval, names_within
 
 __all__ = [
     "render_summary",
@@ -65,6 +66,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     xf = "  xf" if summary.expected_failures else ""  # and one of expected failures (checks of xfail tests)
     level = f"{1 - summary.alpha:.0%}"
     check_width, model_width = _name_widths(summary, width - 51 - len(unv) - len(xf))
+    models = names_within([shown_model(r.model) for r in summary.rows], model_width)
     header = (
         f"{'check':<{check_width}}  {'model':<{model_width}}  {'mean':>6}  {level + ' CI':>11}  {'pass':>5}  "
         f"{level + ' CI':>9}{unv}{xf}  {'n':>5}"
@@ -79,7 +81,7 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
         shown = pending.pop(0) if pending else ""
         mean = "n/a" if row.mean is None else f"{row.mean:.3f}"
         lines.append(
-            f"{shown:<{check_width}}  {_cut(shown_model(row.model), model_width):<{model_width}}  {mean:>6}  "
+            f"{shown:<{check_width}}  {models[shown_model(row.model)]:<{model_width}}  {mean:>6}  "
             f"{interval(row.ci_low, row.ci_high):>11}  {row.pass_rate:>5.0%}  "
             f"{interval(row.pass_ci_low, row.pass_ci_high, percent=True):>9}"
             + (f"  {row.unverified:>3}" if unv else "")
@@ -91,8 +93,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     if summary.best_model:
         passed, count = summary.model_totals[summary.best_model]
         lines.append(f"best model: {summary.best_model} ({passed}/{count} checks passed)")
-    elif summary.no_clear_best:
-        lines.append(summary.no_clear_best)
+    elif summary.no_clear_best:  # whole model names, wrapped: they are what the line compares
+        lines += textwrap.wrap(summary.no_clear_best, width, subsequent_indent="  ", break_on_hyphens=False)
     if summary.hardest_case:
         hard = summary.hardest_case
         failed = [m for m in hard.failed_models if m != NO_MODEL]
@@ -159,6 +161,7 @@ def render_operations(summary: Summary, width: int = 80) -> list[str]:
 
     rows = summary.operations
     model_width = min(max([len(shown_model(r.model)) for r in rows] + [5]), 28)
+    models = names_within([shown_model(r.model) for r in rows], model_width)
     lines = [
         "generations (measured):",
         f"{'model':<{model_width}}  {'latency ms':>10}  {'p95 ms':>8}  {'tokens':>7}  {'cost':>9}  {'total':>9}  "
@@ -167,7 +170,7 @@ def render_operations(summary: Summary, width: int = 80) -> list[str]:
     for r in rows:
         lines.append(
             _cut(
-                f"{_cut(shown_model(r.model), model_width):<{model_width}}  {_n(r.latency_ms_mean):>10}  "
+                f"{models[shown_model(r.model)]:<{model_width}}  {_n(r.latency_ms_mean):>10}  "
                 f"{_n(r.latency_ms_p95):>8}  {_n(r.tokens_mean):>7}  {_n(r.cost_mean, 6):>9}  {_n(r.cost_total, 6):>9} "
                 " "
                 f"{r.count:>5}",
@@ -184,6 +187,7 @@ def render_classification(summary: Summary, width: int = 80) -> list[str]:
     """The per-model table of recorded label predictions (``record_label``)."""
     rows = summary.classification
     model_width = min(max([len(shown_model(r.model)) for r in rows] + [5]), 28)
+    models = names_within([shown_model(r.model) for r in rows], model_width)
     lines = [
         "classification (recorded labels):",
         f"{'model':<{model_width}}  {'accuracy':>8}  {'macro F1':>8}  {'ROC AUC':>7}  {'n':>5}  labels",
@@ -192,7 +196,7 @@ def render_classification(summary: Summary, width: int = 80) -> list[str]:
         auc = "n/a" if row.roc_auc is None else f"{row.roc_auc:.3f}"
         lines.append(
             _cut(
-                f"{_cut(shown_model(row.model), model_width):<{model_width}}  {row.accuracy:>8.3f}  "
+                f"{models[shown_model(row.model)]:<{model_width}}  {row.accuracy:>8.3f}  "
                 f"{row.macro_f1:>8.3f}  "
                 f"{auc:>7}  {row.count:>5}  {', '.join(row.labels)}",
                 width,

@@ -75,7 +75,7 @@ def test_bad():
     )
     result = pytester.runpytest("--llmeval-gate=lenient")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*expected one of per-test, aggregate; got 'lenient'*"])
+    result.stderr.fnmatch_lines(["*expected one of per-test, aggregate, strict; got 'lenient'*"])
     result = pytester.runpytest()
     assert result.ret != 0
     result.stdout.fnmatch_lines(

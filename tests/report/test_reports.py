@@ -66,6 +66,20 @@ def test_lower_is_better_ranking_and_unnamed_model():
     assert all(len(line) <= 80 for line in lines)
 
 
+def test_long_model_names_lose_their_middle_and_stay_apart_on_80_columns():
+    """Two models that differ only at the end of a long name: each row shows its name's head and distinguishing
+    tail, never two rows that read alike."""
+    one, two = "support-bot-large-finetuned-2024-05-13", "support-bot-large-finetuned-2024-06-01"
+    lines = render_summary(summarize(records((one, "q1", "yes"), (two, "q1", "no"))), width=80)
+    rows = [line for line in lines if line.lstrip().startswith("exact_match")]
+    assert len(rows) == 2 and all(len(line) <= 80 for line in lines)
+    shown = [row.split()[1] for row in rows]
+    assert len(set(shown)) == 2 and all("…" in name for name in shown)
+    for name, whole in zip(shown, (one, two)):
+        head, _, tail = name.partition("…")
+        assert whole.startswith(head) and whole.endswith(tail) and tail.endswith(whole[-5:])
+
+
 def test_unnamed_tests_are_no_model_in_the_json_and_report_summaries():
     from pytest_llmeval.report import html, markdown
 

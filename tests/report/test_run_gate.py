@@ -16,6 +16,7 @@ from pytest_llmeval.report.gate import (
     indeterminate_gate,
     is_error,
     merged_failures,
+    new_failures,
     parse_floor,
     regressions,
 )
@@ -118,7 +119,7 @@ def test_more_unverified_than_the_baseline_is_indeterminate_not_a_regression():
 
 def test_each_exit_rule_is_one_function_that_says_why_the_run_fails():
     """The exit rules, one by one: each says why it fails a run whose tests passed, or ``None``."""
-    assert EXIT_RULES == (merged_failures, regressions, floors_below, indeterminate_gate)
+    assert EXIT_RULES == (merged_failures, regressions, new_failures, floors_below, indeterminate_gate)
     assert failing(RunEnd()) == []
     # merged shards: a failed, erroring or crashed test fails the merge, a skipped or xfailed one does not
     outcomes = {"t::a": "passed", "t::b": "crashed", "t::c": "skipped", "t::d": "error"}
@@ -143,6 +144,41 @@ def test_each_exit_rule_is_one_function_that_says_why_the_run_fails():
     )
     assert indeterminate_gate(RunEnd(gate=outage, indeterminate="pass")) is None
     assert len(failing(RunEnd(gate=outage, comparison=comparison, fail_on_regression=True))) == 2
+
+
+def _replayed(i, verdict, calls=0):
+    return {**rec(i, verdict), "tags": {"answers": "replayed"}, "details": {"judge": {"calls": calls}}}
+
+
+def test_a_replayed_case_under_a_deterministic_check_that_now_fails_is_a_regression():
+    """Two answers replayed from cassettes went from pass to fail: with 30 cases that is within noise for the paired
+    test, but the same input gave another verdict, so the comparison regresses and names them."""
+    before = {"results": [_replayed(i, "pass") for i in range(30)]}
+    now = [_replayed(i, "fail" if i in (3, 7) else "pass") for i in range(30)]
+    comparison = compare(now, before)
+    assert not comparison.regressions  # no row is significant
+    assert [c.nodeid for c in comparison.fixed_failures] == ["t::q3", "t::q7"]
+    assert comparison.verdict == "regressed"
+    assert comparison.verdict_line().startswith(
+        "regressed: 2 replayed case(s) that passed in the baseline fail now: t::q3 (g), t::q7 (g)"
+    )
+    assert comparison.to_dict()["fixed_failures"] == 2
+    end = RunEnd(comparison=comparison, fail_on_regression=True)
+    assert regressions(end) == "2 replayed case(s) that passed in the baseline fail now: t::q3 (g), t::q7 (g)"
+    assert regressions(RunEnd(comparison=comparison)) is None  # only when the run is told to fail on regressions
+    # live answers, or a judge asked anew: the same flips are noise for the paired test, as before
+    for now_, before_ in (
+        ([rec(i, "fail" if i in (3, 7) else "pass") for i in range(30)], [rec(i, "pass") for i in range(30)]),
+        ([_replayed(i, "fail" if i in (3, 7) else "pass", calls=1) for i in range(30)], before["results"]),
+    ):
+        live = compare(now_, {"results": before_})
+        assert live.fixed_failures == [] and live.verdict == "inconclusive"
+        assert regressions(RunEnd(comparison=live, fail_on_regression=True)) is None
+        # golden cases: under gate = "strict" any case that passed and fails now fails the run
+        assert len(live.new_failures) == 2 and new_failures(RunEnd(comparison=live)) is None
+        assert new_failures(RunEnd(comparison=live, strict=True)) == (
+            "2 case(s) that passed in the baseline fail now: t::q3 (g), t::q7 (g)"
+        )
 
 
 def test_a_judge_outage_is_never_a_green_run(pytester, model_stack, server, read_json, junit_properties):
