@@ -31,6 +31,10 @@ def test_the_readme_is_a_front_door_that_keeps_the_two_commands():
         assert after.startswith(
             "```bash\npython3 -m venv .venv && . .venv/bin/activate && pip install torch==2.13.0"
         ), marker
+    # the contributing section of getting-started shows the same test command
+    command = text.split("<!-- test-command -->", 1)[1].split("```", 2)[1]
+    page = GETTING_STARTED.read_text(encoding="utf-8")
+    assert page.split("<!-- test-command -->", 1)[1].split("```", 2)[1] == command
 
 
 def test_the_readme_examples_are_the_samples_the_suite_runs():

@@ -76,7 +76,8 @@ def finish(session: pytest.Session, eval_session: EvalSession) -> None:
     from ..report.github import step_summary_path
 
     step_summary = step_summary_path(eval_session.settings.step_summary) if records else None
-    if not eval_session.settings.report and step_summary is None:
+    save = eval_session.settings.save and bool(records)
+    if not eval_session.settings.report and step_summary is None and not save:
         return
     from ..report import ReportsNotWritten, write_reports
     from .reporting import build_report
@@ -102,6 +103,16 @@ def finish(session: pytest.Session, eval_session: EvalSession) -> None:
             failed = True
             warnings.warn(LLMEvalWarning(f"could not write the llmeval report {path!r}: {exc}"), stacklevel=1)
             eval_session.written.append(f"FAILED {path}: {exc}")
+    if save:
+        from .runs import save_run
+
+        try:
+            root = session.config.invocation_params.dir
+            eval_session.written.append(str(save_run(report, root).relative_to(root)))
+        except OSError as exc:  # the run asked for it: a missing saved run fails it, as a missing report does
+            failed = True
+            warnings.warn(LLMEvalWarning(f"could not save the run under .llmeval/runs: {exc}"), stacklevel=1)
+            eval_session.written.append(f"FAILED saving the run: {exc}")
     if step_summary is not None:
         from ..report.github import append_step_summary
 

@@ -94,6 +94,7 @@ ENVIRONMENT = frozenset(
         "embedding_url",
         "embedding_api_key_env",
         "baseline",
+        "save",
         "fail_on_regression",
         "gate",
         "record_mode",

@@ -148,10 +148,20 @@ OPTIONS: tuple[Option, ...] = (
         "baseline",
         parse_text,
         "",
-        "Compare this run with a JSON report of an earlier run: a paired test per leaderboard row "
-        "(regressed, improved, unchanged or inconclusive) in the summary and reports",
-        "REPORT.json",
-        short="Compare with an earlier run's JSON report",
+        "Compare this run with a JSON report of an earlier run, or a saved run (save = true): last, its id, or a "
+        "branch's newest: a paired test per leaderboard row (regressed, improved, unchanged or inconclusive) in the "
+        "summary and reports",
+        "REPORT.json|last|ID|BRANCH",
+        short="Compare with an earlier run's JSON report, or a saved run: last, an id, a branch",
+    ),
+    Option(
+        "save",
+        parse_boolean,
+        "false",
+        "Save the run's JSON report under .llmeval/runs/ with its commit, branch and time (the last 20 runs and the "
+        "last run of each of 60 days are kept); --llmeval-baseline=last, a saved run's id or a branch then compares "
+        "with one",
+        "BOOL",
     ),
     Option(
         "baseline_tolerance",

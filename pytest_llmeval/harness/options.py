@@ -55,6 +55,7 @@ class Settings:
     models: tuple[str, ...] = ()
     flip_delta: float | None = None
     baseline: str = ""
+    save: bool = False
     baseline_tolerance: float = 0.05
     fail_on_regression: bool = False
     alpha: float = 0.05

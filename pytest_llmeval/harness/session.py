@@ -177,9 +177,10 @@ class EvalSession:
         if not self.settings.baseline or self.is_worker:
             return
         from ..report.jsonfile import load_baseline
+        from .runs import baseline_path
 
         try:
-            self.baseline = load_baseline(str(self.config.invocation_params.dir / self.settings.baseline))
+            self.baseline = load_baseline(str(baseline_path(self.settings.baseline, self.config.invocation_params.dir)))
         except ValueError as exc:
             raise pytest.UsageError(f"--llmeval-baseline / llmeval_baseline: {exc}") from None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import asdict
 
 from ..core.result import NO_MODEL
@@ -93,8 +92,8 @@ def render_summary(summary: Summary, width: int = 80) -> list[str]:
     if summary.best_model:
         passed, count = summary.model_totals[summary.best_model]
         lines.append(f"best model: {summary.best_model} ({passed}/{count} checks passed)")
-    elif summary.no_clear_best:  # whole model names, wrapped: they are what the line compares
-        lines += textwrap.wrap(summary.no_clear_best, width, subsequent_indent="  ", break_on_hyphens=False)
+    elif summary.no_clear_best:  # whole model names: they are what the line compares
+        lines.append(summary.no_clear_best)
     if summary.hardest_case:
         hard = summary.hardest_case
         failed = [m for m in hard.failed_models if m != NO_MODEL]
