@@ -139,10 +139,10 @@ def resolve_saved(ref: str, root: pathlib.Path) -> pathlib.Path | None:
 
 
 def baseline_path(ref: str, root: pathlib.Path) -> pathlib.Path:
-    """The report ``--llmeval-baseline`` names: a file (relative to ``root``), else a saved run (`resolve_saved`);
-    ``ValueError`` saying which it is not."""
+    """The report ``--llmeval-baseline`` names: a file (relative to ``root``; any name ending ``.json`` or with a
+    folder in it is one), else a saved run (`resolve_saved`); ``ValueError`` saying which it is not."""
     path = root / ref
-    if path.exists():
+    if path.exists() or ref.endswith(".json") or os.sep in ref or "/" in ref:  # a file: reading it says what is wrong
         return path
     found = resolve_saved(ref, root)
     if found is None:
