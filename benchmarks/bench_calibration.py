@@ -186,8 +186,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             table.append({"check": check, "set": name, "entry": entry, "brute_force_agrees": agrees})
     print(
         f"\nthrough pytest --llmeval-calibrate, -n {args.workers}; kappa on the rows each check decided (unverified "
-        "rows "
-        "are left out of it)"
+        "rows are left out of it)"
     )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

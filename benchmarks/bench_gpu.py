@@ -367,8 +367,7 @@ def reference(folder: Path, mode: str, model: str, device: str, precision: str, 
 
 HEADER = (
     "| row | on (reference; run) | items ref / run | ref cold s | ref warm s | run s (encode / detect) | warm ref / "
-    "run | "
-    "cold ref / run | calls (forwards) | first-to-last test s | pytest wall s "
+    "run | cold ref / run | calls (forwards) | first-to-last test s | pytest wall s "
     "|\n|---|---|---|---|---|---|---|---|---|---|---|"
 )
 

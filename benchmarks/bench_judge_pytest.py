@@ -168,8 +168,7 @@ def main() -> int:
         f"  --llmeval-gate=aggregate (checks deferred, a batch every 100 tests), concurrency 8: {td:.2f} s ({sentd} "
         "requests, "
         f"{meteredd} metered); per-test critical path {path_8:.2f} s: {td / path_8:.2f}x; all in flight at 8: "
-        f"{bound:.2f} s: "
-        f"{td / bound:.2f}x"
+        f"{bound:.2f} s: {td / bound:.2f}x"
     )
     return 0
 

@@ -186,13 +186,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.answers} HaluEval summaries with their news article (mean {words:.0f} words of context), one "
         "assert_grounded "
         f"(defaults) each, {'-n ' + str(args.workers) if args.workers else 'no xdist'}; seconds (a run's model loads "
-        "are in "
-        "its span: its first test loads them)"
+        "are in its span: its first test loads them)"
     )
     print(
         "| run | first to last test | s an answer | model loads | encode (sentences) | parse (texts) | evidence and "
-        "harness | "
-        "reference / run |"
+        "harness | reference / run |"
     )
     print("|---|---|---|---|---|---|---|---|")
     print(

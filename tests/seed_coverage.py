@@ -142,8 +142,7 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
         "check",
         "groundedness",
         "assert_grounded: method='embeddings' is the catalog's minimum over sentences; the default fails on named "
-        "evidence "
-        "(unstated facts, negation flips, role swaps) and leaves answers too reworded to confirm unverified",
+        "evidence (unstated facts, negation flips, role swaps) and leaves answers too reworded to confirm unverified",
     ),
     _r(
         "000",
@@ -695,8 +694,7 @@ SEED_COVERAGE: tuple[Coverage, ...] = (
         "option",
         "pii_presidio",
         "assert_no_pii_presidio(language='ja'): Presidio with GiNZA (ja_ginza) and Japanese address, phone and "
-        "passport "
-        "patterns; the metric pii_occurrences sums the findings over entity types (presidio-ja extra)",
+        "passport patterns; the metric pii_occurrences sums the findings over entity types (presidio-ja extra)",
     ),
     _r(
         "003",

@@ -254,8 +254,7 @@ def verifier_block() -> str:
 
     lines += [
         "| data | setup | good failed | good passed | bad caught | failure precision | unverified | AUC (verifier's "
-        "support: "
-        "card) |",
+        "support: card) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     aucs = card.data.get("development_auc", {})

@@ -75,9 +75,7 @@ _TO_99_ONE = f"(?:{_TO_99}|one)"
 _HUNDREDS = f"(?:an?|{_ONE_TO_NINE})[ \\t-]hundred(?:[ \\t](?:and[ \\t])?{_TO_99_ONE})?"
 _WORD_NUMBER = (
     f"(?:(?:{_HUNDREDS}|{_TO_99}|an?|one)[ \\t-]thousand(?:[ \\t](?:and[ \\t])?(?:{_HUNDREDS}|{_TO_99_ONE}))?"
-    f"|{_HUNDREDS}"
-    f"|(?:(?:half[ \\t]an?|an?|{_TO_99_ONE})[ \\t-])?dozen"
-    f"|{_TO_99}"
+    f"|{_HUNDREDS}|(?:(?:half[ \\t]an?|an?|{_TO_99_ONE})[ \\t-])?dozen|{_TO_99}"
     f"|(?:one|an?)(?=[ \\t-]?(?:million|billion|trillion)\\b)|one(?=[ \\t]and[ \\t]a[ \\t]half\\b))"
 )
 

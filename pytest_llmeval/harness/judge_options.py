@@ -49,8 +49,7 @@ JUDGE_OPTIONS: tuple[Option, ...] = (
         choice_parser("record", "replay", "off"),
         "record",
         "Judge verdict cache: record (replay what is recorded, ask and record the rest), replay (a missing verdict "
-        "fails "
-        "the check), off",
+        "fails the check), off",
         "MODE",
     ),
     Option(
@@ -76,8 +75,7 @@ JUDGE_OPTIONS: tuple[Option, ...] = (
         number_parser("an integer from 1 to 100", 1, 100, int),
         "1",
         "Judge each judge check N times (each repeat recorded) and score the mean, so a flickering judge shows; use "
-        "with a "
-        "temperature above 0",
+        "with a temperature above 0",
         "N",
     ),
     Option(
@@ -136,8 +134,7 @@ JUDGE_OPTIONS: tuple[Option, ...] = (
         parse_boolean,
         "false",
         "In tests parametrized from cases(...), ask the next tests' judge verdicts together in the background when "
-        "every "
-        "field a judge check reads comes from the case (they are cached for those tests)",
+        "every field a judge check reads comes from the case (they are cached for those tests)",
         "BOOL",
     ),
     Option(

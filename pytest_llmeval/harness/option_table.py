@@ -68,8 +68,7 @@ OPTIONS: tuple[Option, ...] = (
         "",
         "Evidence kinds that fail a check with a fail_on parameter (groundedness), comma-separated "
         "(number, changed_number, name, negation, role_swap ...), 'all' or 'none'; the other kinds only warn and leave "
-        "the "
-        "answer unverified (default: the kinds measured precise enough on support-labeled data, docs/quality.md; "
+        "the answer unverified (default: the kinds measured precise enough on support-labeled data, docs/quality.md; "
         "a check's fail_on= wins)",
         "KINDS",
         short="Evidence kinds that fail (groundedness): KINDS, all or none",
@@ -168,8 +167,7 @@ OPTIONS: tuple[Option, ...] = (
         number_parser("a number from 0 to 1", low=0.0, high=1.0),
         "0.05",
         "The equivalence margin, on the pass rate's or mean's scale: a leaderboard row whose difference's interval "
-        "lies "
-        "within +-DELTA is unchanged (a significant one-sided change is regressed or improved whatever its size)",
+        "lies within +-DELTA is unchanged (a significant one-sided change is regressed or improved whatever its size)",
         "DELTA",
     ),
     Option(
@@ -249,8 +247,7 @@ OPTIONS: tuple[Option, ...] = (
         "@pytest.mark.llmeval(defer=True), the llmeval_deferred fixture) queues its checks, scored in batches across "
         "tests "
         "every TESTS tests or SECONDS seconds and at the end, its report held until then; off: every check scores "
-        "where "
-        "it is called",
+        "where it is called",
         "MODE[,TESTS,SECONDS]",
         short="Score queued checks in batches: auto or off[,TESTS,SECONDS]",
     ),
@@ -279,8 +276,7 @@ OPTIONS: tuple[Option, ...] = (
         "Run every test N times as N draws of one case (a test's @pytest.mark.llmeval(repeat=N) wins); reports group "
         "the "
         "draws under the case, with per-case pass rates, pass@k, pass^k and flaky cases. auto[:MAX] (MAX 5): draw a "
-        "case "
-        "again only while its K-of-MAX verdict is undecided (K: min_pass, else a majority)",
+        "case again only while its K-of-MAX verdict is undecided (K: min_pass, else a majority)",
         "N|auto[:MAX]",
         short="Run every test N times, or auto[:MAX] until decided",
     ),
@@ -289,8 +285,7 @@ OPTIONS: tuple[Option, ...] = (
         number_parser("an integer from 1 to 1000", 1, 1000, int, none=""),
         "",
         "With repeats: a case passes when at least K of its draws pass (a test's @pytest.mark.llmeval(min_pass=K) "
-        "wins); "
-        "its draws record their checks without failing, and one draw's test reports the case's failure",
+        "wins); its draws record their checks without failing, and one draw's test reports the case's failure",
         "K",
     ),
     Option(
@@ -356,8 +351,7 @@ OPTIONS: tuple[Option, ...] = (
         "",
         "A local model that decides the unverified answers of checks that read an answer against its "
         "context (groundedness) before any judge: FAMILY:MODEL, FAMILY token (LettuceDetect), sequence (HHEM, "
-        "MiniCheck) "
-        "or nli, MODEL a hub name or local folder (a call's detector= wins)",
+        "MiniCheck) or nli, MODEL a hub name or local folder (a call's detector= wins)",
         "FAMILY:MODEL",
         short="Local detector tier: FAMILY:MODEL (HHEM, MiniCheck, nli...)",
     ),

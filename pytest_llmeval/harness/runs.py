@@ -29,7 +29,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["RUNS_DIR", "KEEP_LAST", "KEEP_DAYS", "save_run", "kept", "saved_runs", "resolve_saved", "baseline_path"]
+__all__ = ["RUNS_DIR", "KEEP_LAST", "KEEP_DAYS", "save_run", "kept", "resolve_saved", "baseline_path"]
 
 #: Where saved runs go, under the run's root folder.
 RUNS_DIR = os.path.join(".llmeval", "runs")
@@ -104,35 +104,33 @@ def save_run(report: Mapping[str, Any], root: pathlib.Path) -> pathlib.Path:
     return path
 
 
-def saved_runs(root: pathlib.Path) -> list[tuple[pathlib.Path, Mapping[str, Any]]]:
-    """The saved runs under ``root``, oldest first, each with its ``run.saved`` entry (unreadable files left out)."""
-    out = []
-    for path in sorted((root / RUNS_DIR).glob("*.json")):
-        try:
-            with open(path, encoding="utf-8") as stream:
-                saved = (json.load(stream).get("run") or {}).get("saved")
-        except (OSError, ValueError, AttributeError):
-            continue
-        if isinstance(saved, Mapping):
-            out.append((path, saved))
-    return out
+def _saved(path: pathlib.Path) -> Mapping[str, Any] | None:
+    """``run.saved`` of the saved run at ``path`` (``None`` when it cannot be read)."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            saved = (json.load(stream).get("run") or {}).get("saved")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return saved if isinstance(saved, Mapping) else None
 
 
 def resolve_saved(ref: str, root: pathlib.Path) -> pathlib.Path | None:
     """The saved run ``ref`` names: ``last`` (the newest), a run id (or its first characters), or a branch (its newest
     run); ``None`` when ``ref`` names none (it may be a report's path). ``ValueError`` when it names a saved run that
-    is not there, listing what is."""
-    runs = saved_runs(root)
+    is not there, listing what is. The time and id are in each file's name: only a branch needs the files read, newest
+    first, until one is on it."""
+    paths = sorted((root / RUNS_DIR).glob("*.json"))
     if ref == "last":
-        if not runs:
+        if not paths:
             raise ValueError(f"'last' names the newest saved run, and {RUNS_DIR} under {root} holds none (save = true)")
-        return runs[-1][0]
-    by_id = [path for path, saved in runs if str(saved.get("id", "")).startswith(ref)] if len(ref) >= 4 else []
+        return paths[-1]
+    by_id = [path for path in paths if path.stem.rpartition("-")[2].startswith(ref)] if len(ref) >= 4 else []
     if len(by_id) == 1:
         return by_id[0]
-    by_branch = [path for path, saved in runs if saved.get("branch") == ref]
-    if by_branch:
-        return by_branch[-1]
+    for path in reversed(paths):
+        saved = _saved(path)
+        if saved is not None and saved.get("branch") == ref:
+            return path
     if by_id:
         raise ValueError(f"{ref!r} starts the ids of {len(by_id)} saved runs; give more of it")
     return None
@@ -148,6 +146,6 @@ def baseline_path(ref: str, root: pathlib.Path) -> pathlib.Path:
     if found is None:
         raise ValueError(
             f"{ref!r} is neither a report file nor a saved run (last, a saved run's id or a branch; "
-            f"{len(saved_runs(root))} saved under {root / RUNS_DIR})"
+            f"{len(list((root / RUNS_DIR).glob('*.json')))} saved under {root / RUNS_DIR})"
         )
     return found

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
@@ -51,7 +51,7 @@ from .findings import perturbation_of
 from .provenance import fixed
 from .rowstats import case_of
 
-__all__ = ["Change", "RowComparison", "sizing_text", "Comparison", "compare", "RUN_VERDICTS"]
+__all__ = ["named", "Change", "RowComparison", "sizing_text", "Comparison", "compare", "RUN_VERDICTS"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,11 @@ class Change:
             f"{self.kind}: {self.evaluator} {self.metric} {_num(self.before)} -> {_num(self.after)} "
             f"({words.get(self.was or '', self.was)} -> {words.get(self.now or '', self.now)}): {self.nodeid}"
         )
+
+
+def named(changes: Sequence[Change]) -> str:
+    """The first three changed cases, each with its check (``t.py::test_a[q1] (groundedness), ...``)."""
+    return ", ".join(f"{c.nodeid} ({c.evaluator})" for c in changes[:3]) + (", ..." if len(changes) > 3 else "")
 
 
 def _worsening(row: RowComparison) -> float:
@@ -227,8 +232,9 @@ class Comparison:
             return "not compared: no leaderboard row has cases in both runs"
         if self.verdict == "regressed" and not self.regressions:  # replayed cases only: named one by one
             cases = self.fixed_failures
-            named = ", ".join(f"{c.nodeid} ({c.evaluator})" for c in cases[:3]) + (", ..." if len(cases) > 3 else "")
-            return f"regressed: {len(cases)} replayed case(s) that passed in the baseline fail now: {named}" + tail
+            return (
+                f"regressed: {len(cases)} replayed case(s) that passed in the baseline fail now: {named(cases)}" + tail
+            )
         if self.verdict == "regressed":
             worst = max(self.regressions, key=lambda r: (_worsening(r), -r.p_adjusted))  # the row that moved most
             return f"regressed: {worst.label} {_num(worst.before)} -> {_num(worst.after)}" + tail
@@ -236,8 +242,7 @@ class Comparison:
             rose = max((r for r in self.rows if r.verdict == "indeterminate"), key=lambda r: r.difference)
             return (
                 f"indeterminate: {rose.label} {_num(rose.before)} -> {_num(rose.after)}: the run measured less than "
-                "the "
-                "baseline" + tail
+                "the baseline" + tail
             )
         if self.verdict == "improved":
             return "improved" + tail

@@ -64,9 +64,9 @@ def names_within(names: Sequence[str], width: int) -> dict[str, str]:
     def cut(name: str, head: int) -> str:
         return name if len(name) <= width else name[:head] + "…" + name[len(name) - (width - 1 - head) :]
 
-    heads = sorted(range(1, width - 1), key=lambda head: (head < min(4, width // 3), -(width - head)))
-    for head in heads:  # the longest tail first, keeping a head of a few characters to read
+    least = min(4, width // 3)  # a head of a few characters to read
+    for head in (*range(least, width - 1), *range(1, least)):  # the longest tail first
         shown = {name: cut(name, head) for name in unique}
         if len(set(shown.values())) == len(unique):
             return shown
-    return {name: cut(name, min(4, width // 3)) for name in unique}
+    return {name: cut(name, least) for name in unique}

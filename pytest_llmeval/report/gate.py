@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..core.result import NO_MODEL, Record, verdict_of
+from .baseline import named
 
 __all__ = [
     "RunEnd",
@@ -332,7 +333,7 @@ def regressions(end: RunEnd) -> str | None:
     if rows:
         said.append(f"{len(rows)} row(s) regressed against the baseline: " + ", ".join(str(r.label) for r in rows[:3]))
     if cases:
-        said.append(f"{len(cases)} replayed case(s) that passed in the baseline fail now: " + _cases(cases))
+        said.append(f"{len(cases)} replayed case(s) that passed in the baseline fail now: " + named(cases))
     return "; ".join(said)
 
 
@@ -340,11 +341,7 @@ def new_failures(end: RunEnd) -> str | None:
     """Under ``gate = "strict"`` (golden cases), any case that passed in the baseline and fails now fails the run,
     whatever the statistics say."""
     cases = end.comparison.new_failures if end.comparison is not None and end.strict else []
-    return f"{len(cases)} case(s) that passed in the baseline fail now: " + _cases(cases) if cases else None
-
-
-def _cases(changes: Sequence[Any]) -> str:
-    return ", ".join(f"{c.nodeid} ({c.evaluator})" for c in changes[:3]) + (", ..." if len(changes) > 3 else "")
+    return f"{len(cases)} case(s) that passed in the baseline fail now: " + named(cases) if cases else None
 
 
 def floors_below(end: RunEnd) -> str | None:

@@ -92,8 +92,7 @@ def _sections(v: Any) -> list[Section]:
     if base is not None and base.rows.total:
         others = [
             f"| {r.verdict} | {cell(r.check)} | {cell(r.metric)} | {cell(r.model)} | {r.before} | {r.after} | "
-            f"{r.difference} "
-            f"| {cell(r.note, 160)} |"
+            f"{r.difference} | {cell(r.note, 160)} |"
             for r in base.rows.rows
             if r.verdict != "regressed"
         ]

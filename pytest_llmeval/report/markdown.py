@@ -120,8 +120,7 @@ def render(report: dict[str, Any]) -> str:
         ]
         lines += [
             f"| {row.rank} | {cell(row.model)} | {row.mean} | {row.ci} | {row.spread} | {row.pass_rate} | "
-            f"{row.pass_ci} | "
-            f"{row.passed} |"
+            f"{row.pass_ci} | {row.passed} |"
             + (f" {row.unverified} |" if unv else "")
             + (f" {row.expected} |" if xf else "")
             + f" {row.count} |"

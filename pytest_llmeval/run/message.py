@@ -54,8 +54,7 @@ def format_failure(result: Result, length: int | None = None) -> str:
     elif isinstance(escalated, Mapping) and escalated.get("verdict") == "fail":
         lines.append(
             f"llmeval {result.evaluator} failed: the judge ({escalated.get('check')}) found the answer wrong, where "
-            "the "
-            "offline evidence could not decide"
+            "the offline evidence could not decide"
         )
     elif result.verdict == "unverified" and result.details and result.details.get("split"):
         lines.append(
@@ -73,8 +72,7 @@ def format_failure(result: Result, length: int | None = None) -> str:
         lines.append(f"llmeval {result.evaluator} unverified: {opening}" + (f" ({missed})" if missed else ""))
         lines.append(
             "  decide it: the claim verifier (--llmeval-verifier), a detector (--llmeval-detector=FAMILY:MODEL) or a "
-            "judge "
-            "(--llmeval-judge-model); "
+            "judge (--llmeval-judge-model); "
             "--llmeval-unverified or unverified= chooses what an unverified answer does to the test"
         )
     elif failed:

@@ -55,14 +55,11 @@ def test_flips_are_evidence_and_unlike_scores_are_not_compared(pytester):
     result.stdout.fnmatch_lines(
         [
             "llmeval verdict: inconclusive: no significant regression, but for exact_match fail rate this suite cannot "
-            "detect a "
-            "change under 100 points; needs about * cases*",
+            "detect a change under 100 points; needs about * cases*",
             "llmeval baseline base.json: 1 row(s) compared over 2 matched result(s); 1 not comparable (signature "
-            "changed); "
-            "2 new, 1 gone",
+            "changed); 2 new, 1 gone",
             "  inconclusive: exact_match fail rate: 0.500 -> 0.500 (+0.000, CI *, p=*, 2 cases): this suite cannot "
-            "detect a "
-            "change under 100 points*",
+            "detect a change under 100 points*",
             "  evidence: 1 result(s) moved to a failure, 1 from one*",
             "    worse: exact_match exact_match 1.000 -> 0.000 (passed -> failed): test_suite.py::test_a",
             "    better: exact_match exact_match 0.000 -> 1.000 (failed -> passed): test_suite.py::test_b",

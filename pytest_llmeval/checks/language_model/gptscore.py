@@ -245,8 +245,7 @@ class GPTScoreTranslation(_GPTScore):
 
 _QA = (
     "Answer the question based on the conversation between a human and AI.\nQuestion: Are the responses of AI "
-    "{quality}? "
-    "(a) Yes. (b) No.\nConversation: {{source}}\nAnswer:{{target}}"
+    "{quality}? (a) Yes. (b) No.\nConversation: {{source}}\nAnswer:{{target}}"
 )
 
 
