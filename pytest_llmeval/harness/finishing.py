@@ -59,40 +59,44 @@ def finish(session: pytest.Session, eval_session: EvalSession) -> None:
         # a regression, a judge outage or a row below its floor is not a green run
         if failing(end) and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    if records:
+    if not (records or eval_session.settings.report or eval_session.judge_skips or comparison is not None):
+        return  # nothing to report, nothing to summarise
+    from .reporting import built_key, interruption, interruption_key, report_and_model
+
+    session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
+    try:  # the JSON report and its model, once: the JUnit properties, the terminal and every file render them
+        report, model = report_and_model(eval_session)
+    except Exception as exc:  # noqa: BLE001 - say so, fail the run if it asked for reports, keep pytest's own output
+        warnings.warn(LLMEvalWarning(f"could not build the llmeval report: {exc!r}"), stacklevel=1)
+        built_failed = f"the report could not be built: {exc!r}"
+    else:
+        session.config.stash[built_key] = (report, model)
+        built_failed = ""
+    if records and not built_failed:
         from ..report.junit import add_suite_properties
 
         try:
-            add_suite_properties(session.config, eval_session.summary(), comparison, gate)
+            add_suite_properties(session.config, model)
         except Exception as exc:  # noqa: BLE001 - the aggregates failing must not cost pytest's own JUnit file
             warnings.warn(
                 LLMEvalWarning(f"could not add the llmeval leaderboard to the JUnit file: {exc!r}"), stacklevel=1
             )
-    if not (records or eval_session.settings.report or eval_session.judge_skips or comparison is not None):
-        return  # nothing to report, nothing to summarise
-    from .reporting import interruption, interruption_key
-
-    session.config.stash[interruption_key] = interruption(session, eval_session)  # the reports and the summary say it
     from ..report.github import step_summary_path
 
     step_summary = step_summary_path(eval_session.settings.step_summary) if records else None
     save = eval_session.settings.save and bool(records)
     if not eval_session.settings.report and step_summary is None and not save:
         return
-    from ..report import ReportsNotWritten, write_reports
-    from .reporting import build_report
-
-    try:
-        report = build_report(eval_session)
-    except Exception as exc:  # noqa: BLE001 - say so, fail the run, keep pytest's own output
-        warnings.warn(LLMEvalWarning(f"could not build the llmeval report: {exc!r}"), stacklevel=1)
-        eval_session.written.append(f"FAILED: the report could not be built: {exc!r}")
+    if built_failed:
+        eval_session.written.append(f"FAILED: {built_failed}")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
         return
+    from ..report import ReportsNotWritten, write_reports
+
     failed = False
     for path in eval_session.settings.report:
         try:
-            eval_session.written.extend(write_reports(report, path))
+            eval_session.written.extend(write_reports(report, path, model))
         except ReportsNotWritten as exc:  # the directory's other files were written: say which were not
             failed = True
             eval_session.written.extend(exc.written)
@@ -117,7 +121,7 @@ def finish(session: pytest.Session, eval_session: EvalSession) -> None:
         from ..report.github import append_step_summary
 
         try:
-            append_step_summary(report, step_summary)
+            append_step_summary(model, step_summary)
         except OSError as exc:  # the summary is a courtesy: the reports and the run's verdict stand
             warnings.warn(LLMEvalWarning(f"could not append to the step summary {step_summary!r}: {exc}"), stacklevel=1)
     if failed and session.exitstatus == pytest.ExitCode.OK:

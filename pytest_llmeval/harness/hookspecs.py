@@ -53,6 +53,9 @@ def pytest_llmeval_generate_report(
 def pytest_llmeval_update_report(config: pytest.Config, report: dict[str, Any]) -> None:
     """Change the JSON report in place before any report file is written (controller only).
 
+    Called once in every run with results, reports asked for or not: the report model that the terminal
+    summary, the JUnit properties and every report file render is read from the report after this hook.
+
     The records in ``report["results"]`` share their repeated values (signature, thresholds,
     metrics, details, tags) to stay small: to change one record's nested value, give that
     record a new dict (``record["details"] = {**record["details"], "note": ...}``) rather than

@@ -19,12 +19,15 @@ from ..core.result import verdict_of
 
 if TYPE_CHECKING:
     from ..report.gate import Gate
+    from ..report.rows import ReportView
     from .session import EvalSession
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "build_report",
+    "built_key",
+    "report_and_model",
     "run_gate",
     "interruption",
     "interruption_key",
@@ -166,6 +169,18 @@ def build_report(session: EvalSession) -> dict[str, Any]:
     return report
 
 
+#: The run's JSON report and its report model, built once at the end of the run (`report_and_model`).
+built_key = pytest.StashKey[tuple[dict[str, Any], "ReportView"]]()
+
+
+def report_and_model(session: EvalSession) -> tuple[dict[str, Any], ReportView]:
+    """The run's JSON report (`build_report`) and the report model every renderer reads (`..report.view.view`)."""
+    from ..report.view import view
+
+    report = build_report(session)
+    return report, view(report)
+
+
 def judge_stats(session: EvalSession) -> dict[str, Any]:
     """Judge calls, tokens, cost and cache use, workers added up; skips counted on the controller."""
     parts = session.judge_parts() + session.worker_judges
@@ -208,44 +223,46 @@ def model_stats(session: EvalSession) -> dict[str, Any]:
 
 
 def session_lines(session: EvalSession, width: int) -> list[str]:
-    """Every line of the ``llmeval summary`` section of the terminal."""
+    """Every line of the ``llmeval summary`` section of the terminal: the report model's, then the session's own
+    (models and parses, judge use, the baseline's rows, where the reports went)."""
     from ..report.aggregate import outcome_counts_line
     from ..report.provenance import answer_lines
     from ..report.terminal import render_summary
-    from ..report.view import verdict_lines
 
-    stopped = session.config.stash.get(interruption_key, {}).get("interruption")
-    lines = [f"llmeval: {stopped}"] if stopped else []
-    gate = run_gate(session)
-    if gate.line():
-        lines.append(f"llmeval gate: {gate.line()}")
-        lines += [f"  {reason}" for reason in gate.indeterminate[1:10]]
-        lines += [f"  floor: {floor.describe()}" for floor in gate.floors]
-    lines += render_summary(session.summary(), width=min(width, 100)) if session.gated() else []
-    if session.gated():
-        lines += verdict_lines(session.summary().to_dict())
+    built = session.config.stash.get(built_key, None)
+    model = built[1] if built is not None else None
+    lines = [f"llmeval: {model.interruption}"] if model is not None and model.interruption else []
+    if model is not None and model.gate:
+        lines.append(f"llmeval gate: {model.gate}")
+        lines += [f"  {detail}" for detail in model.gate_details]
+    if model is not None and session.gated():
+        lines += render_summary(model, width=min(width, 100)) + list(model.verdicts)
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
     lines += (
         _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
     )
-    lines += _calibration_lines(session) + answer_lines(session.records, session.baseline)
+    lines += _calibration_lines(session, built[0] if built is not None else None) + answer_lines(
+        session.records, session.baseline
+    )
     lines += [f"llmeval report: {path}" for path in session.written]
     return lines
 
 
-def _calibration_lines(session: EvalSession) -> list[str]:
-    """The calibration run's figures and the record it wrote; each check's calibration status under the requirement."""
+def _calibration_lines(session: EvalSession, report: Mapping[str, Any] | None) -> list[str]:
+    """The calibration run's figures and the record it wrote; each check's calibration status under the requirement
+    (the JSON report's calibration section, computed when the report could not be)."""
     if not (session.settings.calibrate or session.requirement is not None):
         return []
     from .calibrating import calibration_section, run_floors
 
     section = (
-        calibration_section(
+        report.get("calibration")
+        if report is not None
+        else calibration_section(
             session.config, session.ordered_records(), session.requirement, run_floors(session.settings)
         )
-        or {}
-    )
+    ) or {}
     lines = [f"llmeval calibration: {line}" if not line.startswith(" ") else line for line in section.get("lines", [])]
     if "entries" in section:
         lines.append(

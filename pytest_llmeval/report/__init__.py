@@ -11,7 +11,10 @@ import os
 import tempfile
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .rows import ReportView
 
 __all__ = ["write_reports", "atomic_write", "current_umask", "ReportsNotWritten", "FORMATS"]
 
@@ -22,32 +25,36 @@ _PROC_STATUS = "/proc/self/status"  # Linux: its "Umask:" line reads the umask w
 _umask_lock = threading.Lock()
 
 
-def _json(report: dict[str, Any]) -> Iterable[str]:
+def _json(report: dict[str, Any], model: Callable[[], ReportView]) -> Iterable[str]:
     from .jsonfile import chunks
 
     return chunks(report)  # streamed: a report of tens of thousands of results is never one string in memory
 
 
-def _markdown(report: dict[str, Any]) -> str:
+def _markdown(report: dict[str, Any], model: Callable[[], ReportView]) -> str:
     from .markdown import render
 
-    return render(report)
+    return render(model())
 
 
-def _html(report: dict[str, Any]) -> str:
+def _html(report: dict[str, Any], model: Callable[[], ReportView]) -> str:
     from .html import render
 
-    return render(report)
+    return render(model())
 
 
-#: Extension -> renderer.
-def _comment(report: dict[str, Any]) -> str:
+def _comment(report: dict[str, Any], model: Callable[[], ReportView]) -> str:
     from .github import render_comment
 
-    return render_comment(report)
+    return render_comment(model())
 
 
-FORMATS: dict[str, Callable[[dict[str, Any]], str | Iterable[str]]] = {".json": _json, ".md": _markdown, ".html": _html}
+#: Extension -> renderer: the JSON report is the dict itself, the others render its report model.
+FORMATS: dict[str, Callable[[dict[str, Any], Callable[[], ReportView]], str | Iterable[str]]] = {
+    ".json": _json,
+    ".md": _markdown,
+    ".html": _html,
+}
 
 
 class ReportsNotWritten(Exception):
@@ -103,11 +110,22 @@ def atomic_write(path: str, text: str | Iterable[str]) -> None:
         raise
 
 
-def write_reports(report: dict[str, Any], path: str) -> list[str]:
+def write_reports(report: dict[str, Any], path: str, model: ReportView | None = None) -> list[str]:
     """Write ``report`` to ``path``: one file by extension, or all formats into a directory; the files written.
 
-    Every file that can be written is: `ReportsNotWritten` then names each one that could not.
+    The Markdown and HTML reports and the comment render ``model``, the report model of ``report`` (`.view.view()`
+    builds it when none is given, once for all of them). Every file that can be written is: `ReportsNotWritten` then
+    names each one that could not (a model that cannot be built costs the files that need it, not the JSON report).
     """
+    built: list[ReportView] = [model] if model is not None else []
+
+    def the_model() -> ReportView:
+        if not built:
+            from .view import view
+
+            built.append(view(report))
+        return built[0]
+
     extension = os.path.splitext(path)[1].lower()
     if extension in FORMATS:
         targets = [(path, FORMATS[extension])]
@@ -120,7 +138,7 @@ def write_reports(report: dict[str, Any], path: str) -> list[str]:
     failed: list[tuple[str, Exception]] = []
     for target, render in targets:
         try:
-            atomic_write(target, render(report))
+            atomic_write(target, render(report, the_model))
         except Exception as exc:  # noqa: BLE001 - a full disk may still take the smaller reports
             failed.append((target, exc))
         else:

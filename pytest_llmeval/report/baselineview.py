@@ -57,7 +57,7 @@ class Baseline:
     rows: Capped[CompareRow] = Capped((), 0)
 
 
-def baseline_section(baseline: Mapping[str, Any] | None, limit: int) -> Baseline | None:
+def baseline_section(baseline: Mapping[str, Any] | None, limit: int | None = None) -> Baseline | None:
     if not baseline:
         return None
     changes = capped(

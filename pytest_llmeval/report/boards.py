@@ -27,6 +27,14 @@ class BoardRow:  # one model's row in a check's leaderboard table
     ci: str = ""  # the mean's interval, "0.61..0.78" ("" when there is none)
     pass_ci: str = ""  # the pass rate's, "52-79%"
     expected: int = 0  # failed results of xfail tests: expected failures
+    # the figures unformatted (the JUnit properties give six decimals); model_name None: tests without a model
+    model_name: str | None = None
+    mean_value: float | None = None
+    pass_rate_value: float = 0.0
+    ci_low: float | None = None
+    ci_high: float | None = None
+    pass_ci_low: float | None = None
+    pass_ci_high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,10 @@ class Board:  # a check's leaderboard table, rows best first
     metric: str
     direction: str  # "higher is better" or "lower is better"
     rows: tuple[BoardRow, ...]
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "higher is better"
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,13 @@ def boards(rows: list[dict[str, Any]]) -> tuple[Board, ...]:
                     interval(row.get("ci_low"), row.get("ci_high")),
                     interval(row.get("pass_ci_low"), row.get("pass_ci_high"), percent=True),
                     row.get("expected", 0),
+                    row["model"],
+                    row["mean"],
+                    row["pass_rate"],
+                    row.get("ci_low"),
+                    row.get("ci_high"),
+                    row.get("pass_ci_low"),
+                    row.get("pass_ci_high"),
                 )
                 for row in group
             ),

@@ -38,7 +38,7 @@ def number(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
-def capped(items: list[Any], limit: int, row: Callable[[Any], T]) -> Capped[T]:
+def capped(items: list[Any], limit: int | None, row: Callable[[Any], T]) -> Capped[T]:  # None: no limit
     return Capped(tuple(row(item) for item in items[:limit]), len(items))
 
 

@@ -14,8 +14,8 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .markdown import cell, opening
-from .view import Limits, view
+from .markdown import cell, model_of, opening
+from .rows import Limits, ReportView
 
 __all__ = [
     "COMMENT_LIMIT",
@@ -134,7 +134,7 @@ def _sections(v: Any) -> list[Section]:
 
 
 def render_comment(
-    report: Mapping[str, Any],
+    report: ReportView | Mapping[str, Any],
     *,
     limit: int = COMMENT_LIMIT,
     artifact: str = "llmeval-report",
@@ -144,7 +144,7 @@ def render_comment(
 
     Under GitHub Actions (``GITHUB_ACTIONS=true`` in ``environ``, by default the process's) it points to the
     ``artifact`` of the workflow run for the whole report; elsewhere to the reports written beside it."""
-    v = view(dict(report), COMMENT_ROWS)
+    v = model_of(report).limited(COMMENT_ROWS)
     if (os.environ if environ is None else environ).get("GITHUB_ACTIONS") == "true":
         footer = [
             f"<sub>The whole run (JSON, Markdown, HTML reports): the `{cell(artifact)}` artifact of this workflow "
@@ -200,13 +200,14 @@ def step_summary_path(setting: str, environ: Mapping[str, str] | None = None) ->
     return path or None
 
 
-def append_step_summary(report: Mapping[str, Any], path: str, render_markdown: Any = None) -> None:
+def append_step_summary(report: ReportView | Mapping[str, Any], path: str) -> None:
     """Append the run's Markdown summary to ``path``; the comment's bounded form when the full one is too large."""
     from ..text.basics import replace_surrogates
     from .markdown import render
 
-    text = replace_surrogates((render_markdown or render)(dict(report)))
+    model = model_of(report)
+    text = replace_surrogates(render(model))
     if len(text.encode("utf-8")) > STEP_SUMMARY_LIMIT:
-        text = replace_surrogates(render_comment(report, limit=STEP_SUMMARY_LIMIT // 4))
+        text = replace_surrogates(render_comment(model, limit=STEP_SUMMARY_LIMIT // 4))
     with open(path, "a", encoding="utf-8", newline="\n") as stream:
         stream.write(text if text.endswith("\n") else text + "\n")

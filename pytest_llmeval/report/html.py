@@ -5,22 +5,19 @@ distributions against the threshold, the baseline's before / after, the leaderbo
 checks), the cases-by-models grid of each check, and every result, failures first. Filters by model,
 check, verdict and text run in an inline script; charts are inline SVG; a Content-Security-Policy lets
 the page fetch nothing. The page is a Jinja2 template with autoescape: every text from the run, model
-output above all, is escaped. What is shown comes from `.view.view()` and `.charts`.
+output above all, is escaped. What is shown comes from the report model (`.rows.ReportView`), charts included.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import Counter
 import os
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ..core.result import verdict_of
 from . import charts
-from .baselineview import new_failures
-from .view import HTML_LIMITS, Limits, result_row, view
+from .rows import HTML_LIMITS, ReportView, ResultRow
 
 __all__ = ["render", "MAX_RESULTS", "MAX_FAILURES"]
 
@@ -28,11 +25,8 @@ __all__ = ["render", "MAX_RESULTS", "MAX_FAILURES"]
 #: Rows of the results table at most (failures first); the JSON report has them all.
 MAX_RESULTS = HTML_LIMITS.results
 
-#: Rows of the failures table at most.
+#: Rows of the failures tables at most, all three together.
 MAX_FAILURES = 1000
-
-#: Cases per check in the cases-by-models grid (the hardest first).
-MAX_GRID_CASES = 100
 
 _TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 
@@ -51,30 +45,21 @@ def _template() -> Any:
     return environment.get_template("report.html.j2")
 
 
-def _order(record: Mapping[str, Any]) -> int:
-    """Failed, unverified, expected failure (xfail), passed."""
-    if not record.get("passed"):
-        return 2 if record.get("outcome") == "xfailed" else 0
-    return 1 if verdict_of(record) == "unverified" else 3
+def render(report: ReportView | Mapping[str, Any]) -> str:
+    """The HTML page of the report model (a JSON report dict is read by `.view.view()` first)."""
+    from .view import view
 
-
-def render(report: dict[str, Any]) -> str:
-    v = view(report, Limits(flips=HTML_LIMITS.flips, changes=HTML_LIMITS.changes, failures=0, results=0))
-    records: list[Mapping[str, Any]] = [r for r in report.get("results") or [] if isinstance(r, Mapping)]
-    # stable: test-id order within
-    ranked = sorted(((_order(record), record) for record in records), key=lambda pair: pair[0])
-    shown = [record for _, record in ranked[:MAX_RESULTS]]
-    anchors = {id(record): f"#r{index}" for index, record in enumerate(shown)}
-    new = new_failures(report.get("baseline"))  # marked "new" as in the Markdown and the comment
-    results = [(f"r{index}", result_row(record, new)) for index, record in enumerate(shown)]
-    not_passed = [pair for pair in ranked if pair[0] < 3][:MAX_FAILURES]
-    groups: dict[int, list[tuple[str, Any]]] = {0: [], 1: [], 2: []}
-    for index, (group, record) in enumerate(not_passed):
-        groups[group].append((f"f{index}", result_row(record, new)))
-    counted = Counter(group for group, _ in ranked)
-    totals = [counted[group] for group in range(3)]
-    models = sorted({charts.shown(r.get("model")) for r in records})
-    base_rows = (report.get("baseline") or {}).get("rows") or []
+    whole = report if isinstance(report, ReportView) else view(report)
+    v = whole.limited(HTML_LIMITS)
+    # the failures tables: failed, unverified, expected failures, MAX_FAILURES rows in all, numbered on
+    groups: list[list[tuple[str, ResultRow]]] = []
+    index = 0
+    for found in (whole.failures, whole.unverified, whole.expected_failures):
+        rows = found.rows[: max(0, MAX_FAILURES - index)]
+        groups.append([(f"f{index + n}", row) for n, row in enumerate(rows)])
+        index += len(rows)
+    totals = [whole.failures.total, whole.unverified.total, whole.expected_failures.total]
+    drawn = v.charts
     return str(
         _template().render(
             v=v,
@@ -91,15 +76,15 @@ def render(report: dict[str, Any]) -> str:
             failed_total=totals[0],
             unverified_total=totals[1],
             expected_total=totals[2],
-            failures_more=max(0, sum(totals) - len(not_passed)),
-            results=results,
-            results_more=max(0, len(records) - len(shown)),
-            models=models,
-            checks=sorted({str(r.get("evaluator", "")) for r in records}),
-            distributions=charts.distributions(records),
-            grids=charts.grids(records, anchors, MAX_GRID_CASES),
-            baseline_svg=charts.baseline_chart(base_rows),
-            repeat_svg=charts.repeat_chart(records),
+            failures_more=max(0, sum(totals) - index),
+            results=[(f"r{n}", row) for n, row in enumerate(v.results.rows)],
+            results_more=v.results.more,
+            models=drawn.models,
+            checks=drawn.checks,
+            distributions=drawn.distributions,
+            grids=drawn.grids,
+            baseline_svg=drawn.baseline_svg,
+            repeat_svg=drawn.repeat_svg,
         )
     )
 

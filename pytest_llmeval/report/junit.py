@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from ..text.basics import replace_surrogates
+from .rows import ReportView
 
 __all__ = ["junit_writer", "add_suite_properties"]
 
@@ -28,11 +29,10 @@ def junit_writer(config: pytest.Config) -> Any:
     return None
 
 
-def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = None, gate: Any = None) -> None:
+def add_suite_properties(config: pytest.Config, v: ReportView) -> None:
     """``llmeval.checks``, ``llmeval.passed``, ``llmeval.unverified``, ``llmeval.<model>.<check>.<metric>.mean`` ...,
-    ``llmeval.flip.N`` and, against a baseline, ``llmeval.verdict`` and ``llmeval.verdict_line``."""
-    from ..core.result import NO_MODEL
-
+    ``llmeval.flip.N`` and, against a baseline, ``llmeval.verdict`` and ``llmeval.verdict_line`` (from the report
+    model)."""
     xml = junit_writer(config)
     if xml is None:
         return
@@ -43,36 +43,36 @@ def add_suite_properties(config: pytest.Config, summary: Any, comparison: Any = 
             replace_surrogates(name), replace_surrogates(value) if isinstance(value, str) else value
         )
 
-    if gate is not None and gate.verdict != "none":
-        add("llmeval.gate", gate.verdict)
-        add("llmeval.gate_line", gate.line())
-    add("llmeval.checks", summary.checks)
-    add("llmeval.passed", summary.passed)
-    if summary.unverified_count:
-        add("llmeval.unverified", summary.unverified_count)
-    if summary.escalated:
-        add("llmeval.escalated", sum(summary.escalated.values()))
-    if summary.best_model:
-        add("llmeval.best_model", summary.best_model)
-    if comparison is not None:
-        add("llmeval.verdict", comparison.verdict)
-        add("llmeval.verdict_line", comparison.verdict_line())
-    for row in summary.rows:
-        # A test without a model is no model: its rows are llmeval.<check>.<metric>.*
-        prefix = (
-            f"llmeval.{row.check}.{row.metric}"
-            if row.model == NO_MODEL
-            else f"llmeval.{row.model}.{row.check}.{row.metric}"
-        )
-        if row.mean is not None:
-            add(f"{prefix}.mean", round(row.mean, 6))
-        add(f"{prefix}.pass_rate", round(row.pass_rate, 6))
-        add(f"{prefix}.count", row.count)
-        if row.ci_low is not None and row.ci_high is not None:
-            add(f"{prefix}.ci", f"{row.ci_low:.6f}..{row.ci_high:.6f}")
-        add(f"{prefix}.pass_rate_ci", f"{row.pass_ci_low:.6f}..{row.pass_ci_high:.6f}")
-    if summary.perturbed_checks:
-        add("llmeval.perturbed_checks", summary.perturbed_checks)
-        add("llmeval.flips", len(summary.flips))
-        for index, flip in enumerate(summary.flips[:MAX_FLIP_PROPERTIES], 1):
-            add(f"llmeval.flip.{index}", f"{flip.nodeid or flip.case_id}: {flip.describe()}")
+    if v.gate_verdict != "none":
+        add("llmeval.gate", v.gate_verdict)
+        add("llmeval.gate_line", v.gate)
+    add("llmeval.checks", v.headline.checks)
+    add("llmeval.passed", v.headline.passed)
+    if v.headline.unverified:
+        add("llmeval.unverified", v.headline.unverified)
+    if v.headline.escalated:
+        add("llmeval.escalated", v.headline.escalated)
+    if v.best_model:
+        add("llmeval.best_model", v.best_model.name)
+    if v.baseline is not None:
+        add("llmeval.verdict", v.baseline.verdict)
+        add("llmeval.verdict_line", v.baseline.verdict_line)
+    for board in v.leaderboard:
+        for row in board.rows:
+            # A test without a model is no model: its rows are llmeval.<check>.<metric>.*
+            model = "" if row.model_name is None else f"{row.model_name}."
+            prefix = f"llmeval.{model}{board.check}.{board.metric}"
+            if row.mean_value is not None:
+                add(f"{prefix}.mean", round(row.mean_value, 6))
+            add(f"{prefix}.pass_rate", round(row.pass_rate_value, 6))
+            add(f"{prefix}.count", row.count)
+            if row.ci_low is not None and row.ci_high is not None:
+                add(f"{prefix}.ci", f"{row.ci_low:.6f}..{row.ci_high:.6f}")
+            if row.pass_ci_low is not None and row.pass_ci_high is not None:
+                add(f"{prefix}.pass_rate_ci", f"{row.pass_ci_low:.6f}..{row.pass_ci_high:.6f}")
+    if v.perturbation is not None:
+        flips = v.perturbation.flips
+        add("llmeval.perturbed_checks", v.perturbation.checks)
+        add("llmeval.flips", flips.total)
+        for index, flip in enumerate(flips.rows[:MAX_FLIP_PROPERTIES], 1):
+            add(f"llmeval.flip.{index}", f"{flip.test or flip.case_id}: {flip.describe()}")

@@ -6,17 +6,25 @@ every piece of text from the run escaped by `cell()`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..text.basics import counted
 from .cells import Capped
-from .view import MARKDOWN_LIMITS, ReportView, ResultRow, view
+from .rows import MARKDOWN_LIMITS, ReportView, ResultRow
 
-__all__ = ["render", "cell", "opening", "MAX_FAILURES"]
+__all__ = ["render", "cell", "opening", "model_of", "MAX_FAILURES"]
 
 
 #: Failed checks listed at most; the JSON report has them all.
 MAX_FAILURES = MARKDOWN_LIMITS.failures
+
+
+def model_of(report: ReportView | Mapping[str, Any]) -> ReportView:
+    """``report`` itself when it is the report model, else the model `.view.view()` builds of the JSON report."""
+    from .view import view
+
+    return report if isinstance(report, ReportView) else view(report)
 
 
 def cell(text: object, limit: int = 120) -> str:
@@ -79,8 +87,9 @@ def opening(v: ReportView) -> list[str]:
     ]
 
 
-def render(report: dict[str, Any]) -> str:
-    v = view(report, MARKDOWN_LIMITS)
+def render(report: ReportView | Mapping[str, Any]) -> str:
+    """The Markdown report of the report model (a JSON report dict is read by `.view.view()` first)."""
+    v = model_of(report).limited(MARKDOWN_LIMITS)
     head = v.headline
     lines = ["# LLM evaluation", "", *opening(v)]
     lines += [f"{cell(line, 300)}." for line in v.verdicts]
@@ -101,7 +110,7 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"Most difficult case: `{cell(hard.case_id)}` (failed).")
     if v.problems:
         lines += ["", "Problems (a model's mean misses the check's threshold):", ""]
-        lines += [f"- {cell(problem, 300)}" for problem in v.problems]
+        lines += [f"- {cell(problem.line, 300)}" for problem in v.problems]
     lines.append("")
 
     if v.leaderboard:

@@ -10,7 +10,8 @@ from pytest_llmeval.checks.lexical.rouge import Rouge
 from pytest_llmeval.report import html, markdown
 from pytest_llmeval.report.aggregate import summarize
 from pytest_llmeval.report.jsonfile import dumps, validate
-from pytest_llmeval.report.view import HTML_LIMITS, MARKDOWN_LIMITS, Limits, view
+from pytest_llmeval.report.rows import HTML_LIMITS, MARKDOWN_LIMITS, Limits
+from pytest_llmeval.report.view import view
 
 RUN = {"plugin": "0", "pytest": "9", "python": "3", "finished": "now"}
 

@@ -14,6 +14,7 @@ from pytest_llmeval.core.result import NO_MODEL
 from pytest_llmeval.report import atomic_write, markdown, write_reports
 from pytest_llmeval.report.aggregate import summarize
 from pytest_llmeval.report.terminal import render_summary
+from pytest_llmeval.report.view import view
 
 
 def records(*triples, evaluator=None):
@@ -60,7 +61,7 @@ def test_lower_is_better_ranking_and_unnamed_model():
     rec = {**good.to_dict(), "model": None, "nodeid": "t::x"}
     summary = summarize([rec])
     assert summary.models == (NO_MODEL,) and summary.best_model is None
-    lines = render_summary(summary)
+    lines = render_summary(view({"summary": summary.to_dict(), "results": [rec]}))
     assert lines[0] == "1 check: 1 passed (100%)"  # a test without a model is no model
     assert lines[3].split()[2] == "-"
     assert all(len(line) <= 80 for line in lines)
@@ -70,7 +71,8 @@ def test_long_model_names_lose_their_middle_and_stay_apart_on_80_columns():
     """Two models that differ only at the end of a long name: each row shows its name's head and distinguishing
     tail, never two rows that read alike."""
     one, two = "support-bot-large-finetuned-2024-05-13", "support-bot-large-finetuned-2024-06-01"
-    lines = render_summary(summarize(records((one, "q1", "yes"), (two, "q1", "no"))), width=80)
+    recs = records((one, "q1", "yes"), (two, "q1", "no"))
+    lines = render_summary(view({"summary": summarize(recs).to_dict(), "results": recs}), width=80)
     rows = [line for line in lines if line.lstrip().startswith("exact_match")]
     assert len(rows) == 2 and all(len(line) <= 80 for line in lines if not line.startswith("no clear best"))
     shown = [row.split()[1] for row in rows]
