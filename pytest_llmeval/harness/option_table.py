@@ -158,7 +158,8 @@ OPTIONS: tuple[Option, ...] = (
         parse_boolean,
         "false",
         "Save the run's JSON report under .llmeval/runs/ with its commit, branch and time (the last 20 runs and the "
-        "last run of each of 60 days are kept); --llmeval-baseline=last, a saved run's id or a branch then compares "
+        "last run of each of 60 days are kept), and show each check's history over the saved runs with drift "
+        "flagged (llmeval history prints it); --llmeval-baseline=last, a saved run's id or a branch then compares "
         "with one",
         "BOOL",
     ),

@@ -165,6 +165,10 @@ def build_report(session: EvalSession) -> dict[str, Any]:
         report["calibration"] = calibration_section(
             session.config, records, session.requirement, run_floors(session.settings)
         )
+    if session.settings.save:  # the run among the saved runs: trends and drift (report.history)
+        from .runs import history_section
+
+        report["history"] = history_section(report, session.config.invocation_params.dir, session.settings.alpha)
     session.config.hook.pytest_llmeval_update_report(config=session.config, report=report)
     return report
 
@@ -227,7 +231,7 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
     (models and parses, judge use, the baseline's rows, where the reports went)."""
     from ..report.aggregate import outcome_counts_line
     from ..report.provenance import answer_lines
-    from ..report.terminal import render_summary
+    from ..report.terminal import render_history, render_summary
 
     built = session.config.stash.get(built_key, None)
     model = built[1] if built is not None else None
@@ -237,6 +241,7 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
         lines += [f"  {detail}" for detail in model.gate_details]
     if model is not None and session.gated():
         lines += render_summary(model, width=min(width, 100)) + list(model.verdicts)
+        lines += [f"llmeval {line}" if line.startswith("history") else line for line in render_history(model, width)]
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
     lines += (

@@ -4,7 +4,7 @@ baseline (``--llmeval-baseline=last``, a run's id, or a branch name).
 A saved run is the run's JSON report with ``run.saved``: its ``id`` (the first 8 hex digits of a hash of the report),
 ``time`` (UTC), the ``commit`` and ``branch`` it ran on (git, or GitHub Actions' variables), and the ``signatures``
 of its leaderboard rows, so a later comparison can say what it compares. The file is named
-``<time>-<id>.json``, so the folder lists oldest first.
+``<time>-<number>-<id>.json`` (the number counts the runs saved in the folder), so the folder lists oldest first.
 
 The folder is kept bounded: the last `KEEP_LAST` runs, and of older ones the last run of each day for
 `KEEP_DAYS` days, at most ``KEEP_LAST + KEEP_DAYS`` files. The recent runs are what a comparison with ``last`` and a
@@ -29,7 +29,18 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["RUNS_DIR", "KEEP_LAST", "KEEP_DAYS", "save_run", "kept", "resolve_saved", "baseline_path"]
+__all__ = [
+    "RUNS_DIR",
+    "KEEP_LAST",
+    "KEEP_DAYS",
+    "save_run",
+    "kept",
+    "resolve_saved",
+    "baseline_path",
+    "saved_runs",
+    "next_number",
+    "history_section",
+]
 
 #: Where saved runs go, under the run's root folder.
 RUNS_DIR = os.path.join(".llmeval", "runs")
@@ -86,6 +97,7 @@ def save_run(report: Mapping[str, Any], root: pathlib.Path) -> pathlib.Path:
     digest = hashlib.sha256(f"{now.isoformat()}{commit}{len(report.get('results', []))}".encode()).hexdigest()[:8]
     saved = {
         "id": digest,
+        "number": next_number(folder),
         "time": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": commit,
         "branch": branch,
@@ -93,8 +105,9 @@ def save_run(report: Mapping[str, Any], root: pathlib.Path) -> pathlib.Path:
     }
     run = dict(report.get("run") or {})
     run["saved"] = saved
-    path = folder / f"{now.strftime('%Y-%m-%dT%H%M%S')}Z-{digest}.json"
-    atomic_write(str(path), dumps({**report, "run": run}))
+    path = folder / f"{now.strftime('%Y-%m-%dT%H%M%S')}Z-{saved['number']:06d}-{digest}.json"
+    kept_report = {key: value for key, value in report.items() if key != "history"}  # the history is of the runs
+    atomic_write(str(path), dumps({**kept_report, "run": run}))
     names = [p.name for p in folder.glob("*.json")]
     for name in set(names) - set(kept(names, today=now.strftime("%Y-%m-%d"))):
         try:
@@ -102,6 +115,46 @@ def save_run(report: Mapping[str, Any], root: pathlib.Path) -> pathlib.Path:
         except OSError:
             pass
     return path
+
+
+def next_number(folder: pathlib.Path) -> int:
+    """The number the next saved run gets: one more than the highest in the folder's file names.
+
+    Numbers keep counting when old runs are pruned (the drift test's level is spent by them,
+    `pytest_llmeval.report.history.look_level`), and they order two runs saved within one second."""
+    numbers = []
+    for path in folder.glob("*.json"):
+        _, number, _ = ("", *path.stem.rsplit("-", 2))[-3:]
+        if number.isdigit():
+            numbers.append(int(number))
+    return max(numbers, default=0) + 1
+
+
+def saved_runs(root: pathlib.Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every saved run under ``root`` as its JSON report, oldest first, and a line for each file that could not be
+    read (it is left out, not fatal)."""
+    from ..report.jsonfile import load
+
+    reports, problems = [], []
+    for path in sorted((root / RUNS_DIR).glob("*.json")):
+        try:
+            reports.append(load(path))
+        except (OSError, ValueError) as exc:
+            problems.append(f"{path.name}: {exc}")
+    return reports, problems
+
+
+def history_section(report: Mapping[str, Any], root: pathlib.Path, alpha: float = 0.05) -> dict[str, Any]:
+    """The JSON report's ``history``: the saved runs under ``root`` and this run (``report``, not saved yet) over time
+    (`pytest_llmeval.report.history`); ``unreadable`` names each saved file left out."""
+    from ..report.history import history
+
+    reports, problems = saved_runs(root)
+    commit, branch = _where(root)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    saved = {"id": "", "time": now, "commit": commit, "branch": branch, "number": next_number(root / RUNS_DIR)}
+    current = {**report, "run": {**dict(report.get("run") or {}), "saved": saved}}
+    return {**history([*reports, current], alpha=alpha).to_dict(), "unreadable": problems}
 
 
 def _saved(path: pathlib.Path) -> Mapping[str, Any] | None:

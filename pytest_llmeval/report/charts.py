@@ -30,6 +30,7 @@ __all__ = [
     "grids",
     "baseline_chart",
     "repeat_chart",
+    "history_chart",
     "goodness",
     "colour",
 ]
@@ -364,4 +365,41 @@ def repeat_chart(records: Sequence[Mapping[str, Any]], max_bars: int = 60, width
         + (f", the {max_bars} worst shown" if len(repeated) > max_bars else "")
         + "</text></svg>"
     )
+    return "".join(parts)
+
+
+# -- runs over time ---------------------------------------------------------------------------
+
+#: A history chart's colour by the row's verdict over the saved runs.
+HISTORY_COLOURS = {"drift": "#cf222e", "falling": "#bf8700", "steady": "#2da44e"}
+
+
+def history_chart(points: Sequence[tuple[str, float]], verdict: str, width: int = 160, height: int = 36) -> str:
+    """A row's pass rate by saved run, oldest first, as a small line from its lowest to its highest (10 points at
+    least), titled with both; coloured by the row's verdict (drifting red, falling amber, steady green), each point
+    titled with its run."""
+    if not points:
+        return ""
+    tint = HISTORY_COLOURS.get(verdict, "#57606a")
+    step = (width - 8) / max(1, len(points) - 1)
+    rates = [rate for _, rate in points]
+    low = min(rates)
+    span = max(max(rates) - low, 0.1)  # from the row's lowest to its highest, 10 points at least (as the terminal's)
+
+    def at(index: int, rate: float) -> tuple[float, float]:
+        return 4 + index * step, 4 + (1.0 - (rate - low) / span) * (height - 8)
+
+    line = " ".join(f"{x:.1f},{y:.1f}" for x, y in (at(i, rate) for i, (_, rate) in enumerate(points)))
+    parts = [
+        f'<svg width="{width}" height="{height}" role="img" aria-label="pass rate by saved run ({escape(verdict)})">'
+        f"<title>pass rate by saved run: {low:.0%} to {max(rates):.0%}</title>"
+        f'<rect x="0.5" y="0.5" width="{width - 1}" height="{height - 1}" fill="none" stroke="#d0d7de"/>'
+        f'<polyline fill="none" stroke="{tint}" stroke-width="1.5" points="{line}"/>'
+    ]
+    for index, (run, rate) in enumerate(points):
+        x, y = at(index, rate)
+        parts.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{tint}"><title>{escape(run)}: {rate:.0%}</title></circle>'
+        )
+    parts.append("</svg>")
     return "".join(parts)

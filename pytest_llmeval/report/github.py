@@ -70,6 +70,26 @@ def _sections(v: Any) -> list[Section]:
             sections.append(
                 (["### Regressed against the baseline", "", head, rule], regressed, "regressed rows", len(regressed))
             )
+    notable = v.history.notable if v.history is not None else ()
+    if notable:
+        rows = [
+            f"| {cell(h.check)} | {cell(h.metric)} | {cell(h.model)} | {h.trend} | {h.pass_rate} | "
+            f"{cell(h.what, 300)} |"
+            for h in notable
+        ]
+        sections.append(
+            (
+                [
+                    "### Over the saved runs",
+                    "",
+                    "| check | metric | model | pass rate by run | last | what |",
+                    "|---|---|---|---|---:|---|",
+                ],
+                rows,
+                "rows drifting or falling",
+                len(rows),
+            )
+        )
     if v.failures.total:
         rows = [
             f"| {cell(r.test, 80)} | {cell(r.model)} | {cell(r.check)} | {r.score} | {r.threshold} | "

@@ -13,7 +13,7 @@ from ..text.basics import counted
 from .cells import Capped
 from .rows import MARKDOWN_LIMITS, ReportView, ResultRow
 
-__all__ = ["render", "cell", "opening", "model_of", "MAX_FAILURES"]
+__all__ = ["render", "cell", "opening", "model_of", "history_section", "MAX_FAILURES"]
 
 
 #: Failed checks listed at most; the JSON report has them all.
@@ -55,6 +55,28 @@ def _results_section(title: str, intro: str | None, results: Capped[ResultRow], 
     ]
     if results.more:
         lines.append(f"\n{results.more} more {what} are in the JSON report.")
+    return [*lines, ""]
+
+
+def history_section(v: ReportView, limit: int = 50) -> list[str]:
+    """The saved runs' history: each row's pass rate by run, drifting and falling rows first; nothing without one."""
+    if v.history is None:
+        return []
+    lines = [
+        "## History",
+        "",
+        cell(v.history.sentence, 400),
+        "",
+        "| check | metric | model | runs | pass rate by run | last | what |",
+        "|---|---|---|---:|---|---:|---|",
+    ]
+    lines += [
+        f"| {cell(h.check)} | {cell(h.metric)} | {cell(h.model)} | {h.runs} | {h.trend} | {h.pass_rate} | "
+        f"{'**' + cell(h.what, 300) + '**' if h.what else ''} |"
+        for h in v.history.rows[:limit]
+    ]
+    if len(v.history.rows) > limit:
+        lines.append(f"\n{len(v.history.rows) - limit} more rows are in the JSON report.")
     return [*lines, ""]
 
 
@@ -113,6 +135,7 @@ def render(report: ReportView | Mapping[str, Any]) -> str:
         lines += [f"- {cell(problem.line, 300)}" for problem in v.problems]
     lines.append("")
 
+    lines += history_section(v)
     if v.leaderboard:
         lines += ["## Leaderboard", ""]
     for board in v.leaderboard:

@@ -37,6 +37,8 @@ __all__ = [
     "Curve",
     "ClassificationRow",
     "OperationsRow",
+    "HistoryLine",
+    "HistoryView",
     "Charts",
     "ReportView",
 ]
@@ -208,6 +210,39 @@ class OperationsRow:  # one model's measured generations, formatted
 
 
 @dataclass(frozen=True)
+class HistoryLine:  # one check and model over the saved runs (report.history)
+    check: str
+    metric: str
+    model: str  # "-" for tests without a model
+    runs: int
+    trend: str  # the pass rate of each run as bars, oldest first: "▇▇▆▅▅▃"
+    pass_rate: str  # the newest run's, "72%"
+    pass_ci: str  # its interval, "64-79%"
+    mean: str  # the newest run's mean
+    drift: str  # "" or what drifted: "fail rate 0.140 -> 0.240 over the last 5 runs against the 5 before ..."
+    falling: int  # runs in a row, ending with the newest, whose pass rate fell
+    verdict: str  # "drift", "falling" (three runs or more) or "steady": the chart's colour
+    svg: str = ""  # the HTML's chart of the pass rate by run
+
+    @property
+    def what(self) -> str:
+        """What a reader should know of the row: its drift, else its fall, else nothing."""
+        if self.drift:
+            return f"drift: {self.drift}"
+        return f"fell {self.falling} runs in a row" if self.verdict == "falling" else ""
+
+
+@dataclass(frozen=True)
+class HistoryView:  # the saved runs this run was looked at with (save = true)
+    sentence: str  # "10 saved runs (2026-11-30 to 2026-12-08), this one included: 1 of 4 rows drifting."
+    rows: tuple[HistoryLine, ...]  # drifting rows first
+
+    @property
+    def notable(self) -> tuple[HistoryLine, ...]:
+        return tuple(row for row in self.rows if row.verdict != "steady")
+
+
+@dataclass(frozen=True)
 class Charts:  # what the HTML report draws (`.charts`), and the names its filters offer
     distributions: tuple[Distribution, ...] = ()
     grids: tuple[Grid, ...] = ()  # each cell links to its row of `ReportView.results` among the first HTML rows
@@ -251,6 +286,7 @@ class ReportView:
     gate_details: tuple[str, ...] = ()  # the other rows that made it indeterminate, and every floor
     calibration: tuple[str, ...] = ()  # the calibration run's figures, each check's calibration status
     gate_verdict: str = "none"  # "pass", "fail", "indeterminate" or "none" (report.gate)
+    history: HistoryView | None = None  # None: the run was not looked at with saved runs
     charts: Charts = field(default_factory=Charts)
 
     def limited(self, limits: Limits) -> ReportView:

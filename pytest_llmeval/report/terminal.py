@@ -9,6 +9,7 @@ from .rows import ReportView
 __all__ = [
     "headline",
     "render_summary",
+    "render_history",
     "render_repeats",
     "render_flips",
     "render_classification",
@@ -216,3 +217,17 @@ def render_flips(v: ReportView, width: int = 80) -> list[str]:
         lines.append(f"... {len(flips) - MAX_FLIP_LINES} more flips in the report")
     return lines
 
+
+def render_history(v: ReportView, width: int = 80, limit: int = 10) -> list[str]:
+    """The saved runs' history: its sentence, then each row drifting or falling (its pass rate by run, and what)."""
+    if v.history is None:
+        return []
+    lines = [f"history: {v.history.sentence}"]
+    notable = v.history.notable
+    for h in notable[:limit]:
+        model = "" if h.model == "-" else f" on {h.model}"
+        lines.append(_cut(f"  {h.check} {h.metric}{model}: {h.trend} last {h.pass_rate} ({h.pass_ci})", width))
+        lines.append(f"    {h.what}")
+    if len(notable) > limit:
+        lines.append(f"  ... {len(notable) - limit} more rows drifting or falling in the report")
+    return lines

@@ -18,7 +18,7 @@ from ..text.basics import counted
 from .aggregate import models_phrase, outcome_counts_line, shown_model, summarize
 from .baselineview import baseline_section, new_failures
 from .boards import boards, heatmap, repeats_line
-from .cells import Capped, number
+from .cells import Capped, interval, number
 from .ranking import matrix
 from .rows import (
     HTML_LIMITS,
@@ -31,6 +31,8 @@ from .rows import (
     Footer,
     HardestCase,
     Headline,
+    HistoryLine,
+    HistoryView,
     InsightRow,
     Limits,
     OperationsRow,
@@ -40,7 +42,7 @@ from .rows import (
     ResultRow,
 )
 
-__all__ = ["view", "result_row", "verdict_lines", "MAX_GRID_CASES"]
+__all__ = ["view", "result_row", "verdict_lines", "history_view", "MAX_GRID_CASES"]
 
 T = TypeVar("T")
 
@@ -192,9 +194,64 @@ def view(report: Mapping[str, Any], limits: Limits | None = None) -> ReportView:
             str(line) for key in ("lines", "status_lines") for line in (report.get("calibration") or {}).get(key, [])
         ),
         gate_verdict=str(gate.get("verdict") or "none"),
+        history=history_view(report.get("history")),
         charts=_charts(report, ranked),
     )
     return model if limits is None else model.limited(limits)
+
+
+def history_view(found: Any) -> HistoryView | None:
+    """The history section (`.history.History.to_dict`) as the reports show it."""
+    if not isinstance(found, Mapping):
+        return None
+    from .charts import history_chart
+    from .history import spark
+
+    runs = [run for run in found.get("runs") or [] if isinstance(run, Mapping)]
+    lines = []
+    for row in found.get("rows") or []:
+        points = [p for p in row.get("points") or [] if isinstance(p, Mapping)]
+        if not points:
+            continue
+        last, drift = points[-1], row.get("drift")
+        falling = int(row.get("falling") or 0)
+        verdict = "drift" if drift else "falling" if falling >= 3 else "steady"
+        rates = [float(p.get("pass_rate") or 0.0) for p in points]
+        drift_line = ""
+        if isinstance(drift, Mapping):
+            from .history import Drift
+
+            drift_line = Drift(**{k: drift[k] for k in Drift.__dataclass_fields__}).describe()
+        lines.append(
+            HistoryLine(
+                str(row.get("check", "")),
+                str(row.get("metric", "")),
+                shown_model(row.get("model")),
+                len(points),
+                spark(rates),
+                f"{rates[-1]:.0%}",
+                interval(last.get("pass_low"), last.get("pass_high"), percent=True),
+                number(last.get("mean")),
+                drift_line,
+                falling,
+                verdict,
+                history_chart([(str(p.get("run") or "this run"), r) for p, r in zip(points, rates)], verdict),
+            )
+        )
+    drifting = sum(line.verdict == "drift" for line in lines)
+    times = [str(run.get("time") or "")[:10] for run in runs if run.get("time")]
+    span = f" ({times[0]} to {times[-1]})" if times else ""
+    head = f"{counted(len(runs), 'saved run')}{span}, this one included"
+    size = min(int(found.get("window") or 5), len(runs) // 2)  # as `.history` tests a shorter history
+    sentence = (
+        f"{head}: too few to test for drift (4 at least)."
+        if len(runs) < 4
+        else f"{head}: {drifting} of {counted(len(lines), 'row')} drifting (the last {size} runs against the {size} "
+        "before; the chance of any false drift over all runs at most "
+        f"{float(found.get('alpha') or 0.05):.0%})."
+    )
+    lines.sort(key=lambda line: ({"drift": 0, "falling": 1}.get(line.verdict, 2), line.check, line.model))
+    return HistoryView(sentence, tuple(lines))
 
 
 def _all(rows: list[T]) -> Capped[T]:

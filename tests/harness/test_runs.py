@@ -96,3 +96,21 @@ def test_the_folder_keeps_the_last_runs_and_one_a_day():
     days = {name[:10] for name in keep}
     assert min(days) > "2026-10-29" and len(days) == len({name[:10] for name in names if name[:10] > "2026-10-29"})
     assert all(name == max(n for n in names if n.startswith(name[:10])) for name in keep[:-KEEP_LAST])  # a day's last
+
+
+def test_ci_shards_merged_with_save_keep_one_saved_run_of_every_shard(pytester):
+    """The shards write reports; the merge step saves the run once, holding every shard's results, as a single run
+    would."""
+    pytester.makepyfile(test_capitals=SUITE)
+    whole = pytester.runpytest("-p", "no:randomly", "--llmeval-report=whole.json")
+    pytester.runpytest("-p", "no:randomly", "-k", "q1", "--llmeval-report=a.json")
+    pytester.runpytest("-p", "no:randomly", "-k", "not q1", "--llmeval-report=b.json")
+    assert _saved(pytester) == [] and whole.ret == 1
+    merged = pytester.runpytest("-p", "no:randomly", "-o", "llmeval_save=true", "--llmeval-merge", "a.json", "b.json")
+    assert merged.ret == 1
+    [saved] = _saved(pytester)
+    run = json.loads(saved.read_text())
+    one = json.loads((pytester.path / "whole.json").read_text())
+    assert run["run"]["merged"] == ["a.json", "b.json"] and run["run"]["saved"]["number"] == 1
+    assert sorted(r["nodeid"] for r in run["results"]) == sorted(r["nodeid"] for r in one["results"])
+    assert run["summary"] == one["summary"]

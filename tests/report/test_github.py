@@ -339,6 +339,8 @@ def _runner(tmp_path: pathlib.Path, installed: pathlib.Path, event: str, answer:
     }
     if event == "pull_request":
         env["GITHUB_BASE_REF"] = "main"
+    else:
+        env["GITHUB_REF_NAME"] = "main"
     return Runner(workspace, env, {"extras": "", "pytest-args": "-p no:randomly -p no:cacheprovider", **inputs})
 
 
@@ -349,7 +351,16 @@ def test_the_action_on_main_then_on_a_pull_request_that_regresses(tmp_path: path
     main.run()
     assert not main.failed, main.log
     assert main.outputs["run"]["exit-code"] == "0" and main.outputs["run"]["baseline"] == ""
-    assert [name for name, _ in main.used] == ["actions/upload-artifact"]  # no baseline lookup on a push, no comment
+    # no baseline lookup on a push, no comment; main's saved runs restored from the cache, and saved with this one
+    restore, _, save = main.used
+    assert [name for name, _ in main.used] == ["actions/cache/restore", "actions/upload-artifact", "actions/cache/save"]
+    assert restore[1] == {
+        "path": ".llmeval/runs",
+        "key": "llmeval-runs-llmeval-report-main-",
+        "restore-keys": "llmeval-runs-llmeval-report-main-",
+    }  # the key ends in the run's id (empty here): a miss that restores the newest of the branch's saved runs
+    assert save[1] == {"path": ".llmeval/runs", "key": "llmeval-runs-llmeval-report-main-"}
+    [saved] = (main.workspace / ".llmeval" / "runs").iterdir()
     reports = main.workspace / "llmeval-report"
     assert sorted(p.name for p in reports.iterdir()) == ["comment.md", "report.html", "report.json", "report.md"]
     assert (main.workspace / "step-summary.md").read_text().startswith("# LLM evaluation")
@@ -362,6 +373,7 @@ def test_the_action_on_main_then_on_a_pull_request_that_regresses(tmp_path: path
     baseline.mkdir()
     shutil.copy(reports / "report.json", baseline / "report.json")
     pr = _runner(tmp_path, installed, "pull_request", "no", install="false")
+    shutil.copytree(main.workspace / ".llmeval", pr.workspace / ".llmeval")  # what the restore step restores
     pr.run()
     calls = (tmp_path / "temp" / "gh-calls").read_text()
     assert "run list --repo acme/app --workflow llmeval.yml --branch main --event push" in calls
@@ -369,7 +381,13 @@ def test_the_action_on_main_then_on_a_pull_request_that_regresses(tmp_path: path
     assert pr.outputs["run"]["exit-code"] == "1" and pr.outputs["run"]["baseline"].endswith(
         "llmeval-baseline/report.json"
     )
-    download, upload, comment = pr.used
+    restore, download, upload, comment = pr.used  # a pull request saves no runs to the cache
+    assert restore == (
+        "actions/cache/restore",
+        {"path": ".llmeval/runs", "key": "llmeval-runs-llmeval-report-main-", "restore-keys": restore[1]["key"]},
+    )
+    history = json.loads((pr.workspace / "llmeval-report" / "report.json").read_text())["history"]
+    assert [run["id"] for run in history["runs"]] == [saved.stem.rpartition("-")[2], ""]  # main's run, then this one
     assert download == (
         "actions/download-artifact",
         {"name": "llmeval-report", "path": str(baseline), "run-id": "4242", "github-token": "t0ken"},
