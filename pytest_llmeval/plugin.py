@@ -57,6 +57,7 @@ def pytest_configure(config: pytest.Config) -> None:
     shared = (getattr(config, "workerinput", None) or {}).get("llmeval_share")
     if isinstance(shared, str) and os.path.isdir(shared):  # xdist worker on the controller's machine
         session.share_dir = shared
+        session.spend_file = os.path.join(shared, "judge-spend.json")
     config.hook.pytest_llmeval_register_evaluators.call_historic(kwargs={"registry": session.registry})
     session.load_baseline()
     if session.settings.require_calibration or session.settings.calibrate:
@@ -97,7 +98,7 @@ def pytest_llmeval_make_judge(config: pytest.Config, settings: Any) -> Any:
         base_url=settings.judge_base_url or None,
         api_key_env=settings.judge_api_key_env,
         json_mode=settings.judge_json_mode,
-        price_per_million=settings.judge_price,
+        price_per_million=dict(settings.judge_prices).get(settings.judge_model, settings.judge_price),
         temperature=settings.judge_temperature,
         seed=settings.judge_seed,
         max_tokens=settings.judge_max_tokens,
@@ -158,6 +159,7 @@ class _RunHooks:
         """xdist (controller): a folder for this run where the workers share the embeddings they encode."""
         if self.share_dir is None:
             self.share_dir = tempfile.mkdtemp(prefix="pytest-llmeval-shared-")
+            self.session.spend_file = os.path.join(self.share_dir, "judge-spend.json")  # what the workers spend
         node.workerinput["llmeval_share"] = self.share_dir
 
     @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)

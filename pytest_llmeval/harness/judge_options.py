@@ -4,7 +4,16 @@
 from __future__ import annotations
 
 from .option import Option
-from .values import choice_parser, number_parser, parse_boolean, parse_judge_for, parse_price, parse_text
+from .values import (
+    choice_parser,
+    number_parser,
+    parse_boolean,
+    parse_judge_for,
+    parse_model_price,
+    parse_price,
+    parse_spend,
+    parse_text,
+)
 
 __all__ = ["JUDGE_OPTIONS"]
 
@@ -61,6 +70,24 @@ JUDGE_OPTIONS: tuple[Option, ...] = (
         "0,0",
         "Judge price per million tokens, PROMPT,COMPLETION (e.g. 0.15,0.60), for the cost totals",
         "PROMPT,COMPLETION",
+    ),
+    Option(
+        "judge_prices",
+        parse_model_price,
+        "",
+        "Judge price per million tokens of one model, MODEL=PROMPT,COMPLETION (repeatable; in the table "
+        '{ "gpt-4o" = "2.5,10" }); a judge model not listed costs judge.price. No price is built in',
+        "MODEL=PROMPT,COMPLETION",
+        many=True,
+    ),
+    Option(
+        "judge_spend_limit",
+        parse_spend,
+        "",
+        "Most a run may spend on new judge calls, as '200 calls', '50000 tokens' or '5 USD' (USD from judge.price); "
+        "past it no call is made and the answers it would decide stay unverified (workers share it; replayed "
+        "verdicts are free). Not judge.budget, the seconds of one request",
+        "AMOUNT UNIT",
     ),
     Option(
         "judge_json_mode",

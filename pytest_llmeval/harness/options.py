@@ -86,6 +86,8 @@ class Settings:
     judge_cache: str = "record"
     judge_dir: str = "llmeval_judge"
     judge_price: tuple[float, float] = (0.0, 0.0)
+    judge_prices: tuple[tuple[str, tuple[float, float]], ...] = ()
+    judge_spend_limit: tuple[float, str] | None = None
     judge_json_mode: str = "auto"
     judge_repeats: int = 1
     judge_temperature: float = 0.0

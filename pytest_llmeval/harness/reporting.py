@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..core.result import verdict_of
+from ..core.result import NO_MODEL, verdict_of
 
 if TYPE_CHECKING:
     from ..report.gate import Gate
@@ -201,7 +201,29 @@ def judge_stats(session: EvalSession) -> dict[str, Any]:
     totals["parse_failures_by_evaluator"] = dict(sorted(by_evaluator.items()))
     totals["json_mode_downgrades"] = sorted({d for p in parts for d in p.get("json_mode_downgrades", [])})
     totals["per_test"] = _judge_use_per_test(session)
+    totals["by_check"] = _judge_use_by_check(session)
+    totals["spend"] = session.spend_ledger().totals()  # {} without judge.spend_limit
     return totals
+
+
+def _judge_use_by_check(session: EvalSession) -> list[dict[str, Any]]:
+    """New calls, their tokens and cost, and verdicts replayed from the cache (free, counted apart), per check and model
+    under test, from the results' ``judge`` details (an escalation's under the offline check that asked)."""
+    found: dict[tuple[str, str | None], dict[str, Any]] = {}
+    for record in session.ordered_records():
+        usage = (record.get("details") or {}).get("judge")
+        if not isinstance(usage, Mapping):
+            continue
+        model = record.get("model")
+        entry = found.setdefault(
+            (str(record.get("evaluator", "")), None if model in (None, NO_MODEL) else str(model)),
+            {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0},
+        )
+        entry["calls"] += int(usage.get("calls", 0))
+        entry["replayed"] += int(usage.get("replayed", 0))
+        entry["tokens"] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+        entry["cost"] = round(entry["cost"] + float(usage.get("cost", 0.0)), 8)
+    return [{"check": check, "model": model, **entry} for (check, model), entry in sorted(found.items(), key=str)]
 
 
 def _judge_use_per_test(session: EvalSession) -> dict[str, dict[str, Any]]:
@@ -231,7 +253,7 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
     (models and parses, judge use, the baseline's rows, where the reports went)."""
     from ..report.aggregate import outcome_counts_line
     from ..report.provenance import answer_lines
-    from ..report.terminal import render_history, render_summary
+    from ..report.terminal import render_history, render_judge_spend, render_summary
 
     built = session.config.stash.get(built_key, None)
     model = built[1] if built is not None else None
@@ -242,6 +264,8 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
     if model is not None and session.gated():
         lines += render_summary(model, width=min(width, 100)) + list(model.verdicts)
         lines += [f"llmeval {line}" if line.startswith("history") else line for line in render_history(model, width)]
+    if model is not None:
+        lines += [f"llmeval {line}" for line in render_judge_spend(model)]
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
     lines += (

@@ -76,6 +76,8 @@ class EvalSession:
         self._summary: tuple[int, Summary] | None = None
         self._comparison: tuple[int, Comparison] | None = None
         self._ordered: list[Record] | None = None
+        self.spend_file: str | None = None  # xdist: the judge spend the workers share (`spend_ledger`)
+        self._spend: Any = None
         self.share_dir: str | None = None  # xdist: where the workers share embeddings (the prefetcher's)
         self.requirement: Requirement | None = None  # calibration.required (harness.calibrating)
 
@@ -133,7 +135,16 @@ class EvalSession:
             offline=settings.offline,
             repeats=settings.judge_repeats,
             why_none="no judge configured (set --llmeval-judge-model or llmeval_judge_model)",
+            spend=self.spend_ledger(),
         )
+
+    def spend_ledger(self) -> Any:
+        """The run's judge spend ledger (judge.spend_limit): one per process, over the workers' shared file."""
+        if self._spend is None:
+            from ..judges.spend import SpendLedger
+
+            self._spend = SpendLedger(self.settings.judge_spend_limit, self.spend_file)
+        return self._spend
 
     def judge_of(self, evaluator: str) -> JudgeRunner:
         """The judge runner of one check: its own model when ``judge.for`` names one, else the session's."""

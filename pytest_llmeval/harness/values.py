@@ -16,6 +16,8 @@ __all__ = [
     "number_parser",
     "choice_parser",
     "parse_price",
+    "parse_spend",
+    "parse_model_price",
     "optional_number_parser",
     "parse_names",
     "parse_kinds",
@@ -104,6 +106,27 @@ def choice_parser(*choices: str) -> Callable[[str], str]:
         return value
 
     return parse
+
+
+def parse_spend(text: str) -> tuple[float, str] | None:
+    """A judge spend limit (`pytest_llmeval.judges.spend.parse_spend_limit`); ``None`` for none."""
+    if not str(text).strip():
+        return None  # the default: no judge module loads for it
+    from ..judges.spend import parse_spend_limit
+
+    return parse_spend_limit(text)
+
+
+def parse_model_price(text: str) -> tuple[str, tuple[float, float]]:
+    """``MODEL=PROMPT,COMPLETION``: one judge model's price per million tokens.
+
+    >>> parse_model_price("gpt-4o=2.5,10")
+    ('gpt-4o', (2.5, 10.0))
+    """
+    model, sep, price = str(text).rpartition("=")
+    if not sep or not model.strip():
+        raise ValueError(f"invalid judge price {text!r}: expected MODEL=PROMPT,COMPLETION, e.g. gpt-4o=2.5,10")
+    return model.strip(), parse_price(price)
 
 
 def parse_price(text: str) -> tuple[float, float]:

@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from .base import JudgeError, JudgeParseError, JudgeReply, JudgeTimeout
 from .cache import VerdictCache
+from .spend import SpendLedger
 from ..core.errors import CheckUnavailable
 
 __all__ = ["JudgeRunner", "JudgeUnavailable", "SKIP_PREFIX", "Usage", "fan_out", "validate_reply"]
@@ -129,11 +130,13 @@ class JudgeRunner:
         why_none: str = "no judge configured",
         repeats: int = 1,
         trip_after: int = TRIP_AFTER,
+        spend: SpendLedger | None = None,
     ) -> None:
         for name, value in (("repeats", repeats), ("trip_after", trip_after)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"judge runner: {name!r} must be a positive integer; got {value!r}")
         self.trip_after = trip_after
+        self.spend = spend  # the run's spend limit (judge.spend_limit), shared by every runner and worker
         self._timeouts = 0  # calls in a row that timed out
         self._tripped: str | None = None  # why the judge is no longer asked
         self.repeats = repeats
@@ -231,7 +234,14 @@ class JudgeRunner:
         judge = self.judge
         if judge is None:  # reply() checked it; kept for the type checker
             raise JudgeUnavailable(f"{SKIP_PREFIX}: {self.why_none}; {what} needs a verdict")
+        refused = self.spend.reserve() if self.spend is not None else None
+        if refused is not None:
+            raise JudgeUnavailable(f"{SKIP_PREFIX}: {refused}; {what} needs a new verdict")
         reply = self._complete(judge, messages, schema, options)
+        cost_of = getattr(self.judge, "cost_of", None)
+        cost = cost_of(reply) if cost_of is not None else 0.0
+        if self.spend is not None:
+            self.spend.settle(reply.prompt_tokens + reply.completion_tokens, cost)
         usable = True
         if parse is not None:
             try:
@@ -250,8 +260,7 @@ class JudgeRunner:
         if usable:
             self.cache.put(request, entry)
         if meter is not None:
-            cost_of = getattr(self.judge, "cost_of", None)
-            meter.add(reply, replayed=False, cost=cost_of(reply) if cost_of is not None else 0.0)
+            meter.add(reply, replayed=False, cost=cost)
         return reply
 
     def _complete(

@@ -130,6 +130,14 @@ def _sections(v: Any) -> list[Section]:
                     len(others),
                 )
             )
+    spent = [
+        f"| {cell(r.check)} | {cell(r.model)} | {r.calls} | {r.replayed} | {r.tokens} | {r.cost} |"
+        for r in v.judge_spend
+    ]
+    if spent:
+        said = [cell(v.judge_limit[0].upper() + v.judge_limit[1:], 400) + ".", ""] if v.judge_limit else []
+        table = ["| check | model | calls | replayed (free) | tokens | cost |", "|---|---|---:|---:|---:|---:|"]
+        sections.append((["### Judge spend", "", *said, *table], spent, "checks that asked a judge", len(spent)))
     if v.leaderboard:
         rows = [
             f"| {cell(board.check)} | {cell(board.metric)} | {cell(r.model)} | {r.mean} | {r.ci} | {r.pass_rate} | "

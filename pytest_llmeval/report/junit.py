@@ -70,6 +70,11 @@ def add_suite_properties(config: pytest.Config, v: ReportView) -> None:
                 add(f"{prefix}.ci", f"{row.ci_low:.6f}..{row.ci_high:.6f}")
             if row.pass_ci_low is not None and row.pass_ci_high is not None:
                 add(f"{prefix}.pass_rate_ci", f"{row.pass_ci_low:.6f}..{row.pass_ci_high:.6f}")
+    if v.judge_spend:  # what the judge cost (new calls; replayed verdicts are free)
+        add("llmeval.judge_calls", sum(row.calls for row in v.judge_spend))
+        add("llmeval.judge_cost", round(sum(float(row.cost) for row in v.judge_spend), 6))
+    if v.judge_limit:
+        add("llmeval.judge_spend_limit", v.judge_limit)
     if v.perturbation is not None:
         flips = v.perturbation.flips
         add("llmeval.perturbed_checks", v.perturbation.checks)

@@ -13,7 +13,7 @@ from ..text.basics import counted
 from .cells import Capped
 from .rows import MARKDOWN_LIMITS, ReportView, ResultRow
 
-__all__ = ["render", "cell", "opening", "model_of", "history_section", "MAX_FAILURES"]
+__all__ = ["render", "cell", "opening", "model_of", "history_section", "judge_section", "MAX_FAILURES"]
 
 
 #: Failed checks listed at most; the JSON report has them all.
@@ -80,6 +80,23 @@ def history_section(v: ReportView, limit: int = 50) -> list[str]:
     return [*lines, ""]
 
 
+def judge_section(v: ReportView) -> list[str]:
+    """What the judge cost, per check and model under test (new calls; replayed verdicts are free, counted apart),
+    and the run's spend limit; nothing when no check asked a judge."""
+    if not v.judge_spend and not v.judge_limit:
+        return []
+    lines = ["## Judge spend", ""]
+    if v.judge_limit:
+        lines += [cell(v.judge_limit[0].upper() + v.judge_limit[1:], 400) + ".", ""]
+    if v.judge_spend:
+        lines += ["| check | model | calls | replayed (free) | tokens | cost |", "|---|---|---:|---:|---:|---:|"]
+        lines += [
+            f"| {cell(r.check)} | {cell(r.model)} | {r.calls} | {r.replayed} | {r.tokens} | {r.cost} |"
+            for r in v.judge_spend
+        ]
+    return [*lines, ""]
+
+
 def opening(v: ReportView) -> list[str]:
     """What a Markdown summary says first: an interruption (every number after it covers only the tests that ran),
     the run's verdict against the baseline, then the headline."""
@@ -135,7 +152,7 @@ def render(report: ReportView | Mapping[str, Any]) -> str:
         lines += [f"- {cell(problem.line, 300)}" for problem in v.problems]
     lines.append("")
 
-    lines += history_section(v)
+    lines += history_section(v) + judge_section(v)
     if v.leaderboard:
         lines += ["## Leaderboard", ""]
     for board in v.leaderboard:

@@ -37,6 +37,7 @@ __all__ = [
     "Curve",
     "ClassificationRow",
     "OperationsRow",
+    "JudgeSpendRow",
     "HistoryLine",
     "HistoryView",
     "Charts",
@@ -210,6 +211,16 @@ class OperationsRow:  # one model's measured generations, formatted
 
 
 @dataclass(frozen=True)
+class JudgeSpendRow:  # one check and model under test: its new judge calls and what they cost
+    check: str
+    model: str  # "-" for tests without a model
+    calls: int
+    replayed: int  # verdicts replayed from the cache: free, counted apart
+    tokens: int
+    cost: str  # "0.0123" (judge.price)
+
+
+@dataclass(frozen=True)
 class HistoryLine:  # one check and model over the saved runs (report.history)
     check: str
     metric: str
@@ -287,6 +298,8 @@ class ReportView:
     calibration: tuple[str, ...] = ()  # the calibration run's figures, each check's calibration status
     gate_verdict: str = "none"  # "pass", "fail", "indeterminate" or "none" (report.gate)
     history: HistoryView | None = None  # None: the run was not looked at with saved runs
+    judge_spend: tuple[JudgeSpendRow, ...] = ()  # the checks that asked a judge, or replayed its verdicts
+    judge_limit: str = ""  # "judge spend limit 5.00 USD: spent ..."; empty without judge.spend_limit
     charts: Charts = field(default_factory=Charts)
 
     def limited(self, limits: Limits) -> ReportView:

@@ -10,6 +10,7 @@ __all__ = [
     "headline",
     "render_summary",
     "render_history",
+    "render_judge_spend",
     "render_repeats",
     "render_flips",
     "render_classification",
@@ -230,4 +231,17 @@ def render_history(v: ReportView, width: int = 80, limit: int = 10) -> list[str]
         lines.append(f"    {h.what}")
     if len(notable) > limit:
         lines.append(f"  ... {len(notable) - limit} more rows drifting or falling in the report")
+    return lines
+
+
+def render_judge_spend(v: ReportView, limit: int = 5) -> list[str]:
+    """The judge's spend against judge.spend_limit, then the checks that spent most (new calls; replays are free)."""
+    lines = [v.judge_limit] if v.judge_limit else []
+    costly = sorted((row for row in v.judge_spend if row.calls), key=lambda r: (-float(r.cost), -r.tokens, r.check))
+    for row in costly[:limit]:
+        model = "" if row.model == "-" else f" on {row.model}"
+        lines.append(
+            f"judge spend: {row.check}{model}: {row.calls} calls, {row.tokens} tokens, cost {row.cost}; "
+            f"{row.replayed} replayed"
+        )
     return lines

@@ -34,6 +34,7 @@ from .rows import (
     HistoryLine,
     HistoryView,
     InsightRow,
+    JudgeSpendRow,
     Limits,
     OperationsRow,
     Perturbation,
@@ -195,6 +196,8 @@ def view(report: Mapping[str, Any], limits: Limits | None = None) -> ReportView:
         ),
         gate_verdict=str(gate.get("verdict") or "none"),
         history=history_view(report.get("history")),
+        judge_spend=_judge_spend(report.get("judge")),
+        judge_limit=_judge_limit(report.get("judge")),
         charts=_charts(report, ranked),
     )
     return model if limits is None else model.limited(limits)
@@ -252,6 +255,35 @@ def history_view(found: Any) -> HistoryView | None:
     )
     lines.sort(key=lambda line: ({"drift": 0, "falling": 1}.get(line.verdict, 2), line.check, line.model))
     return HistoryView(sentence, tuple(lines))
+
+
+def _judge_spend(judge: Any) -> tuple[JudgeSpendRow, ...]:
+    rows = judge.get("by_check") if isinstance(judge, Mapping) else None
+    return tuple(
+        JudgeSpendRow(
+            str(row.get("check", "")),
+            shown_model(row.get("model")),
+            int(row.get("calls", 0)),
+            int(row.get("replayed", 0)),
+            int(row.get("tokens", 0)),
+            f"{float(row.get('cost', 0.0)):.4f}",
+        )
+        for row in rows or []
+        if isinstance(row, Mapping)
+    )
+
+
+def _judge_limit(judge: Any) -> str:
+    """What the run spent against judge.spend_limit, and the checks it left unasked."""
+    spend = judge.get("spend") if isinstance(judge, Mapping) else None
+    if not isinstance(spend, Mapping) or not spend.get("limit"):
+        return ""
+    skipped = int(judge.get("skipped_checks") or 0)
+    return (
+        f"judge spend limit {spend['limit']}: spent {float(spend.get('usd', 0.0)):.4f} USD, "
+        f"{float(spend.get('tokens', 0.0)):g} tokens in {float(spend.get('calls', 0.0)):g} calls"
+        + (f"; {counted(skipped, 'check')} without a judge (limit reached, or none)" if skipped else "")
+    )
 
 
 def _all(rows: list[T]) -> Capped[T]:

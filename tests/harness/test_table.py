@@ -155,6 +155,8 @@ def test_every_setting_is_a_table_key_that_reaches_the_run():
         "detector_band": "[0.3, 0.7]",
         "judge_for": '{ faithfulness = "m" }',
         "judge_price": '"1,2"',
+        "judge_spend_limit": '"5 USD"',
+        "judge_prices": '{ "gpt-4o" = "2.5,10" }',
         "judge_json_mode": '"none"',
         "judge_seed": '"none"',
         "judge_prefetch": "true",
