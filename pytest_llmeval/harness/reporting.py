@@ -178,11 +178,13 @@ built_key = pytest.StashKey[tuple[dict[str, Any], "ReportView"]]()
 
 
 def report_and_model(session: EvalSession) -> tuple[dict[str, Any], ReportView]:
-    """The run's JSON report (`build_report`) and the report model every renderer reads (`..report.view.view`)."""
+    """The run's JSON report (`build_report`) and the report model every renderer reads (`..report.view.view`), with
+    the charts only an HTML report draws when one is asked for."""
+    from ..report import writes_html
     from ..report.view import view
 
     report = build_report(session)
-    return report, view(report)
+    return report, view(report, charts=any(writes_html(path) for path in session.settings.report))
 
 
 def judge_stats(session: EvalSession) -> dict[str, Any]:
@@ -200,45 +202,33 @@ def judge_stats(session: EvalSession) -> dict[str, Any]:
             by_evaluator[name] = by_evaluator.get(name, 0) + count
     totals["parse_failures_by_evaluator"] = dict(sorted(by_evaluator.items()))
     totals["json_mode_downgrades"] = sorted({d for p in parts for d in p.get("json_mode_downgrades", [])})
-    totals["per_test"] = _judge_use_per_test(session)
-    totals["by_check"] = _judge_use_by_check(session)
+    totals["per_test"], totals["by_check"] = _judge_use(session)
     totals["spend"] = session.spend_ledger().totals()  # {} without judge.spend_limit
     return totals
 
 
-def _judge_use_by_check(session: EvalSession) -> list[dict[str, Any]]:
-    """New calls, their tokens and cost, and verdicts replayed from the cache (free, counted apart), per check and model
-    under test, from the results' ``judge`` details (an escalation's under the offline check that asked)."""
-    found: dict[tuple[str, str | None], dict[str, Any]] = {}
+def _judge_use(session: EvalSession) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
+    """Judge calls, replays, tokens and cost from the results' ``judge`` details (an escalation's under the offline
+    check that asked), added up per test and per check and model under test (replayed verdicts are free, counted
+    apart)."""
+    per_test: dict[str, dict[str, Any]] = {}
+    by_check: dict[tuple[str, str | None], dict[str, Any]] = {}
     for record in session.ordered_records():
         usage = (record.get("details") or {}).get("judge")
         if not isinstance(usage, Mapping):
             continue
         model = record.get("model")
-        entry = found.setdefault(
-            (str(record.get("evaluator", "")), None if model in (None, NO_MODEL) else str(model)),
-            {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0},
-        )
-        entry["calls"] += int(usage.get("calls", 0))
-        entry["replayed"] += int(usage.get("replayed", 0))
-        entry["tokens"] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
-        entry["cost"] = round(entry["cost"] + float(usage.get("cost", 0.0)), 8)
-    return [{"check": check, "model": model, **entry} for (check, model), entry in sorted(found.items(), key=str)]
-
-
-def _judge_use_per_test(session: EvalSession) -> dict[str, dict[str, Any]]:
-    """Judge calls, replays, tokens and cost of each test (from its results' ``judge`` details)."""
-    per_test: dict[str, dict[str, Any]] = {}
-    for record in session.ordered_records():
-        usage = (record.get("details") or {}).get("judge")
-        if not isinstance(usage, Mapping):
-            continue
-        entry = per_test.setdefault(record["nodeid"], {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0})
-        entry["calls"] += int(usage.get("calls", 0))
-        entry["replayed"] += int(usage.get("replayed", 0))
-        entry["tokens"] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
-        entry["cost"] = round(entry["cost"] + float(usage.get("cost", 0.0)), 8)
-    return per_test
+        check = (str(record.get("evaluator", "")), None if model in (None, NO_MODEL) else str(model))
+        for entry in (
+            per_test.setdefault(record["nodeid"], {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0}),
+            by_check.setdefault(check, {"calls": 0, "replayed": 0, "tokens": 0, "cost": 0.0}),
+        ):
+            entry["calls"] += int(usage.get("calls", 0))
+            entry["replayed"] += int(usage.get("replayed", 0))
+            entry["tokens"] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+            entry["cost"] = round(entry["cost"] + float(usage.get("cost", 0.0)), 8)
+    checks = [{"check": check, "model": model, **entry} for (check, model), entry in sorted(by_check.items(), key=str)]
+    return per_test, checks
 
 
 def model_stats(session: EvalSession) -> dict[str, Any]:
@@ -268,9 +258,10 @@ def session_lines(session: EvalSession, width: int) -> list[str]:
         lines += [f"llmeval {line}" for line in render_judge_spend(model)]
     if any(outcome in ("failed", "error", "crashed") for outcome in session.outcomes.values()):
         lines.append(f"llmeval tests: {outcome_counts_line(session.outcomes)}")
-    lines += (
-        _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge_stats(session))
-    )
+    judge = built[0].get("judge") if built is not None else None  # the report's, unless a plugin's report has none
+    if not (isinstance(judge, Mapping) and "calls" in judge):
+        judge = judge_stats(session)
+    lines += _auto_lines(session) + _model_lines(session) + _baseline_lines(session) + _judge_lines(judge)
     lines += _calibration_lines(session, built[0] if built is not None else None) + answer_lines(
         session.records, session.baseline
     )

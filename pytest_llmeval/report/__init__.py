@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .rows import ReportView
 
-__all__ = ["write_reports", "atomic_write", "current_umask", "ReportsNotWritten", "FORMATS"]
+__all__ = ["write_reports", "writes_html", "atomic_write", "current_umask", "ReportsNotWritten", "FORMATS"]
 
 
 _PROC_STATUS = "/proc/self/status"  # Linux: its "Umask:" line reads the umask without setting it
@@ -39,8 +39,10 @@ def _markdown(report: dict[str, Any], model: Callable[[], ReportView]) -> str:
 
 def _html(report: dict[str, Any], model: Callable[[], ReportView]) -> str:
     from .html import render
+    from .view import view
 
-    return render(model())
+    drawn = model()
+    return render(drawn if drawn.charts is not None else view(report))  # a model built for the terminal has none
 
 
 def _comment(report: dict[str, Any], model: Callable[[], ReportView]) -> str:
@@ -55,6 +57,12 @@ FORMATS: dict[str, Callable[[dict[str, Any], Callable[[], ReportView]], str | It
     ".md": _markdown,
     ".html": _html,
 }
+
+
+def writes_html(path: str) -> bool:
+    """Whether `write_reports` writes an HTML report for ``path`` (a ``.html`` file, or a directory of every format):
+    only then does the report model need its charts."""
+    return os.path.splitext(path)[1].lower() in ("", ".html")
 
 
 class ReportsNotWritten(Exception):

@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .markdown import cell, model_of, opening
+from .markdown import cell, judge_parts, model_of, opening
 from .rows import Limits, ReportView
 
 __all__ = [
@@ -130,13 +130,8 @@ def _sections(v: Any) -> list[Section]:
                     len(others),
                 )
             )
-    spent = [
-        f"| {cell(r.check)} | {cell(r.model)} | {r.calls} | {r.replayed} | {r.tokens} | {r.cost} |"
-        for r in v.judge_spend
-    ]
+    said, table, spent = judge_parts(v)
     if spent:
-        said = [cell(v.judge_limit[0].upper() + v.judge_limit[1:], 400) + ".", ""] if v.judge_limit else []
-        table = ["| check | model | calls | replayed (free) | tokens | cost |", "|---|---|---:|---:|---:|---:|"]
         sections.append((["### Judge spend", "", *said, *table], spent, "checks that asked a judge", len(spent)))
     if v.leaderboard:
         rows = [

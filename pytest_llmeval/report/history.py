@@ -28,8 +28,8 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -38,6 +38,7 @@ from typing import Any, cast
 
 from ..core.result import NO_MODEL, Record, verdict_of
 from ..stats.inference import holm, mean_interval, proportion_interval
+from .aggregate import signature_keys
 from .findings import perturbation_of
 
 __all__ = ["WINDOW", "Point", "Drift", "HistoryRow", "History", "history", "look_level", "drift_bound", "spark"]
@@ -92,10 +93,6 @@ class HistoryRow:
     drift: Drift | None = None
     falling: int = 0  # runs in a row, ending with the newest, whose pass rate fell below the run before's
 
-    @property
-    def label(self) -> str:
-        return f"{self.check} {self.metric}" + ("" if self.model is None else f" on {self.model}")
-
 
 @dataclass(frozen=True)
 class History:
@@ -103,10 +100,6 @@ class History:
     rows: tuple[HistoryRow, ...]
     window: int
     alpha: float
-
-    @property
-    def drifting(self) -> tuple[HistoryRow, ...]:
-        return tuple(row for row in self.rows if row.drift is not None)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,10 +138,6 @@ def _number(value: object) -> float | None:
     return float(cast("float", value)) if ok else None
 
 
-def _signature(record: Mapping[str, Any]) -> str:
-    return json.dumps(record.get("signature", {}), sort_keys=True)
-
-
 #: Per row, per run: each case's results as (failed, passed, score).
 _Draws = dict[str, list[tuple[bool, bool, float | None]]]
 
@@ -158,16 +147,19 @@ def _rows_of(
 ) -> dict[tuple[str, str, str | None, str], _Draws]:
     """The report's results (original inputs) by row and case; each check's direction noted in ``directions``."""
     rows: dict[tuple[str, str, str | None, str], _Draws] = defaultdict(lambda: defaultdict(list))
-    for record in report.get("results") or []:
-        if not isinstance(record, Mapping) or perturbation_of(cast("Record", record)) is not None:
-            continue
+    records = [
+        cast("Record", r)
+        for r in report.get("results") or []
+        if isinstance(r, Mapping) and perturbation_of(cast("Record", r)) is None
+    ]
+    for record, signature in zip(records, signature_keys(records)):
         primary = str(record.get("primary", ""))
         model = record.get("model")
         model = None if model in (None, NO_MODEL) else str(model)
-        key = (str(record.get("evaluator", "")), primary, model, _signature(record))
+        key = (str(record.get("evaluator", "")), primary, model, signature)
         directions[key[:2]] = bool((record.get("higher_is_better") or {}).get(primary, True))
         case = str(record.get("case_id") or record.get("nodeid", ""))
-        verdict = verdict_of(cast("Record", record))
+        verdict = verdict_of(record)
         score = _number((record.get("metrics") or {}).get(primary))
         rows[key][case].append((verdict == "fail", verdict == "pass", score))
     return rows
@@ -251,11 +243,8 @@ def history(reports: Sequence[Mapping[str, Any]], *, window: int = WINDOW, alpha
     flagged: dict[int, Drift] = {}
     for (index, drift), p in zip(tests, adjusted):
         if p <= drift.level and index not in flagged:
-            flagged[index] = Drift(**{**asdict(drift), "p_value": p})
-    rows = [
-        HistoryRow(**{**{f: getattr(row, f) for f in HistoryRow.__dataclass_fields__}, "drift": flagged.get(index)})
-        for index, (row, _) in enumerate(built)
-    ]
+            flagged[index] = dataclasses.replace(drift, p_value=p)
+    rows = [dataclasses.replace(row, drift=flagged.get(index)) for index, (row, _) in enumerate(built)]
     rows.sort(key=lambda r: (r.drift is None, r.check, r.metric, r.model or ""))
     return History(tuple(runs), tuple(rows), window, alpha)
 

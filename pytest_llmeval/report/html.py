@@ -17,7 +17,7 @@ from html import escape
 from typing import Any
 
 from . import charts
-from .rows import HTML_LIMITS, ReportView, ResultRow
+from .rows import HTML_LIMITS, Charts, ReportView, ResultRow
 
 __all__ = ["render", "MAX_RESULTS", "MAX_FAILURES"]
 
@@ -59,7 +59,7 @@ def render(report: ReportView | Mapping[str, Any]) -> str:
         groups.append([(f"f{index + n}", row) for n, row in enumerate(rows)])
         index += len(rows)
     totals = [whole.failures.total, whole.unverified.total, whole.expected_failures.total]
-    drawn = v.charts
+    drawn = v.charts or Charts()  # a model built without charts (view(..., charts=False)) draws none
     return str(
         _template().render(
             v=v,

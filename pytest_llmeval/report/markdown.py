@@ -13,7 +13,7 @@ from ..text.basics import counted
 from .cells import Capped
 from .rows import MARKDOWN_LIMITS, ReportView, ResultRow
 
-__all__ = ["render", "cell", "opening", "model_of", "history_section", "judge_section", "MAX_FAILURES"]
+__all__ = ["render", "cell", "opening", "model_of", "history_section", "judge_section", "judge_parts", "MAX_FAILURES"]
 
 
 #: Failed checks listed at most; the JSON report has them all.
@@ -80,21 +80,24 @@ def history_section(v: ReportView, limit: int = 50) -> list[str]:
     return [*lines, ""]
 
 
+def judge_parts(v: ReportView) -> tuple[list[str], list[str], list[str]]:
+    """The judge spend as the Markdown report and the comment write it: the spend limit's sentence, the table's head
+    and its rows (per check and model under test; new calls, replayed verdicts free and counted apart)."""
+    said = [cell(v.judge_limit[0].upper() + v.judge_limit[1:], 400) + ".", ""] if v.judge_limit else []
+    head = ["| check | model | calls | replayed (free) | tokens | cost |", "|---|---|---:|---:|---:|---:|"]
+    rows = [
+        f"| {cell(r.check)} | {cell(r.model)} | {r.calls} | {r.replayed} | {r.tokens} | {r.cost} |"
+        for r in v.judge_spend
+    ]
+    return said, head, rows
+
+
 def judge_section(v: ReportView) -> list[str]:
-    """What the judge cost, per check and model under test (new calls; replayed verdicts are free, counted apart),
-    and the run's spend limit; nothing when no check asked a judge."""
-    if not v.judge_spend and not v.judge_limit:
+    """What the judge cost and the run's spend limit; nothing when no check asked a judge and there is no limit."""
+    said, head, rows = judge_parts(v)
+    if not said and not rows:
         return []
-    lines = ["## Judge spend", ""]
-    if v.judge_limit:
-        lines += [cell(v.judge_limit[0].upper() + v.judge_limit[1:], 400) + ".", ""]
-    if v.judge_spend:
-        lines += ["| check | model | calls | replayed (free) | tokens | cost |", "|---|---|---:|---:|---:|---:|"]
-        lines += [
-            f"| {cell(r.check)} | {cell(r.model)} | {r.calls} | {r.replayed} | {r.tokens} | {r.cost} |"
-            for r in v.judge_spend
-        ]
-    return [*lines, ""]
+    return ["## Judge spend", "", *said, *(head + rows if rows else []), ""]
 
 
 def opening(v: ReportView) -> list[str]:

@@ -8,7 +8,7 @@ cut to what one renderer shows (the JSON report has them all).
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 from ..text.basics import counted
@@ -300,7 +300,7 @@ class ReportView:
     history: HistoryView | None = None  # None: the run was not looked at with saved runs
     judge_spend: tuple[JudgeSpendRow, ...] = ()  # the checks that asked a judge, or replayed its verdicts
     judge_limit: str = ""  # "judge spend limit 5.00 USD: spent ..."; empty without judge.spend_limit
-    charts: Charts = field(default_factory=Charts)
+    charts: Charts | None = None  # None: not drawn, as no HTML report was asked for (`.view.view`'s ``charts``)
 
     def limited(self, limits: Limits) -> ReportView:
         """This model with each long list cut to ``limits`` (what one renderer shows); totals stay whole."""

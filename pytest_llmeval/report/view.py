@@ -94,9 +94,9 @@ def verdict_lines(summary: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def view(report: Mapping[str, Any], limits: Limits | None = None) -> ReportView:
+def view(report: Mapping[str, Any], limits: Limits | None = None, *, charts: bool = True) -> ReportView:
     """The report model of ``report``, every row of it (``limits`` cuts its lists as `ReportView.limited()` does); a
-    missing summary is computed from the results."""
+    missing summary is computed from the results. ``charts``: draw what only the HTML report shows (`.charts`)."""
     records: list[Any] = [r for r in report.get("results") or [] if isinstance(r, Mapping)]  # the schema's "record"
     summary: Mapping[str, Any] = report.get("summary") or summarize(records).to_dict()
     rows: list[dict[str, Any]] = summary.get("leaderboard", [])
@@ -198,7 +198,7 @@ def view(report: Mapping[str, Any], limits: Limits | None = None) -> ReportView:
         history=history_view(report.get("history")),
         judge_spend=_judge_spend(report.get("judge")),
         judge_limit=_judge_limit(report.get("judge")),
-        charts=_charts(report, ranked),
+        charts=_charts(report, ranked) if charts else None,
     )
     return model if limits is None else model.limited(limits)
 
